@@ -1,0 +1,146 @@
+// C API: copies, atomics, completion.
+#include "api_common.hpp"
+
+using namespace acpx::basic;
+
+extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order) {
+    constexpr const char *fn = "acp_copy";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    api::Target d, s;
+    acp_handle_t after = 0;
+    if (!api::resolve(*rt, lk, dst, size, fn, "dst", false, &d) ||
+        !api::resolve(*rt, lk, src, size, fn, "src", false, &s) ||
+        !api::resolve_order(*rt, order, fn, &after))
+        return ACP_HANDLE_NULL;
+    Gma g;
+    g.dst = dst;
+    g.src = src;
+    g.size = size;
+    if (size == 0 || (d.local && s.local)) {
+        g.kind = GmaKind::kLocal;
+        g.local = d.addr;
+        g.local2 = s.addr;
+    } else if (s.local) {  // local -> remote
+        g.kind = GmaKind::kPut;
+        g.peer = static_cast<int>(d.p.rank);
+        g.local = s.addr;
+        g.raddr = d.raddr;
+        g.remote = d.reg;
+    } else if (d.local) {  // remote -> local
+        g.kind = GmaKind::kGet;
+        g.peer = static_cast<int>(s.p.rank);
+        g.local = d.addr;
+        g.raddr = s.raddr;
+        g.remote = s.reg;
+    } else {  // remote -> remote: the source's agent writes to dst directly
+        g.kind = GmaKind::kDelegated;
+        g.peer = static_cast<int>(s.p.rank);
+        g.dst_remote = d.reg;
+    }
+    return rt->issue(std::move(g), after);
+}
+
+namespace {
+
+acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uint8_t width,
+                    uint64_t operand, uint64_t compare, acp_handle_t order) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    api::Target d, s;
+    acp_handle_t after = 0;
+    if (!api::resolve(*rt, lk, dst, width, fn, "dst", false, &d)) return ACP_HANDLE_NULL;
+    if (!d.local)
+        return report(fn, "dst", "must be this process's memory (rank %u owns it)", d.p.rank),
+               ACP_HANDLE_NULL;
+    if (!api::resolve(*rt, lk, src, width, fn, "src", true, &s) ||
+        !api::resolve_order(*rt, order, fn, &after))
+        return ACP_HANDLE_NULL;
+    if (reinterpret_cast<uintptr_t>(d.addr) % width)
+        return report(fn, "dst", "address %p is not aligned to %u bytes",
+                      static_cast<void *>(d.addr), width),
+               ACP_HANDLE_NULL;
+    if (s.raddr % width)
+        return report(fn, "src", "address 0x%llx at rank %u is not aligned to %u bytes",
+                      static_cast<unsigned long long>(s.raddr), s.p.rank, width),
+               ACP_HANDLE_NULL;
+    Gma g;
+    g.kind = GmaKind::kAtomic;
+    g.aop = op;
+    g.width = width;
+    g.dst = dst;
+    g.src = src;
+    g.peer = static_cast<int>(s.p.rank);
+    g.local = d.addr;
+    g.raddr = s.raddr;
+    g.remote = s.reg;
+    g.operand = operand;
+    g.result = compare;  // cas: the transport compares with this, then stores the old value
+    return rt->issue(std::move(g), after);
+}
+
+}  // namespace
+
+#define ACPX_ATOMIC(name, op, type)                                                       \
+    extern "C" acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value,                 \
+                                 acp_handle_t order) {                                    \
+        return atomic(#name, dst, src, AtomicOp::op, sizeof(type), value, 0, order);     \
+    }
+ACPX_ATOMIC(acp_swap4, kSwap, uint32_t)
+ACPX_ATOMIC(acp_swap8, kSwap, uint64_t)
+ACPX_ATOMIC(acp_add4, kAdd, uint32_t)
+ACPX_ATOMIC(acp_add8, kAdd, uint64_t)
+ACPX_ATOMIC(acp_xor4, kXor, uint32_t)
+ACPX_ATOMIC(acp_xor8, kXor, uint64_t)
+ACPX_ATOMIC(acp_or4, kOr, uint32_t)
+ACPX_ATOMIC(acp_or8, kOr, uint64_t)
+ACPX_ATOMIC(acp_and4, kAnd, uint32_t)
+ACPX_ATOMIC(acp_and8, kAnd, uint64_t)
+#undef ACPX_ATOMIC
+
+extern "C" acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval,
+                                 acp_handle_t order) {
+    return atomic("acp_cas4", dst, src, AtomicOp::kCas, 4, newval, oldval, order);
+}
+
+extern "C" acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval, uint64_t newval,
+                                 acp_handle_t order) {
+    return atomic("acp_cas8", dst, src, AtomicOp::kCas, 8, newval, oldval, order);
+}
+
+namespace {
+// Resolves a handle given to acp_complete/acp_inquire; false if invalid.
+bool target_handle(Runtime &rt, acp_handle_t h, const char *fn, acp_handle_t *out) {
+    if (h == ACP_HANDLE_ALL) {
+        *out = rt.last_issued;
+        return true;
+    }
+    if (h < 0 || h > rt.last_issued)
+        return report(fn, "handle", "%lld was not issued by this process (last: %lld)",
+                      static_cast<long long>(h), static_cast<long long>(rt.last_issued));
+    *out = h;
+    return true;
+}
+}  // namespace
+
+extern "C" void acp_complete(acp_handle_t handle) {
+    Runtime *rt = api::need("acp_complete");
+    if (!rt) return;
+    auto lk = rt->lock_api();
+    acp_handle_t h = 0;
+    if (!target_handle(*rt, handle, "acp_complete", &h)) return;
+    rt->wait_locked(lk, "acp_complete", [&] { return rt->completed >= h; },
+                    [&] { return rt->describe_gma(rt->gmas.front()); });
+}
+
+extern "C" int acp_inquire(acp_handle_t handle) {
+    Runtime *rt = api::need("acp_inquire");
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    acp_handle_t h = 0;
+    if (!target_handle(*rt, handle, "acp_inquire", &h)) return -1;
+    if (rt->completed < h) rt->progress_locked();
+    return rt->completed >= h ? 0 : 1;
+}

@@ -1,0 +1,59 @@
+// C API: infrastructure (init, finalize, abort, sync, rank, procs).
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "api_common.hpp"
+
+using namespace acpx::basic;
+
+extern "C" int acp_init(int *, char ***) {
+    if (runtime())
+        return report("acp_init", "state", "acpx is already initialized in this process"), -1;
+    Config cfg;
+    if (!cfg.load()) return -1;
+    Runtime *rt = Runtime::create(cfg);
+    if (!rt) return -1;
+    set_runtime(rt);
+    return 0;
+}
+
+extern "C" int acp_finalize(void) {
+    Runtime *rt = api::need("acp_finalize");
+    if (!rt) return -1;
+    const bool ok = rt->finalize();
+    set_runtime(nullptr);
+    delete rt;
+    return ok ? 0 : -1;
+}
+
+extern "C" void acp_abort(const char *str) {
+    Runtime *rt = runtime();
+    if (rt)
+        std::fprintf(stderr, "acpx: rank %d: abort: %s\n", rt->rank, str ? str : "");
+    else
+        std::fprintf(stderr, "acpx: abort: %s\n", str ? str : "");
+    std::fflush(nullptr);
+    if (rt && rt->boot) rt->boot->abort(str ? str : "acp_abort");
+    _exit(1);
+}
+
+extern "C" int acp_sync(void) {
+    Runtime *rt = api::need("acp_sync");
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    const acp_handle_t last = rt->last_issued;
+    rt->wait_locked(lk, "acp_sync", [&] { return rt->completed >= last; },
+                    [&] { return rt->describe_gma(rt->gmas.front()); });
+    return rt->barrier(lk, "acp_sync") ? 0 : -1;
+}
+
+extern "C" int acp_rank(void) {
+    Runtime *rt = api::need("acp_rank");
+    return rt ? rt->rank : -1;
+}
+
+extern "C" int acp_procs(void) {
+    Runtime *rt = api::need("acp_procs");
+    return rt ? rt->procs : -1;
+}

@@ -1,0 +1,70 @@
+#include "config.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "errors.hpp"
+
+namespace acpx::basic {
+namespace {
+constexpr ConfigVar kVars[] = {
+    {"ACP_TRANSPORT", "ucx",
+     "transport for one-sided communication: ucx (libfabric: ofi, when built)"},
+    {"ACP_STARTER_MEMSIZE", "65536",
+     "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)"},
+    {"ACP_TIMEOUT", "60",
+     "seconds any internal wait may last before the job ends with an error "
+     "naming the operation and the rank not heard from"},
+    {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init"},
+};
+
+const char *env_or_default(const ConfigVar &v) {
+    const char *e = std::getenv(v.name);
+    return (e && *e) ? e : v.default_value;
+}
+}  // namespace
+
+std::span<const ConfigVar> config_vars() { return kVars; }
+
+bool parse_size(const char *text, size_t *out) {
+    if (!text || !*text) return false;
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (errno || end == text || text[0] == '-') return false;
+    unsigned shift = 0;
+    switch (*end) {
+        case '\0': break;
+        case 'k': case 'K': shift = 10; ++end; break;
+        case 'm': case 'M': shift = 20; ++end; break;
+        case 'g': case 'G': shift = 30; ++end; break;
+        default: return false;
+    }
+    if (*end != '\0') return false;
+    if (shift && v > (~0ULL >> shift)) return false;
+    *out = static_cast<size_t>(v << shift);
+    return true;
+}
+
+bool Config::load() {
+    transport = env_or_default(kVars[0]);
+    if (transport != "ucx")
+        return report("acp_init", "ACP_TRANSPORT",
+                      "'%s' is not a transport of this build (built: ucx)",
+                      transport.c_str());
+    if (!parse_size(env_or_default(kVars[1]), &starter_memsize) ||
+        starter_memsize == 0 || starter_memsize > (1ULL << 34))
+        return report("acp_init", "ACP_STARTER_MEMSIZE",
+                      "'%s' is not a size between 1 byte and 16G",
+                      env_or_default(kVars[1]));
+    char *end = nullptr;
+    const char *t = env_or_default(kVars[2]);
+    timeout_s = std::strtod(t, &end);
+    if (end == t || *end != '\0' || !(timeout_s > 0))
+        return report("acp_init", "ACP_TIMEOUT",
+                      "'%s' is not a positive number of seconds", t);
+    verbose = std::atoi(env_or_default(kVars[3])) != 0;
+    return true;
+}
+
+}  // namespace acpx::basic

@@ -1,0 +1,23 @@
+// One place that formats and prints every error of the runtime, so that
+// all of them share the "acpx: <function>: <argument>: <reason>" shape the
+// C API documents, and so the C++ API can rethrow the same text.
+#pragma once
+
+#include <string>
+
+namespace acpx::basic {
+
+// Prints "acpx: fn: arg: reason" (printf-style reason) on stderr and keeps
+// the line as this thread's last error. Always returns false so callers can
+// write `return report(...), FAILURE_VALUE;` or `if (!ok) return report(...)`.
+[[gnu::format(printf, 3, 4)]] bool report(const char *fn, const char *arg,
+                                          const char *fmt, ...);
+
+// The last line report() printed on this thread ("" if none).
+const std::string &last_error();
+void clear_last_error();
+
+// Prints "acpx: rank R: fatal: <what>" and ends the job (acp_abort).
+[[noreturn, gnu::format(printf, 1, 2)]] void fatal(const char *fmt, ...);
+
+}  // namespace acpx::basic

@@ -1,0 +1,399 @@
+// acprun: starts N processes of an acpx program on this machine.
+//
+// Gives the ranks a start-up exchange (allgather) over a Unix-domain socket
+// in a private 0700 directory; a rank joins with the job's random cookie,
+// so no other process can. Forwards INT/TERM/HUP/QUIT/USR1/USR2 to the
+// ranks. When a rank fails (non-zero exit or a signal), prints which and
+// how, stops the others, and exits with that rank's status (128+signal for
+// a signal). Option parsing: getopt_long, from the C library.
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../bootstrap/wire.hpp"
+#include "acpx_config.h"
+
+namespace {
+
+namespace wire = acpx::wire;
+
+constexpr size_t kMaxFrame = 64u << 20;
+constexpr int kIoTimeoutMs = 10000;
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+struct Options {
+    int np = 0;
+    std::string transport;
+    std::string starter_memsize;
+    std::string timeout;
+    bool verbose = false;
+    char **argv = nullptr;  // the program and its arguments
+};
+
+void usage(FILE *to) {
+    std::fprintf(to,
+                 "usage: acprun -n N [options] program [args...]\n"
+                 "Starts N processes of an acpx program on this machine.\n\n"
+                 "  -n, --np N                 number of processes (ranks)\n"
+                 "      --transport ucx|ofi    transport (sets ACP_TRANSPORT)\n"
+                 "      --starter-memsize B    starter memory per rank, bytes, K/M/G suffix\n"
+                 "                             (sets ACP_STARTER_MEMSIZE)\n"
+                 "      --timeout S            seconds an internal wait may last (ACP_TIMEOUT)\n"
+                 "  -v, --verbose              print the set-up (ACP_VERBOSE=1)\n"
+                 "  -h, --help                 this text\n"
+                 "  -V, --version              the acpx version\n\n"
+                 "Exit status: 0 if every rank exits 0; otherwise the first failing rank's\n"
+                 "exit status, or 128+signal if it was killed by a signal.\n");
+}
+
+bool parse(int argc, char **argv, Options *o) {
+    enum { kTransport = 256, kStarter, kTimeout };
+    static const option longs[] = {{"np", required_argument, nullptr, 'n'},
+                                   {"transport", required_argument, nullptr, kTransport},
+                                   {"starter-memsize", required_argument, nullptr, kStarter},
+                                   {"timeout", required_argument, nullptr, kTimeout},
+                                   {"verbose", no_argument, nullptr, 'v'},
+                                   {"help", no_argument, nullptr, 'h'},
+                                   {"version", no_argument, nullptr, 'V'},
+                                   {nullptr, 0, nullptr, 0}};
+    int c;
+    // "+": stop at the first non-option, which is the program.
+    while ((c = getopt_long(argc, argv, "+n:vhV", longs, nullptr)) != -1) {
+        switch (c) {
+            case 'n': {
+                char *end = nullptr;
+                long v = std::strtol(optarg, &end, 10);
+                if (*end || v < 1 || v > (1 << 20)) {
+                    std::fprintf(stderr, "acprun: -n: '%s' is not a number of processes in [1, 1048576]\n", optarg);
+                    return false;
+                }
+                o->np = static_cast<int>(v);
+                break;
+            }
+            case kTransport:
+                if (std::strcmp(optarg, "ucx") != 0 && std::strcmp(optarg, "ofi") != 0) {
+                    std::fprintf(stderr, "acprun: --transport: '%s' is not ucx or ofi\n", optarg);
+                    return false;
+                }
+                o->transport = optarg;
+                break;
+            case kStarter: o->starter_memsize = optarg; break;
+            case kTimeout: o->timeout = optarg; break;
+            case 'v': o->verbose = true; break;
+            case 'h': usage(stdout); std::exit(0);
+            case 'V': std::printf("acprun (acpx) %s\n", PACKAGE_VERSION); std::exit(0);
+            default: usage(stderr); return false;
+        }
+    }
+    if (o->np == 0) {
+        std::fprintf(stderr, "acprun: -n N is required\n");
+        usage(stderr);
+        return false;
+    }
+    if (optind >= argc) {
+        std::fprintf(stderr, "acprun: no program given\n");
+        usage(stderr);
+        return false;
+    }
+    o->argv = argv + optind;
+    return true;
+}
+
+std::string make_cookie() {
+    unsigned char raw[wire::kCookieChars / 2];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            std::perror("acprun: getrandom");
+            std::exit(1);
+        }
+        got += static_cast<size_t>(n);
+    }
+    static const char hex[] = "0123456789abcdef";
+    std::string s;
+    for (unsigned char b : raw) {
+        s += hex[b >> 4];
+        s += hex[b & 15];
+    }
+    return s;
+}
+
+// Constant-time comparison, so the cookie cannot be guessed byte by byte.
+bool same(const char *a, const std::string &b) {
+    unsigned char diff = 0;
+    for (size_t i = 0; i < b.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+struct Rank {
+    pid_t pid = -1;
+    bool running = false;
+    int fd = -1;              // control connection, once joined
+    bool contributed = false; // to the current allgather
+    std::vector<uint8_t> blob;
+};
+
+class Launcher {
+  public:
+    explicit Launcher(const Options &o) : opt_(o), ranks_(o.np) {}
+
+    int run() {
+        if (!listen_socket() || !block_signals()) return 1;
+        cookie_ = make_cookie();
+        for (int r = 0; r < opt_.np; ++r)
+            if (!spawn(r)) {
+                stop_all(SIGKILL);
+                reap_all();
+                cleanup();
+                return 127;
+            }
+        loop();
+        cleanup();
+        return exit_status_;
+    }
+
+  private:
+    bool listen_socket() {
+        const char *tmp = std::getenv("TMPDIR");
+        std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/acprun.XXXXXX";
+        std::vector<char> buf(templ.begin(), templ.end());
+        buf.push_back('\0');
+        if (!mkdtemp(buf.data())) {  // mode 0700
+            std::fprintf(stderr, "acprun: cannot create a directory in %s: %s\n",
+                         tmp ? tmp : "/tmp", std::strerror(errno));
+            return false;
+        }
+        dir_ = buf.data();
+        path_ = dir_ + "/ctl";
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        if (path_.size() >= sizeof addr.sun_path) {
+            std::fprintf(stderr, "acprun: socket path too long: %s (set TMPDIR)\n", path_.c_str());
+            return false;
+        }
+        std::strcpy(addr.sun_path, path_.c_str());
+        listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const mode_t old = umask(0177);  // the socket is created 0600
+        const int rc = bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
+        umask(old);
+        if (rc != 0 || listen(listen_fd_, 128) != 0) {
+            std::fprintf(stderr, "acprun: cannot listen on %s: %s\n", path_.c_str(),
+                         std::strerror(errno));
+            return false;
+        }
+        return true;
+    }
+
+    bool block_signals() {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGCHLD);
+        for (int s : kForwarded) sigaddset(&set, s);
+        sigprocmask(SIG_BLOCK, &set, &old_mask_);
+        sig_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sig_fd_ < 0) {
+            std::perror("acprun: signalfd");
+            return false;
+        }
+        return true;
+    }
+
+    bool spawn(int r) {
+        const pid_t pid = fork();
+        if (pid < 0) {
+            std::fprintf(stderr, "acprun: cannot start rank %d: %s\n", r, std::strerror(errno));
+            return false;
+        }
+        if (pid == 0) {
+            sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+            setenv(wire::kEnvSocket, path_.c_str(), 1);
+            setenv(wire::kEnvCookie, cookie_.c_str(), 1);
+            setenv(wire::kEnvRank, std::to_string(r).c_str(), 1);
+            setenv(wire::kEnvProcs, std::to_string(opt_.np).c_str(), 1);
+            if (!opt_.transport.empty()) setenv("ACP_TRANSPORT", opt_.transport.c_str(), 1);
+            if (!opt_.starter_memsize.empty())
+                setenv("ACP_STARTER_MEMSIZE", opt_.starter_memsize.c_str(), 1);
+            if (!opt_.timeout.empty()) setenv("ACP_TIMEOUT", opt_.timeout.c_str(), 1);
+            if (opt_.verbose) setenv("ACP_VERBOSE", "1", 1);
+            execvp(opt_.argv[0], opt_.argv);
+            std::fprintf(stderr, "acprun: cannot execute %s: %s\n", opt_.argv[0],
+                         std::strerror(errno));
+            _exit(127);
+        }
+        ranks_[r].pid = pid;
+        ranks_[r].running = true;
+        ++running_;
+        return true;
+    }
+
+    void loop() {
+        using clock = std::chrono::steady_clock;
+        clock::time_point kill_at{};
+        while (running_ > 0) {
+            std::vector<pollfd> fds{{sig_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+            std::vector<int> who;
+            for (int r = 0; r < opt_.np; ++r)
+                if (ranks_[r].fd >= 0) {
+                    fds.push_back({ranks_[r].fd, POLLIN, 0});
+                    who.push_back(r);
+                }
+            int wait_ms = -1;
+            if (stopping_) {
+                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - clock::now());
+                wait_ms = left.count() > 0 ? static_cast<int>(left.count()) : 0;
+            }
+            const int n = poll(fds.data(), fds.size(), wait_ms);
+            if (n < 0 && errno != EINTR) break;
+            if (stopping_ && clock::now() >= kill_at) stop_all(SIGKILL);
+            if (n <= 0) continue;
+            if (fds[0].revents) {
+                const bool was_stopping = stopping_;
+                on_signal();
+                if (stopping_ && !was_stopping) kill_at = clock::now() + std::chrono::seconds(3);
+            }
+            if (fds[1].revents & POLLIN) accept_rank();
+            for (size_t i = 2; i < fds.size(); ++i)
+                if (fds[i].revents) read_rank(who[i - 2]);
+            maybe_answer_allgather();
+        }
+    }
+
+    void on_signal() {
+        signalfd_siginfo si;
+        while (read(sig_fd_, &si, sizeof si) == sizeof si) {
+            if (si.ssi_signo == SIGCHLD) {
+                reap();
+                continue;
+            }
+            // Forwarded signals: the ranks decide; their exits are reported as usual.
+            for (auto &r : ranks_)
+                if (r.running) kill(r.pid, static_cast<int>(si.ssi_signo));
+            if (si.ssi_signo != SIGUSR1 && si.ssi_signo != SIGUSR2 && !stopping_) {
+                stopping_ = true;
+                if (exit_status_ == 0) exit_status_ = 128 + static_cast<int>(si.ssi_signo);
+            }
+        }
+    }
+
+    void reap() {
+        int status = 0;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            int r = 0;
+            while (r < opt_.np && ranks_[r].pid != pid) ++r;
+            if (r == opt_.np) continue;
+            ranks_[r].running = false;
+            --running_;
+            close_rank(r);
+            const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            if (!failed || stopping_) continue;
+            if (WIFSIGNALED(status)) {
+                std::fprintf(stderr, "acprun: rank %d (pid %d) was killed by signal %d (%s); stopping the other ranks\n",
+                             r, pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+                exit_status_ = 128 + WTERMSIG(status);
+            } else {
+                std::fprintf(stderr, "acprun: rank %d (pid %d) exited with status %d; stopping the other ranks\n",
+                             r, pid, WEXITSTATUS(status));
+                exit_status_ = WEXITSTATUS(status);
+            }
+            stopping_ = true;
+            stop_all(SIGTERM);
+        }
+    }
+
+    void reap_all() {
+        while (running_ > 0) {
+            int status;
+            if (wait(&status) < 0) break;
+            --running_;
+        }
+    }
+
+    void stop_all(int sig) {
+        for (auto &r : ranks_)
+            if (r.running) kill(r.pid, sig);
+    }
+
+    void accept_rank() {
+        const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) return;
+        char cookie[wire::kCookieChars];
+        uint32_t r = 0;
+        if (!wire::read_all(fd, cookie, sizeof cookie, kIoTimeoutMs) ||
+            !wire::read_all(fd, &r, sizeof r, kIoTimeoutMs) || !same(cookie, cookie_) ||
+            r >= static_cast<uint32_t>(opt_.np) || ranks_[r].fd >= 0) {
+            close(fd);  // not one of ours, or a rank joining twice
+            return;
+        }
+        ranks_[r].fd = fd;
+    }
+
+    void read_rank(int r) {
+        Rank &k = ranks_[r];
+        if (k.contributed || !wire::read_frame(k.fd, &k.blob, kMaxFrame, kIoTimeoutMs)) {
+            close_rank(r);  // the rank closed the socket (finished or died) or misbehaved
+            return;
+        }
+        k.contributed = true;
+    }
+
+    void close_rank(int r) {
+        if (ranks_[r].fd >= 0) close(ranks_[r].fd);
+        ranks_[r].fd = -1;
+    }
+
+    void maybe_answer_allgather() {
+        for (const auto &k : ranks_)
+            if (!k.contributed) return;
+        for (auto &k : ranks_) {
+            const uint64_t count = ranks_.size();
+            bool ok = wire::write_all(k.fd, &count, sizeof count, kIoTimeoutMs);
+            for (const auto &src : ranks_) ok = ok && wire::write_frame(k.fd, src.blob, kIoTimeoutMs);
+            (void)ok;  // a rank that cannot be answered fails on its own, and is reported
+        }
+        for (auto &k : ranks_) k.contributed = false;
+    }
+
+    void cleanup() {
+        for (int r = 0; r < opt_.np; ++r) close_rank(r);
+        if (listen_fd_ >= 0) close(listen_fd_);
+        if (!path_.empty()) unlink(path_.c_str());
+        if (!dir_.empty()) rmdir(dir_.c_str());
+    }
+
+    Options opt_;
+    std::vector<Rank> ranks_;
+    std::string dir_, path_, cookie_;
+    int listen_fd_ = -1;
+    int sig_fd_ = -1;
+    sigset_t old_mask_{};
+    int running_ = 0;
+    bool stopping_ = false;
+    int exit_status_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    if (!parse(argc, argv, &o)) return 2;
+    return Launcher(o).run();
+}

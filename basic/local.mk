@@ -1,0 +1,21 @@
+# The basic layer: libacpx's GA, registration, GMA engine, agent, bootstrap
+# and transports; plus the launcher (acprun) and the info tool.
+libacpx_la_SOURCES = \
+	basic/errors.cpp basic/errors.hpp \
+	basic/config.cpp basic/config.hpp \
+	basic/ga.hpp basic/protocol.hpp \
+	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \
+	basic/registry.cpp basic/gma.cpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
+	basic/api_common.hpp basic/api_init.cpp basic/api_memory.cpp basic/api_gma.cpp \
+	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
+	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
+	basic/transport/transport.hpp basic/transport/ucx/ucx_transport.cpp
+libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(PMIX_CFLAGS)
+libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
+libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+
+bin_PROGRAMS += acprun acpx-info
+acprun_SOURCES = basic/launcher/acprun.cpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
+acpx_info_SOURCES = basic/tools/acpx_info.cpp
+acpx_info_CPPFLAGS = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(HWLOC_CFLAGS)
+acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) -luct

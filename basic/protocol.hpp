@@ -1,0 +1,101 @@
+// Control messages between the runtimes of two ranks. Each is a fixed
+// plain struct, sometimes followed by an rkey blob, sent as one transport
+// message. Both sides run the same build, so layouts are shared as is.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "transport/transport.hpp"
+
+namespace acpx::basic::proto {
+
+enum class Type : uint8_t {
+    kCopyCmd = 1,       // issuer -> src owner: write [src, +size) to dst
+    kCopyDone,          // src owner -> issuer: the delegated copy is complete
+    kRegQuery,          // any -> owner: describe registration `tag`
+    kRegInfo,           // owner -> asker: the description (+ rkey blob)
+    kRegInvalidate,     // owner -> cachers: `tag` of generation `gen` is gone
+    kRegInvalidateAck,  // cacher -> owner
+    kSync,              // barrier round message
+};
+
+struct CopyCmd {
+    Type type = Type::kCopyCmd;
+    uint32_t issuer;
+    int64_t handle;
+    uint64_t dst_ga, src_ga, size;
+    // The destination registration as the issuer resolved it; the rkey blob
+    // follows when the destination is not on the executing rank.
+    uint64_t dst_base, dst_size, dst_gen;
+};
+
+struct CopyDone {
+    Type type = Type::kCopyDone;
+    int32_t status;  // 0 ok, else the executor reported why
+    int64_t handle;
+};
+
+struct RegQuery {
+    Type type = Type::kRegQuery;
+    uint32_t asker;
+    uint32_t tag;
+    uint64_t request;
+};
+
+struct RegInfo {
+    Type type = Type::kRegInfo;
+    uint32_t owner;
+    uint32_t tag;
+    int32_t status;  // 0: live (rkey blob follows), 1: not registered
+    uint64_t request;
+    uint64_t base, size, gen;
+    int32_t color;
+};
+
+struct RegInvalidate {
+    Type type = Type::kRegInvalidate;
+    uint32_t owner;
+    uint32_t tag;
+    uint64_t gen;
+};
+
+struct RegInvalidateAck {
+    Type type = Type::kRegInvalidateAck;
+    uint32_t from;
+    uint32_t tag;
+    uint64_t gen;
+};
+
+struct Sync {
+    Type type = Type::kSync;
+    uint32_t from;
+    uint64_t epoch;
+    uint32_t round;
+};
+
+// A message as bytes: the struct, then an optional blob.
+template <class T>
+Blob pack(const T &msg, const Blob *tail = nullptr) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Blob out(sizeof(T) + (tail ? tail->size() : 0));
+    std::memcpy(out.data(), &msg, sizeof(T));
+    if (tail && !tail->empty()) std::memcpy(out.data() + sizeof(T), tail->data(), tail->size());
+    return out;
+}
+
+// Reads a T from the front of a message; false if it is too short.
+template <class T>
+bool unpack(const Blob &in, T *msg) {
+    if (in.size() < sizeof(T)) return false;
+    std::memcpy(msg, in.data(), sizeof(T));
+    return true;
+}
+
+template <class T>
+Blob tail_of(const Blob &in) {
+    return Blob(in.begin() + sizeof(T), in.end());
+}
+
+}  // namespace acpx::basic::proto

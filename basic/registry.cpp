@@ -1,0 +1,147 @@
+// Registrations. Local: a table of 1024 tags (0 = starter memory).
+// Remote: looked up from the owner on first use and cached; the owner
+// remembers who cached a tag and tells them at unregister, waiting for
+// their acknowledgement, so a reused tag is never reached through a stale key.
+#include <algorithm>
+
+#include "errors.hpp"
+#include "protocol.hpp"
+#include "runtime.hpp"
+
+namespace acpx::basic {
+namespace {
+uint64_t reg_id(uint32_t rank, uint32_t tag) {
+    return static_cast<uint64_t>(rank) << ga::kTagBits | tag;
+}
+// An atkey names a tag and the generation of its registration, so a key of
+// an ended registration is recognised even after the tag is reused.
+acp_atkey_t make_key(uint32_t tag, uint64_t gen) { return gen << ga::kTagBits | tag; }
+}  // namespace
+
+LocalReg *Runtime::local_reg(uint32_t tag) {
+    if (tag >= ga::kMaxTags || !regs[tag].live) return nullptr;
+    return &regs[tag];
+}
+
+acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
+    if (free_tags.empty())
+        return report("acp_register_memory", "addr",
+                      "all %u registrations are live; unregister one first", ga::kMaxTags),
+               ACP_ATKEY_NULL;
+    auto region = tp->register_memory(addr, size);
+    if (!region) return ACP_ATKEY_NULL;
+    const uint32_t tag = free_tags.front();
+    free_tags.pop_front();
+    LocalReg &r = regs[tag];
+    r.live = true;
+    r.base = static_cast<char *>(addr);
+    r.size = size;
+    r.color = color;
+    r.gen = next_gen++;
+    r.region = std::move(region);
+    r.cachers.clear();
+    return make_key(tag, r.gen);
+}
+
+int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key) {
+    const uint32_t tag = static_cast<uint32_t>(key & (ga::kMaxTags - 1));
+    const uint64_t gen = key >> ga::kTagBits;
+    LocalReg *r = local_reg(tag);
+    if (key == ACP_ATKEY_NULL || tag == ga::kStarterTag || !r || r->gen != gen)
+        return report("acp_unregister_memory", "atkey",
+                      "0x%llx is not a live registration key of this process",
+                      static_cast<unsigned long long>(key)),
+               -1;
+    progress_locked();  // let finished GMAs retire before judging "in flight"
+    auto uses = [&](acp_ga_t g) {
+        if (g == ACP_GA_NULL) return false;
+        auto p = ga::decode(g);
+        return p.rank == static_cast<uint32_t>(rank) && p.tag == tag;
+    };
+    for (const Gma &g : gmas)
+        if (g.state != GmaState::kDone && (uses(g.dst) || uses(g.src)))
+            return report("acp_unregister_memory", "atkey",
+                          "GMA %lld uses this registration and is not complete; "
+                          "acp_complete it first",
+                          static_cast<long long>(g.handle)),
+                   -1;
+    for (const ExecOp &e : exec_ops)
+        if (!e.done && e.src_tag == tag)
+            return report("acp_unregister_memory", "atkey",
+                          "rank %u is copying from this registration right now", e.issuer),
+                   -1;
+    // Tell every rank that cached it, and wait until each one has dropped it.
+    const std::vector<int> cachers = r->cachers;
+    const uint64_t pending_id = reg_id(static_cast<uint32_t>(rank), tag);
+    invalidate_acks[pending_id] = static_cast<int>(cachers.size());
+    for (int c : cachers)
+        send(c, proto::pack(proto::RegInvalidate{proto::Type::kRegInvalidate,
+                                                 static_cast<uint32_t>(rank), tag, r->gen}));
+    wait_locked(lk, "acp_unregister_memory", [&] { return invalidate_acks[pending_id] <= 0; },
+                [&] {
+                    return std::to_string(invalidate_acks[pending_id]) +
+                           " rank(s) to drop their copy of the registration";
+                });
+    invalidate_acks.erase(pending_id);
+    remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
+    r->region.reset();
+    r->live = false;
+    r->base = nullptr;
+    r->size = 0;
+    r->cachers.clear();
+    free_tags.push_back(tag);
+    return 0;
+}
+
+RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, uint32_t tag,
+                             const char *fn, const char *arg) {
+    if (owner >= static_cast<uint32_t>(procs))
+        return report(fn, arg, "names rank %u, but the job has %d processes", owner, procs),
+               nullptr;
+    const uint64_t id = reg_id(owner, tag);
+    if (auto it = remote.find(id); it != remote.end()) return it->second;
+    if (owner == static_cast<uint32_t>(rank)) {
+        LocalReg *r = local_reg(tag);
+        if (!r) return report(fn, arg, "tag %u of this rank is not registered", tag), nullptr;
+        auto reg = std::make_shared<RemoteReg>();
+        reg->base = reinterpret_cast<uint64_t>(r->base);
+        reg->size = r->size;
+        reg->gen = r->gen;
+        reg->color = r->color;
+        reg->rkey_blob = r->region->rkey;
+        remote[id] = reg;
+        return reg;
+    }
+    // Ask the owner; its agent answers even while its application computes.
+    const uint64_t request = next_request++;
+    if (!send(static_cast<int>(owner),
+              proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank),
+                                          tag, request})))
+        return report(fn, arg, "cannot reach rank %u to look up tag %u", owner, tag), nullptr;
+    wait_locked(lk, fn, [&] { return reg_replies.count(request) != 0; },
+                [&] { return "rank " + std::to_string(owner) + " to describe tag " +
+                             std::to_string(tag); });
+    Blob m = std::move(reg_replies[request].first);
+    reg_replies.erase(request);
+    proto::RegInfo info;
+    proto::unpack(m, &info);
+    if (info.status != 0)
+        return report(fn, arg, "tag %u of rank %u is not registered", tag, owner), nullptr;
+    // Another lookup of the same tag may have finished while we waited.
+    if (auto it = remote.find(id); it != remote.end()) return it->second;
+    auto reg = std::make_shared<RemoteReg>();
+    reg->base = info.base;
+    reg->size = info.size;
+    reg->gen = info.gen;
+    reg->color = info.color;
+    reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
+    remote[id] = reg;
+    return reg;
+}
+
+RemoteKey *Runtime::key_of(int owner, RemoteReg &r) {
+    if (!r.key) r.key = tp->unpack_rkey(owner, r.rkey_blob);
+    return r.key.get();
+}
+
+}  // namespace acpx::basic

@@ -1,0 +1,145 @@
+// Runtime lifecycle (acp_init / acp_finalize) and the progress function.
+#include "runtime.hpp"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "errors.hpp"
+
+namespace acpx::basic {
+namespace {
+
+Runtime *g_runtime = nullptr;  // the one runtime state object
+
+// What each rank publishes at start-up.
+struct StartInfo {
+    uint64_t starter_base, starter_size;
+    uint32_t address_len, rkey_len;
+};
+
+void on_message(void *arg, const void *data, size_t len) {
+    auto *rt = static_cast<Runtime *>(arg);
+    auto *p = static_cast<const uint8_t *>(data);
+    rt->inbox.emplace_back(p, p + len);  // handled after transport progress returns
+}
+
+void on_peer_failure(void *arg, int rank, const char *why) {
+    auto *rt = static_cast<Runtime *>(arg);
+    if (rt->finalizing) return;  // peers leave at finalize; not a fault
+    fatal("rank %d is unreachable (%s): it probably died", rank, why);
+}
+
+}  // namespace
+
+Runtime *runtime() { return g_runtime; }
+void set_runtime(Runtime *rt) { g_runtime = rt; }
+
+Runtime *Runtime::create(const Config &cfg) {
+    std::unique_ptr<Runtime> rt(new Runtime());
+    rt->cfg = cfg;
+    rt->boot = make_bootstrap(cfg.timeout_s);
+    if (!rt->boot) return nullptr;
+    rt->rank = rt->boot->rank();
+    rt->procs = rt->boot->procs();
+    if (static_cast<uint64_t>(rt->procs) > ga::kMaxRanks)
+        return report("acp_init", "job size", "%d processes exceed the %llu a GA can name",
+                      rt->procs, static_cast<unsigned long long>(ga::kMaxRanks)),
+               nullptr;
+    rt->tp = make_ucx_transport(rt->rank, rt->procs);
+    if (!rt->tp) return nullptr;
+    rt->tp->set_message_handler(on_message, rt.get());
+    rt->tp->set_peer_failure_handler(on_peer_failure, rt.get());
+
+    // Starter memory: zeroed pages, registration tag 0.
+    for (uint32_t t = 1; t < ga::kMaxTags; ++t) rt->free_tags.push_back(t);
+    void *starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (starter == MAP_FAILED)
+        return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s",
+                      cfg.starter_memsize, std::strerror(errno)),
+               nullptr;
+    LocalReg &s = rt->regs[ga::kStarterTag];
+    s.base = static_cast<char *>(starter);
+    s.size = cfg.starter_memsize;
+    s.gen = rt->next_gen++;
+    s.region = rt->tp->register_memory(starter, cfg.starter_memsize);
+    if (!s.region) return nullptr;
+    s.live = true;
+
+    // Exchange transport addresses and starter memory descriptions.
+    Blob addr = rt->tp->local_address();
+    StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize,
+                   static_cast<uint32_t>(addr.size()),
+                   static_cast<uint32_t>(s.region->rkey.size())};
+    Blob blob(sizeof mine);
+    std::memcpy(blob.data(), &mine, sizeof mine);
+    blob.insert(blob.end(), addr.begin(), addr.end());
+    blob.insert(blob.end(), s.region->rkey.begin(), s.region->rkey.end());
+    std::vector<Blob> all;
+    if (!rt->boot->allgather(blob, &all, cfg.timeout_s)) return nullptr;
+    std::vector<Blob> addresses(rt->procs);
+    for (int r = 0; r < rt->procs; ++r) {
+        StartInfo si;
+        if (all[r].size() < sizeof si)
+            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r),
+                   nullptr;
+        std::memcpy(&si, all[r].data(), sizeof si);
+        if (all[r].size() != sizeof si + si.address_len + si.rkey_len)
+            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r),
+                   nullptr;
+        auto a = all[r].begin() + sizeof si;
+        addresses[r].assign(a, a + si.address_len);
+        auto reg = std::make_shared<RemoteReg>();
+        reg->base = si.starter_base;
+        reg->size = si.starter_size;
+        reg->rkey_blob.assign(a + si.address_len, all[r].end());
+        rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
+    }
+    if (!rt->tp->connect(addresses)) return nullptr;
+    rt->start_agent();
+    if (cfg.verbose && rt->rank == 0)
+        std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,
+                     rt->boot->name(), rt->tp->name(), rt->tp->describe().c_str());
+    return rt.release();
+}
+
+unsigned Runtime::progress_locked() {
+    unsigned n = tp->progress();
+    while (!inbox.empty()) {
+        Blob m = std::move(inbox.front());
+        inbox.pop_front();
+        handle_message(m);
+        ++n;
+    }
+    if (exec_finished) finish_exec_ops();
+    advance();
+    return n;
+}
+
+bool Runtime::finalize() {
+    std::unique_lock lk(mu);
+    const acp_handle_t last = last_issued;
+    wait_locked(lk, "acp_finalize", [&] { return completed >= last; },
+                [&] { return std::string("this process's GMAs to complete"); });
+    // Nobody may leave while a peer could still need its memory or agent.
+    if (!barrier(lk, "acp_finalize")) return false;
+    finalizing = true;
+    stop_agent_thread(lk);
+    tp->shutdown(cfg.timeout_s < 5 ? cfg.timeout_s : 5);
+    return true;
+}
+
+Runtime::~Runtime() {
+    gmas.clear();
+    exec_ops.clear();
+    remote.clear();
+    exec_keys.clear();
+    for (auto &r : regs) r.region.reset();
+    if (regs[ga::kStarterTag].base)
+        munmap(regs[ga::kStarterTag].base, regs[ga::kStarterTag].size);
+    tp.reset();
+    boot.reset();
+}
+
+}  // namespace acpx::basic

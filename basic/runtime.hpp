@@ -1,0 +1,174 @@
+// The one runtime state object of a process: bootstrap, transport,
+// registrations, the GMA queue, the barrier, and the progress agent.
+// Every member is guarded by `mu`; the C API (api_*.cpp) takes the lock,
+// validates, and calls in here.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "acp.h"
+#include "bootstrap/bootstrap.hpp"
+#include "config.hpp"
+#include "ga.hpp"
+#include "transport/transport.hpp"
+
+namespace acpx::basic {
+
+// A registration of this process.
+struct LocalReg {
+    bool live = false;
+    char *base = nullptr;
+    size_t size = 0;
+    int color = 0;
+    uint64_t gen = 0;  // unique per registration in this process
+    std::unique_ptr<MemRegion> region;
+    std::vector<int> cachers;  // ranks that looked it up (told at unregister)
+};
+
+// Another process's registration as this process knows it.
+struct RemoteReg {
+    uint64_t base = 0, size = 0, gen = 0;
+    int color = 0;
+    Blob rkey_blob;
+    std::unique_ptr<RemoteKey> key;  // unpacked on first use
+};
+using RemoteRegPtr = std::shared_ptr<RemoteReg>;
+
+enum class GmaKind : uint8_t { kLocal, kPut, kGet, kDelegated, kAtomic };
+enum class GmaState : uint8_t { kWaiting, kInFlight, kDone };
+
+// One issued GMA. The Completion is the first member so the transport's
+// callback can find the Gma; std::deque keeps addresses stable.
+struct Gma {
+    Completion comp;
+    class Runtime *rt = nullptr;
+    acp_handle_t handle = 0;
+    GmaKind kind = GmaKind::kLocal;
+    GmaState state = GmaState::kWaiting;
+    bool failed = false;
+    AtomicOp aop = AtomicOp::kAdd;
+    uint8_t width = 0;
+    int peer = -1;  // the rank this GMA waits for
+    acp_ga_t dst = 0, src = 0;
+    size_t size = 0;
+    char *local = nullptr;   // local side (src for put, dst for get/local/atomic result)
+    char *local2 = nullptr;  // kLocal: the source
+    uint64_t raddr = 0;      // remote side
+    RemoteRegPtr remote;     // remote side's registration (put/get/atomic)
+    RemoteRegPtr dst_remote; // delegated: the destination, shipped to the executor
+    uint64_t operand = 0, result = 0;
+};
+
+// A copy executed here on behalf of another rank (we own its source).
+struct ExecOp {
+    Completion comp;
+    class Runtime *rt = nullptr;
+    uint32_t issuer = 0;
+    int64_t handle = 0;
+    uint32_t src_tag = 0;
+    bool done = false;
+    int status = 0;
+    RemoteRegPtr dst;
+};
+
+class Runtime {
+  public:
+    // --- lifecycle (runtime.cpp) ---
+    static Runtime *create(const Config &cfg);  // nullptr (reported) on failure
+    bool finalize();
+    ~Runtime();
+
+    std::mutex mu;
+    Config cfg;
+    int rank = 0, procs = 1;
+    std::unique_ptr<Bootstrap> boot;
+    std::unique_ptr<Transport> tp;
+    bool finalizing = false;
+
+    // Progress: transport, incoming messages, completions, ordered starts.
+    unsigned progress_locked();
+    // Waits (progressing) until done() holds; past cfg.timeout_s, ends the
+    // job with "fn: waited for <what()>". Called with the lock held.
+    template <class Done, class What>
+    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what);
+
+    // --- registrations (registry.cpp) ---
+    LocalReg regs[ga::kMaxTags];
+    std::deque<uint32_t> free_tags;  // FIFO: a tag is reused as late as possible
+    uint64_t next_gen = 1;
+    std::unordered_map<uint64_t, RemoteRegPtr> remote;      // key: rank<<10|tag
+    std::unordered_map<uint64_t, RemoteRegPtr> exec_keys;   // delegated destinations
+    std::unordered_map<uint64_t, std::pair<Blob, bool>> reg_replies;  // request -> msg
+    uint64_t next_request = 1;
+    std::unordered_map<uint64_t, int> invalidate_acks;  // rank<<10|tag... pending count
+
+    acp_atkey_t register_memory(void *addr, size_t size, int color);
+    int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
+    LocalReg *local_reg(uint32_t tag);  // nullptr if not live
+    // Looks up (fetching from the owner if needed) the registration a GA
+    // lies in. nullptr, reported as fn/arg, if there is none.
+    RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag,
+                        const char *fn, const char *arg);
+    RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
+
+    // --- GMAs (gma.cpp) ---
+    std::deque<Gma> gmas;  // issued, not yet retired; gmas[i].handle = front+i
+    acp_handle_t last_issued = 0;
+    acp_handle_t completed = 0;  // every GMA <= completed is done
+    // (order, handle) of GMAs waiting for their order, smallest order first.
+    std::priority_queue<std::pair<acp_handle_t, acp_handle_t>,
+                        std::vector<std::pair<acp_handle_t, acp_handle_t>>, std::greater<>>
+        waiting;
+    std::list<ExecOp> exec_ops;
+    unsigned exec_finished = 0;
+
+    Gma *find_gma(acp_handle_t h);
+    acp_handle_t issue(Gma &&g, acp_handle_t order);
+    void start(Gma &g);
+    void advance();
+    void finish_exec_ops();
+    std::string describe_gma(const Gma &g) const;
+
+    // --- messages (messages.cpp) ---
+    std::deque<Blob> inbox;
+    void handle_message(const Blob &m);
+    void execute_copy(const Blob &m);
+    bool send(int to, const Blob &m);
+
+    // --- barrier (sync.cpp) ---
+    uint64_t sync_epoch = 0;
+    unsigned sync_count[2][64] = {};
+    bool barrier(std::unique_lock<std::mutex> &lk, const char *fn);
+
+    // --- agent (agent.cpp) ---
+    // The application thread's way in: counts itself as waiting so a busy
+    // agent hands the lock over between progress rounds.
+    std::unique_lock<std::mutex> lock_api();
+    std::atomic<int> api_waiters{0};
+    std::thread agent;
+    int wake_fd = -1;
+    bool stop_agent = false;
+    void agent_main();
+    void start_agent();
+    void stop_agent_thread(std::unique_lock<std::mutex> &lk);
+
+  private:
+    Runtime() = default;
+};
+
+// The process's runtime; nullptr outside acp_init .. acp_finalize.
+Runtime *runtime();
+void set_runtime(Runtime *rt);
+
+}  // namespace acpx::basic
+
+#include "wait.ipp"

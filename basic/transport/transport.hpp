@@ -1,0 +1,100 @@
+// The transport interface of the basic layer. One object per process,
+// chosen once at acp_init (ACP_TRANSPORT); the runtime calls it only with
+// its lock held, so implementations need no locking of their own.
+//
+// Every operation that may finish later takes a Completion. An operation
+// returns kDone when it finished inside the call (the completion is NOT
+// called), kPending when the completion will be called from a later
+// progress(), or a negative value on an immediate error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace acpx::basic {
+
+using Blob = std::vector<uint8_t>;
+
+constexpr int kDone = 0;
+constexpr int kPending = 1;
+
+struct Completion {
+    // status 0: success; otherwise the operation failed.
+    void (*fn)(Completion *self, int status) = nullptr;
+};
+
+enum class AtomicOp { kCas, kSwap, kAdd, kXor, kOr, kAnd };
+
+// A local registration as the transport sees it.
+struct MemRegion {
+    virtual ~MemRegion() = default;
+    Blob rkey;  // what a peer needs to reach this region
+};
+
+// A peer's registration, unpacked for use from this process.
+struct RemoteKey {
+    virtual ~RemoteKey() = default;
+};
+
+// Incoming message: the runtime copies what it needs before returning.
+using MessageHandler = void (*)(void *arg, const void *data, size_t len);
+
+// Called when the transport finds a peer unreachable.
+using PeerFailureHandler = void (*)(void *arg, int rank, const char *why);
+
+class Transport {
+  public:
+    virtual ~Transport() = default;
+
+    virtual const char *name() const = 0;
+    // One line describing what the transport selected (devices, protocols).
+    virtual std::string describe() const = 0;
+
+    // The address peers need to connect to this process.
+    virtual Blob local_address() = 0;
+    // Given every rank's address (index = rank), prepares to reach them.
+    virtual bool connect(const std::vector<Blob> &addresses) = 0;
+
+    virtual std::unique_ptr<MemRegion> register_memory(void *addr, size_t len) = 0;
+    virtual std::unique_ptr<RemoteKey> unpack_rkey(int rank, const Blob &rkey) = 0;
+
+    // Writes [local, local+len) to raddr at rank; completes when the bytes
+    // are visible at the target (remote completion).
+    virtual int put(int rank, const void *local, size_t len, uint64_t raddr,
+                    RemoteKey &rkey, Completion *c) = 0;
+    // Reads [raddr, raddr+len) at rank into local.
+    virtual int get(int rank, void *local, size_t len, uint64_t raddr,
+                    RemoteKey &rkey, Completion *c) = 0;
+    // Applies op atomically at raddr (width 4 or 8 bytes) and stores the
+    // previous value in *result. For kCas, *result holds the compare value
+    // on entry and *operand the new value. Both buffers must stay valid
+    // until the operation completes (the runtime owns them).
+    virtual int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand,
+                       uint64_t *result, uint64_t raddr, RemoteKey &rkey,
+                       Completion *c) = 0;
+    // Sends a small message to rank's message handler. The data is copied
+    // before the call returns. No ordering between messages is promised.
+    virtual int send(int rank, const void *data, size_t len) = 0;
+
+    virtual void set_message_handler(MessageHandler h, void *arg) = 0;
+    virtual void set_peer_failure_handler(PeerFailureHandler h, void *arg) = 0;
+
+    // Makes progress; returns the number of events handled (0: idle).
+    virtual unsigned progress() = 0;
+    // A file descriptor that becomes readable when progress() has work.
+    virtual int event_fd() = 0;
+    // Prepares event_fd() for sleeping. False: events are pending, call
+    // progress() instead of sleeping.
+    virtual bool arm() = 0;
+
+    // Closes connections, waiting at most timeout_s for in-flight traffic.
+    virtual void shutdown(double timeout_s) = 0;
+};
+
+// Factory of the UCX transport; nullptr with a report() on failure.
+std::unique_ptr<Transport> make_ucx_transport(int rank, int procs);
+
+}  // namespace acpx::basic

@@ -1,0 +1,354 @@
+// The UCX (UCP) transport: RMA put/get with an endpoint flush for remote
+// completion, native (or UCX-emulated) atomics, active messages for the
+// runtime's control messages, and the worker's event fd for sleeping.
+//
+// The runtime serialises every call (one lock), so the worker is created
+// UCS_THREAD_MODE_SERIALIZED: no UCX-internal locking on the fast path.
+#include <ucp/api/ucp.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "../../errors.hpp"
+#include "../transport.hpp"
+
+namespace acpx::basic {
+namespace {
+
+constexpr unsigned kAmId = 7;  // the one active-message id acpx uses
+
+class UcxTransport;
+
+struct EpContext {
+    UcxTransport *self;
+    int rank;
+};
+
+struct UcxRegion final : MemRegion {
+    ucp_context_h ctx = nullptr;
+    ucp_mem_h memh = nullptr;
+    ~UcxRegion() override {
+        if (memh) ucp_mem_unmap(ctx, memh);
+    }
+};
+
+struct UcxKey final : RemoteKey {
+    ucp_rkey_h rkey = nullptr;
+    ~UcxKey() override {
+        if (rkey) ucp_rkey_destroy(rkey);
+    }
+};
+
+// Completes an acpx Completion from a UCX request callback.
+void on_request_done(void *request, ucs_status_t status, void *user_data) {
+    auto *c = static_cast<Completion *>(user_data);
+    ucp_request_free(request);
+    c->fn(c, status == UCS_OK ? 0 : -1);
+}
+
+// Turns a UCX nbx return value into kDone / kPending / -1.
+int outcome(ucs_status_ptr_t sp, const char *what, int rank) {
+    if (sp == nullptr) return kDone;
+    if (UCS_PTR_IS_ERR(sp)) {
+        report("ucx", what, "rank %d: %s", rank,
+               ucs_status_string(UCS_PTR_STATUS(sp)));
+        return -1;
+    }
+    return kPending;
+}
+
+ucp_request_param_t completion_param(Completion *c) {
+    ucp_request_param_t p{};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.send = on_request_done;
+    p.user_data = c;
+    return p;
+}
+
+void free_send_buffer(void *request, ucs_status_t, void *user_data) {
+    delete[] static_cast<uint8_t *>(user_data);
+    ucp_request_free(request);
+}
+
+class UcxTransport final : public Transport {
+  public:
+    UcxTransport(int rank, int procs) : rank_(rank), procs_(procs), eps_(procs) {}
+
+    ~UcxTransport() override { teardown(); }
+
+    bool init() {
+        ucp_config_t *config = nullptr;
+        ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+        if (st != UCS_OK)
+            return report("acp_init", "UCX configuration", "%s", ucs_status_string(st));
+        ucp_params_t params{};
+        params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                            UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                          UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+        params.estimated_num_eps = static_cast<size_t>(procs_);
+        params.mt_workers_shared = 0;
+        st = ucp_init(&params, config, &ctx_);
+        ucp_config_release(config);
+        if (st != UCS_OK)
+            return report("acp_init", "UCX context", "ucp_init failed: %s",
+                          ucs_status_string(st));
+        ucp_worker_params_t wp{};
+        wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+        wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+        st = ucp_worker_create(ctx_, &wp, &worker_);
+        if (st != UCS_OK)
+            return report("acp_init", "UCX worker", "ucp_worker_create failed: %s",
+                          ucs_status_string(st));
+        st = ucp_worker_get_efd(worker_, &efd_);
+        if (st != UCS_OK)
+            return report("acp_init", "UCX worker", "no event fd (%s): a transport "
+                          "without wakeup support was selected by UCX_TLS",
+                          ucs_status_string(st));
+        ucp_am_handler_param_t hp{};
+        hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                        UCP_AM_HANDLER_PARAM_FIELD_ARG;
+        hp.id = kAmId;
+        hp.cb = &UcxTransport::on_message;
+        hp.arg = this;
+        st = ucp_worker_set_am_recv_handler(worker_, &hp);
+        if (st != UCS_OK)
+            return report("acp_init", "UCX worker", "cannot set message handler: %s",
+                          ucs_status_string(st));
+        for (int r = 0; r < procs_; ++r) ep_ctx_.push_back({this, r});
+        return true;
+    }
+
+    const char *name() const override { return "ucx"; }
+
+    std::string describe() const override {
+        std::string s = std::string("UCX ") + ucp_get_version_string();
+        const char *tls = std::getenv("UCX_TLS");
+        s += ", UCX_TLS=";
+        s += (tls && *tls) ? tls : "(all)";
+        return s;
+    }
+
+    Blob local_address() override {
+        ucp_address_t *addr = nullptr;
+        size_t len = 0;
+        if (ucp_worker_get_address(worker_, &addr, &len) != UCS_OK) return {};
+        Blob b(reinterpret_cast<uint8_t *>(addr), reinterpret_cast<uint8_t *>(addr) + len);
+        ucp_worker_release_address(worker_, addr);
+        return b;
+    }
+
+    bool connect(const std::vector<Blob> &addresses) override {
+        addresses_ = addresses;
+        return true;  // endpoints are created on first use
+    }
+
+    std::unique_ptr<MemRegion> register_memory(void *addr, size_t len) override {
+        auto r = std::make_unique<UcxRegion>();
+        r->ctx = ctx_;
+        ucp_mem_map_params_t mp{};
+        mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+        mp.address = addr;
+        mp.length = len;
+        ucs_status_t st = ucp_mem_map(ctx_, &mp, &r->memh);
+        if (st != UCS_OK) {
+            report("acp_register_memory", "addr", "UCX cannot register %zu bytes: %s", len,
+                   ucs_status_string(st));
+            return nullptr;
+        }
+        void *buf = nullptr;
+        size_t size = 0;
+        st = ucp_rkey_pack(ctx_, r->memh, &buf, &size);
+        if (st != UCS_OK) {
+            report("acp_register_memory", "addr", "UCX cannot pack the key: %s",
+                   ucs_status_string(st));
+            return nullptr;
+        }
+        r->rkey.assign(static_cast<uint8_t *>(buf), static_cast<uint8_t *>(buf) + size);
+        ucp_rkey_buffer_release(buf);
+        return r;
+    }
+
+    std::unique_ptr<RemoteKey> unpack_rkey(int rank, const Blob &rkey) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return nullptr;
+        auto k = std::make_unique<UcxKey>();
+        ucs_status_t st = ucp_ep_rkey_unpack(ep, rkey.data(), &k->rkey);
+        if (st != UCS_OK) {
+            report("ucx", "rkey", "rank %d: cannot unpack a remote key: %s", rank,
+                   ucs_status_string(st));
+            return nullptr;
+        }
+        return k;
+    }
+
+    int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
+            Completion *c) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return -1;
+        ucp_request_param_t p{};
+        ucs_status_ptr_t sp = ucp_put_nbx(ep, local, len, raddr,
+                                          static_cast<UcxKey &>(rkey).rkey, &p);
+        if (UCS_PTR_IS_ERR(sp)) return outcome(sp, "put", rank);
+        if (sp) ucp_request_free(sp);  // the flush below tells when it landed
+        ucp_request_param_t fp = completion_param(c);
+        return outcome(ucp_ep_flush_nbx(ep, &fp), "flush", rank);
+    }
+
+    int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
+            Completion *c) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return -1;
+        ucp_request_param_t p = completion_param(c);
+        return outcome(ucp_get_nbx(ep, local, len, raddr, static_cast<UcxKey &>(rkey).rkey, &p),
+                       "get", rank);
+    }
+
+    int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result,
+               uint64_t raddr, RemoteKey &rkey, Completion *c) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return -1;
+        static constexpr ucp_atomic_op_t kOps[] = {UCP_ATOMIC_OP_CSWAP, UCP_ATOMIC_OP_SWAP,
+                                                   UCP_ATOMIC_OP_ADD,   UCP_ATOMIC_OP_XOR,
+                                                   UCP_ATOMIC_OP_OR,    UCP_ATOMIC_OP_AND};
+        ucp_request_param_t p = completion_param(c);
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.datatype = ucp_dt_make_contig(width);
+        p.reply_buffer = result;  // little endian: the low `width` bytes
+        return outcome(ucp_atomic_op_nbx(ep, kOps[static_cast<int>(op)], operand, 1, raddr,
+                                         static_cast<UcxKey &>(rkey).rkey, &p),
+                       "atomic", rank);
+    }
+
+    int send(int rank, const void *data, size_t len) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return -1;
+        auto *copy = new uint8_t[len];
+        std::memcpy(copy, data, len);
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS;
+        p.cb.send = free_send_buffer;
+        p.user_data = copy;
+        p.flags = UCP_AM_SEND_FLAG_EAGER;
+        ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kAmId, nullptr, 0, copy, len, &p);
+        if (sp == nullptr || UCS_PTR_IS_ERR(sp)) delete[] copy;
+        return outcome(sp, "send", rank);
+    }
+
+    void set_message_handler(MessageHandler h, void *arg) override {
+        on_msg_ = h;
+        on_msg_arg_ = arg;
+    }
+    void set_peer_failure_handler(PeerFailureHandler h, void *arg) override {
+        on_fail_ = h;
+        on_fail_arg_ = arg;
+    }
+
+    unsigned progress() override { return ucp_worker_progress(worker_); }
+    int event_fd() override { return efd_; }
+    bool arm() override { return ucp_worker_arm(worker_) == UCS_OK; }
+
+    void shutdown(double timeout_s) override {
+        std::vector<ucs_status_ptr_t> closing;
+        for (auto &ep : eps_) {
+            if (!ep) continue;
+            ucp_request_param_t p{};
+            p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+            p.flags = 0;  // flush, then close
+            ucs_status_ptr_t sp = ucp_ep_close_nbx(ep, &p);
+            if (sp && !UCS_PTR_IS_ERR(sp)) closing.push_back(sp);
+            ep = nullptr;
+        }
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::duration<double>(timeout_s);
+        for (auto sp : closing) {
+            while (ucp_request_check_status(sp) == UCS_INPROGRESS &&
+                   std::chrono::steady_clock::now() < deadline)
+                ucp_worker_progress(worker_);
+            if (ucp_request_check_status(sp) == UCS_INPROGRESS) ucp_request_cancel(worker_, sp);
+            ucp_request_free(sp);
+        }
+    }
+
+  private:
+    ucp_ep_h endpoint(int rank) {
+        if (eps_[rank]) return eps_[rank];
+        if (static_cast<size_t>(rank) >= addresses_.size()) {
+            report("ucx", "rank", "no address known for rank %d", rank);
+            return nullptr;
+        }
+        ucp_ep_params_t ep{};
+        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                        UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.address = reinterpret_cast<const ucp_address_t *>(addresses_[rank].data());
+        ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        ep.err_handler.cb = &UcxTransport::on_ep_error;
+        ep.err_handler.arg = &ep_ctx_[rank];
+        ucs_status_t st = ucp_ep_create(worker_, &ep, &eps_[rank]);
+        if (st != UCS_OK) {
+            report("ucx", "endpoint", "cannot connect to rank %d: %s", rank,
+                   ucs_status_string(st));
+            eps_[rank] = nullptr;
+        }
+        return eps_[rank];
+    }
+
+    static ucs_status_t on_message(void *arg, const void *, size_t, void *data, size_t length,
+                                   const ucp_am_recv_param_t *param) {
+        auto *self = static_cast<UcxTransport *>(arg);
+        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+            report("ucx", "message", "unexpected rendezvous message of %zu bytes dropped",
+                   length);
+            return UCS_OK;
+        }
+        if (self->on_msg_) self->on_msg_(self->on_msg_arg_, data, length);
+        return UCS_OK;
+    }
+
+    static void on_ep_error(void *arg, ucp_ep_h, ucs_status_t status) {
+        auto *ec = static_cast<EpContext *>(arg);
+        if (ec->self->on_fail_)
+            ec->self->on_fail_(ec->self->on_fail_arg_, ec->rank, ucs_status_string(status));
+    }
+
+    void teardown() {
+        for (auto &ep : eps_)
+            if (ep) {
+                ucp_request_param_t p{};
+                p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+                p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+                ucs_status_ptr_t sp = ucp_ep_close_nbx(ep, &p);
+                if (sp && !UCS_PTR_IS_ERR(sp)) ucp_request_free(sp);
+                ep = nullptr;
+            }
+        if (worker_) ucp_worker_destroy(worker_);
+        if (ctx_) ucp_cleanup(ctx_);
+        worker_ = nullptr;
+        ctx_ = nullptr;
+    }
+
+    int rank_;
+    int procs_;
+    ucp_context_h ctx_ = nullptr;
+    ucp_worker_h worker_ = nullptr;
+    int efd_ = -1;
+    std::vector<ucp_ep_h> eps_;
+    std::vector<EpContext> ep_ctx_;
+    std::vector<Blob> addresses_;
+    MessageHandler on_msg_ = nullptr;
+    void *on_msg_arg_ = nullptr;
+    PeerFailureHandler on_fail_ = nullptr;
+    void *on_fail_arg_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_ucx_transport(int rank, int procs) {
+    auto t = std::make_unique<UcxTransport>(rank, procs);
+    if (!t->init()) return nullptr;
+    return t;
+}
+
+}  // namespace acpx::basic
