@@ -76,8 +76,9 @@ acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uin
     g.local = d.addr;
     g.raddr = s.raddr;
     g.remote = s.reg;
-    g.operand = operand;
-    g.result = compare;  // cas: the transport compares with this, then stores the old value
+    // cas: compare with `operand`, swap in `result`, which then receives the old value.
+    g.operand = op == AtomicOp::kCas ? compare : operand;
+    g.result = op == AtomicOp::kCas ? operand : 0;
     return rt->issue(std::move(g), after);
 }
 

@@ -52,7 +52,6 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
                       "0x%llx is not a live registration key of this process",
                       static_cast<unsigned long long>(key)),
                -1;
-    progress_locked();  // let finished GMAs retire before judging "in flight"
     auto uses = [&](acp_ga_t g) {
         if (g == ACP_GA_NULL) return false;
         auto p = ga::decode(g);

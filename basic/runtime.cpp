@@ -123,8 +123,10 @@ bool Runtime::finalize() {
     wait_locked(lk, "acp_finalize", [&] { return completed >= last; },
                 [&] { return std::string("this process's GMAs to complete"); });
     // Nobody may leave while a peer could still need its memory or agent.
-    if (!barrier(lk, "acp_finalize")) return false;
+    // Peers that finish the barrier first close their endpoints while we
+    // may still wait in it: from here on that is not a fault.
     finalizing = true;
+    if (!barrier(lk, "acp_finalize")) return false;
     stop_agent_thread(lk);
     tp->shutdown(cfg.timeout_s < 5 ? cfg.timeout_s : 5);
     return true;

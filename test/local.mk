@@ -1,0 +1,23 @@
+# Tests. Multi-process suites run under acprun and mpirun (test/suites/*.sh);
+# the launcher and fault tests drive acprun from a single-process gtest.
+if HAVE_GTEST
+check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
+test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp \
+	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
+	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp
+test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
+test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
+
+test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp
+test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
+test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
+test_launcher_fault_prog_LDADD = libacpx.la
+
+TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
+	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
+	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test
+endif
+AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
+	export ACPX_SRCDIR ACPX_BUILDDIR;
+EXTRA_DIST += test/run-mp.sh test/suites

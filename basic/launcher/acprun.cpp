@@ -270,8 +270,8 @@ class Launcher {
                 if (stopping_ && !was_stopping) kill_at = clock::now() + std::chrono::seconds(3);
             }
             if (fds[1].revents & POLLIN) accept_rank();
-            for (size_t i = 2; i < fds.size(); ++i)
-                if (fds[i].revents) read_rank(who[i - 2]);
+            for (size_t i = 2; i < fds.size(); ++i)  // skip ranks reaped above
+                if (fds[i].revents && ranks_[who[i - 2]].fd == fds[i].fd) read_rank(who[i - 2]);
             maybe_answer_allgather();
         }
     }

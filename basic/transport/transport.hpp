@@ -69,8 +69,8 @@ class Transport {
     virtual int get(int rank, void *local, size_t len, uint64_t raddr,
                     RemoteKey &rkey, Completion *c) = 0;
     // Applies op atomically at raddr (width 4 or 8 bytes) and stores the
-    // previous value in *result. For kCas, *result holds the compare value
-    // on entry and *operand the new value. Both buffers must stay valid
+    // previous value in *result. For kCas, *operand holds the compare value
+    // and *result the new value on entry (UCX's convention). Both must stay valid
     // until the operation completes (the runtime owns them).
     virtual int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand,
                        uint64_t *result, uint64_t raddr, RemoteKey &rkey,

@@ -251,25 +251,22 @@ class UcxTransport final : public Transport {
     bool arm() override { return ucp_worker_arm(worker_) == UCS_OK; }
 
     void shutdown(double timeout_s) override {
-        std::vector<ucs_status_ptr_t> closing;
-        for (auto &ep : eps_) {
-            if (!ep) continue;
-            ucp_request_param_t p{};
-            p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-            p.flags = 0;  // flush, then close
-            ucs_status_ptr_t sp = ucp_ep_close_nbx(ep, &p);
-            if (sp && !UCS_PTR_IS_ERR(sp)) closing.push_back(sp);
-            ep = nullptr;
-        }
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(timeout_s);
-        for (auto sp : closing) {
+        // Every message we sent is awaited by its receiver before it leaves
+        // the final barrier, so only our own sends need to drain: flush the
+        // worker (bounded), then close endpoints without a remote handshake
+        // (peers may be gone already).
+        ucp_request_param_t p{};
+        ucs_status_ptr_t sp = ucp_worker_flush_nbx(worker_, &p);
+        if (sp && !UCS_PTR_IS_ERR(sp)) {
+            const auto deadline = std::chrono::steady_clock::now() +
+                                  std::chrono::duration<double>(timeout_s);
             while (ucp_request_check_status(sp) == UCS_INPROGRESS &&
                    std::chrono::steady_clock::now() < deadline)
                 ucp_worker_progress(worker_);
             if (ucp_request_check_status(sp) == UCS_INPROGRESS) ucp_request_cancel(worker_, sp);
             ucp_request_free(sp);
         }
+        close_endpoints();
     }
 
   private:
@@ -313,16 +310,25 @@ class UcxTransport final : public Transport {
             ec->self->on_fail_(ec->self->on_fail_arg_, ec->rank, ucs_status_string(status));
     }
 
-    void teardown() {
+    void close_endpoints() {
+        std::vector<ucs_status_ptr_t> closing;
         for (auto &ep : eps_)
             if (ep) {
                 ucp_request_param_t p{};
                 p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
                 p.flags = UCP_EP_CLOSE_FLAG_FORCE;
                 ucs_status_ptr_t sp = ucp_ep_close_nbx(ep, &p);
-                if (sp && !UCS_PTR_IS_ERR(sp)) ucp_request_free(sp);
+                if (sp && !UCS_PTR_IS_ERR(sp)) closing.push_back(sp);
                 ep = nullptr;
             }
+        for (auto sp : closing) {  // force close completes locally, without the peer
+            while (ucp_request_check_status(sp) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+            ucp_request_free(sp);
+        }
+    }
+
+    void teardown() {
+        if (worker_) close_endpoints();
         if (worker_) ucp_worker_destroy(worker_);
         if (ctx_) ucp_cleanup(ctx_);
         worker_ = nullptr;

@@ -1,0 +1,186 @@
+// acp_copy: every combination of where src, dst and the issuer are; sizes
+// from 1 byte to 64 MiB; ordered chains; many outstanding copies.
+#include <numeric>
+
+#include "../mp_util.hpp"
+
+using namespace acpx::test;
+
+
+TEST(Copy, LocalToLocal) {
+    SharedBuffer b(256);
+    fill_pattern(b.data.data(), 100, 1);
+    acp_handle_t h = acp_copy(b.local(128), b.local(0), 100, ACP_HANDLE_NULL);
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    EXPECT_EQ(first_mismatch(b.data.data() + 128, 100, 1), -1);
+}
+
+TEST(Copy, PutToEveryRank) {
+    SharedBuffer b(64 * 64);
+    // Each rank writes its pattern into slot `me` of every rank's buffer.
+    std::vector<unsigned char> src(64);
+    fill_pattern(src.data(), 64, 100 + me());
+    acp_atkey_t k = acp_register_memory(src.data(), src.size(), 0);
+    for (int r = 0; r < np(); ++r)
+        ASSERT_NE(acp_copy(b.ga[r] + 64 * me(), acp_query_ga(k, src.data()), 64, ACP_HANDLE_NULL),
+                  ACP_HANDLE_NULL);
+    acp_complete(ACP_HANDLE_ALL);
+    acp_sync();
+    for (int r = 0; r < np(); ++r)
+        EXPECT_EQ(first_mismatch(b.data.data() + 64 * r, 64, 100 + r), -1) << "from rank " << r;
+    acp_sync();
+    EXPECT_EQ(acp_unregister_memory(k), 0);
+}
+
+TEST(Copy, GetFromEveryRank) {
+    SharedBuffer b(64 * 65);
+    fill_pattern(b.data.data(), 64, 200 + me());
+    acp_sync();
+    for (int r = 0; r < np(); ++r)
+        ASSERT_NE(acp_copy(b.local(64 * (r + 1)), b.ga[r], 64, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+    acp_complete(ACP_HANDLE_ALL);
+    for (int r = 0; r < np(); ++r)
+        EXPECT_EQ(first_mismatch(b.data.data() + 64 * (r + 1), 64, 200 + r), -1) << "from rank " << r;
+}
+
+TEST(Copy, RemoteToRemoteWithIssuerNeither) {
+    // Rank i issues, for every pair (s, d) of ranks other than itself,
+    // a copy of s's block into d's slot reserved for (issuer, s).
+    const int n = np();
+    const size_t block = 48;
+    SharedBuffer b(block * (1 + n * n));
+    fill_pattern(b.data.data(), block, 300 + me());
+    acp_sync();
+    for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d) {
+            if (s == me() || d == me()) continue;
+            const size_t slot = block * (1 + me() * n + s);
+            ASSERT_NE(acp_copy(b.ga[d] + slot, b.ga[s], block, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+        }
+    acp_complete(ACP_HANDLE_ALL);
+    acp_sync();
+    for (int issuer = 0; issuer < n; ++issuer)
+        for (int s = 0; s < n; ++s) {
+            if (s == issuer || me() == issuer) continue;
+            const size_t slot = block * (1 + issuer * n + s);
+            EXPECT_EQ(first_mismatch(b.data.data() + slot, block, 300 + s), -1)
+                << "issuer " << issuer << " src " << s;
+        }
+}
+
+TEST(Copy, RemoteToSameRemoteRank) {
+    // src and dst both on the next rank: its agent copies within itself.
+    SharedBuffer b(256);
+    fill_pattern(b.data.data(), 100, 400 + me());
+    acp_sync();
+    const int peer = (me() + 1) % np();
+    acp_handle_t h = acp_copy(b.ga[peer] + 128, b.ga[peer], 100, ACP_HANDLE_NULL);
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    acp_sync();
+    EXPECT_EQ(first_mismatch(b.data.data() + 128, 100, 400 + me()), -1);
+}
+
+TEST(Copy, SizesFromOneByteTo64MiB) {
+    // Each buffer: [0, kMax) holds this rank's bytes, [kMax, 2 kMax) receives.
+    const size_t kMax = 64u << 20;
+    SharedBuffer b(2 * kMax);
+    const int peer = (me() + 1) % np();
+    const int from = (me() + np() - 1) % np();
+    unsigned char *recv = b.data.data() + kMax;
+    for (size_t size : {size_t{1}, size_t{7}, size_t{4096 + 1}, size_t{65536}, size_t{(1u << 20) + 1},
+                        size_t{16u << 20}, kMax}) {
+        fill_pattern(b.data.data(), size, size + me());
+        acp_sync();
+        // Get: the predecessor's bytes into my receive half.
+        acp_handle_t h = acp_copy(b.local(kMax), b.ga[from], size, ACP_HANDLE_NULL);
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        acp_complete(h);
+        EXPECT_EQ(first_mismatch(recv, size, size + from), -1) << "get of " << size;
+        acp_sync();
+        // Put: my bytes into the successor's receive half.
+        std::memset(recv, 0, size);
+        acp_sync();
+        h = acp_copy(b.ga[peer] + kMax, b.local(), size, ACP_HANDLE_NULL);
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        acp_complete(h);
+        acp_sync();
+        EXPECT_EQ(first_mismatch(recv, size, size + from), -1) << "put of " << size;
+    }
+}
+
+TEST(Copy, ZeroBytesIsAValidCopy) {
+    SharedBuffer b(16, 0xAB);
+    acp_handle_t h = acp_copy(b.ga[(me() + 1) % np()], b.local(), 0, ACP_HANDLE_NULL);
+    EXPECT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    EXPECT_EQ(acp_inquire(h), 0);
+}
+
+TEST(Copy, OrderedChainThroughEveryRank) {
+    // Rank 0 alone drives data around the ring: 0 -> 1 -> ... -> n-1 -> 0
+    // through third-party copies, each ordered after the previous one.
+    // Every hop reads what the previous hop wrote, so any reordering shows.
+    const size_t size = 1000;
+    SharedBuffer b(2 * size);
+    if (me() == 0) fill_pattern(b.data.data(), size, 77);
+    acp_sync();
+    if (me() == 0) {
+        acp_handle_t prev = ACP_HANDLE_NULL;
+        for (int round = 0; round < 3; ++round)
+            for (int r = 0; r < np(); ++r) {
+                const int next = (r + 1) % np();
+                // Hop: r's block -> next's block (via next's staging half, then home)
+                prev = acp_copy(b.ga[next] + size, b.ga[r], size, prev);
+                ASSERT_NE(prev, ACP_HANDLE_NULL);
+                prev = acp_copy(b.ga[next], b.ga[next] + size, size, prev);
+                ASSERT_NE(prev, ACP_HANDLE_NULL);
+            }
+        acp_complete(prev);
+    }
+    acp_sync();
+    EXPECT_EQ(first_mismatch(b.data.data(), size, 77), -1);
+}
+
+TEST(Copy, OrderAllAndContMeanLastIssued) {
+    SharedBuffer b(3 * 64);
+    const int peer = (me() + 1) % np();
+    fill_pattern(b.data.data(), 64, 500 + me());
+    acp_sync();
+    // peer's [0,64) -> my [64,128), then my [64,128) -> my [128,192)
+    acp_handle_t h1 = acp_copy(b.local(64), b.ga[peer], 64, ACP_HANDLE_NULL);
+    acp_handle_t h2 = acp_copy(b.local(128), b.local(64), 64, ACP_HANDLE_ALL);
+    acp_handle_t h3 = acp_copy(b.local(128), b.local(128), 64, ACP_HANDLE_CONT);
+    ASSERT_NE(h1, ACP_HANDLE_NULL);
+    EXPECT_EQ(h2, h1 + 1);
+    EXPECT_EQ(h3, h2 + 1);
+    acp_complete(h3);
+    EXPECT_EQ(first_mismatch(b.data.data() + 128, 64, 500 + peer), -1);
+    acp_sync();
+}
+
+TEST(Copy, HundredThousandOutstanding) {
+    const size_t kCopies = 100000;
+    SharedBuffer b(kCopies * 8 + 8);
+    const int peer = (me() + 1) % np();
+    auto *words = reinterpret_cast<uint64_t *>(b.data.data());
+    std::vector<uint64_t> src(kCopies);
+    std::iota(src.begin(), src.end(), static_cast<uint64_t>(me()) << 32);
+    acp_atkey_t k = acp_register_memory(src.data(), src.size() * 8, 0);
+    const acp_ga_t s = acp_query_ga(k, src.data());
+    acp_handle_t first = ACP_HANDLE_NULL, last = ACP_HANDLE_NULL;
+    for (size_t i = 0; i < kCopies; ++i) {
+        last = acp_copy(b.ga[peer] + 8 * i, s + 8 * i, 8, ACP_HANDLE_NULL);
+        ASSERT_NE(last, ACP_HANDLE_NULL) << "copy " << i;
+        if (i == 0) first = last;
+    }
+    EXPECT_EQ(last - first + 1, static_cast<acp_handle_t>(kCopies));  // handles grow by one
+    acp_complete(ACP_HANDLE_ALL);
+    EXPECT_EQ(acp_inquire(last), 0);
+    acp_sync();
+    const uint64_t base = static_cast<uint64_t>((me() + np() - 1) % np()) << 32;
+    for (size_t i = 0; i < kCopies; ++i) ASSERT_EQ(words[i], base + i) << "word " << i;
+    acp_sync();
+    EXPECT_EQ(acp_unregister_memory(k), 0);
+}

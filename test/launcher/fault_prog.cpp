@@ -1,0 +1,70 @@
+// A program whose ranks misbehave on purpose, for launcher_test.
+//   fault_prog exit N      rank 1 exits with status N; the others wait in acp_sync
+//   fault_prog kill        rank 1 is killed by SIGKILL; the others wait in acp_sync
+//   fault_prog never-sync  rank 1 never calls acp_sync; the others time out there
+//   fault_prog sleep       every rank sleeps (for signal forwarding)
+//   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
+//   fault_prog after-finalize  calls after acp_finalize fail cleanly
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "acp.h"
+
+namespace {
+int check_socket() {
+    const char *path = std::getenv("ACP_RUN_SOCKET");
+    if (!path) return std::fprintf(stderr, "no ACP_RUN_SOCKET\n"), 1;
+    struct stat st;
+    if (stat(path, &st) != 0 || (st.st_mode & 0777) != 0600)
+        return std::fprintf(stderr, "socket mode %o\n", st.st_mode & 0777), 1;
+    std::string dir(path);
+    dir.resize(dir.rfind('/'));
+    if (stat(dir.c_str(), &st) != 0 || (st.st_mode & 0777) != 0700)
+        return std::fprintf(stderr, "directory mode %o\n", st.st_mode & 0777), 1;
+    // A client with the wrong cookie is disconnected without an answer.
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path, sizeof a.sun_path - 1);
+    if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
+        return std::perror("connect"), 1;
+    char bad[64 + 4] = {};
+    std::memset(bad, 'f', 64);
+    if (write(fd, bad, sizeof bad) != sizeof bad) return 1;
+    char c;
+    const ssize_t n = read(fd, &c, 1);  // 0: closed by acprun
+    close(fd);
+    if (n != 0) return std::fprintf(stderr, "bad cookie not refused\n"), 1;
+    return 0;
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "socket" && check_socket() != 0) return 1;
+    if (acp_init(&argc, &argv) != 0) return 1;
+    const int me = acp_rank();
+    if (mode == "exit" && me == 1) _exit(argc > 2 ? std::atoi(argv[2]) : 3);
+    if (mode == "kill" && me == 1) raise(SIGKILL);
+    if (mode == "never-sync" && me == 1) {
+        sleep(60);
+        return 0;
+    }
+    if (mode == "sleep") sleep(60);
+    if (acp_sync() != 0) return 1;
+    if (acp_finalize() != 0) return 1;
+    if (mode == "after-finalize") {
+        if (acp_rank() != -1 || acp_sync() != -1 ||
+            acp_copy(1, 1, 1, ACP_HANDLE_NULL) != ACP_HANDLE_NULL)
+            return 1;
+    }
+    return 0;
+}

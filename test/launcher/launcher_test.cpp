@@ -1,0 +1,179 @@
+// acprun and fault handling, driven from one process: failing ranks end
+// the job quickly with a message naming them, signals are forwarded, the
+// control socket keeps strangers out, and calls outside init fail cleanly.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "acp.h"
+
+namespace {
+
+struct JobResult {
+    int status = -1;  // exit status, or 128+signal
+    std::string err;  // what the job printed on stderr
+    double seconds = 0;
+};
+
+std::string builddir() {
+    const char *b = std::getenv("ACPX_BUILDDIR");
+    return b ? b : ".";
+}
+
+// Runs argv with extra environment, capturing stderr; kills it after
+// limit_s, so a hang fails the test instead of the suite.
+JobResult run(std::vector<std::string> argv, std::vector<std::string> env = {}, double limit_s = 60,
+        int signal_after_1s = 0) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return {};
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], 2);
+        close(pipefd[0]);
+        for (auto &e : env) putenv(e.data());
+        std::vector<char *> args;
+        for (auto &a : argv) args.push_back(a.data());
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(126);
+    }
+    close(pipefd[1]);
+    std::thread signaller;
+    if (signal_after_1s)
+        signaller = std::thread([&] {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            kill(pid, signal_after_1s);
+        });
+    std::thread killer([&, pid] {
+        const auto until = t0 + std::chrono::duration<double>(limit_s);
+        while (std::chrono::steady_clock::now() < until) {
+            if (kill(pid, 0) != 0) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        kill(pid, SIGKILL);
+    });
+    JobResult r;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pipefd[0], buf, sizeof buf)) > 0) r.err.append(buf, static_cast<size_t>(n));
+    close(pipefd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    killer.join();
+    if (signaller.joinable()) signaller.join();
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+JobResult acprun(int np, std::vector<std::string> args, std::vector<std::string> env = {},
+           int signal_after_1s = 0) {
+    std::vector<std::string> argv{builddir() + "/acprun", "-n", std::to_string(np),
+                                  builddir() + "/test/launcher/fault_prog"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, env, 60, signal_after_1s);
+}
+
+bool has(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
+
+}  // namespace
+
+TEST(Acprun, AllRanksSucceed) {
+    JobResult r = acprun(3, {"ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Acprun, FailingRankEndsTheJobWithItsStatus) {
+    JobResult r = acprun(3, {"exit", "5"});
+    EXPECT_EQ(r.status, 5) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
+    EXPECT_TRUE(has(r.err, "exited with status 5")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
+TEST(Acprun, KilledRankEndsTheJobNamingTheSignal) {
+    JobResult r = acprun(4, {"kill"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
+    EXPECT_TRUE(has(r.err, "signal 9")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
+TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
+    JobResult r = acprun(2, {"never-sync"}, {"ACP_TIMEOUT=2"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_sync")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1 to reach the barrier")) << r.err;
+    EXPECT_LT(r.seconds, 20);
+}
+
+TEST(Acprun, ForwardsTerminationToTheRanks) {
+    JobResult r = acprun(2, {"sleep"}, {}, SIGTERM);
+    EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
+TEST(Acprun, SocketIsPrivateAndRefusesStrangers) {
+    JobResult r = acprun(2, {"socket"});
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(Acprun, UsageErrors) {
+    JobResult r = run({builddir() + "/acprun", builddir() + "/test/launcher/fault_prog"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.err, "-n N is required")) << r.err;
+    r = run({builddir() + "/acprun", "-n", "0", "true"});
+    EXPECT_EQ(r.status, 2);
+    r = run({builddir() + "/acprun", "-n", "2", "--transport", "carrier-pigeon", "true"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.err, "--transport")) << r.err;
+    r = run({builddir() + "/acprun", "-n", "2", "/nonexistent/program"});
+    EXPECT_EQ(r.status, 127);
+    EXPECT_TRUE(has(r.err, "cannot execute /nonexistent/program")) << r.err;
+}
+
+TEST(Acprun, BadConfigurationIsReportedAtInit) {
+    JobResult r = acprun(2, {"ok"}, {"ACP_STARTER_MEMSIZE=lots"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_STARTER_MEMSIZE")) << r.err;
+    r = acprun(2, {"ok"}, {"ACP_TRANSPORT=carrier-pigeon"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_TRANSPORT")) << r.err;
+}
+
+TEST(Acprun, CallsAfterFinalizeFail) {
+    JobResult r = acprun(2, {"after-finalize"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "called before acp_init or after acp_finalize")) << r.err;
+}
+
+TEST(Singleton, RunsWithoutALauncher) {
+    JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {}, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST(BeforeInit, EveryCallFailsWithItsValue) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(acp_rank(), -1);
+    EXPECT_EQ(acp_procs(), -1);
+    EXPECT_EQ(acp_sync(), -1);
+    EXPECT_EQ(acp_finalize(), -1);
+    EXPECT_EQ(acp_query_starter_ga(0), ACP_GA_NULL);
+    char b[8];
+    EXPECT_EQ(acp_register_memory(b, 8, 0), ACP_ATKEY_NULL);
+    EXPECT_EQ(acp_copy(1, 1, 1, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+    EXPECT_EQ(acp_add8(1, 1, 1, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+    EXPECT_EQ(acp_inquire(1), -1);
+    acp_complete(1);
+    const std::string err = testing::internal::GetCapturedStderr();
+    for (const char *fn : {"acp_rank", "acp_sync", "acp_copy", "acp_add8", "acp_complete"})
+        EXPECT_TRUE(has(err, std::string("acpx: ") + fn + ": state: called before acp_init")) << err;
+}

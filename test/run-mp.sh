@@ -1,0 +1,14 @@
+#!/bin/sh
+# Runs a multi-process test program under a launcher.
+#   run-mp.sh acprun|mpirun NP PROGRAM [ARGS...]
+# Exit 77 (automake: skipped) when the launcher is not installed.
+launcher=$1 np=$2; shift 2
+: "${ACP_TIMEOUT:=60}"; export ACP_TIMEOUT
+case "$launcher" in
+  acprun) exec "${ACPX_BUILDDIR:-.}/acprun" -n "$np" "$@" ;;
+  mpirun)
+    command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipped"; exit 77; }
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    exec mpirun --oversubscribe -np "$np" -x ACP_TIMEOUT "$@" ;;
+  *) echo "run-mp.sh: unknown launcher $launcher" >&2; exit 2 ;;
+esac

@@ -1,0 +1,4 @@
+#!/bin/sh
+# The basic-layer suite, 3 ranks under acprun, UCX_TLS=tcp.
+UCX_TLS=tcp; export UCX_TLS
+exec "$ACPX_SRCDIR/test/run-mp.sh" acprun 3 "$ACPX_BUILDDIR/test/basic/basic_test"
