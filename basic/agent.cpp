@@ -27,7 +27,9 @@ void Runtime::agent_main() {
     epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev);
     std::unique_lock lk(mu);
     while (!stop_agent) {
-        if (progress_locked() != 0 || !tp->arm()) {
+        const unsigned n = progress_locked();
+        if (n != 0 && app_blocked) progressed.notify_one();
+        if (n != 0 || !tp->arm()) {
             // Busy: let a waiting application thread have the lock between rounds.
             if (api_waiters.load(std::memory_order_relaxed) > 0) {
                 lk.unlock();
@@ -38,8 +40,8 @@ void Runtime::agent_main() {
         }
         lk.unlock();
         epoll_event out[2];
-        const int n = epoll_wait(ep, out, 2, 100);
-        for (int i = 0; i < n; ++i)
+        const int ready = epoll_wait(ep, out, 2, 100);
+        for (int i = 0; i < ready; ++i)
             if (out[i].data.fd == wake_fd) {
                 uint64_t v;
                 if (read(wake_fd, &v, sizeof v) < 0) { /* nothing to drain */ }

@@ -19,6 +19,40 @@ void gma_done(Completion *c, int status) {
     if (g->kind == GmaKind::kAtomic && !g->failed) std::memcpy(g->local, &g->result, g->width);
 }
 
+// An atomic on this process's own memory, with CPU atomics. Not through
+// UCX's self endpoint: UCX 1.13's self transport silently drops fetching
+// OR/AND/XOR (tested: the op returns success and leaves memory unchanged).
+// CPU atomics are atomic with respect to peers' atomics over shared memory
+// (CPU atomics on the mapped page) and UCX's emulated ones (run by this
+// process's CPU); a NIC doing device atomics would need the UCX path.
+template <class T>
+T apply_atomic(AtomicOp op, T *p, T operand, T swap_in) {
+    switch (op) {
+        case AtomicOp::kCas:
+            __atomic_compare_exchange_n(p, &operand, swap_in, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            return operand;  // the previous value, whether or not it swapped
+        case AtomicOp::kSwap: return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+        case AtomicOp::kAdd: return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+        case AtomicOp::kXor: return __atomic_fetch_xor(p, operand, __ATOMIC_SEQ_CST);
+        case AtomicOp::kOr: return __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST);
+        case AtomicOp::kAnd: return __atomic_fetch_and(p, operand, __ATOMIC_SEQ_CST);
+    }
+    return 0;
+}
+
+void local_atomic(Gma &g) {
+    void *p = reinterpret_cast<void *>(g.raddr);
+    if (g.width == 4) {
+        const uint32_t old = apply_atomic<uint32_t>(g.aop, static_cast<uint32_t *>(p),
+                                                    static_cast<uint32_t>(g.operand),
+                                                    static_cast<uint32_t>(g.result));
+        g.result = old;
+    } else {
+        g.result = apply_atomic<uint64_t>(g.aop, static_cast<uint64_t *>(p), g.operand, g.result);
+    }
+}
+
 const char *kind_name(GmaKind k) {
     switch (k) {
         case GmaKind::kLocal: return "local copy";
@@ -55,14 +89,14 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
     g.handle = ++last_issued;
     g.comp.fn = gma_done;
     g.state = GmaState::kWaiting;
+    const acp_handle_t h = g.handle;
     gmas.push_back(std::move(g));  // deque: addresses of queued GMAs stay valid
-    Gma &ref = gmas.back();
     if (order <= completed)
-        start(ref);
+        start(gmas.back());
     else
-        waiting.emplace(order, ref.handle);
-    advance();
-    return ref.handle;
+        waiting.emplace(order, h);
+    advance();  // may retire the new GMA already: use h, not the element
+    return h;
 }
 
 void Runtime::start(Gma &g) {
@@ -83,7 +117,10 @@ void Runtime::start(Gma &g) {
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             break;
         case GmaKind::kAtomic:
-            if ((key = key_of(g.peer, *g.remote)))
+            if (g.peer == rank) {
+                local_atomic(g);
+                rc = kDone;
+            } else if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key,
                                 &g.comp);
             break;

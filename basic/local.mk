@@ -17,5 +17,5 @@ libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 bin_PROGRAMS += acprun acpx-info
 acprun_SOURCES = basic/launcher/acprun.cpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
 acpx_info_SOURCES = basic/tools/acpx_info.cpp
-acpx_info_CPPFLAGS = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(HWLOC_CFLAGS)
+acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic $(UCX_CFLAGS) $(HWLOC_CFLAGS)
 acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) -luct

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <list>
 #include <memory>
@@ -154,6 +155,10 @@ class Runtime {
     // agent hands the lock over between progress rounds.
     std::unique_lock<std::mutex> lock_api();
     std::atomic<int> api_waiters{0};
+    // The application thread blocked in wait_locked; the agent signals
+    // `progressed` after every round that made progress.
+    int app_blocked = 0;
+    std::condition_variable progressed;
     std::thread agent;
     int wake_fd = -1;
     bool stop_agent = false;

@@ -1,1 +1,99 @@
-int main(){return 0;}
+// acpx-info: what this acpx build has and would use here (like ucx_info):
+// version, transports built in, the UCX transports and devices found, the
+// bootstrap this process would use, the machine (hwloc), and every
+// configuration variable with its default, current value and help.
+#include <hwloc.h>
+#include <uct/api/uct.h>
+#include <ucp/api/ucp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "acpx_config.h"
+#include "config.hpp"
+
+namespace {
+
+void print_ucx_transports() {
+    std::printf("UCX %s transports and devices:\n", ucp_get_version_string());
+    uct_component_h *components = nullptr;
+    unsigned ncomp = 0;
+    if (uct_query_components(&components, &ncomp) != UCS_OK) {
+        std::printf("  (cannot query UCX components)\n");
+        return;
+    }
+    std::set<std::string> seen;
+    for (unsigned c = 0; c < ncomp; ++c) {
+        uct_component_attr_t ca{};
+        ca.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME | UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
+        if (uct_component_query(components[c], &ca) != UCS_OK) continue;
+        std::vector<uct_md_resource_desc_t> mds(ca.md_resource_count);
+        ca.field_mask = UCT_COMPONENT_ATTR_FIELD_MD_RESOURCES;
+        ca.md_resources = mds.data();
+        if (uct_component_query(components[c], &ca) != UCS_OK) continue;
+        for (unsigned m = 0; m < ca.md_resource_count; ++m) {
+            uct_md_config_t *cfg = nullptr;
+            uct_md_h md = nullptr;
+            if (uct_md_config_read(components[c], nullptr, nullptr, &cfg) != UCS_OK) continue;
+            const ucs_status_t st = uct_md_open(components[c], mds[m].md_name, cfg, &md);
+            uct_config_release(cfg);
+            if (st != UCS_OK) continue;
+            uct_tl_resource_desc_t *tls = nullptr;
+            unsigned ntl = 0;
+            if (uct_md_query_tl_resources(md, &tls, &ntl) == UCS_OK) {
+                for (unsigned t = 0; t < ntl; ++t) {
+                    std::string line = std::string(tls[t].tl_name) + "/" + tls[t].dev_name;
+                    if (seen.insert(line).second) std::printf("  %s\n", line.c_str());
+                }
+                uct_release_tl_resource_list(tls);
+            }
+            uct_md_close(md);
+        }
+    }
+    uct_release_component_list(components);
+    const char *tls = std::getenv("UCX_TLS");
+    std::printf("  in use: UCX_TLS=%s\n", tls && *tls ? tls : "(unset: UCX chooses among all)");
+}
+
+void print_machine() {
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) return;
+    const int pkgs = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    const int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+    const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    const int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    std::printf("machine (hwloc %s): %d package(s), %d NUMA node(s), %d core(s), %d hardware thread(s)\n",
+                HWLOC_VERSION, pkgs, numa, cores, pus);
+    hwloc_topology_destroy(topo);
+}
+
+const char *bootstrap_here() {
+    if (std::getenv("ACP_RUN_SOCKET")) return "acprun";
+    if (std::getenv("PMIX_NAMESPACE") || std::getenv("PMIX_RANK")) return "pmix";
+    return "singleton (no launcher: a job of one process)";
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc > 1 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
+        std::printf("usage: acpx-info\nPrints the acpx build, transports, bootstrap and configuration variables.\n");
+        return 0;
+    }
+    std::printf("acpx %s\n", PACKAGE_VERSION);
+    std::printf("transports built in: ucx\n");
+    std::printf("bootstraps built in: acprun, pmix, singleton; this process: %s\n", bootstrap_here());
+    print_machine();
+    print_ucx_transports();
+    std::printf("configuration variables (name, default, current, help):\n");
+    for (const auto &v : acpx::basic::config_vars()) {
+        const char *cur = std::getenv(v.name);
+        std::printf("  %-20s default %-8s current %-8s %s\n", v.name, v.default_value,
+                    cur && *cur ? cur : "-", v.help);
+    }
+    return 0;
+}

@@ -1,0 +1,45 @@
+// acpx-bench: the acpx benchmarks. Run under a launcher:
+//   acprun -n 3 acpx-bench copy [--sizes 8:4M] [--iters N] [--window W] [--csv FILE] [--quick]
+#include <cstdio>
+#include <cstring>
+
+#include "acp.h"
+#include "bench_common.hpp"
+
+namespace {
+void usage(FILE *to) {
+    std::fprintf(to,
+                 "usage: acprun -n N acpx-bench SUBCOMMAND [options]\n"
+                 "subcommands:\n"
+                 "  copy   acp_copy latency and bandwidth: put, get, remote->remote (N >= 2; 3 for a\n"
+                 "         true third party)\n"
+                 "options:\n"
+                 "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
+                 "  --iters N         iterations per small size (default 10000)\n"
+                 "  --window W        copies in flight for bandwidth (default 64)\n"
+                 "  --csv FILE        append rows to FILE (columns: benchmark,op,size,latency_us,\n"
+                 "                    bandwidth_MBps,iterations,ranks,transport)\n"
+                 "  --quick           two sizes, few iterations (for tests)\n");
+}
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    acpx::bench::Options o;
+    if (cmd != "copy") {
+        std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
+        usage(stderr);
+        return 2;
+    }
+    if (!acpx::bench::parse_options(argc - 1, argv + 1, &o)) {
+        usage(stderr);
+        return 2;
+    }
+    if (acp_init(&argc, &argv) != 0) return 1;
+    const int rc = acpx::bench::run_copy(o);
+    return acp_finalize() == 0 ? rc : 1;
+}

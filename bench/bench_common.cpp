@@ -1,0 +1,99 @@
+#include "bench_common.hpp"
+
+#include <getopt.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "../basic/config.hpp"
+
+namespace acpx::bench {
+
+bool parse_options(int argc, char **argv, Options *o) {
+    static const option longs[] = {{"sizes", required_argument, nullptr, 's'},
+                                   {"iters", required_argument, nullptr, 'i'},
+                                   {"window", required_argument, nullptr, 'w'},
+                                   {"csv", required_argument, nullptr, 'c'},
+                                   {"quick", no_argument, nullptr, 'q'},
+                                   {nullptr, 0, nullptr, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "s:i:w:c:q", longs, nullptr)) != -1) {
+        switch (c) {
+            case 's': {  // MIN:MAX
+                const char *colon = std::strchr(optarg, ':');
+                std::string lo = colon ? std::string(optarg, static_cast<size_t>(colon - optarg)) : std::string(optarg);
+                const char *hi = colon ? colon + 1 : optarg;
+                if (!basic::parse_size(lo.c_str(), &o->min_size) ||
+                    !basic::parse_size(hi, &o->max_size) || o->min_size == 0 ||
+                    o->min_size > o->max_size) {
+                    std::fprintf(stderr, "acpx-bench: --sizes: '%s' is not MIN:MAX (e.g. 8:4M)\n", optarg);
+                    return false;
+                }
+                break;
+            }
+            case 'i': o->iters = std::atoi(optarg); break;
+            case 'w': o->window = std::atoi(optarg); break;
+            case 'c': o->csv = optarg; break;
+            case 'q': o->quick = true; break;
+            default: return false;
+        }
+    }
+    if (o->iters < 1 || o->window < 1) {
+        std::fprintf(stderr, "acpx-bench: --iters and --window must be positive\n");
+        return false;
+    }
+    if (o->quick) {
+        o->iters = 50;
+        o->warmup = 5;
+    }
+    return true;
+}
+
+std::vector<size_t> sizes(const Options &o) {
+    if (o.quick) return {o.min_size, o.max_size > o.min_size ? o.max_size : o.min_size};
+    std::vector<size_t> out;
+    for (size_t s = o.min_size; s <= o.max_size; s *= 2) out.push_back(s);
+    if (out.back() != o.max_size) out.push_back(o.max_size);
+    return out;
+}
+
+int iterations_for(const Options &o, size_t size) {
+    if (size <= 8192) return o.iters;
+    const long scaled = static_cast<long>(o.iters) * 8192 / static_cast<long>(size);
+    return scaled < 20 ? 20 : static_cast<int>(scaled);
+}
+
+double now_us() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
+}
+
+Csv::Csv(const std::string &path) {
+    if (path.empty()) return;
+    struct stat st;
+    const bool fresh = stat(path.c_str(), &st) != 0 || st.st_size == 0;
+    f_ = std::fopen(path.c_str(), "a");
+    if (!f_) {
+        std::fprintf(stderr, "acpx-bench: --csv: cannot open %s\n", path.c_str());
+        return;
+    }
+    if (fresh)
+        std::fprintf(f_, "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
+}
+
+Csv::~Csv() {
+    if (f_) std::fclose(f_);
+}
+
+void Csv::row(const std::string &benchmark, const std::string &op, size_t size, double latency_us,
+              double bandwidth_mbps, int iterations, int ranks, const std::string &transport) {
+    if (!f_) return;
+    std::fprintf(f_, "%s,%s,%zu,%.4f,%.2f,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us,
+                 bandwidth_mbps, iterations, ranks, transport.c_str());
+}
+
+}  // namespace acpx::bench

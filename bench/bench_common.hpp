@@ -1,0 +1,46 @@
+// Shared pieces of acpx-bench: options, timing, OSU-style output, CSV.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace acpx::bench {
+
+struct Options {
+    size_t min_size = 8;
+    size_t max_size = 4u << 20;
+    int iters = 10000;      // per size, small messages; large ones scale down
+    int warmup = 200;
+    int window = 64;        // copies in flight for bandwidth
+    std::string csv;        // CSV file; "" = none
+    bool quick = false;     // 2 sizes, few iterations (make check)
+};
+
+// Parses the options after the subcommand; false (with a message) on error.
+bool parse_options(int argc, char **argv, Options *o);
+
+// Sizes from min to max by powers of two (quick: just min and max).
+std::vector<size_t> sizes(const Options &o);
+
+// Iterations for one size: fewer for big messages, so a run stays short.
+int iterations_for(const Options &o, size_t size);
+
+double now_us();
+
+// Appends rows to the CSV file (header written when the file is new).
+class Csv {
+  public:
+    explicit Csv(const std::string &path);
+    ~Csv();
+    void row(const std::string &benchmark, const std::string &op, size_t size, double latency_us,
+             double bandwidth_mbps, int iterations, int ranks, const std::string &transport);
+
+  private:
+    FILE *f_ = nullptr;
+};
+
+int run_copy(const Options &o);
+
+}  // namespace acpx::bench

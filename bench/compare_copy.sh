@@ -1,0 +1,62 @@
+#!/bin/sh
+# acpx acp_copy against ucx_perftest on this machine, in one run.
+#   compare_copy.sh BUILDDIR RESULTSDIR [REPEATS]
+# Runs each measurement REPEATS times (default 3), interleaved so machine
+# noise hits both alike, keeps the median, and prints the ratios the basic
+# layer targets: 8 B put latency <= 2x UCX's, 1 MiB put bandwidth >= 80%.
+set -eu
+build=$1 out=$2 reps=${3:-3}
+mkdir -p "$out"
+port=$((20000 + $$ % 20000))
+: > "$out/copy.csv"
+: > "$out/perftest.csv"
+echo "tool,test,size,value,unit" > "$out/perftest.csv"
+
+perftest() {  # test size iters -> prints the "Final:" line's fields
+    ucx_perftest -p "$port" -t "$1" -s "$2" -n "$3" >/dev/null 2>&1 &
+    srv=$!
+    sleep 0.5
+    line=$(timeout 60 ucx_perftest 127.0.0.1 -p "$port" -t "$1" -s "$2" -n "$3" 2>/dev/null | grep '^Final:' || true)
+    wait "$srv" 2>/dev/null || true
+    echo "$line"
+}
+median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
+
+for i in $(seq 1 "$reps"); do
+    echo "== repeat $i/$reps: acpx-bench copy (3 ranks)"
+    "$build/acprun" -n 3 "$build/acpx-bench" copy --sizes 8:4M --csv "$out/copy.csv"
+    echo "== repeat $i/$reps: ucx_perftest ucp_put_lat 8 B, ucp_put_bw 1 MiB"
+    lat=$(perftest ucp_put_lat 8 100000 | awk '{print $4}')
+    bw=$(perftest ucp_put_bw 1048576 5000 | awk '{print $7}')
+    echo "   ucp_put_lat 8 B: ${lat:-?} us   ucp_put_bw 1 MiB: ${bw:-?} MB/s"
+    echo "ucx_perftest,ucp_put_lat,8,${lat:-nan},us" >> "$out/perftest.csv"
+    echo "ucx_perftest,ucp_put_bw,1048576,${bw:-nan},MB/s" >> "$out/perftest.csv"
+done
+
+col() {  # op size column -> median over repeats from copy.csv
+    awk -F, -v op="$1" -v s="$2" -v c="$3" '$2==op && $3==s {print $c}' "$out/copy.csv" | median
+}
+a_lat=$(col put 8 4)
+a_bw=$(col put_bw 1048576 5)
+a_get=$(col get 8 4)
+a_r2r=$(col remote_to_remote 8 4)
+u_lat=$(awk -F, '$2=="ucp_put_lat" {print $4}' "$out/perftest.csv" | median)
+u_bw=$(awk -F, '$2=="ucp_put_bw" {print $4}' "$out/perftest.csv" | median)
+lat_ratio=$(awk -v a="$a_lat" -v u="$u_lat" 'BEGIN {printf "%.2f", a / u}')
+bw_ratio=$(awk -v a="$a_bw" -v u="$u_bw" 'BEGIN {printf "%.2f", a / u}')
+verdict() { awk -v r="$1" -v t="$2" -v dir="$3" 'BEGIN {ok = dir == "le" ? r <= t : r >= t; print ok ? "met" : "MISSED"}'; }
+
+{
+    echo "# acpx basic layer vs UCX, $(date -u +%Y-%m-%d), $(nproc) cores, median of $reps"
+    echo
+    echo "| measure | acpx | ucx_perftest | ratio | target |"
+    echo "|---|---|---|---|---|"
+    echo "| 8 B put latency (us) | $a_lat | $u_lat | $lat_ratio x | <= 2x: $(verdict "$lat_ratio" 2 le) |"
+    echo "| 1 MiB put bandwidth (MB/s) | $a_bw | $u_bw | $bw_ratio | >= 0.8: $(verdict "$bw_ratio" 0.8 ge) |"
+    echo "| 8 B get latency (us) | $a_get | | | |"
+    echo "| 8 B remote->remote latency (us) | $a_r2r | | | |"
+    echo
+    echo "acpx latency is issue + complete with the bytes visible at the destination;"
+    echo "ucp_put_lat is half a put ping-pong. Full tables: copy.csv (acpx-bench), perftest.csv."
+} > "$out/summary.md"
+cat "$out/summary.md"

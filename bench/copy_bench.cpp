@@ -1,0 +1,96 @@
+// acpx-bench copy: latency (issue + complete, i.e. until the bytes are at
+// the destination) and bandwidth of acp_copy, OSU style. Rank 0 drives;
+// the other ranks only serve through their agents (as in a real
+// one-sided code), waiting in acp_sync.
+//   put:            rank 0's memory -> rank 1's
+//   get:            rank 1's memory -> rank 0's
+//   remote->remote: rank 1's memory -> rank 2's (rank 1's, with 2 ranks),
+//                   issued by rank 0, which owns neither
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acp.h"
+#include "bench_common.hpp"
+
+namespace acpx::bench {
+namespace {
+
+// Average microseconds of one (copy + complete), after a warm-up.
+double latency(acp_ga_t dst, acp_ga_t src, size_t size, int iters, int warmup) {
+    for (int i = 0; i < warmup; ++i) acp_complete(acp_copy(dst, src, size, ACP_HANDLE_NULL));
+    const double t0 = now_us();
+    for (int i = 0; i < iters; ++i) acp_complete(acp_copy(dst, src, size, ACP_HANDLE_NULL));
+    return (now_us() - t0) / iters;
+}
+
+// MB/s with `window` copies in flight per completion.
+double bandwidth(acp_ga_t dst, acp_ga_t src, size_t size, int iters, int window) {
+    acp_complete(acp_copy(dst, src, size, ACP_HANDLE_NULL));
+    const double t0 = now_us();
+    for (int i = 0; i < iters; ++i) {
+        for (int w = 0; w < window; ++w) acp_copy(dst, src, size, ACP_HANDLE_NULL);
+        acp_complete(ACP_HANDLE_ALL);
+    }
+    const double us = now_us() - t0;
+    return static_cast<double>(size) * window * iters / us;  // bytes/us == MB/s
+}
+
+}  // namespace
+
+int run_copy(const Options &o) {
+    const int me = acp_rank(), np = acp_procs();
+    if (np < 2) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench copy: needs at least 2 ranks (acprun -n 2 or 3)\n");
+        return 1;
+    }
+    // Every rank registers a buffer of max_size and publishes its GA in
+    // its starter memory; rank 0 reads them all.
+    std::vector<char> buf(o.max_size, static_cast<char>(me));
+    const acp_atkey_t key = acp_register_memory(buf.data(), buf.size(), 0);
+    if (key == ACP_ATKEY_NULL) return 1;
+    const acp_ga_t mine = acp_query_ga(key, buf.data());
+    std::memcpy(acp_query_address(acp_query_starter_ga(me)), &mine, sizeof mine);
+    acp_sync();
+    if (me == 0) {
+        const int third = np > 2 ? 2 : 1;
+        std::vector<acp_ga_t> ga(3);
+        auto *slot = static_cast<char *>(acp_query_address(acp_query_starter_ga(0))) + 64;
+        const acp_ga_t slot_ga = acp_query_starter_ga(0) + 64;
+        for (int r = 0; r <= third; ++r) {
+            acp_complete(acp_copy(slot_ga + 8 * r, acp_query_starter_ga(r), 8, ACP_HANDLE_NULL));
+            std::memcpy(&ga[r], slot + 8 * r, 8);
+        }
+        const char *tls = std::getenv("UCX_TLS");
+        const std::string transport = std::string("ucx") + (tls && *tls ? std::string(":") + tls : "");
+        Csv csv(o.csv);
+        std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
+        std::printf("# %d ranks, transport %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
+                    transport.c_str(), third);
+        std::printf("# %-10s %14s %14s %18s %16s %16s\n", "Size", "put lat(us)", "get lat(us)",
+                    "rem->rem lat(us)", "put BW(MB/s)", "get BW(MB/s)");
+        for (size_t s : sizes(o)) {
+            const int it = iterations_for(o, s);
+            const int bw_it = std::max(2, it / o.window);
+            const double put = latency(ga[1], ga[0], s, it, o.warmup);
+            const double get = latency(ga[0], ga[1], s, it, o.warmup);
+            const double r2r = latency(ga[third], ga[1], s, it, o.warmup);
+            const double put_bw = bandwidth(ga[1], ga[0], s, bw_it, o.window);
+            const double get_bw = bandwidth(ga[0], ga[1], s, bw_it, o.window);
+            std::printf("%-12zu %14.3f %14.3f %18.3f %16.1f %16.1f\n", s, put, get, r2r, put_bw, get_bw);
+            std::fflush(stdout);
+            csv.row("copy", "put", s, put, s / put, it, np, transport);
+            csv.row("copy", "get", s, get, s / get, it, np, transport);
+            csv.row("copy", "remote_to_remote", s, r2r, s / r2r, it, np, transport);
+            csv.row("copy", "put_bw", s, 0, put_bw, bw_it * o.window, np, transport);
+            csv.row("copy", "get_bw", s, 0, get_bw, bw_it * o.window, np, transport);
+        }
+    }
+    acp_sync();
+    acp_unregister_memory(key);
+    return 0;
+}
+
+}  // namespace acpx::bench

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs the Debian packages, builds acpx twice (warnings as errors; then
+# AddressSanitizer + UBSan) and runs the whole test suite on each build.
+# Ends with one line "N passed, N failed".
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+sh "$src/scripts/install-deps.sh" || exit 1
+total_pass=0 total_fail=0
+run_suite() {  # name, builddir, configure options...
+    name=$1 build=$2; shift 2
+    echo "=== $name: build"
+    if ! sh "$src/scripts/build.sh" "$build" "$@"; then
+        echo "=== $name: build FAILED"; total_fail=$((total_fail + 1)); return
+    fi
+    echo "=== $name: make check"
+    make -C "$build" -j1 check
+    log="$build/test-suite.log"
+    p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
+    f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
+    e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
+    [ -s "$log" ] && grep -q '^# FAIL' "$log" || { p=0; f=1; }
+    total_pass=$((total_pass + ${p:-0}))
+    total_fail=$((total_fail + ${f:-0} + ${e:-0}))
+    if [ "${f:-0}" != 0 ] || [ "${e:-0}" != 0 ]; then cat "$log"; fi
+}
+run_suite "release build" "$src/_build" --enable-werror
+# ASan: UCX's malloc/mmap hooks must be off, or they fight ASan's.
+export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_suite "asan+ubsan build" "$src/_build-asan" --enable-werror --enable-sanitizers
+echo "tests: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
