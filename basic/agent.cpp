@@ -7,6 +7,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "errors.hpp"
 #include "runtime.hpp"
 
@@ -25,10 +27,25 @@ void Runtime::agent_main() {
     epoll_ctl(ep, EPOLL_CTL_ADD, tp->event_fd(), &ev);
     ev.data.fd = wake_fd;
     epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev);
+    // After activity the agent keeps polling for a moment (yielding the core
+    // each round): commands come in bursts, and a wake-up from epoll costs
+    // tens of microseconds on a loaded node.
+    using clock = std::chrono::steady_clock;
+    constexpr auto kLinger = std::chrono::microseconds(200);
+    auto last_work = clock::now() - kLinger;
     std::unique_lock lk(mu);
     while (!stop_agent) {
         const unsigned n = progress_locked();
-        if (n != 0 && app_blocked) progressed.notify_one();
+        if (n != 0) {
+            last_work = clock::now();
+            if (app_blocked) progressed.notify_one();
+        }
+        if (n == 0 && clock::now() - last_work < kLinger) {
+            lk.unlock();
+            sched_yield();
+            lk.lock();
+            continue;
+        }
         if (n != 0 || !tp->arm()) {
             // Busy: let a waiting application thread have the lock between rounds.
             if (api_waiters.load(std::memory_order_relaxed) > 0) {

@@ -11,6 +11,7 @@ namespace acpx::basic::api {
 // The runtime, or nullptr after reporting that fn was called outside
 // acp_init .. acp_finalize.
 inline Runtime *need(const char *fn) {
+    clear_last_error();  // an exception carries this call's message, not an older one
     Runtime *rt = runtime();
     if (!rt) report(fn, "state", "called before acp_init or after acp_finalize");
     return rt;

@@ -16,6 +16,9 @@ constexpr ConfigVar kVars[] = {
      "seconds any internal wait may last before the job ends with an error "
      "naming the operation and the rank not heard from"},
     {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init"},
+    {"ACP_CMA", "1",
+     "1: copies to and from processes on this node go straight through the kernel "
+     "(process_vm_writev/readv); 0: always through the transport"},
 };
 
 const char *env_or_default(const ConfigVar &v) {
@@ -64,6 +67,7 @@ bool Config::load() {
         return report("acp_init", "ACP_TIMEOUT",
                       "'%s' is not a positive number of seconds", t);
     verbose = std::atoi(env_or_default(kVars[3])) != 0;
+    cma = std::atoi(env_or_default(kVars[4])) != 0;
     return true;
 }
 

@@ -24,6 +24,7 @@ struct Config {
     size_t starter_memsize = 0;   // ACP_STARTER_MEMSIZE
     double timeout_s = 0;         // ACP_TIMEOUT
     bool verbose = false;         // ACP_VERBOSE
+    bool cma = true;              // ACP_CMA
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.

@@ -43,3 +43,6 @@ void fatal(const char *fmt, ...) {
 }
 
 }  // namespace acpx::basic
+
+// For the C++ API's exceptions (include/acpx/acpx.hpp).
+extern "C" const char *acpx_last_error(void) { return acpx::basic::last_error().c_str(); }

@@ -109,10 +109,16 @@ void Runtime::start(Gma &g) {
             rc = kDone;
             break;
         case GmaKind::kPut:
+            if (cma.reaches(g.peer) &&
+                (rc = cma.write(g.peer, g.raddr, g.local, g.size)) != CmaChannel::kFallback)
+                break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             break;
         case GmaKind::kGet:
+            if (cma.reaches(g.peer) &&
+                (rc = cma.read(g.peer, g.local, g.raddr, g.size)) != CmaChannel::kFallback)
+                break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             break;

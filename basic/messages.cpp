@@ -123,6 +123,15 @@ void Runtime::execute_copy(const Blob &m) {
         return;
     }
     if (!fits(d.offset, c.size, c.dst_size)) return refuse("destination passes its registration");
+    if (cma.reaches(static_cast<int>(d.rank))) {
+        const int rc = cma.write(static_cast<int>(d.rank), c.dst_base + d.offset,
+                                 src->base + s.offset, c.size);
+        if (rc != CmaChannel::kFallback) {
+            send(static_cast<int>(c.issuer),
+                 proto::pack(proto::CopyDone{proto::Type::kCopyDone, rc == 0 ? 0 : 1, c.handle}));
+            return;
+        }
+    }
     RemoteRegPtr &key = exec_keys[reg_id(d.rank, d.tag)];
     if (!key || key->gen != c.dst_gen) {
         key = std::make_shared<RemoteReg>();

@@ -2,6 +2,7 @@
 #include "runtime.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -15,6 +16,8 @@ Runtime *g_runtime = nullptr;  // the one runtime state object
 // What each rank publishes at start-up.
 struct StartInfo {
     uint64_t starter_base, starter_size;
+    uint64_t node;  // local_node_id(): who shares this node (for CMA)
+    int64_t pid;
     uint32_t address_len, rkey_len;
 };
 
@@ -69,8 +72,8 @@ Runtime *Runtime::create(const Config &cfg) {
 
     // Exchange transport addresses and starter memory descriptions.
     Blob addr = rt->tp->local_address();
-    StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize,
-                   static_cast<uint32_t>(addr.size()),
+    StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize, local_node_id(),
+                   getpid(), static_cast<uint32_t>(addr.size()),
                    static_cast<uint32_t>(s.region->rkey.size())};
     Blob blob(sizeof mine);
     std::memcpy(blob.data(), &mine, sizeof mine);
@@ -79,6 +82,8 @@ Runtime *Runtime::create(const Config &cfg) {
     std::vector<Blob> all;
     if (!rt->boot->allgather(blob, &all, cfg.timeout_s)) return nullptr;
     std::vector<Blob> addresses(rt->procs);
+    std::vector<uint64_t> nodes(rt->procs);
+    std::vector<pid_t> pids(rt->procs);
     for (int r = 0; r < rt->procs; ++r) {
         StartInfo si;
         if (all[r].size() < sizeof si)
@@ -88,6 +93,8 @@ Runtime *Runtime::create(const Config &cfg) {
         if (all[r].size() != sizeof si + si.address_len + si.rkey_len)
             return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r),
                    nullptr;
+        nodes[r] = si.node;
+        pids[r] = static_cast<pid_t>(si.pid);
         auto a = all[r].begin() + sizeof si;
         addresses[r].assign(a, a + si.address_len);
         auto reg = std::make_shared<RemoteReg>();
@@ -97,6 +104,7 @@ Runtime *Runtime::create(const Config &cfg) {
         rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
     }
     if (!rt->tp->connect(addresses)) return nullptr;
+    rt->cma.init(rt->rank, nodes, pids, cfg.cma);
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0)
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,

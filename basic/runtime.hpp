@@ -20,6 +20,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "config.hpp"
 #include "ga.hpp"
+#include "transport/cma/cma.hpp"
 #include "transport/transport.hpp"
 
 namespace acpx::basic {
@@ -93,6 +94,7 @@ class Runtime {
     int rank = 0, procs = 1;
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
+    CmaChannel cma;  // on-node peers, when the kernel allows it
     bool finalizing = false;
 
     // Progress: transport, incoming messages, completions, ordered starts.

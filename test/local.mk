@@ -4,7 +4,8 @@ if HAVE_GTEST
 check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
 test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
-	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp
+	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
+	test/basic/cxx_api_test.cpp
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
@@ -16,7 +17,7 @@ test_launcher_fault_prog_LDADD = libacpx.la
 
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
-	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test
+	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/suites/bench_copy_quick.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;

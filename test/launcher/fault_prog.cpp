@@ -52,6 +52,10 @@ int main(int argc, char **argv) {
     if (mode == "socket" && check_socket() != 0) return 1;
     if (acp_init(&argc, &argv) != 0) return 1;
     const int me = acp_rank();
+    // Connect everyone first, so the survivors wait for the failed rank in
+    // the next acp_sync (and acprun reports it) rather than failing to
+    // connect to a rank that is already gone.
+    if ((mode == "exit" || mode == "kill") && acp_sync() != 0) return 1;
     if (mode == "exit" && me == 1) _exit(argc > 2 ? std::atoi(argv[2]) : 3);
     if (mode == "kill" && me == 1) raise(SIGKILL);
     if (mode == "never-sync" && me == 1) {
