@@ -27,12 +27,14 @@ bool wait_fd(int fd, short events, std::chrono::steady_clock::time_point deadlin
 }
 }  // namespace
 
-bool write_all(int fd, const void *buf, size_t len, int timeout_ms) {
+// Moves len bytes with `io` (read or write), waiting for `events` between
+// partial transfers; false on error, EOF or the deadline.
+template <class Io>
+bool transfer(int fd, char *p, size_t len, short events, int timeout_ms, Io io) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    auto *p = static_cast<const char *>(buf);
     while (len > 0) {
-        if (!wait_fd(fd, POLLOUT, deadline, timeout_ms < 0)) return false;
-        ssize_t n = ::write(fd, p, len);
+        if (!wait_fd(fd, events, deadline, timeout_ms < 0)) return false;
+        const ssize_t n = io(fd, p, len);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) return false;
         p += n;
@@ -41,18 +43,14 @@ bool write_all(int fd, const void *buf, size_t len, int timeout_ms) {
     return true;
 }
 
+bool write_all(int fd, const void *buf, size_t len, int timeout_ms) {
+    return transfer(fd, static_cast<char *>(const_cast<void *>(buf)), len, POLLOUT, timeout_ms,
+                    [](int f, char *p, size_t n) { return ::write(f, p, n); });
+}
+
 bool read_all(int fd, void *buf, size_t len, int timeout_ms) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    auto *p = static_cast<char *>(buf);
-    while (len > 0) {
-        if (!wait_fd(fd, POLLIN, deadline, timeout_ms < 0)) return false;
-        ssize_t n = ::read(fd, p, len);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
+    return transfer(fd, static_cast<char *>(buf), len, POLLIN, timeout_ms,
+                    [](int f, char *p, size_t n) { return ::read(f, p, n); });
 }
 
 bool write_frame(int fd, const std::vector<uint8_t> &data, int timeout_ms) {

@@ -5,6 +5,7 @@
 //   fault_prog sleep       every rank sleeps (for signal forwarding)
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
 //   fault_prog after-finalize  calls after acp_finalize fail cleanly
+//   fault_prog starter BYTES   the starter memory holds exactly BYTES, zeroed
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -63,6 +64,23 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
+    if (mode == "starter" && argc > 2) {
+        const uint64_t size = std::strtoull(argv[2], nullptr, 10);
+        const int peer = (me + 1) % acp_procs();
+        const acp_ga_t mine = acp_query_starter_ga(me), theirs = acp_query_starter_ga(peer);
+        auto *p = static_cast<unsigned char *>(acp_query_address(mine));
+        for (uint64_t i = 0; i < size; ++i)
+            if (p[i] != 0) return std::fprintf(stderr, "starter byte %llu not zero\n", (unsigned long long)i), 1;
+        p[size - 1] = 42;
+        if (acp_sync() != 0) return 1;
+        // The last byte is reachable; one more is not.
+        acp_handle_t h = acp_copy(mine, theirs + size - 1, 1, ACP_HANDLE_NULL);
+        if (h == ACP_HANDLE_NULL) return 1;
+        acp_complete(h);
+        if (p[0] != 42) return std::fprintf(stderr, "last starter byte not copied\n"), 1;
+        if (acp_copy(mine, theirs + size - 1, 2, ACP_HANDLE_NULL) != ACP_HANDLE_NULL)
+            return std::fprintf(stderr, "copy past the starter memory accepted\n"), 1;
+    }
     if (acp_sync() != 0) return 1;
     if (acp_finalize() != 0) return 1;
     if (mode == "after-finalize") {

@@ -155,6 +155,17 @@ TEST(Acprun, CallsAfterFinalizeFail) {
     EXPECT_TRUE(has(r.err, "called before acp_init or after acp_finalize")) << r.err;
 }
 
+TEST(Acprun, StarterMemsizeOption) {
+    std::vector<std::string> argv{builddir() + "/acprun", "-n", "2", "--starter-memsize", "1M",
+                                  builddir() + "/test/launcher/fault_prog", "starter", "1048576"};
+    JobResult r = run(argv);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "passes the end of its registration")) << r.err;
+    // The environment variable does the same without acprun's option.
+    r = acprun(2, {"starter", "4096"}, {"ACP_STARTER_MEMSIZE=4K"});
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(Singleton, RunsWithoutALauncher) {
     JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {}, 30);
     EXPECT_EQ(r.status, 0) << r.err;

@@ -45,30 +45,32 @@ int CmaChannel::finish(int rank, ssize_t n, size_t len, const char *what) {
     return -1;
 }
 
-int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
+namespace {
+// Runs a process_vm_* call until all bytes moved (the kernel may move less).
+// Returns the bytes moved, or -1 with errno set.
+template <class Sys>
+ssize_t move_all(pid_t pid, char *local, uint64_t raddr, size_t len, Sys sys) {
     size_t done = 0;
-    ssize_t n = 0;
-    while (done < len) {  // the kernel may copy less than asked
-        iovec l{const_cast<char *>(static_cast<const char *>(local)) + done, len - done};
+    while (done < len) {
+        iovec l{local + done, len - done};
         iovec r{reinterpret_cast<void *>(raddr + done), len - done};
-        n = process_vm_writev(pid_[rank], &l, 1, &r, 1, 0);
-        if (n <= 0) break;
+        const ssize_t n = sys(pid, &l, 1, &r, 1, 0);
+        if (n < 0) return -1;
+        if (n == 0) break;
         done += static_cast<size_t>(n);
     }
-    return finish(rank, n < 0 ? n : static_cast<ssize_t>(done), len, "dst");
+    return static_cast<ssize_t>(done);
+}
+}  // namespace
+
+int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
+    char *p = static_cast<char *>(const_cast<void *>(local));
+    return finish(rank, move_all(pid_[rank], p, raddr, len, process_vm_writev), len, "dst");
 }
 
 int CmaChannel::read(int rank, void *local, uint64_t raddr, size_t len) {
-    size_t done = 0;
-    ssize_t n = 0;
-    while (done < len) {
-        iovec l{static_cast<char *>(local) + done, len - done};
-        iovec r{reinterpret_cast<void *>(raddr + done), len - done};
-        n = process_vm_readv(pid_[rank], &l, 1, &r, 1, 0);
-        if (n <= 0) break;
-        done += static_cast<size_t>(n);
-    }
-    return finish(rank, n < 0 ? n : static_cast<ssize_t>(done), len, "src");
+    return finish(rank, move_all(pid_[rank], static_cast<char *>(local), raddr, len, process_vm_readv),
+                  len, "src");
 }
 
 }  // namespace acpx::basic
