@@ -3,6 +3,7 @@
 // Completions arrive from transport callbacks, which only mark the GMA;
 // advance() then retires the done prefix and starts what it unblocked, so
 // no transport call is made from inside a transport callback.
+#include <atomic>
 #include <cstring>
 
 #include "errors.hpp"
@@ -19,7 +20,8 @@ void gma_done(Completion *c, int status) {
     if (g->kind == GmaKind::kAtomic && !g->failed) std::memcpy(g->local, &g->result, g->width);
 }
 
-// An atomic on this process's own memory, with CPU atomics. Not through
+// An atomic on this process's own memory, or on a peer's segment mapped
+// here, with CPU atomics. Own memory is not reached through
 // UCX's self endpoint: UCX 1.13's self transport silently drops fetching
 // OR/AND/XOR (tested: the op returns success and leaves memory unchanged).
 // CPU atomics are atomic with respect to peers' atomics over shared memory
@@ -41,8 +43,8 @@ T apply_atomic(AtomicOp op, T *p, T operand, T swap_in) {
     return 0;
 }
 
-void local_atomic(Gma &g) {
-    void *p = reinterpret_cast<void *>(g.raddr);
+void local_atomic(Gma &g, char *where) {
+    void *p = where;
     if (g.width == 4) {
         const uint32_t old = apply_atomic<uint32_t>(g.aop, static_cast<uint32_t *>(p),
                                                     static_cast<uint32_t>(g.operand),
@@ -103,12 +105,21 @@ void Runtime::start(Gma &g) {
     g.state = GmaState::kInFlight;
     int rc = -1;
     RemoteKey *key = nullptr;
+    // A peer's segment mapped here: plain loads and stores, done at once.
+    char *mapped = g.remote ? mapped_of(*g.remote) : nullptr;
+    char *at = mapped ? mapped + (g.raddr - g.remote->base) : nullptr;
     switch (g.kind) {
         case GmaKind::kLocal:
             if (g.size) std::memmove(g.local, g.local2, g.size);
             rc = kDone;
             break;
         case GmaKind::kPut:
+            if (at) {
+                std::memcpy(at, g.local, g.size);
+                std::atomic_thread_fence(std::memory_order_release);
+                rc = kDone;
+                break;
+            }
             if (cma.reaches(g.peer) &&
                 (rc = cma.write(g.peer, g.raddr, g.local, g.size)) != CmaChannel::kFallback)
                 break;
@@ -116,6 +127,12 @@ void Runtime::start(Gma &g) {
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             break;
         case GmaKind::kGet:
+            if (at) {
+                std::atomic_thread_fence(std::memory_order_acquire);
+                std::memcpy(g.local, at, g.size);
+                rc = kDone;
+                break;
+            }
             if (cma.reaches(g.peer) &&
                 (rc = cma.read(g.peer, g.local, g.raddr, g.size)) != CmaChannel::kFallback)
                 break;
@@ -123,8 +140,8 @@ void Runtime::start(Gma &g) {
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             break;
         case GmaKind::kAtomic:
-            if (g.peer == rank) {
-                local_atomic(g);
+            if (g.peer == rank || at) {
+                local_atomic(g, at ? at : reinterpret_cast<char *>(g.raddr));
                 rc = kDone;
             } else if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key,

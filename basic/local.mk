@@ -10,7 +10,8 @@ libacpx_la_SOURCES = \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
 	basic/transport/transport.hpp basic/transport/ucx/ucx_transport.cpp \
-	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp
+	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp \
+	basic/transport/cma/shared_segment.cpp basic/transport/cma/shared_segment.hpp
 libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(PMIX_CFLAGS)
 libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0

@@ -138,6 +138,14 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     return reg;
 }
 
+char *Runtime::mapped_of(RemoteReg &r) {
+    if (!r.map_tried && r.seg_fd >= 0) {
+        r.map_tried = true;
+        r.mapped = static_cast<char *>(map_peer_segment(r.seg_pid, r.seg_fd, r.size));
+    }
+    return r.mapped;
+}
+
 RemoteKey *Runtime::key_of(int owner, RemoteReg &r) {
     if (!r.key) r.key = tp->unpack_rkey(owner, r.rkey_blob);
     return r.key.get();

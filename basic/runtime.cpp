@@ -18,6 +18,7 @@ struct StartInfo {
     uint64_t starter_base, starter_size;
     uint64_t node;  // local_node_id(): who shares this node (for CMA)
     int64_t pid;
+    int64_t starter_fd;  // memfd of the starter memory, -1 if not shareable
     uint32_t address_len, rkey_len;
 };
 
@@ -56,8 +57,11 @@ Runtime *Runtime::create(const Config &cfg) {
 
     // Starter memory: zeroed pages, registration tag 0.
     for (uint32_t t = 1; t < ga::kMaxTags; ++t) rt->free_tags.push_back(t);
-    void *starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    rt->starter_seg = create_shared_segment(cfg.starter_memsize, "acpx-starter");
+    void *starter = rt->starter_seg.base;
+    if (!starter)  // no memfd here: private memory, reached by CMA or the transport
+        starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (starter == MAP_FAILED)
         return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s",
                       cfg.starter_memsize, std::strerror(errno)),
@@ -73,7 +77,7 @@ Runtime *Runtime::create(const Config &cfg) {
     // Exchange transport addresses and starter memory descriptions.
     Blob addr = rt->tp->local_address();
     StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize, local_node_id(),
-                   getpid(), static_cast<uint32_t>(addr.size()),
+                   getpid(), rt->starter_seg.fd, static_cast<uint32_t>(addr.size()),
                    static_cast<uint32_t>(s.region->rkey.size())};
     Blob blob(sizeof mine);
     std::memcpy(blob.data(), &mine, sizeof mine);
@@ -101,6 +105,10 @@ Runtime *Runtime::create(const Config &cfg) {
         reg->base = si.starter_base;
         reg->size = si.starter_size;
         reg->rkey_blob.assign(a + si.address_len, all[r].end());
+        if (cfg.cma && r != rt->rank && si.node == local_node_id() && si.starter_fd >= 0) {
+            reg->seg_pid = static_cast<pid_t>(si.pid);
+            reg->seg_fd = static_cast<int>(si.starter_fd);
+        }
         rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
     }
     if (!rt->tp->connect(addresses)) return nullptr;
@@ -118,6 +126,7 @@ unsigned Runtime::progress_locked() {
         Blob m = std::move(inbox.front());
         inbox.pop_front();
         handle_message(m);
+        ++messages_handled;
         ++n;
     }
     if (exec_finished) finish_exec_ops();
@@ -146,7 +155,9 @@ Runtime::~Runtime() {
     remote.clear();
     exec_keys.clear();
     for (auto &r : regs) r.region.reset();
-    if (regs[ga::kStarterTag].base)
+    if (starter_seg.base)
+        destroy_shared_segment(starter_seg);
+    else if (regs[ga::kStarterTag].base)
         munmap(regs[ga::kStarterTag].base, regs[ga::kStarterTag].size);
     tp.reset();
     boot.reset();

@@ -21,6 +21,7 @@
 #include "config.hpp"
 #include "ga.hpp"
 #include "transport/cma/cma.hpp"
+#include "transport/cma/shared_segment.hpp"
 #include "transport/transport.hpp"
 
 namespace acpx::basic {
@@ -42,6 +43,13 @@ struct RemoteReg {
     int color = 0;
     Blob rkey_blob;
     std::unique_ptr<RemoteKey> key;  // unpacked on first use
+    // A segment of an on-node peer that can be mapped here (seg_fd >= 0):
+    // mapped on first use, then copies are plain memcpy.
+    pid_t seg_pid = 0;
+    int seg_fd = -1;
+    bool map_tried = false;
+    char *mapped = nullptr;
+    ~RemoteReg() { unmap_peer_segment(mapped, size); }
 };
 using RemoteRegPtr = std::shared_ptr<RemoteReg>;
 
@@ -95,6 +103,7 @@ class Runtime {
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
     CmaChannel cma;  // on-node peers, when the kernel allows it
+    SharedSegment starter_seg;  // the starter memory, mappable by on-node peers
     bool finalizing = false;
 
     // Progress: transport, incoming messages, completions, ordered starts.
@@ -122,6 +131,8 @@ class Runtime {
     RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag,
                         const char *fn, const char *arg);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
+    // Where r's bytes are mapped in this process, or nullptr.
+    char *mapped_of(RemoteReg &r);
 
     // --- GMAs (gma.cpp) ---
     std::deque<Gma> gmas;  // issued, not yet retired; gmas[i].handle = front+i
@@ -143,6 +154,7 @@ class Runtime {
 
     // --- messages (messages.cpp) ---
     std::deque<Blob> inbox;
+    uint64_t messages_handled = 0;  // the agent lingers after acpx work, not after any UCX event
     void handle_message(const Blob &m);
     void execute_copy(const Blob &m);
     bool send(int to, const Blob &m);

@@ -19,6 +19,9 @@ void usage(FILE *to) {
                  "  --window W        copies in flight for bandwidth (default 64)\n"
                  "  --csv FILE        append rows to FILE (columns: benchmark,op,size,latency_us,\n"
                  "                    bandwidth_MBps,iterations,ranks,transport)\n"
+                 "  --memory user|starter  user: buffers the program registers (default);\n"
+                 "                    starter: acpx's starter memory, which on-node peers map\n"
+                 "                    (needs acprun --starter-memsize >= max size + 4K)\n"
                  "  --quick           two sizes, few iterations (for tests)\n");
 }
 }  // namespace

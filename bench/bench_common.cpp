@@ -17,10 +17,11 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"window", required_argument, nullptr, 'w'},
                                    {"csv", required_argument, nullptr, 'c'},
                                    {"quick", no_argument, nullptr, 'q'},
+                                   {"memory", required_argument, nullptr, 'm'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:i:w:c:q", longs, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:", longs, nullptr)) != -1) {
         switch (c) {
             case 's': {  // MIN:MAX
                 const char *colon = std::strchr(optarg, ':');
@@ -38,6 +39,13 @@ bool parse_options(int argc, char **argv, Options *o) {
             case 'w': o->window = std::atoi(optarg); break;
             case 'c': o->csv = optarg; break;
             case 'q': o->quick = true; break;
+            case 'm':
+                if (std::strcmp(optarg, "user") != 0 && std::strcmp(optarg, "starter") != 0) {
+                    std::fprintf(stderr, "acpx-bench: --memory: '%s' is not user or starter\n", optarg);
+                    return false;
+                }
+                o->starter = std::strcmp(optarg, "starter") == 0;
+                break;
             default: return false;
         }
     }

@@ -16,6 +16,7 @@ struct Options {
     int window = 64;        // copies in flight for bandwidth
     std::string csv;        // CSV file; "" = none
     bool quick = false;     // 2 sizes, few iterations (make check)
+    bool starter = false;   // --memory starter: buffers in starter memory (acpx-allocated)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.

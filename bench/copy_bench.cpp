@@ -46,12 +46,22 @@ int run_copy(const Options &o) {
         if (me == 0) std::fprintf(stderr, "acpx-bench copy: needs at least 2 ranks (acprun -n 2 or 3)\n");
         return 1;
     }
-    // Every rank registers a buffer of max_size and publishes its GA in
-    // its starter memory; rank 0 reads them all.
-    std::vector<char> buf(o.max_size, static_cast<char>(me));
-    const acp_atkey_t key = acp_register_memory(buf.data(), buf.size(), 0);
-    if (key == ACP_ATKEY_NULL) return 1;
-    const acp_ga_t mine = acp_query_ga(key, buf.data());
+    // Every rank's buffer of max_size: a registered user array, or its
+    // starter memory past the first 4 KiB (which holds the GA exchange).
+    constexpr size_t kStarterOffset = 4096;
+    std::vector<char> buf(o.starter ? 0 : o.max_size, static_cast<char>(me));
+    acp_atkey_t key = ACP_ATKEY_NULL;
+    acp_ga_t mine = acp_query_starter_ga(me) + kStarterOffset;
+    if (!o.starter) {
+        key = acp_register_memory(buf.data(), buf.size(), 0);
+        if (key == ACP_ATKEY_NULL) return 1;
+        mine = acp_query_ga(key, buf.data());
+    } else if (acp_query_address(mine + o.max_size - 1) == nullptr) {
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench: --memory starter needs a starter memory of at least "
+                                 "%zu bytes (acprun --starter-memsize)\n", o.max_size + kStarterOffset);
+        return 1;
+    }
     std::memcpy(acp_query_address(acp_query_starter_ga(me)), &mine, sizeof mine);
     acp_sync();
     if (me == 0) {
@@ -64,10 +74,11 @@ int run_copy(const Options &o) {
             std::memcpy(&ga[r], slot + 8 * r, 8);
         }
         const char *tls = std::getenv("UCX_TLS");
-        const std::string transport = std::string("ucx") + (tls && *tls ? std::string(":") + tls : "");
+        const std::string transport = std::string("ucx") + (tls && *tls ? std::string(":") + tls : "") +
+                                      (o.starter ? "/starter" : "/user");
         Csv csv(o.csv);
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
-        std::printf("# %d ranks, transport %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
+        std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
                     transport.c_str(), third);
         std::printf("# %-10s %14s %14s %18s %16s %16s\n", "Size", "put lat(us)", "get lat(us)",
                     "rem->rem lat(us)", "put BW(MB/s)", "get BW(MB/s)");
@@ -89,7 +100,7 @@ int run_copy(const Options &o) {
         }
     }
     acp_sync();
-    acp_unregister_memory(key);
+    if (key != ACP_ATKEY_NULL) acp_unregister_memory(key);
     return 0;
 }
 

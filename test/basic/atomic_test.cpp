@@ -158,3 +158,23 @@ TEST(Atomic, SwapAndCasReturnOldValue) {
     acp_unregister_memory(k);
     acp_unregister_memory(k4);
 }
+
+TEST(Atomic, AddOnStarterMemoryUnderContention) {
+    // Starter memory is mapped by on-node peers, so their atomics are CPU
+    // atomics on the shared page; the owner's own go the same way. Mixed
+    // with every other rank's, the sum must still be exact.
+    const acp_ga_t counter = acp_query_starter_ga(0) + 8192;
+    uint64_t old = 0;
+    acp_atkey_t k = acp_register_memory(&old, 8, 0);
+    for (int i = 0; i < kIters; ++i)
+        ASSERT_NE(acp_add8(acp_query_ga(k, &old), counter, 1, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+    acp_complete(ACP_HANDLE_ALL);
+    acp_sync();
+    if (me() == 0) {
+        uint64_t v;
+        std::memcpy(&v, static_cast<char *>(acp_query_address(counter)), 8);
+        EXPECT_EQ(v, static_cast<uint64_t>(kIters) * np());
+    }
+    acp_sync();
+    acp_unregister_memory(k);
+}

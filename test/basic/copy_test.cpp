@@ -184,3 +184,29 @@ TEST(Copy, HundredThousandOutstanding) {
     acp_sync();
     EXPECT_EQ(acp_unregister_memory(k), 0);
 }
+
+TEST(Copy, PutAndGetInStarterMemory) {
+    // Starter memory is reached through a mapping on this node; check the
+    // bytes and their bounds like any registration's.
+    const size_t off = 16384, size = 4096;
+    const int peer = (me() + 1) % np();
+    const int from = (me() + np() - 1) % np();
+    auto *mine = static_cast<unsigned char *>(acp_query_address(acp_query_starter_ga(me())));
+    fill_pattern(mine + off, size, 900 + me());
+    acp_sync();
+    // get the predecessor's block, put mine into the successor's second block
+    acp_handle_t h = acp_copy(acp_query_starter_ga(me()) + off + size, acp_query_starter_ga(from) + off,
+                              size, ACP_HANDLE_NULL);
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    EXPECT_EQ(first_mismatch(mine + off + size, size, 900 + from), -1);
+    acp_sync();
+    h = acp_copy(acp_query_starter_ga(peer) + off + 2 * size, acp_query_starter_ga(me()) + off, size,
+                 ACP_HANDLE_NULL);
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    acp_sync();
+    EXPECT_EQ(first_mismatch(mine + off + 2 * size, size, 900 + from), -1);
+    std::memset(mine + off, 0, 3 * size);  // leave the starter memory as found
+    acp_sync();
+}
