@@ -25,6 +25,8 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}
 for i in $(seq 1 "$reps"); do
     echo "== repeat $i/$reps: acpx-bench copy (3 ranks), user-registered arrays"
     "$build/acprun" -n 3 "$build/acpx-bench" copy --sizes 8:4M --csv "$out/copy.csv"
+    echo "== repeat $i/$reps: acpx-bench copy (3 ranks), user arrays through UCX only (ACP_CMA=0)"
+    ACP_CMA=0 "$build/acprun" -n 3 "$build/acpx-bench" copy --sizes 8:4M --iters 2000 --csv "$out/copy.csv"
     echo "== repeat $i/$reps: acpx-bench copy (3 ranks), acpx-allocated (starter) memory"
     "$build/acprun" -n 3 --starter-memsize 5M "$build/acpx-bench" copy --memory starter \
         --sizes 8:4M --csv "$out/copy.csv"
@@ -60,6 +62,7 @@ rows() {  # memory label
     echo "|---|---|---|---|---|"
     rows starter "acpx-allocated (starter) memory"
     rows user "user-registered arrays"
+    rows user-ucx "user arrays, UCX only (ACP_CMA=0)"
     echo
     echo "acpx-allocated memory is mapped by on-node peers (plain memcpy), as ucx_perftest's"
     echo "UCX-allocated buffers are. A user's array can only be reached with a system call"

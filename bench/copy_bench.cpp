@@ -38,6 +38,12 @@ double bandwidth(acp_ga_t dst, acp_ga_t src, size_t size, int iters, int window)
     return static_cast<double>(size) * window * iters / us;  // bytes/us == MB/s
 }
 
+// ACP_CMA=0: on-node copies go through UCX too (labelled user-ucx).
+bool cma_off() {
+    const char *e = std::getenv("ACP_CMA");
+    return e && std::strcmp(e, "0") == 0;
+}
+
 }  // namespace
 
 int run_copy(const Options &o) {
@@ -75,7 +81,7 @@ int run_copy(const Options &o) {
         }
         const char *tls = std::getenv("UCX_TLS");
         const std::string transport = std::string("ucx") + (tls && *tls ? std::string(":") + tls : "") +
-                                      (o.starter ? "/starter" : "/user");
+                                      (o.starter ? "/starter" : cma_off() ? "/user-ucx" : "/user");
         Csv csv(o.csv);
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
         std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
@@ -84,7 +90,7 @@ int run_copy(const Options &o) {
                     "rem->rem lat(us)", "put BW(MB/s)", "get BW(MB/s)");
         for (size_t s : sizes(o)) {
             const int it = iterations_for(o, s);
-            const int bw_it = std::max(2, it / o.window);
+            const int bw_it = std::max(o.quick ? 2 : 10, it / o.window);  // >= 10 windows: stable
             const double put = latency(ga[1], ga[0], s, it, o.warmup);
             const double get = latency(ga[0], ga[1], s, it, o.warmup);
             const double r2r = latency(ga[third], ga[1], s, it, o.warmup);
