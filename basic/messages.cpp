@@ -67,7 +67,7 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegInfo: {
             proto::RegInfo info;
             if (!proto::unpack(m, &info)) break;
-            reg_replies[info.request] = {m, true};
+            reg_replies[info.request] = m;
             break;
         }
         case proto::Type::kRegInvalidate: {

@@ -120,7 +120,7 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     wait_locked(lk, fn, [&] { return reg_replies.count(request) != 0; },
                 [&] { return "rank " + std::to_string(owner) + " to describe tag " +
                              std::to_string(tag); });
-    Blob m = std::move(reg_replies[request].first);
+    Blob m = std::move(reg_replies[request]);
     reg_replies.erase(request);
     proto::RegInfo info;
     proto::unpack(m, &info);

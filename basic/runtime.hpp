@@ -119,9 +119,9 @@ class Runtime {
     uint64_t next_gen = 1;
     std::unordered_map<uint64_t, RemoteRegPtr> remote;      // key: rank<<10|tag
     std::unordered_map<uint64_t, RemoteRegPtr> exec_keys;   // delegated destinations
-    std::unordered_map<uint64_t, std::pair<Blob, bool>> reg_replies;  // request -> msg
+    std::unordered_map<uint64_t, Blob> reg_replies;  // look-up request -> the owner's RegInfo
     uint64_t next_request = 1;
-    std::unordered_map<uint64_t, int> invalidate_acks;  // rank<<10|tag... pending count
+    std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
 
     acp_atkey_t register_memory(void *addr, size_t size, int color);
     int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
