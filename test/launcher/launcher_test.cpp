@@ -166,6 +166,20 @@ TEST(Acprun, StarterMemsizeOption) {
     EXPECT_EQ(r.status, 0) << r.err;
 }
 
+TEST(Mpirun, DeadRankEndsTheJobUnderPmix) {
+    const std::string mpirun = "/usr/bin/mpirun";
+    if (access(mpirun.c_str(), X_OK) != 0) GTEST_SKIP() << "mpirun not installed";
+    const std::vector<std::string> env{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+    JobResult r = run({mpirun, "--oversubscribe", "-np", "3", builddir() + "/test/launcher/fault_prog", "kill"},
+                      env, 60);
+    EXPECT_NE(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+    r = run({mpirun, "--oversubscribe", "-np", "3", builddir() + "/test/launcher/fault_prog", "exit", "4"}, env, 60);
+    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
 TEST(Singleton, RunsWithoutALauncher) {
     JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {}, 30);
     EXPECT_EQ(r.status, 0) << r.err;
