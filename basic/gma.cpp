@@ -192,8 +192,7 @@ void Runtime::finish_exec_ops() {
             ++it;
             continue;
         }
-        send(static_cast<int>(it->issuer),
-             proto::pack(proto::CopyDone{proto::Type::kCopyDone, it->status, it->handle}));
+        reply_copy_done(it->issuer, it->handle, it->status);
         it = exec_ops.erase(it);
     }
 }

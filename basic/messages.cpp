@@ -30,6 +30,11 @@ bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) {
 
 bool Runtime::send(int to, const Blob &m) { return tp->send(to, m.data(), m.size()) >= 0; }
 
+void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status) {
+    send(static_cast<int>(issuer),
+         proto::pack(proto::CopyDone{proto::Type::kCopyDone, status == 0 ? 0 : 1, handle}));
+}
+
 void Runtime::handle_message(const Blob &m) {
     if (m.empty()) return;
     switch (static_cast<proto::Type>(m[0])) {
@@ -103,8 +108,7 @@ void Runtime::execute_copy(const Blob &m) {
     auto refuse = [&](const char *why) {
         report("delegated copy", ("from rank " + std::to_string(c.issuer)).c_str(),
                "GMA %lld refused: %s", static_cast<long long>(c.handle), why);
-        send(static_cast<int>(c.issuer),
-             proto::pack(proto::CopyDone{proto::Type::kCopyDone, 1, c.handle}));
+        reply_copy_done(c.issuer, c.handle, 1);
     };
     // Checked here, where the bytes are read: a bad GA from a peer never
     // reaches memory this rank did not register.
@@ -118,19 +122,14 @@ void Runtime::execute_copy(const Blob &m) {
         if (!dst) return refuse("destination not registered here");
         if (!fits(d.offset, c.size, dst->size)) return refuse("destination passes its registration");
         std::memmove(dst->base + d.offset, src->base + s.offset, c.size);
-        send(static_cast<int>(c.issuer),
-             proto::pack(proto::CopyDone{proto::Type::kCopyDone, 0, c.handle}));
+        reply_copy_done(c.issuer, c.handle, 0);
         return;
     }
     if (!fits(d.offset, c.size, c.dst_size)) return refuse("destination passes its registration");
     if (cma.reaches(static_cast<int>(d.rank))) {
         const int rc = cma.write(static_cast<int>(d.rank), c.dst_base + d.offset,
                                  src->base + s.offset, c.size);
-        if (rc != CmaChannel::kFallback) {
-            send(static_cast<int>(c.issuer),
-                 proto::pack(proto::CopyDone{proto::Type::kCopyDone, rc == 0 ? 0 : 1, c.handle}));
-            return;
-        }
+        if (rc != CmaChannel::kFallback) return reply_copy_done(c.issuer, c.handle, rc);
     }
     RemoteRegPtr &key = exec_keys[reg_id(d.rank, d.tag)];
     if (!key || key->gen != c.dst_gen) {

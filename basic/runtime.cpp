@@ -88,6 +88,7 @@ Runtime *Runtime::create(const Config &cfg) {
     std::vector<Blob> addresses(rt->procs);
     std::vector<uint64_t> nodes(rt->procs);
     std::vector<pid_t> pids(rt->procs);
+    std::vector<int> starter_fds(rt->procs);
     for (int r = 0; r < rt->procs; ++r) {
         StartInfo si;
         if (all[r].size() < sizeof si)
@@ -99,20 +100,25 @@ Runtime *Runtime::create(const Config &cfg) {
                    nullptr;
         nodes[r] = si.node;
         pids[r] = static_cast<pid_t>(si.pid);
+        starter_fds[r] = static_cast<int>(si.starter_fd);
         auto a = all[r].begin() + sizeof si;
         addresses[r].assign(a, a + si.address_len);
         auto reg = std::make_shared<RemoteReg>();
         reg->base = si.starter_base;
         reg->size = si.starter_size;
         reg->rkey_blob.assign(a + si.address_len, all[r].end());
-        if (cfg.cma && r != rt->rank && si.node == local_node_id() && si.starter_fd >= 0) {
-            reg->seg_pid = static_cast<pid_t>(si.pid);
-            reg->seg_fd = static_cast<int>(si.starter_fd);
-        }
         rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
     }
     if (!rt->tp->connect(addresses)) return nullptr;
+    // On-node peers (decided once, by the CMA channel) may also map our
+    // starter segments, and we theirs.
     rt->cma.init(rt->rank, nodes, pids, cfg.cma);
+    for (int r = 0; r < rt->procs; ++r)
+        if (rt->cma.reaches(r) && starter_fds[r] >= 0) {
+            RemoteReg &reg = *rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];
+            reg.seg_pid = pids[r];
+            reg.seg_fd = starter_fds[r];
+        }
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0)
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,

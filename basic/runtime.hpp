@@ -158,6 +158,8 @@ class Runtime {
     void handle_message(const Blob &m);
     void execute_copy(const Blob &m);
     bool send(int to, const Blob &m);
+    // Tells the issuer of a delegated copy that it is done (status 0) or failed.
+    void reply_copy_done(uint32_t issuer, int64_t handle, int status);
 
     // --- barrier (sync.cpp) ---
     uint64_t sync_epoch = 0;
