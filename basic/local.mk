@@ -7,12 +7,13 @@ libacpx_la_SOURCES = \
 	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \
 	basic/registry.cpp basic/gma.cpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
 	basic/api_common.hpp basic/api_init.cpp basic/api_memory.cpp basic/api_gma.cpp \
+	basic/layer.cpp basic/layer.hpp \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
 	basic/transport/transport.hpp basic/transport/ucx/ucx_transport.cpp \
 	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp \
 	basic/transport/cma/shared_segment.cpp basic/transport/cma/shared_segment.hpp
-libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) $(UCX_CFLAGS) $(PMIX_CFLAGS)
+libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(PMIX_CFLAGS)
 libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 

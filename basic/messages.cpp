@@ -52,7 +52,7 @@ void Runtime::handle_message(const Blob &m) {
             proto::RegQuery q;
             if (!proto::unpack(m, &q)) break;
             proto::RegInfo info{proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1,
-                                q.request, 0, 0, 0, 0};
+                                q.request, 0, 0, 0, 0, -1};
             LocalReg *r = local_reg(q.tag);
             const Blob *rkey = nullptr;
             if (r) {
@@ -61,6 +61,7 @@ void Runtime::handle_message(const Blob &m) {
                 info.size = r->size;
                 info.gen = r->gen;
                 info.color = r->color;
+                info.seg_fd = r->seg.fd;
                 rkey = &r->region->rkey;
                 if (q.tag != ga::kStarterTag &&
                     std::find(r->cachers.begin(), r->cachers.end(), q.asker) == r->cachers.end())
@@ -93,6 +94,9 @@ void Runtime::handle_message(const Blob &m) {
             if (it != invalidate_acks.end()) --it->second;
             break;
         }
+        case proto::Type::kLayer:
+            layer_inbox.push_back(m);
+            break;
         case proto::Type::kSync: {
             proto::Sync s;
             if (!proto::unpack(m, &s) || s.round >= 64) break;

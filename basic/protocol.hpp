@@ -19,6 +19,7 @@ enum class Type : uint8_t {
     kRegInvalidate,     // owner -> cachers: `tag` of generation `gen` is gone
     kRegInvalidateAck,  // cacher -> owner
     kSync,              // barrier round message
+    kLayer,             // for the upper layer: opaque bytes (layer.hpp)
 };
 
 struct CopyCmd {
@@ -52,6 +53,7 @@ struct RegInfo {
     uint64_t request;
     uint64_t base, size, gen;
     int32_t color;
+    int32_t seg_fd;  // >= 0: an acpx-allocated segment on-node peers may map
 };
 
 struct RegInvalidate {

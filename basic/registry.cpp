@@ -84,6 +84,8 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     invalidate_acks.erase(pending_id);
     remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
     r->region.reset();
+    if (r->seg.base) destroy_shared_segment(r->seg);
+    r->seg = SharedSegment{};
     r->live = false;
     r->base = nullptr;
     r->size = 0;
@@ -134,6 +136,10 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     reg->gen = info.gen;
     reg->color = info.color;
     reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
+    if (info.seg_fd >= 0 && cma.reaches(static_cast<int>(owner))) {
+        reg->seg_pid = cma.pid_of(static_cast<int>(owner));
+        reg->seg_fd = info.seg_fd;
+    }
     remote[id] = reg;
     return reg;
 }

@@ -156,11 +156,15 @@ bool Runtime::finalize() {
 }
 
 Runtime::~Runtime() {
+    upper.reset();  // the upper layer's state: plain memory, no calls back in here
     gmas.clear();
     exec_ops.clear();
     remote.clear();
     exec_keys.clear();
-    for (auto &r : regs) r.region.reset();
+    for (auto &r : regs) {
+        r.region.reset();
+        if (r.seg.base) destroy_shared_segment(r.seg);
+    }
     if (starter_seg.base)
         destroy_shared_segment(starter_seg);
     else if (regs[ga::kStarterTag].base)

@@ -20,6 +20,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "config.hpp"
 #include "ga.hpp"
+#include "layer.hpp"
 #include "transport/cma/cma.hpp"
 #include "transport/cma/shared_segment.hpp"
 #include "transport/transport.hpp"
@@ -35,6 +36,7 @@ struct LocalReg {
     uint64_t gen = 0;  // unique per registration in this process
     std::unique_ptr<MemRegion> region;
     std::vector<int> cachers;  // ranks that looked it up (told at unregister)
+    SharedSegment seg;  // when acpx allocated the memory (layer::alloc_shared)
 };
 
 // Another process's registration as this process knows it.
@@ -154,6 +156,8 @@ class Runtime {
 
     // --- messages (messages.cpp) ---
     std::deque<Blob> inbox;
+    std::deque<Blob> layer_inbox;  // for the upper layer (layer::take_messages)
+    std::unique_ptr<layer::LayerState> upper;
     uint64_t messages_handled = 0;  // the agent lingers after acpx work, not after any UCX event
     void handle_message(const Blob &m);
     void execute_copy(const Blob &m);

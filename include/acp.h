@@ -25,6 +25,9 @@
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
+ *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
+ *   ACP_COL_BCAST_ALGO   "binomial" (default) or "binary"
+ *   ACP_COL_ALLGATHER_ALGO "tree" (default) or "ring"
  */
 #ifndef ACP_H
 #define ACP_H
@@ -258,6 +261,142 @@ void acp_complete(acp_handle_t handle);
  * 1 if not yet, -1 for an invalid handle. Makes progress; never waits.
  */
 int acp_inquire(acp_handle_t handle);
+
+/* ------------------------------------------------------------------ */
+/* Persistent collectives (the middle layer)                           */
+/* ------------------------------------------------------------------ */
+/*
+ * A persistent collective is created once, run any number of rounds
+ * (send, then wait), and freed. Create registers memory and exchanges
+ * global addresses once; a round then moves bytes only.
+ *
+ * Groups: `group` lists np_group distinct ACP ranks in any order; a
+ * member's index in it is its position. Only members call create, all of
+ * them, with the same arguments (create is collective over the group and
+ * blocks until every member has called it). Members whose arguments
+ * disagree all get ACP_COL_NULL with a message naming the first
+ * difference; a member that never calls create makes the others fail
+ * after ACP_TIMEOUT, naming it. Creates on different or overlapping
+ * groups may be issued in any order.
+ *
+ * direct handles move bytes straight between the users' arrays, which
+ * create registers (they must stay valid until acp_free_col). buffered
+ * handles own a buffer per member (acpx allocates it; on-node peers map
+ * it); any array can be sent each round, and a round larger than the
+ * buffer goes in segments of buffersize bytes, one after the other.
+ *
+ * Round safety: a round never writes into a member's array or buffer
+ * before that member has finished its previous round and called send for
+ * this one. acp_wait_col returns when this member's part of the round is
+ * done: its array holds the round's data, and nothing reads its array
+ * any more (it may change it again, root included).
+ *
+ * Execution (ACP_COL_EXEC, read at every create, so it can change between
+ * creates; all members must agree):
+ *   delegated (default)  each member executes the entries of the command
+ *                        list whose source it holds, as soon as their data
+ *                        arrived here and their receiver called send.
+ *   root                 the root (allgather: each member for its own
+ *                        block) issues every entry with acp_copy, ordered
+ *                        by dependencies, executed by the source's agent.
+ * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
+ * of the members (any handle's), and in root mode also in the agents.
+ *
+ * Memory per handle (acp_query_col_memory tells it exactly): a control
+ * block of 32 bytes (bcast) or 16 x np_group bytes (allgather), plus:
+ *   root mode, bcast root / every allgather member: the command list
+ *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
+ *     (GA, control tag, ready byte): ~23 MB at 10^6 members;
+ *   root mode, other bcast members: independent of np_group;
+ *   delegated mode: 48 bytes per entry the member executes (binomial: its
+ *     children, binary tree: at most 2);
+ *   buffered: buffersize (bcast) or np_group x buffersize (allgather).
+ *
+ * Errors: every function prints "acpx: <function>: <argument>: <reason>"
+ * and returns ACP_COL_NULL, ACP_REQUEST_NULL or -1. Bad input leaves
+ * everything usable. A wait or test past ACP_TIMEOUT returns -1 naming
+ * the handle, the round and the ranks not heard from; the handle can
+ * then only be freed.
+ */
+typedef struct acp_col_s *acp_col_t;
+typedef struct acp_request_s *acp_request_t;
+#define ACP_COL_NULL ((acp_col_t)0)
+#define ACP_REQUEST_NULL ((acp_request_t)0)
+
+/**
+ * Broadcast of byte ranges of `array` (arraysize bytes on every member)
+ * from `root`, a member. @return the handle, or ACP_COL_NULL.
+ */
+acp_col_t acp_create_bcast_direct(int root, int np_group, int *group,
+                                  void *array, size_t arraysize);
+/**
+ * One round: bytes [offset, offset+size) of the root's array land in the
+ * same range of every member's array. Every member calls it with the same
+ * offset and size. @return the round's request, or ACP_REQUEST_NULL if
+ * the range passes arraysize, or this handle's previous round is not
+ * finished here.
+ */
+acp_request_t acp_send_bcast_direct(acp_col_t handle, size_t offset,
+                                    size_t size);
+
+/** Broadcast through library buffers of `buffersize` bytes (> 0). */
+acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group,
+                                    size_t buffersize);
+/**
+ * One round: `size` bytes of the root's `array` land in every member's
+ * `array` (any memory, any size; above buffersize it goes in segments).
+ */
+acp_request_t acp_send_bcast_buffered(acp_col_t handle, void *array,
+                                      size_t size);
+
+/**
+ * Allgather over `array`: np_group blocks of `blocksize` bytes, block i
+ * belonging to group[i] (the same layout on every member).
+ */
+acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array,
+                                      size_t blocksize);
+/**
+ * One round: bytes [offset, offset+size) of every member's own block land
+ * in the same range of that block on every member.
+ */
+acp_request_t acp_send_allgather_direct(acp_col_t handle, size_t offset,
+                                        size_t size);
+
+/** Allgather through library buffers of np_group x buffersize bytes. */
+acp_col_t acp_create_allgather_buffered(int np_group, int *group,
+                                        size_t buffersize);
+/**
+ * One round: every member's `size` bytes at `sendbuf` land in every
+ * member's `recvbuf` (np_group x size bytes, in group order).
+ */
+acp_request_t acp_send_allgather_buffered(acp_col_t handle,
+                                          const void *sendbuf, void *recvbuf,
+                                          size_t size);
+
+/**
+ * Waits until this member's part of the request's round is done.
+ * @return 0; -1 if the round failed: ACP_TIMEOUT passed (naming the
+ * handle, the round and the ranks not heard from), members' send sizes
+ * disagree, or the request's handle was freed. A request of a round that
+ * is already finished returns at once.
+ */
+int acp_wait_col(acp_request_t request);
+
+/** @return 1 if done, 0 if not yet, -1 as acp_wait_col. Never waits. */
+int acp_test_col(acp_request_t request);
+
+/**
+ * Frees the handle: unregisters and releases its memory. Local (not
+ * collective). Its last round must be finished here; no member may send
+ * on it again. @return 0, or -1 (reported) for a handle that is not live.
+ */
+int acp_free_col(acp_col_t handle);
+
+/**
+ * @return the bytes this process holds for the handle (control block,
+ * command list and GA tables, buffers); 0 for a handle that is not live.
+ */
+size_t acp_query_col_memory(acp_col_t handle);
 
 #ifdef __cplusplus
 }

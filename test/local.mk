@@ -22,3 +22,12 @@ endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
 EXTRA_DIST += test/run-mp.sh test/suites
+
+# The middle layer (persistent collectives), multi-process.
+if HAVE_GTEST
+check_PROGRAMS += test/middle/middle_test
+test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/middle/col_util.hpp \
+	test/middle/bcast_test.cpp test/middle/allgather_test.cpp
+test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
+test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
+endif

@@ -29,6 +29,7 @@ class CmaChannel {
     bool reaches(int rank) const {
         return static_cast<size_t>(rank) < pid_.size() && pid_[rank] > 0;
     }
+    pid_t pid_of(int rank) const { return reaches(rank) ? pid_[rank] : 0; }
     // 0: done, bytes visible at the destination. kFallback: CMA is not
     // permitted here (now disabled for that rank): use the transport.
     // -1: the system refused the addresses (reported).

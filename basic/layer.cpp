@@ -1,0 +1,86 @@
+// The basic layer's interface to the layers above it (layer.hpp).
+#include "layer.hpp"
+
+#include <cstring>
+
+#include "api_common.hpp"
+#include "protocol.hpp"
+
+namespace acpx::basic::layer {
+
+bool initialized(const char *fn) { return api::need(fn) != nullptr; }
+
+bool verbose() {
+    Runtime *rt = runtime();
+    return rt && rt->cfg.verbose;
+}
+
+bool send(int to, const void *data, size_t n, const char *fn) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    Blob m(1 + n);
+    m[0] = static_cast<uint8_t>(proto::Type::kLayer);
+    if (n) std::memcpy(m.data() + 1, data, n);
+    if (to == rt->rank) {
+        rt->layer_inbox.push_back(std::move(m));
+        return true;
+    }
+    if (!rt->send(to, m)) return report(fn, "rank", "cannot reach rank %d", to);
+    return true;
+}
+
+std::vector<Bytes> take_messages() {
+    std::vector<Bytes> out;
+    Runtime *rt = runtime();
+    if (!rt) return out;
+    auto lk = rt->lock_api();
+    rt->progress_locked();
+    while (!rt->layer_inbox.empty()) {
+        Blob &m = rt->layer_inbox.front();
+        out.emplace_back(m.begin() + 1, m.end());
+        rt->layer_inbox.pop_front();
+    }
+    return out;
+}
+
+bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return false;
+    SharedSegment seg = create_shared_segment(size ? size : 1, "acpx-col");
+    if (!seg.base) return report(fn, "memory", "cannot allocate %zu bytes of shared memory", size);
+    auto lk = rt->lock_api();
+    const acp_atkey_t key = rt->register_memory(seg.base, seg.size, 0);
+    if (key == ACP_ATKEY_NULL) {
+        destroy_shared_segment(seg);
+        return false;
+    }
+    rt->regs[key & (ga::kMaxTags - 1)].seg = seg;
+    out->base = seg.base;
+    out->size = seg.size;
+    out->key = key;
+    out->ga = ga::encode(static_cast<uint32_t>(rt->rank),
+                         static_cast<uint32_t>(key & (ga::kMaxTags - 1)), 0);
+    return true;
+}
+
+void free_shared(SharedMemory &m) {
+    if (m.key != ACP_ATKEY_NULL) acp_unregister_memory(m.key);  // unmaps the segment too
+    m = SharedMemory{};
+}
+
+double timeout_seconds() {
+    Runtime *rt = runtime();
+    return rt ? rt->cfg.timeout_s : 60.0;
+}
+
+LayerState *state() {
+    Runtime *rt = runtime();
+    return rt ? rt->upper.get() : nullptr;
+}
+
+void set_state(std::unique_ptr<LayerState> s) {
+    if (Runtime *rt = runtime()) rt->upper = std::move(s);
+}
+
+}  // namespace acpx::basic::layer

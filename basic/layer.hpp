@@ -1,0 +1,56 @@
+// What the basic layer offers the layers built on it (middle/), beyond
+// <acp.h>: messages between the middle layers of two ranks, memory acpx
+// allocates and registers itself (mapped by on-node peers, so copies into
+// it are plain stores), the ACP_TIMEOUT in force, and one slot for the
+// upper layer's per-process state, owned by the runtime object (no
+// globals of its own) and destroyed with it.
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace acpx::basic::layer {
+
+using Bytes = std::vector<uint8_t>;
+
+// True inside acp_init .. acp_finalize; else reports that fn was called
+// outside, as every C API function does.
+bool initialized(const char *fn);
+
+// ACP_VERBOSE is set.
+bool verbose();
+
+// Sends `n` bytes to the upper layer of rank `to` (may be this rank).
+// False, reported under fn, if the rank cannot be reached.
+bool send(int to, const void *data, size_t n, const char *fn);
+
+// Messages that arrived since the last call, oldest first. Makes progress.
+std::vector<Bytes> take_messages();
+
+// Registered memory of this process that on-node peers map.
+struct SharedMemory {
+    void *base = nullptr;
+    size_t size = 0;
+    acp_atkey_t key = ACP_ATKEY_NULL;
+    acp_ga_t ga = ACP_GA_NULL;  // of byte 0
+};
+// Zeroed, page-aligned. False (reported under fn) on failure.
+bool alloc_shared(size_t size, const char *fn, SharedMemory *out);
+// Unregisters (waiting until no peer holds a stale key) and unmaps.
+void free_shared(SharedMemory &m);
+
+// ACP_TIMEOUT, in seconds.
+double timeout_seconds();
+
+// The upper layer's state for this runtime; nullptr until set.
+struct LayerState {
+    virtual ~LayerState() = default;
+};
+LayerState *state();
+void set_state(std::unique_ptr<LayerState> s);
+
+}  // namespace acpx::basic::layer

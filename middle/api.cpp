@@ -1,0 +1,280 @@
+// C API of the persistent collectives (acp.h): argument checks, handle and
+// request look-up, waiting. A handle is its id (never reused), so a freed
+// handle is recognised rather than dereferenced; a request is the handle
+// id and the round's low 24 bits.
+#include <sched.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "basic/errors.hpp"
+#include "create.hpp"
+#include "round.hpp"
+
+using namespace acpx::middle;
+using acpx::basic::report;
+
+namespace {
+
+constexpr uint64_t kRoundBits = 24, kRoundMask = (uint64_t{1} << kRoundBits) - 1;
+constexpr uint64_t kMaxSize = (uint64_t{1} << 40) - 1;  // what a round's stamp carries
+
+acp_col_t to_handle(const Col *c) { return reinterpret_cast<acp_col_t>(static_cast<uintptr_t>(c->id)); }
+
+Col *find_col(State &st, acp_col_t h, const char *fn) {
+    auto it = st.cols.find(reinterpret_cast<uintptr_t>(h));
+    if (h == ACP_COL_NULL || it == st.cols.end())
+        return report(fn, "handle", "%p is not a live handle (ACP_COL_NULL, freed, or never created)",
+                      static_cast<void *>(h)),
+               nullptr;
+    return it->second.get();
+}
+
+acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array,
+                 size_t array_bytes) {
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
+    uint32_t me = 0;
+    if (!check_group(fn, root, np_group, group, &me) || !read_choices(fn, &p)) return ACP_COL_NULL;
+    p.members = static_cast<uint32_t>(np_group);
+    p.root = root;
+    State &st = State::get();
+    Col *c = create_col(fn, st, p, me, group, array, array_bytes);
+    if (!c) return ACP_COL_NULL;
+    if (acpx::basic::layer::verbose() &&
+        (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
+        std::fprintf(stderr, "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s, exec %s, "
+                     "%zu bytes here\n", c->rank, name_of(p.kind), name_of(p.storage),
+                     static_cast<unsigned long long>(c->id), p.members, algo_name(p), name_of(p.exec),
+                     c->memory());
+    return to_handle(c);
+}
+
+// The checks every send shares; then starts the round.
+acp_request_t start(const char *fn, Col &c) {
+    if (!start_round(c, fn)) return ACP_REQUEST_NULL;
+    advance(c);
+    return reinterpret_cast<acp_request_t>(static_cast<uintptr_t>(c.id << kRoundBits | (c.round & kRoundMask)));
+}
+
+Col *sendable(const char *fn, State &st, acp_col_t h, Storage storage, Kind kind) {
+    Col *c = find_col(st, h, fn);
+    if (!c) return nullptr;
+    if (c->p.storage != storage || c->p.kind != kind)
+        return report(fn, "handle", "is a %s %s handle", name_of(c->p.storage), name_of(c->p.kind)),
+               nullptr;
+    if (!c->broken.empty())
+        return report(fn, "handle", "is unusable after a failed round (%s); free it", c->broken.c_str()),
+               nullptr;
+    if (c->active) advance(*c);
+    if (c->active)
+        return report(fn, "handle", "round %llu is not finished here; acp_wait_col its request first",
+                      static_cast<unsigned long long>(c->round)),
+               nullptr;
+    return c;
+}
+
+bool check_range(const char *fn, const Col &c, size_t offset, size_t size) {
+    const char *what = c.p.kind == Kind::kBcast ? "arraysize" : "blocksize";
+    if (offset > c.p.size || size > c.p.size - offset)
+        return report(fn, "size", "offset %zu + size %zu passes %s %llu", offset, size, what,
+                      static_cast<unsigned long long>(c.p.size));
+    return true;
+}
+
+acp_request_t send_direct(const char *fn, acp_col_t h, Kind kind, size_t offset, size_t size) {
+    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
+    State &st = State::get();
+    Col *c = sendable(fn, st, h, Storage::kDirect, kind);
+    if (!c || !check_range(fn, *c, offset, size)) return ACP_REQUEST_NULL;
+    c->offset = offset;
+    c->size = size;
+    return start(fn, *c);
+}
+
+acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out,
+                            size_t size) {
+    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
+    State &st = State::get();
+    Col *c = sendable(fn, st, h, Storage::kBuffered, kind);
+    if (!c) return ACP_REQUEST_NULL;
+    if (size > kMaxSize)
+        return report(fn, "size", "%zu bytes is more than a round carries (2^40 - 1)", size),
+               ACP_REQUEST_NULL;
+    if (size && (kind == Kind::kBcast ? !out : !in))
+        return report(fn, kind == Kind::kBcast ? "array" : "sendbuf", "is NULL but size is %zu", size),
+               ACP_REQUEST_NULL;
+    if (size && kind == Kind::kAllgather && !out)
+        return report(fn, "recvbuf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
+    c->offset = 0;
+    c->size = size;
+    c->in = static_cast<const char *>(in);
+    c->out = static_cast<char *>(out);
+    return start(fn, *c);
+}
+
+// The request's handle and full round number; nullptr (reported) if its
+// handle is gone.
+Col *find_request(State &st, acp_request_t req, const char *fn, uint64_t *round) {
+    const auto v = reinterpret_cast<uintptr_t>(req);
+    auto it = st.cols.find(v >> kRoundBits);
+    if (req == ACP_REQUEST_NULL || it == st.cols.end())
+        return report(fn, "request", "%p is not a request of a live handle (ACP_REQUEST_NULL, or "
+                      "its handle was freed)", static_cast<void *>(req)),
+               nullptr;
+    Col *c = it->second.get();
+    const uint64_t low = v & kRoundMask;
+    *round = (c->round & ~kRoundMask) | low;
+    if (*round > c->round) *round -= uint64_t{1} << kRoundBits;
+    return c;
+}
+
+// 1 done, 0 not yet, -1 failed (reported).
+int status_of(const char *fn, Col &c, uint64_t r) {
+    if (round_done(c, r)) {
+        if (c.error_round == r && !c.round_error.empty()) {
+            report(fn, "request", "handle %llu round %llu: %s", static_cast<unsigned long long>(c.id),
+                   static_cast<unsigned long long>(r), c.round_error.c_str());
+            c.round_error.clear();
+            return -1;
+        }
+        return 1;
+    }
+    if (!c.broken.empty())
+        return report(fn, "request", "handle %llu round %llu failed: %s",
+                      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(r),
+                      c.broken.c_str()),
+               -1;
+    if (overdue(c)) {
+        const std::string who = pending(c);
+        break_handle(c, "timed out");
+        return report(fn, "request",
+                      "handle %llu round %llu (segment %u of %u): waited %.0f s (ACP_TIMEOUT) for %s",
+                      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(r),
+                      c.seg + 1, c.nseg, acpx::basic::layer::timeout_seconds(), who.c_str()),
+               -1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) {
+    constexpr const char *fn = "acp_create_bcast_direct";
+    if (!array && arraysize)
+        return report(fn, "array", "is NULL but arraysize is %zu", arraysize), ACP_COL_NULL;
+    Params p;
+    p.kind = Kind::kBcast;
+    p.storage = Storage::kDirect;
+    p.size = arraysize;
+    return create(fn, p, root, np_group, group, array, arraysize);
+}
+
+acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize) {
+    constexpr const char *fn = "acp_create_bcast_buffered";
+    if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
+    Params p;
+    p.kind = Kind::kBcast;
+    p.storage = Storage::kBuffered;
+    p.size = buffersize;
+    return create(fn, p, root, np_group, group, nullptr, 0);
+}
+
+acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize) {
+    constexpr const char *fn = "acp_create_allgather_direct";
+    if (!array && blocksize)
+        return report(fn, "array", "is NULL but blocksize is %zu", blocksize), ACP_COL_NULL;
+    if (np_group > 0 && blocksize > SIZE_MAX / static_cast<size_t>(np_group))
+        return report(fn, "blocksize", "%zu x np_group %d overflows", blocksize, np_group), ACP_COL_NULL;
+    Params p;
+    p.kind = Kind::kAllgather;
+    p.storage = Storage::kDirect;
+    p.size = blocksize;
+    return create(fn, p, -1, np_group, group, array,
+                  np_group > 0 ? blocksize * static_cast<size_t>(np_group) : 0);
+}
+
+acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize) {
+    constexpr const char *fn = "acp_create_allgather_buffered";
+    if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
+    if (np_group > 0 && buffersize > SIZE_MAX / static_cast<size_t>(np_group))
+        return report(fn, "buffersize", "%zu x np_group %d overflows", buffersize, np_group), ACP_COL_NULL;
+    Params p;
+    p.kind = Kind::kAllgather;
+    p.storage = Storage::kBuffered;
+    p.size = buffersize;
+    return create(fn, p, -1, np_group, group, nullptr, 0);
+}
+
+acp_request_t acp_send_bcast_direct(acp_col_t h, size_t offset, size_t size) {
+    return send_direct("acp_send_bcast_direct", h, Kind::kBcast, offset, size);
+}
+
+acp_request_t acp_send_allgather_direct(acp_col_t h, size_t offset, size_t size) {
+    return send_direct("acp_send_allgather_direct", h, Kind::kAllgather, offset, size);
+}
+
+acp_request_t acp_send_bcast_buffered(acp_col_t h, void *array, size_t size) {
+    return send_buffered("acp_send_bcast_buffered", h, Kind::kBcast, array, array, size);
+}
+
+acp_request_t acp_send_allgather_buffered(acp_col_t h, const void *sendbuf, void *recvbuf, size_t size) {
+    return send_buffered("acp_send_allgather_buffered", h, Kind::kAllgather, sendbuf, recvbuf, size);
+}
+
+int acp_test_col(acp_request_t req) {
+    constexpr const char *fn = "acp_test_col";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    State &st = State::get();
+    uint64_t r = 0;
+    Col *c = find_request(st, req, fn, &r);
+    if (!c) return -1;
+    progress_all(st);
+    return status_of(fn, *c, r);
+}
+
+int acp_wait_col(acp_request_t req) {
+    constexpr const char *fn = "acp_wait_col";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    State &st = State::get();
+    uint64_t r = 0;
+    Col *c = find_request(st, req, fn, &r);
+    if (!c) return -1;
+    // Spin while the round moves; then yield the core (ranks may outnumber
+    // cores); after ~10 ms idle, sleep briefly between polls.
+    for (unsigned idle = 0;;) {
+        if (progress_all(st)) idle = 0;
+        else ++idle;
+        if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
+        if (idle < 64) continue;
+        if (idle < 4096) sched_yield();
+        else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
+int acp_free_col(acp_col_t h) {
+    constexpr const char *fn = "acp_free_col";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    State &st = State::get();
+    Col *c = find_col(st, h, fn);
+    if (!c) return -1;
+    if (c->active) advance(*c);
+    if (c->active)
+        return report(fn, "handle", "round %llu is still running here; acp_wait_col its request first",
+                      static_cast<unsigned long long>(c->round)),
+               -1;
+    if (c->last != ACP_HANDLE_NULL) acp_complete(c->last);  // a broken round's GMAs
+    release(*c);
+    st.cols.erase(c->id);
+    return 0;
+}
+
+size_t acp_query_col_memory(acp_col_t h) {
+    constexpr const char *fn = "acp_query_col_memory";
+    if (!acpx::basic::layer::initialized(fn)) return 0;
+    Col *c = find_col(State::get(), h, fn);
+    return c ? c->memory() : 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,86 @@
+// One persistent collective handle of this process, and the middle
+// layer's per-process state (held by the runtime object, see
+// basic/layer.hpp).
+#pragma once
+
+#include <acp.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "basic/layer.hpp"
+#include "params.hpp"
+#include "plan.hpp"
+
+namespace acpx::middle {
+
+using Clock = std::chrono::steady_clock;
+
+struct Col {
+    uint64_t id = 0;
+    Params p;
+    Plan plan;
+    int rank = 0;  // this process
+
+    // Memory the handle owns.
+    basic::layer::SharedMemory ctl_mem;  // the control block (plan.hpp)
+    basic::layer::SharedMemory buffer;   // buffered: np_group or 1 block of p.size
+    acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
+    char *array = nullptr;                   // direct: the user's array
+    acp_ga_t my_data = ACP_GA_NULL;          // GA of byte 0 of array or buffer
+
+    // Rounds. A user round (one send) is nseg internal rounds ("segments",
+    // more than one only when a buffered send exceeds the buffer); every
+    // member numbers internal rounds alike, seq, and stamps its signals
+    // with it.
+    uint64_t round = 0;       // user rounds started
+    uint64_t done_round = 0;  // user rounds finished here
+    bool active = false;
+    std::string broken;       // why the handle is unusable ("" if usable)
+    std::string round_error;  // a finished round's error (sizes disagree)
+    uint64_t error_round = 0;
+    uint64_t seq = 0;
+    uint32_t seg = 0, nseg = 1;
+    size_t offset = 0, size = 0;  // direct: the range; buffered: bytes per member
+    const char *in = nullptr;     // buffered: what this member sends
+    char *out = nullptr;          // buffered: where it receives
+    bool issued = false;          // root mode: this segment's list is issued
+    std::vector<uint8_t> out_issued;  // delegated: per plan.out entry
+    std::vector<uint8_t> seen;        // per plan.wait_slots entry
+    uint32_t ready_scan = 0;          // root mode: members known ready
+    acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
+    Clock::time_point seg_start{};
+
+    // Bytes this handle holds in this process (acp_query_col_memory).
+    size_t memory() const;
+    uint8_t *ctl_base() const { return static_cast<uint8_t *>(ctl_mem.base); }
+};
+
+// A create in progress: the key all members compute alike, and the
+// messages that arrived for it (possibly before this process got there).
+struct CreateKey {
+    uint64_t set_hash;
+    uint32_t seq;
+    bool operator<(const CreateKey &o) const {
+        return set_hash != o.set_hash ? set_hash < o.set_hash : seq < o.seq;
+    }
+};
+
+struct State final : basic::layer::LayerState {
+    std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
+    uint64_t next_id = 1;  // never reused: a freed handle stays recognisable
+    std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
+    std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
+
+    static State &get();  // this runtime's (made on first use)
+};
+
+// Makes progress on every active handle; true if anything moved.
+bool progress_all(State &st);
+
+}  // namespace acpx::middle

@@ -1,0 +1,291 @@
+// Create: every member sends the coordinator (the group's lowest rank) its
+// arguments and GAs; the coordinator compares them and answers every
+// member with the table of GAs, or with the first disagreement. Members
+// derive their plan from the table (plan.cpp). Creates are matched by the
+// member set and the number of creates this process made on that set, so
+// handles on different or overlapping groups may be created in any order.
+#include "create.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "basic/errors.hpp"
+#include "collectives/algorithms.hpp"
+
+namespace acpx::middle {
+namespace {
+
+using basic::report;
+using basic::layer::Bytes;
+
+enum class MsgType : uint8_t { kInfo = 1, kReply = 2 };
+
+struct Header {
+    MsgType type;
+    uint32_t seq;
+    uint64_t set_hash;
+    int32_t from;
+};
+struct Info {
+    Header h;
+    Params p;
+    MemberAddr addr;
+};
+struct Reply {
+    Header h;
+    int32_t status;  // 0 ok
+    char reason[240];
+    // then np_group MemberAddr, when ok
+};
+
+uint64_t fnv1a(const int *v, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 4; ++k) {
+            h ^= static_cast<uint8_t>(static_cast<uint32_t>(v[i]) >> (8 * k));
+            h *= 1099511628211ULL;
+        }
+    return h;
+}
+
+template <class T>
+Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
+    Bytes b(sizeof(T) + tail_len);
+    std::memcpy(b.data(), &v, sizeof(T));
+    if (tail_len) std::memcpy(b.data() + sizeof(T), tail, tail_len);
+    return b;
+}
+
+// Files every middle-layer message under its create.
+void collect_mail(State &st) {
+    for (auto &m : basic::layer::take_messages()) {
+        if (m.size() < sizeof(Header)) continue;
+        Header h;
+        std::memcpy(&h, m.data(), sizeof h);
+        st.mailbox[{h.set_hash, h.seq}].push_back(std::move(m));
+    }
+}
+
+// Polls until done() or ACP_TIMEOUT; progresses every handle meanwhile.
+template <class Done>
+bool poll_until(State &st, Done done) {
+    const auto deadline =
+        Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
+    for (unsigned spins = 0;; ++spins) {
+        collect_mail(st);
+        if (done()) return true;
+        progress_all(st);
+        if (Clock::now() > deadline) return false;
+        if (spins > 200) std::this_thread::sleep_for(std::chrono::microseconds(spins > 5000 ? 200 : 10));
+        else sched_yield();
+    }
+}
+
+// The coordinator: gathers every member's Info, checks, answers.
+bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p,
+                const int *group, uint32_t me, const MemberAddr &mine,
+                std::vector<MemberAddr> *table) {
+    const uint32_t n = p.members;
+    std::vector<int> have(n, 0);
+    table->assign(n, MemberAddr{});
+    (*table)[me] = mine;
+    have[me] = 1;
+    std::string why;
+    auto &box = st.mailbox[key];
+    size_t next = 0;
+    uint32_t count = 1;
+    auto take = [&] {
+        for (; next < box.size(); ++next) {
+            if (box[next].size() < sizeof(Info)) continue;
+            Info in;
+            std::memcpy(&in, box[next].data(), sizeof in);
+            if (in.h.type != MsgType::kInfo) continue;
+            const int *pos = std::find(group, group + n, in.h.from);
+            if (pos == group + n) {
+                if (why.empty()) why = "rank " + std::to_string(in.h.from) + " is not in this group";
+                continue;
+            }
+            const auto i = static_cast<uint32_t>(pos - group);
+            if (have[i]) continue;
+            have[i] = 1;
+            ++count;
+            (*table)[i] = in.addr;
+            if (std::string d = first_difference(in.p, p); !d.empty() && why.empty())
+                why = "members disagree: rank " + std::to_string(in.h.from) + " vs rank " +
+                      std::to_string(group[me]) + ": " + d;
+        }
+        return count == n;
+    };
+    const bool all = poll_until(st, take);
+    if (!all) {
+        std::string missing;
+        for (uint32_t i = 0; i < n; ++i)
+            if (!have[i]) missing += (missing.empty() ? "" : ", ") + std::to_string(group[i]);
+        why = "waited " + std::to_string(static_cast<int>(basic::layer::timeout_seconds())) +
+              " s (ACP_TIMEOUT) for rank(s) " + missing +
+              " to create it (a member that never calls create, or one passing a different group)";
+    }
+    Reply r{};
+    r.h = {MsgType::kReply, key.seq, key.set_hash, group[me]};
+    r.status = why.empty() ? 0 : 1;
+    std::snprintf(r.reason, sizeof r.reason, "%s", why.c_str());
+    const Bytes ok = bytes_of(r, table->data(), n * sizeof(MemberAddr));
+    const Bytes bad = bytes_of(r);
+    for (uint32_t i = 0; i < n; ++i)
+        if (i != me && have[i]) {
+            const Bytes &m = r.status == 0 ? ok : bad;
+            basic::layer::send(group[i], m.data(), m.size(), fn);
+        }
+    st.mailbox.erase(key);
+    if (!why.empty()) return report(fn, "group", "%s", why.c_str());
+    return true;
+}
+
+// A member: sends its Info, waits for the coordinator's Reply.
+bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator,
+          int my_rank, uint32_t n, const MemberAddr &mine, std::vector<MemberAddr> *table) {
+    Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine};
+    if (!basic::layer::send(coordinator, &in, sizeof in, fn)) return false;
+    Bytes reply;
+    const bool got = poll_until(st, [&] {
+        auto it = st.mailbox.find(key);
+        if (it == st.mailbox.end()) return false;
+        for (auto &m : it->second)
+            if (m.size() >= sizeof(Reply) && static_cast<MsgType>(m[0]) == MsgType::kReply) {
+                reply = std::move(m);
+                return true;
+            }
+        return false;
+    });
+    st.mailbox.erase(key);
+    if (!got)
+        return report(fn, "group",
+                      "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to "
+                      "answer; it never created this handle with the same group",
+                      basic::layer::timeout_seconds(), coordinator);
+    Reply r;
+    std::memcpy(&r, reply.data(), sizeof r);
+    r.reason[sizeof r.reason - 1] = '\0';
+    if (r.status != 0) return report(fn, "group", "%s", r.reason);
+    if (reply.size() != sizeof r + n * sizeof(MemberAddr))
+        return report(fn, "group", "malformed answer from rank %d", coordinator);
+    table->resize(n);
+    std::memcpy(table->data(), reply.data() + sizeof r, n * sizeof(MemberAddr));
+    return true;
+}
+
+}  // namespace
+
+bool check_group(const char *fn, int root, int np_group, const int *group, uint32_t *me) {
+    const int procs = acp_procs(), rank = acp_rank();
+    if (np_group < 1) return report(fn, "np_group", "is %d; a group has at least 1 member", np_group);
+    if (!group) return report(fn, "group", "is NULL");
+    std::vector<int> sorted(group, group + np_group);
+    for (int i = 0; i < np_group; ++i)
+        if (group[i] < 0 || group[i] >= procs)
+            return report(fn, "group", "group[%d] = %d is not a rank of this job [0, %d)", i,
+                          group[i], procs);
+    std::sort(sorted.begin(), sorted.end());
+    if (auto d = std::adjacent_find(sorted.begin(), sorted.end()); d != sorted.end())
+        return report(fn, "group", "rank %d is listed twice", *d);
+    const int *mine = std::find(group, group + np_group, rank);
+    if (mine == group + np_group)
+        return report(fn, "group", "does not contain the calling rank %d (only members call create)", rank);
+    if (root != -1 && std::find(group, group + np_group, root) == group + np_group)
+        return report(fn, "root", "rank %d is not in the group", root);
+    *me = static_cast<uint32_t>(mine - group);
+    return true;
+}
+
+bool read_choices(const char *fn, Params *p) {
+    const char *exec = std::getenv("ACP_COL_EXEC");
+    if (!exec || !*exec || !std::strcmp(exec, "delegated"))
+        p->exec = Exec::kDelegated;
+    else if (!std::strcmp(exec, "root"))
+        p->exec = Exec::kRoot;
+    else
+        return report(fn, "ACP_COL_EXEC", "'%s' is not one of: root, delegated", exec);
+    if (p->kind == Kind::kBcast) {
+        const char *a = std::getenv("ACP_COL_BCAST_ALGO");
+        auto algo = (a && *a) ? collectives::parse_bcast_algo(a) : collectives::BcastAlgo::kBinomial;
+        if (!algo) return report(fn, "ACP_COL_BCAST_ALGO", "'%s' is not one of: binomial, binary", a);
+        p->algo = static_cast<uint8_t>(*algo);
+    } else {
+        const char *a = std::getenv("ACP_COL_ALLGATHER_ALGO");
+        auto algo = (a && *a) ? collectives::parse_allgather_algo(a)
+                              : collectives::AllgatherAlgo::kBlockTree;
+        if (!algo) return report(fn, "ACP_COL_ALLGATHER_ALGO", "'%s' is not one of: tree, ring", a);
+        p->algo = static_cast<uint8_t>(*algo);
+    }
+    return true;
+}
+
+void release(Col &c) {
+    if (c.array_key != ACP_ATKEY_NULL) acp_unregister_memory(c.array_key);
+    c.array_key = ACP_ATKEY_NULL;
+    basic::layer::free_shared(c.buffer);
+    basic::layer::free_shared(c.ctl_mem);
+}
+
+Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
+                size_t array_bytes) {
+    const uint32_t n = p.members;
+    p.group_hash = fnv1a(group, n);
+    std::vector<int> sorted(group, group + n);
+    std::sort(sorted.begin(), sorted.end());
+    const CreateKey key{fnv1a(sorted.data(), n), st.creates_per_set[fnv1a(sorted.data(), n)]++};
+
+    auto c = std::make_unique<Col>();
+    c->p = p;
+    c->rank = group[me];
+    std::vector<int> grp(group, group + n);
+    const uint32_t root_index = root_index_of(p, grp);
+    const uint32_t n_in = p.kind == Kind::kBcast ? 1 : n;
+    bool ok = basic::layer::alloc_shared(ctl::ready(n_in) + ready_count(p, me, root_index), fn,
+                                         &c->ctl_mem);
+    if (ok && p.storage == Storage::kDirect) {
+        c->array = static_cast<char *>(array);
+        if (array_bytes) {
+            c->array_key = acp_register_memory(array, array_bytes, 0);
+            ok = c->array_key != ACP_ATKEY_NULL;
+            if (ok) c->my_data = acp_query_ga(c->array_key, array);
+        } else {
+            c->my_data = c->ctl_mem.ga;  // nothing to reach; keeps the rank in the GA
+        }
+    } else if (ok) {
+        ok = basic::layer::alloc_shared(size_t{n_in} * p.size, fn, &c->buffer);
+        if (ok) c->my_data = c->buffer.ga;
+    }
+    // A member that failed here still takes part, so the others do not wait
+    // for it until ACP_TIMEOUT: it sends a NULL GA, which fails them all.
+    const MemberAddr mine{ok ? c->my_data : ACP_GA_NULL, ok ? c->ctl_mem.ga : ACP_GA_NULL};
+    std::vector<MemberAddr> table;
+    const int coordinator = sorted[0];
+    const bool exchanged = coordinator == c->rank
+                               ? coordinate(fn, st, key, p, group, me, mine, &table)
+                               : join(fn, st, key, p, coordinator, c->rank, n, mine, &table);
+    bool complete = exchanged;
+    for (uint32_t i = 0; complete && i < n; ++i)
+        if (table[i].data == ACP_GA_NULL || table[i].ctl == ACP_GA_NULL) {
+            complete = false;
+            if (ok)
+                report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
+        }
+    if (!complete) {
+        release(*c);
+        return nullptr;
+    }
+    c->plan = build_plan(p, me, grp, table);
+    c->id = st.next_id++;
+    Col *out = c.get();
+    st.cols[c->id] = std::move(c);
+    return out;
+}
+
+
+}  // namespace acpx::middle

@@ -1,0 +1,29 @@
+// Creating a handle: argument checks, the collective exchange of every
+// member's GAs (which also detects members whose arguments disagree), and
+// the member's plan.
+#pragma once
+
+#include "col.hpp"
+
+namespace acpx::middle {
+
+// Checks the group of a create: np_group >= 1, group not NULL, ranks in
+// range and distinct, the caller in it, and (root >= 0) the root in it.
+// Reports under fn. On success *me is the caller's index.
+bool check_group(const char *fn, int root, int np_group, const int *group, uint32_t *me);
+
+// Reads ACP_COL_EXEC and the algorithm variable of p.kind into p.
+// False, reported under fn, on a value that is not one of the choices.
+bool read_choices(const char *fn, Params *p);
+
+// Runs the collective part of a create. array/array_bytes: direct, the
+// user's array; buffered: nullptr, and the buffer is allocated here.
+// Returns the new handle (owned by st), or nullptr with every member
+// returning failure, the message naming what went wrong.
+Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
+                size_t array_bytes);
+
+// Releases what a handle owns (its registrations and memory).
+void release(Col &c);
+
+}  // namespace acpx::middle

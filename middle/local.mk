@@ -1,0 +1,6 @@
+# middle/: persistent collectives, binding collectives/ command lists to
+# real memory and to the basic layer. Part of libacpx.
+libacpx_la_SOURCES += \
+	middle/params.cpp middle/params.hpp middle/plan.cpp middle/plan.hpp \
+	middle/col.hpp middle/state.cpp middle/create.cpp middle/create.hpp \
+	middle/round.cpp middle/round.hpp middle/api.cpp

@@ -1,0 +1,39 @@
+#include "params.hpp"
+
+#include "collectives/algorithms.hpp"
+
+namespace acpx::middle {
+
+const char *name_of(Kind k) { return k == Kind::kBcast ? "bcast" : "allgather"; }
+const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buffered"; }
+const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
+
+const char *algo_name(const Params &p) {
+    return p.kind == Kind::kBcast
+               ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo))
+               : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
+}
+
+std::string first_difference(const Params &a, const Params &b) {
+    auto num = [](const char *what, auto x, auto y) {
+        return std::string(what) + " " + std::to_string(x) + " vs " + std::to_string(y);
+    };
+    auto str = [](const char *what, const char *x, const char *y) {
+        return std::string(what) + " " + x + " vs " + y;
+    };
+    if (a.kind != b.kind) return str("operation", name_of(a.kind), name_of(b.kind));
+    if (a.storage != b.storage) return str("kind", name_of(a.storage), name_of(b.storage));
+    if (a.members != b.members) return num("np_group", a.members, b.members);
+    if (a.group_hash != b.group_hash) return "group: the same ranks in a different order";
+    if (a.root != b.root) return num("root", a.root, b.root);
+    if (a.size != b.size)
+        return num(a.storage == Storage::kBuffered ? "buffersize"
+                   : a.kind == Kind::kBcast        ? "arraysize"
+                                                   : "blocksize",
+                   a.size, b.size);
+    if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
+    if (a.algo != b.algo) return str("algorithm", algo_name(a), algo_name(b));
+    return "";
+}
+
+}  // namespace acpx::middle

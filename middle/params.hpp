@@ -1,0 +1,37 @@
+// What every member of a persistent collective must agree on at create.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace acpx::middle {
+
+enum class Kind : uint8_t { kBcast = 1, kAllgather = 2 };
+enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
+// root: the seed's way, one process issues every entry with acp_copy
+// order dependencies (remote execution by the basic layer).
+// delegated: each member executes the entries whose source it holds,
+// triggered by the arrival of their data.
+enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
+
+struct Params {
+    Kind kind = Kind::kBcast;
+    Storage storage = Storage::kDirect;
+    Exec exec = Exec::kDelegated;
+    uint8_t algo = 0;         // collectives::BcastAlgo or AllgatherAlgo
+    uint32_t members = 0;     // np_group
+    int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
+    uint64_t size = 0;        // arraysize / blocksize / buffersize
+    uint64_t group_hash = 0;  // of the group as listed (order matters)
+};
+
+// "" if a and b agree, else which field differs, as "root 1 vs 0".
+std::string first_difference(const Params &a, const Params &b);
+
+const char *name_of(Kind k);
+const char *name_of(Storage s);
+const char *name_of(Exec e);
+// Algorithm name for p.kind.
+const char *algo_name(const Params &p);
+
+}  // namespace acpx::middle

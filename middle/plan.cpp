@@ -1,0 +1,137 @@
+// build_plan: from command lists and GAs to one member's plan (plan.hpp).
+#include "plan.hpp"
+
+#include "basic/ga.hpp"
+#include "collectives/algorithms.hpp"
+
+namespace acpx::middle {
+namespace {
+
+template <class T>
+size_t heap(const std::vector<T> &v) {
+    return v.capacity() * sizeof(T);
+}
+
+uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
+
+// Root mode: the executor of a list keeps the list and every member's GAs.
+void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
+                    const std::vector<int> &group, const std::vector<MemberAddr> &table) {
+    const uint32_t n = p.members;
+    const bool bcast = p.kind == Kind::kBcast;
+    const uint32_t me = pl.me;
+    if (!bcast || me == root_index) {
+        pl.executes_list = true;
+        pl.block = bcast ? 0 : me;
+        pl.list = bcast ? collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo), n,
+                                                  root_index)
+                        : collectives::allgather_block_list(
+                              static_cast<collectives::AllgatherAlgo>(p.algo), n, me);
+        pl.list.shrink_to_fit();
+        pl.data_ga.resize(n);
+        pl.ctl_tag.resize(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            pl.data_ga[i] = table[i].data;
+            pl.ctl_tag[i] = tag_of(table[i].ctl);
+        }
+        pl.n_ready = n;  // indexed by member
+    }
+    // What this member waits for and whom it tells it is ready: the
+    // executor of every list that delivers to it.
+    for (uint32_t b = 0; b < pl.n_in; ++b) {
+        const uint32_t exec = bcast ? root_index : b;
+        if (exec == me) continue;
+        pl.wait_slots.push_back(b);
+        pl.wait_from.push_back(group[exec]);
+        pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in) + me);
+        // Copies reading from this member: wait until the executor says they are done.
+        const auto list = bcast ? collectives::bcast_list(
+                                      static_cast<collectives::BcastAlgo>(p.algo), n, root_index)
+                                : collectives::allgather_block_list(
+                                      static_cast<collectives::AllgatherAlgo>(p.algo), n, b);
+        for (const auto &c : list)
+            if (c.src == me) {
+                pl.wait_slots.push_back(pl.n_in + b);
+                pl.wait_from.push_back(group[exec]);
+                break;
+            }
+    }
+}
+
+// Delegated mode: each member keeps the entries whose source it holds.
+// Entry j of a source's entries uses ready byte j of that source.
+void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
+                    const std::vector<int> &group, const std::vector<MemberAddr> &table) {
+    const uint32_t n = p.members, me = pl.me;
+    std::vector<uint32_t> out_count(n, 0);
+    const auto lists = lists_of(p, root_index);
+    for (uint32_t b = 0; b < lists.size(); ++b)
+        for (const auto &c : lists[b]) {
+            const uint32_t j = out_count[c.src]++;
+            if (c.src == me)
+                pl.out.push_back({b, c.dep != collectives::kNoDep, group[c.dst], table[c.dst].data,
+                                  table[c.dst].ctl + ctl::arrive(b)});
+            if (c.dst == me) {
+                pl.wait_slots.push_back(b);
+                pl.wait_from.push_back(group[c.src]);
+                pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in) + j);
+            }
+        }
+    pl.n_ready = out_count[me];
+    pl.out.shrink_to_fit();
+}
+
+}  // namespace
+
+uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {
+    if (p.exec == Exec::kRoot)
+        return (p.kind == Kind::kAllgather || me == root_index) ? p.members : 0;
+    uint32_t n = 0;
+    for (const auto &list : lists_of(p, root_index))
+        for (const auto &c : list) n += c.src == me;
+    return n;
+}
+
+size_t Plan::bytes() const {
+    return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + heap(list) +
+           heap(data_ga) + heap(ctl_tag) + heap(out);
+}
+
+uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
+    if (p.kind == Kind::kBcast)
+        for (uint32_t i = 0; i < group.size(); ++i)
+            if (group[i] == p.root) return i;
+    return 0;
+}
+
+std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index) {
+    std::vector<collectives::CommandList> out;
+    if (p.kind == Kind::kBcast) {
+        out.push_back(collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo),
+                                              p.members, root_index));
+    } else {
+        for (uint32_t b = 0; b < p.members; ++b)
+            out.push_back(collectives::allgather_block_list(
+                static_cast<collectives::AllgatherAlgo>(p.algo), p.members, b));
+    }
+    return out;
+}
+
+Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
+                const std::vector<MemberAddr> &table) {
+    Plan pl;
+    pl.members = p.members;
+    pl.me = me;
+    pl.n_in = p.kind == Kind::kBcast ? 1 : p.members;
+    const uint32_t root_index = root_index_of(p, group);
+    if (p.exec == Exec::kRoot)
+        plan_root_mode(p, root_index, pl, group, table);
+    else
+        plan_delegated(p, root_index, pl, group, table);
+    pl.wait_slots.shrink_to_fit();
+    pl.wait_from.shrink_to_fit();
+    pl.ready_targets.shrink_to_fit();
+    return pl;
+}
+
+}  // namespace acpx::middle

@@ -1,0 +1,90 @@
+// A member's plan for one handle: the command lists bound to the members'
+// GAs, reduced to what this member needs. Built by a pure function from
+// the parameters and the table of every member's GAs, so the memory a
+// handle holds at 10^6 members is computed by the same code in one
+// process (test/middle/plan_memory_test.cpp), without launching anything.
+//
+// Control block of every member (acpx-allocated shared memory, registered;
+// on-node peers map it, so signals into it are single 8-byte stores):
+//   [0]            stamp: this member's current round, written to others
+//   [8]            ready source byte (the round's low 8 bits)
+//   [16]           arrive[n_in]: a sender's stamp once block b is here
+//   [16 + 8 n_in]  fwd[n_in]: root mode, copies reading block b from
+//                  this member are complete (it may reuse its array)
+//   [16 + 16 n_in] ready[n_ready]: receivers' "I called send" bytes
+// n_in is 1 for bcast and np_group for allgather (slot = block).
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "collectives/command_list.hpp"
+#include "params.hpp"
+
+namespace acpx::middle {
+
+struct MemberAddr {
+    acp_ga_t data = ACP_GA_NULL;  // byte 0 of the member's array or buffer
+    acp_ga_t ctl = ACP_GA_NULL;   // byte 0 of its control block
+};
+
+namespace ctl {
+inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
+inline size_t arrive(uint32_t block) { return kSlots + 8 * size_t{block}; }
+inline size_t fwd(uint32_t n_in, uint32_t block) { return kSlots + 8 * (size_t{n_in} + block); }
+inline size_t ready(uint32_t n_in) { return kSlots + 16 * size_t{n_in}; }
+}  // namespace ctl
+
+// Delegated mode: an entry whose source this member holds.
+struct OutEntry {
+    uint32_t block = 0;
+    bool wait = false;  // true: forward once block arrived here; false: this member is the origin
+    int32_t dst_rank = -1;
+    acp_ga_t dst_data = ACP_GA_NULL;
+    acp_ga_t dst_arrive = ACP_GA_NULL;
+};
+
+struct Plan {
+    uint32_t members = 0, me = 0;
+    uint32_t n_in = 1;     // arrive (and fwd) slots
+    uint32_t n_ready = 0;  // ready bytes
+    // What this member waits for each round: slots of its control block,
+    // and the rank expected to write each (named on a timeout).
+    std::vector<uint32_t> wait_slots;
+    std::vector<int32_t> wait_from;
+    // Where it writes its ready byte when it calls send.
+    std::vector<acp_ga_t> ready_targets;
+
+    // Root mode, executing a list (bcast: the root; allgather: every
+    // member, its own block): the list and every member's GAs, compactly
+    // (rank from the data GA, control block as a tag).
+    bool executes_list = false;
+    uint32_t block = 0;
+    collectives::CommandList list;
+    std::vector<acp_ga_t> data_ga;
+    std::vector<uint16_t> ctl_tag;
+
+    // Delegated mode.
+    std::vector<OutEntry> out;
+
+    size_t ctl_bytes() const { return ctl::ready(n_in) + n_ready; }
+    // Heap bytes this plan holds (capacity, not size), plus the object.
+    size_t bytes() const;
+};
+
+// table[i]: member i's GAs; group[i]: its rank. me: this member's index.
+Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
+                const std::vector<MemberAddr> &table);
+
+// The number of ready bytes member `me` holds (known before the GAs are).
+uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);
+// The root's index in group (bcast), else 0.
+uint32_t root_index_of(const Params &p, const std::vector<int> &group);
+
+// The command list(s) of p: one for bcast, one per block for allgather.
+std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index);
+
+}  // namespace acpx::middle

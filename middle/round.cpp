@@ -1,0 +1,275 @@
+// The round engine. Every internal round ("segment") of a member:
+//   begin:   stamp := (seq, size); buffered: copy its data in; write its
+//            ready byte to every executor that writes into it.
+//   execute: root mode, the executor issues its whole list once every
+//            receiver is ready, each entry ordered after the entry that
+//            delivered its source, then the notifications; delegated, each
+//            entry goes as soon as its receiver is ready and its source
+//            bytes arrived here.
+//   finish:  every awaited slot holds this seq and this member's GMAs are
+//            complete; buffered: copy the data out; next segment or done.
+// Round safety: nothing is written into a member before its ready byte
+// for this seq, which it writes only at send / after its previous segment.
+#include "round.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "basic/errors.hpp"
+#include "basic/ga.hpp"
+
+namespace acpx::middle {
+namespace {
+
+constexpr uint64_t kSizeBits = 40, kSizeMask = (uint64_t{1} << kSizeBits) - 1;
+constexpr uint64_t kSeqMask = (uint64_t{1} << 23) - 1;
+
+uint64_t stamp_of(uint64_t seq, uint64_t size) {
+    return uint64_t{1} << 63 | (seq & kSeqMask) << kSizeBits | (size & kSizeMask);
+}
+bool stamp_is(uint64_t stamp, uint64_t seq) {
+    return (stamp >> 63) && ((stamp >> kSizeBits) & kSeqMask) == (seq & kSeqMask);
+}
+
+uint64_t load64(const uint8_t *p) {
+    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
+}
+uint8_t load8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+bool buffered(const Col &c) { return c.p.storage == Storage::kBuffered; }
+
+// This segment's bytes per block and where a block's range starts in the
+// array (direct) or buffer (buffered).
+size_t seg_len(const Col &c) {
+    if (!buffered(c)) return c.size;
+    const size_t pos = size_t{c.seg} * c.p.size;
+    return std::min<size_t>(c.p.size, c.size - std::min(c.size, pos));
+}
+size_t block_offset(const Col &c, uint32_t block) {
+    const size_t base = c.p.kind == Kind::kAllgather ? size_t{block} * c.p.size : 0;
+    return buffered(c) ? base : base + c.offset;
+}
+
+acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
+
+bool fail_gma(Col &c, const char *fn, const char *what) {
+    break_handle(c, std::string("could not issue ") + what);
+    return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
+                         static_cast<unsigned long long>(c.id),
+                         static_cast<unsigned long long>(c.round), what);
+}
+
+// Buffered: this member's bytes of the segment into its buffer.
+void copy_in(Col &c) {
+    const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
+    auto *buf = static_cast<char *>(c.buffer.base);
+    if (c.p.kind == Kind::kBcast) {
+        if (c.rank == c.p.root && len) std::memcpy(buf, c.in + pos, len);
+    } else {
+        if (len) std::memcpy(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
+        if (c.seg == 0 && c.size)  // its own block, straight to recvbuf
+            std::memmove(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
+    }
+}
+
+// Buffered: the segment's received bytes out of the buffer.
+void copy_out(Col &c) {
+    const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
+    if (!len) return;
+    const auto *buf = static_cast<const char *>(c.buffer.base);
+    if (c.p.kind == Kind::kBcast) {
+        if (c.rank != c.p.root) std::memcpy(c.out + pos, buf, len);
+        return;
+    }
+    for (uint32_t b = 0; b < c.plan.members; ++b)
+        if (b != c.plan.me) std::memcpy(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
+}
+
+bool begin_segment(Col &c, const char *fn) {
+    ++c.seq;
+    c.issued = false;
+    c.ready_scan = 0;
+    c.last = ACP_HANDLE_NULL;
+    std::fill(c.out_issued.begin(), c.out_issued.end(), 0);
+    std::fill(c.seen.begin(), c.seen.end(), 0);
+    c.seg_start = Clock::now();
+    uint8_t *ctl = c.ctl_base();
+    __atomic_store_n(reinterpret_cast<uint64_t *>(ctl + ctl::kStamp), stamp_of(c.seq, c.size),
+                     __ATOMIC_RELEASE);
+    __atomic_store_n(ctl + ctl::kReadySrc, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
+    if (buffered(c)) copy_in(c);
+    for (acp_ga_t t : c.plan.ready_targets) {
+        const acp_handle_t h = acp_copy(t, ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
+        if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
+        c.last = h;
+    }
+    return true;
+}
+
+// Root mode: are all receivers of the executor's list ready?
+bool all_ready(Col &c) {
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const auto want = static_cast<uint8_t>(c.seq);
+    for (; c.ready_scan < c.plan.members; ++c.ready_scan)
+        if (c.ready_scan != c.plan.me && load8(ready + c.ready_scan) != want) return false;
+    return true;
+}
+
+// Root mode: the whole list, then a notification to every receiver (after
+// its entry) and to every source (after all entries: its array is free).
+bool issue_list(Col &c) {
+    const Plan &pl = c.plan;
+    const size_t len = seg_len(c), off = block_offset(c, pl.block);
+    acp_handle_t first = ACP_HANDLE_NULL;
+    for (uint32_t e = 0; e < pl.list.size(); ++e) {
+        const auto &cmd = pl.list[e];
+        const acp_handle_t order =
+            cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
+        const acp_handle_t h = acp_copy(pl.data_ga[cmd.dst] + off, pl.data_ga[cmd.src] + off, len, order);
+        if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
+        if (e == 0) first = h;
+        c.last = h;
+    }
+    const acp_handle_t all_data = c.last;
+    auto slot_ga = [&](uint32_t member, size_t slot_off) {
+        const auto g = basic::ga::decode(pl.data_ga[member]);
+        return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
+    };
+    const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
+    for (uint32_t e = 0; e < pl.list.size(); ++e) {
+        const auto &cmd = pl.list[e];
+        acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(pl.block)), stamp, 8, first + e);
+        if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
+            h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, pl.block)), stamp, 8, all_data);
+        if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
+        c.last = h;
+    }
+    c.issued = true;
+    return true;
+}
+
+bool arrived(const Col &c, uint32_t slot) {
+    return stamp_is(load64(c.ctl_base() + ctl::kSlots + 8 * size_t{slot}), c.seq);
+}
+
+// Delegated: every entry whose receiver is ready and whose bytes are here.
+bool issue_ready_entries(Col &c, bool *moved) {
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const auto want = static_cast<uint8_t>(c.seq);
+    const size_t len = seg_len(c);
+    for (size_t j = 0; j < c.plan.out.size(); ++j) {
+        if (c.out_issued[j]) continue;
+        const OutEntry &o = c.plan.out[j];
+        if (load8(ready + j) != want || (o.wait && !arrived(c, o.block))) continue;
+        const size_t off = block_offset(c, o.block);
+        acp_handle_t h = acp_copy(o.dst_data + off, c.my_data + off, len, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive, ctl_ga(c, ctl::kStamp), 8, h);
+        if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
+        c.last = h;
+        c.out_issued[j] = 1;
+        *moved = true;
+    }
+    return true;
+}
+
+// Marks newly arrived slots; records a size that differs from this member's.
+bool check_arrivals(Col &c) {
+    bool all = true;
+    for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
+        if (c.seen[i]) continue;
+        const uint32_t slot = c.plan.wait_slots[i];
+        const uint64_t s = load64(c.ctl_base() + ctl::kSlots + 8 * size_t{slot});
+        if (!stamp_is(s, c.seq)) {
+            all = false;
+            continue;
+        }
+        c.seen[i] = 1;
+        if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
+            c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
+                            " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
+                            std::to_string(c.size);
+            c.error_round = c.round;
+        }
+    }
+    return all;
+}
+
+}  // namespace
+
+bool start_round(Col &c, const char *fn) {
+    ++c.round;
+    c.active = true;
+    c.seg = 0;
+    c.nseg = 1;
+    if (buffered(c) && c.size > c.p.size)
+        c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
+    c.out_issued.assign(c.plan.out.size(), 0);
+    c.seen.assign(c.plan.wait_slots.size(), 0);
+    return begin_segment(c, fn);
+}
+
+bool advance(Col &c) {
+    if (!c.active || !c.broken.empty()) return false;
+    bool moved = false;
+    if (c.plan.executes_list && !c.issued && all_ready(c)) {
+        if (!issue_list(c)) return false;
+        moved = true;
+    }
+    if (!c.plan.out.empty() && !issue_ready_entries(c, &moved)) return false;
+    if (!check_arrivals(c)) return moved;
+    if (c.plan.executes_list && !c.issued) return moved;
+    if (std::find(c.out_issued.begin(), c.out_issued.end(), 0) != c.out_issued.end()) return moved;
+    if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) != 0) return moved;
+    // The segment is complete here.
+    if (buffered(c)) copy_out(c);
+    if (++c.seg < c.nseg) {
+        begin_segment(c, "acp_wait_col");
+        return true;
+    }
+    c.active = false;
+    c.done_round = c.round;
+    return true;
+}
+
+bool overdue(const Col &c) {
+    return c.active && c.broken.empty() &&
+           Clock::now() - c.seg_start >
+               std::chrono::duration<double>(basic::layer::timeout_seconds());
+}
+
+std::string pending(const Col &c) {
+    std::vector<std::string> what;
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const auto want = static_cast<uint8_t>(c.seq);
+    if (c.plan.executes_list && !c.issued)
+        for (uint32_t m = 0; m < c.plan.members; ++m)
+            if (m != c.plan.me && load8(ready + m) != want)
+                what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) +
+                               " (its send)");
+    for (size_t j = 0; j < c.plan.out.size(); ++j)
+        if (!c.out_issued[j] && load8(ready + j) != want &&
+            !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
+            what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
+    for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
+        if (!c.seen[i])
+            what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
+                           (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
+    std::sort(what.begin(), what.end());
+    what.erase(std::unique(what.begin(), what.end()), what.end());
+    std::string out;
+    for (const auto &w : what) out += (out.empty() ? "" : ", ") + w;
+    return out.empty() ? "this rank's own copies to complete" : out;
+}
+
+bool progress_all(State &st) {
+    bool moved = false;
+    for (auto &[id, c] : st.cols) moved |= c->active && advance(*c);
+    return moved;
+}
+
+void break_handle(Col &c, const std::string &why) {
+    c.broken = why;
+    c.active = false;
+}
+
+}  // namespace acpx::middle

@@ -1,0 +1,27 @@
+// Running rounds of a handle: start, progress, finish, time out.
+#pragma once
+
+#include "col.hpp"
+
+namespace acpx::middle {
+
+// Starts user round c.round+1 with the arguments already stored in c
+// (offset/size, in/out). False, reported under fn, if a GMA cannot be issued.
+bool start_round(Col &c, const char *fn);
+
+// Moves c forward without waiting; true if anything moved.
+bool advance(Col &c);
+
+// True once round r is finished here (or r is older).
+inline bool round_done(const Col &c, uint64_t r) { return c.done_round >= r; }
+
+// The current segment started longer than ACP_TIMEOUT ago.
+bool overdue(const Col &c);
+
+// What the current segment still waits for, naming ranks.
+std::string pending(const Col &c);
+
+// Gives up the current round: the handle can only be freed afterwards.
+void break_handle(Col &c, const std::string &why);
+
+}  // namespace acpx::middle

@@ -1,0 +1,89 @@
+// Persistent broadcast, direct and buffered: every root, whole, permuted
+// and partial groups, sizes 0..1 MiB+1, nonzero offsets, rounds larger
+// than the buffer; in both execution modes and with both algorithms.
+#include "col_util.hpp"
+
+using namespace acpx::test;
+
+namespace {
+
+class Bcast : public ::testing::TestWithParam<ColConfig> {
+  protected:
+    void SetUp() override {
+        exec_ = std::make_unique<ScopedEnv>("ACP_COL_EXEC", GetParam().exec);
+        algo_ = std::make_unique<ScopedEnv>("ACP_COL_BCAST_ALGO", GetParam().algo);
+    }
+    std::unique_ptr<ScopedEnv> exec_, algo_;
+};
+
+constexpr unsigned char kUntouched = 0xEE;
+
+// One direct round of [offset, offset+size) from root; checks every byte
+// of the array on this member.
+void direct_round(acp_col_t h, std::vector<unsigned char> &a, int root, size_t offset, size_t size,
+                  uint64_t seed) {
+    std::fill(a.begin(), a.end(), kUntouched);
+    if (me() == root) fill_pattern(a.data() + offset, size, seed);
+    acp_request_t r = acp_send_bcast_direct(h, offset, size);
+    ASSERT_NE(r, ACP_REQUEST_NULL);
+    ASSERT_EQ(acp_wait_col(r), 0);
+    EXPECT_EQ(first_mismatch(a.data() + offset, size, seed), -1)
+        << "root " << root << " offset " << offset << " size " << size;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (i < offset || i >= offset + size) {
+            ASSERT_EQ(a[i], kUntouched) << "byte " << i << " outside the range changed";
+        }
+}
+
+}  // namespace
+
+TEST_P(Bcast, DirectEveryRootShapeAndSize) {
+    const std::vector<size_t> sizes = {0, 1, 7, 4096, (1 << 20) + 1};
+    for (Shape s : {Shape::kAll, Shape::kPermuted, Shape::kPartial}) {
+        std::vector<int> g = make_group(s);
+        if (!member_of(g)) continue;  // non-members go on with the next shape
+        for (int root : g) {
+            std::vector<unsigned char> a((1 << 20) + 64);
+            acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(),
+                                                  a.data(), a.size());
+            ASSERT_NE(h, ACP_COL_NULL) << name_of(s) << " root " << root;
+            for (size_t n : sizes) direct_round(h, a, root, 0, n, n * 31 + root);
+            direct_round(h, a, root, 13, 4096, 77);  // nonzero offset
+            direct_round(h, a, root, a.size() - 5, 5, 78);  // range ending at the array's end
+            EXPECT_EQ(acp_free_col(h), 0);
+        }
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST_P(Bcast, BufferedEveryRootWithSegments) {
+    // 1000-byte buffer: 4096 and 1 MiB+1 go in 5 and 1049 segments.
+    const std::vector<size_t> sizes = {0, 1, 7, 1000, 4096, (1 << 20) + 1};
+    for (Shape s : {Shape::kAll, Shape::kPermuted, Shape::kPartial}) {
+        std::vector<int> g = make_group(s);
+        if (!member_of(g)) continue;
+        for (int root : g) {
+            acp_col_t h = acp_create_bcast_buffered(root, static_cast<int>(g.size()), g.data(), 1000);
+            ASSERT_NE(h, ACP_COL_NULL);
+            for (size_t n : sizes) {
+                // A different array every round, as buffered handles allow.
+                std::vector<unsigned char> a(n + 1, kUntouched);
+                if (me() == root) fill_pattern(a.data(), n, n + 5 * root);
+                acp_request_t r = acp_send_bcast_buffered(h, a.data(), n);
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                ASSERT_EQ(acp_wait_col(r), 0);
+                EXPECT_EQ(first_mismatch(a.data(), n, n + 5 * root), -1) << "size " << n;
+                EXPECT_EQ(a[n], kUntouched) << "wrote past size";
+            }
+            EXPECT_EQ(acp_free_col(h), 0);
+        }
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Bcast,
+                         ::testing::Values(ColConfig{"delegated", "binomial"},
+                                           ColConfig{"delegated", "binary"},
+                                           ColConfig{"root", "binomial"},
+                                           ColConfig{"root", "binary"}),
+                         [](const auto &info) { return config_name(info.param); });

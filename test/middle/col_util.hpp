@@ -1,0 +1,66 @@
+// Helpers for the persistent-collective suites: groups of several shapes
+// (every rank computes the same one), and environment settings that every
+// rank applies alike before a create.
+#pragma once
+
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../mp_util.hpp"
+
+namespace acpx::test {
+
+enum class Shape { kAll, kPermuted, kPartial };
+
+inline const char *name_of(Shape s) {
+    return s == Shape::kAll ? "all" : s == Shape::kPermuted ? "permuted" : "partial";
+}
+
+// kAll: 0..np-1. kPermuted: reversed, then rotated by one (so neither the
+// first nor the lowest rank is member 0). kPartial: every rank but one
+// (the middle one), in order; with one process, that process.
+inline std::vector<int> make_group(Shape s) {
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    if (s == Shape::kPermuted) {
+        std::reverse(g.begin(), g.end());
+        std::rotate(g.begin(), g.begin() + 1, g.end());
+    } else if (s == Shape::kPartial && np() > 1) {
+        g.erase(g.begin() + np() / 2);
+    }
+    return g;
+}
+
+inline bool member_of(const std::vector<int> &g) {
+    return std::find(g.begin(), g.end(), me()) != g.end();
+}
+
+inline int index_in(const std::vector<int> &g, int rank) {
+    return static_cast<int>(std::find(g.begin(), g.end(), rank) - g.begin());
+}
+
+// Sets an environment variable for the scope (unset again after).
+class ScopedEnv {
+  public:
+    ScopedEnv(const char *name, const std::string &value) : name_(name) {
+        setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv() { unsetenv(name_); }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+  private:
+    const char *name_;
+};
+
+// What a suite runs over: execution mode and algorithm.
+struct ColConfig {
+    const char *exec;
+    const char *algo;
+};
+
+inline std::string config_name(const ColConfig &c) { return std::string(c.exec) + "_" + c.algo; }
+
+}  // namespace acpx::test
