@@ -27,7 +27,21 @@ EXTRA_DIST += test/run-mp.sh test/suites
 if HAVE_GTEST
 check_PROGRAMS += test/middle/middle_test
 test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/middle/col_util.hpp \
-	test/middle/bcast_test.cpp test/middle/allgather_test.cpp
+	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
+	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp
 test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
+TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
+	test/suites/middle_acprun_np3.sh test/suites/middle_acprun_np4.sh \
+	test/suites/middle_acprun_np5.sh test/suites/middle_acprun_np3_tcp.sh \
+	test/suites/middle_mpirun_np3.sh
+endif
+
+# In-process: command lists and plans at sizes no job launches.
+if HAVE_GTEST
+check_PROGRAMS += test/collectives/lists_test
+test_collectives_lists_test_SOURCES = test/collectives/lists_test.cpp test/middle/plan_memory_test.cpp
+test_collectives_lists_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_collectives_lists_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+TESTS += test/collectives/lists_test
 endif

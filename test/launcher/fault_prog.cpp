@@ -6,6 +6,11 @@
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
 //   fault_prog after-finalize  calls after acp_finalize fail cleanly
 //   fault_prog starter BYTES   the starter memory holds exactly BYTES, zeroed
+//   fault_prog col-never-send  persistent bcast from rank 0; the last rank never
+//                              sends, the others' waits time out (exit 0 if they
+//                              returned -1 and the handle could be freed)
+//   fault_prog col-kill        rank 1 is killed between create and send of a
+//                              persistent bcast; the others are waiting in it
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -16,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "acp.h"
 
@@ -64,6 +70,24 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
+    if (mode == "col-never-send" || mode == "col-kill") {
+        const int n = acp_procs();
+        std::vector<int> group(n);
+        for (int i = 0; i < n; ++i) group[i] = i;
+        std::vector<char> a(1000, 0);
+        acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
+        if (h == ACP_COL_NULL) return 1;
+        if (mode == "col-kill" && me == 1) raise(SIGKILL);
+        if (mode == "col-never-send" && me == n - 1) {
+            sleep(3);  // never sends; reaches the final barrier after the others gave up (ACP_TIMEOUT=2)
+        } else {
+            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+            if (r == ACP_REQUEST_NULL) return 1;
+            const int st = acp_wait_col(r);
+            std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, st);
+        }
+        if (acp_free_col(h) != 0) return 1;
+    }
     if (mode == "starter" && argc > 2) {
         const uint64_t size = std::strtoull(argv[2], nullptr, 10);
         const int peer = (me + 1) % acp_procs();

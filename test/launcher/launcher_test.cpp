@@ -115,6 +115,26 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     EXPECT_LT(r.seconds, 20);
 }
 
+// Persistent collectives: a member that never sends makes the others'
+// waits fail after ACP_TIMEOUT, naming it; the job still ends cleanly.
+TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
+    for (const char *mode : {"ACP_COL_EXEC=delegated", "ACP_COL_EXEC=root"}) {
+        JobResult r = acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", mode});
+        EXPECT_EQ(r.status, 0) << mode << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned -1")) << mode << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "acpx: acp_wait_col: request: handle")) << r.err;
+        EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << mode << "\n" << r.err;
+        EXPECT_LT(r.seconds, 20);
+    }
+}
+
+TEST(Collectives, MemberKilledMidRoundEndsTheJob) {
+    JobResult r = acprun(3, {"col-kill"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
 TEST(Acprun, ForwardsTerminationToTheRanks) {
     JobResult r = acprun(2, {"sleep"}, {}, SIGTERM);
     EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;

@@ -1,0 +1,137 @@
+// Command lists in one process, at sizes no test job launches: every list
+// is sound (check_list), and executing the entries in a random order that
+// respects only their dependencies leaves every member with exactly the
+// right bytes -- so no entry reads data its dependency has not delivered.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "collectives/algorithms.hpp"
+
+using namespace acpx::collectives;
+
+namespace {
+
+// Runs the lists (one per block) in a random dependency-respecting
+// interleaving. has[m][b]: member m holds block b. Returns "" or the fault.
+std::string simulate(const std::vector<CommandList> &lists, const std::vector<uint32_t> &origin,
+                     uint32_t n, unsigned seed) {
+    std::vector<std::vector<uint8_t>> has(n, std::vector<uint8_t>(lists.size(), 0));
+    std::vector<std::vector<uint8_t>> done(lists.size());
+    std::vector<std::pair<uint32_t, uint32_t>> ready;  // (list, entry) runnable
+    std::vector<std::vector<std::vector<uint32_t>>> waiters(lists.size());
+    for (uint32_t b = 0; b < lists.size(); ++b) {
+        has[origin[b]][b] = 1;
+        done[b].assign(lists[b].size(), 0);
+        waiters[b].assign(lists[b].size(), {});
+        for (uint32_t e = 0; e < lists[b].size(); ++e) {
+            if (lists[b][e].dep == kNoDep) ready.push_back({b, e});
+            else waiters[b][lists[b][e].dep].push_back(e);
+        }
+    }
+    std::mt19937 rng(seed);
+    size_t executed = 0;
+    while (!ready.empty()) {
+        const size_t pick = std::uniform_int_distribution<size_t>(0, ready.size() - 1)(rng);
+        const auto [b, e] = ready[pick];
+        ready[pick] = ready.back();
+        ready.pop_back();
+        const Command &c = lists[b][e];
+        if (!has[c.src][b])
+            return "block " + std::to_string(b) + " entry " + std::to_string(e) + " reads member " +
+                   std::to_string(c.src) + " before the block reached it";
+        has[c.dst][b] = 1;
+        done[b][e] = 1;
+        ++executed;
+        for (uint32_t w : waiters[b][e]) ready.push_back({b, w});
+    }
+    for (uint32_t m = 0; m < n; ++m)
+        for (uint32_t b = 0; b < lists.size(); ++b)
+            if (!has[m][b]) return "member " + std::to_string(m) + " lacks block " + std::to_string(b);
+    size_t total = 0;
+    for (const auto &l : lists) total += l.size();
+    if (executed != total) return "entries never became runnable (a dependency cycle)";
+    return "";
+}
+
+const std::vector<uint32_t> kSizes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 100, 1000, 4097, 65536};
+
+}  // namespace
+
+TEST(BcastLists, SoundForEverySizeAndRoot) {
+    for (BcastAlgo a : {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree})
+        for (uint32_t n : kSizes)
+            for (uint32_t root : {0u, n / 2, n - 1}) {
+                const CommandList l = bcast_list(a, n, root);
+                ASSERT_EQ(check_list(l, n, root), "") << name_of(a) << " n=" << n << " root=" << root;
+                ASSERT_EQ(simulate({l}, {root}, n, n + root), "") << name_of(a) << " n=" << n;
+            }
+}
+
+TEST(BcastLists, BinaryTreeIsSeedFigure5) {
+    // Fig. 5 of seed 002: (0) 0->1, (1) 0->2, (2) 1->3 after 0, (3) 1->4
+    // after 0, (4) 2->5 after 1, (5) 2->6 after 1.
+    const CommandList l = bcast_list(BcastAlgo::kBinaryTree, 7, 0);
+    const CommandList want = {{1, 0, kNoDep}, {2, 0, kNoDep}, {3, 1, 0}, {4, 1, 0}, {5, 2, 1}, {6, 2, 1}};
+    ASSERT_EQ(l.size(), want.size());
+    for (size_t i = 0; i < l.size(); ++i) {
+        EXPECT_EQ(l[i].dst, want[i].dst) << i;
+        EXPECT_EQ(l[i].src, want[i].src) << i;
+        EXPECT_EQ(l[i].dep, want[i].dep) << i;
+    }
+}
+
+TEST(BcastLists, BinomialTakesLogSteps) {
+    // With every member sending one entry at a time, in list order, the
+    // round takes ceil(log2 n) steps.
+    for (uint32_t n : {2u, 3u, 8u, 9u, 1000u, 65536u}) {
+        const CommandList l = bcast_list(BcastAlgo::kBinomial, n, 0);
+        std::vector<uint32_t> step(l.size()), busy_until(n, 0);
+        uint32_t longest = 0;
+        for (size_t e = 0; e < l.size(); ++e) {
+            const uint32_t after_dep = l[e].dep == kNoDep ? 0 : step[l[e].dep];
+            step[e] = std::max(after_dep, busy_until[l[e].src]) + 1;
+            busy_until[l[e].src] = step[e];
+            longest = std::max(longest, step[e]);
+        }
+        uint32_t log2n = 0;
+        while ((1ull << log2n) < n) ++log2n;
+        EXPECT_EQ(longest, log2n) << "n=" << n;
+    }
+}
+
+TEST(AllgatherLists, EveryBlockReachesEveryMember) {
+    for (AllgatherAlgo a : {AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing})
+        for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 33u, 128u}) {
+            std::vector<CommandList> lists;
+            std::vector<uint32_t> origin;
+            for (uint32_t b = 0; b < n; ++b) {
+                lists.push_back(allgather_block_list(a, n, b));
+                origin.push_back(b);
+                ASSERT_EQ(check_list(lists.back(), n, b), "") << name_of(a) << " n=" << n << " block " << b;
+            }
+            ASSERT_EQ(simulate(lists, origin, n, 7 * n), "") << name_of(a) << " n=" << n;
+        }
+}
+
+TEST(AllgatherLists, RingSendsOnlyToTheNextMember) {
+    const uint32_t n = 6;
+    for (uint32_t b = 0; b < n; ++b)
+        for (const Command &c : allgather_block_list(AllgatherAlgo::kRing, n, b))
+            EXPECT_EQ(c.dst, (c.src + 1) % n);
+}
+
+TEST(CheckList, CatchesBrokenLists) {
+    EXPECT_NE(check_list({{1, 0, kNoDep}, {2, 1, kNoDep}}, 3, 0), "");  // reads 1 without waiting
+    EXPECT_NE(check_list({{2, 1, kNoDep}, {1, 0, kNoDep}}, 3, 0), "");  // reads 1 before it has data
+    EXPECT_NE(check_list({{1, 0, kNoDep}, {1, 0, kNoDep}}, 3, 0), "");  // 1 twice, 2 never
+    EXPECT_NE(check_list({{0, 1, kNoDep}, {2, 0, kNoDep}}, 3, 0), "");  // sends to the origin
+    EXPECT_EQ(check_list({{1, 0, kNoDep}, {2, 1, 0}}, 3, 0), "");
+}
+
+TEST(Names, RoundTrip) {
+    for (BcastAlgo a : {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree}) EXPECT_EQ(parse_bcast_algo(name_of(a)), a);
+    for (AllgatherAlgo a : {AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing})
+        EXPECT_EQ(parse_allgather_algo(name_of(a)), a);
+    EXPECT_FALSE(parse_bcast_algo("fastest"));
+}

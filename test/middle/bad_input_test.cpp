@@ -1,0 +1,237 @@
+// Bad input to the persistent collectives: each call returns its failure
+// value, prints one line naming the function and the argument, and leaves
+// everything usable (a good create and round work right after).
+#include "col_util.hpp"
+
+using namespace acpx::test;
+
+namespace {
+
+template <class F>
+std::string stderr_of(F call) {
+    testing::internal::CaptureStderr();
+    call();
+    return testing::internal::GetCapturedStderr();
+}
+
+#define EXPECT_REPORTS(output, fn, arg)                                                        \
+    do {                                                                                       \
+        const std::string out_ = (output);                                                     \
+        EXPECT_NE(out_.find(std::string("acpx: ") + fn + ": " + arg + ":"), std::string::npos) \
+            << "stderr was: " << out_;                                                         \
+        EXPECT_EQ(std::count(out_.begin(), out_.end(), '\n'), 1) << out_;                      \
+    } while (0)
+
+bool has(const std::string &s, const char *what) { return s.find(what) != std::string::npos; }
+
+// A good round on a fresh handle: nothing was left broken.
+void expect_usable() {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::vector<unsigned char> a(100);
+    acp_col_t h = acp_create_bcast_direct(g[0], static_cast<int>(g.size()), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    if (me() == g[0]) fill_pattern(a.data(), a.size(), 4242);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+    EXPECT_EQ(first_mismatch(a.data(), a.size(), 4242), -1);
+    EXPECT_EQ(acp_free_col(h), 0);
+}
+
+}  // namespace
+
+TEST(ColBadInput, GroupArguments) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(64);
+    acp_col_t h = ACP_COL_NULL;
+    const char *fn = "acp_create_bcast_direct";
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, 0, g.data(), a.data(), 64); }), fn, "np_group");
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, -3, g.data(), a.data(), 64); }), fn, "np_group");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, n, nullptr, a.data(), 64); }), fn, "group");
+    EXPECT_EQ(h, ACP_COL_NULL);
+    std::vector<int> out_of_range = g;
+    out_of_range.back() = np();
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, n, out_of_range.data(), a.data(), 64); }), fn, "group");
+    std::vector<int> negative = g;
+    negative.back() = -1;
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_direct(n, negative.data(), a.data(), 8); }),
+                   "acp_create_allgather_direct", "group");
+    std::vector<int> twice = g;
+    twice.push_back(g[0]);
+    std::string out = stderr_of([&] { h = acp_create_bcast_direct(0, n + 1, twice.data(), a.data(), 64); });
+    EXPECT_REPORTS(out, fn, "group");
+    EXPECT_TRUE(has(out, "listed twice")) << out;
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(np(), n, g.data(), a.data(), 64); }), fn, "root");
+    EXPECT_EQ(h, ACP_COL_NULL);
+    if (np() > 1) {
+        // A root outside a partial group, and a group without the caller.
+        std::vector<int> part = make_group(Shape::kPartial);
+        if (member_of(part)) {
+            const int outsider = np() / 2;
+            EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(outsider, static_cast<int>(part.size()),
+                                                                         part.data(), 64); }),
+                           "acp_create_bcast_buffered", "root");
+        }
+        std::vector<int> other = {(me() + 1) % np()};
+        out = stderr_of([&] { h = acp_create_allgather_buffered(1, other.data(), 64); });
+        EXPECT_REPORTS(out, "acp_create_allgather_buffered", "group");
+        EXPECT_TRUE(has(out, "does not contain the calling rank")) << out;
+    }
+    EXPECT_EQ(h, ACP_COL_NULL);
+    expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(ColBadInput, ArraysSizesAndSettings) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    acp_col_t h = ACP_COL_NULL;
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, n, g.data(), nullptr, 10); }),
+                   "acp_create_bcast_direct", "array");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_direct(n, g.data(), nullptr, 10); }),
+                   "acp_create_allgather_direct", "array");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 0); }),
+                   "acp_create_bcast_buffered", "buffersize");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 0); }),
+                   "acp_create_allgather_buffered", "buffersize");
+    {
+        ScopedEnv bad("ACP_COL_EXEC", "fastest");
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 8); }),
+                       "acp_create_bcast_buffered", "ACP_COL_EXEC");
+    }
+    {
+        ScopedEnv bad("ACP_COL_ALLGATHER_ALGO", "telepathy");
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 8); }),
+                       "acp_create_allgather_buffered", "ACP_COL_ALLGATHER_ALGO");
+    }
+    EXPECT_EQ(h, ACP_COL_NULL);
+    // NULL array with size 0 is a valid (empty) direct handle.
+    h = acp_create_bcast_direct(0, n, g.data(), nullptr, 0);
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, 0)), 0);
+    EXPECT_EQ(acp_free_col(h), 0);
+    expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(ColBadInput, MembersWhoseArgumentsDisagreeAllFail) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(128);
+    acp_col_t h = ACP_COL_NULL;
+    // Rank 1 passes another arraysize; every member learns it at create.
+    std::string out = stderr_of([&] {
+        h = acp_create_bcast_direct(0, n, g.data(), a.data(), me() == 1 ? 100 : 128);
+    });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_REPORTS(out, "acp_create_bcast_direct", "group");
+    EXPECT_TRUE(has(out, "disagree") && has(out, "arraysize")) << out;
+    // A different root, and a different order of the same ranks.
+    out = stderr_of([&] { h = acp_create_bcast_direct(me() == 1 ? 1 : 0, n, g.data(), a.data(), 128); });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_TRUE(has(out, "root")) << out;
+    std::vector<int> order = g;
+    if (me() == 1) std::reverse(order.begin(), order.end());
+    out = stderr_of([&] { h = acp_create_allgather_direct(n, order.data(), a.data(), 128 / n); });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_TRUE(has(out, "order")) << out;
+    // Another execution mode on one member.
+    {
+        ScopedEnv mode("ACP_COL_EXEC", me() == 1 ? "root" : "delegated");
+        out = stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); });
+    }
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_TRUE(has(out, "ACP_COL_EXEC")) << out;
+    expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(ColBadInput, SendArguments) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(100);
+    acp_col_t h = acp_create_bcast_direct(0, n, g.data(), a.data(), a.size());
+    acp_col_t hb = acp_create_bcast_buffered(0, n, g.data(), 64);
+    ASSERT_NE(h, ACP_COL_NULL);
+    ASSERT_NE(hb, ACP_COL_NULL);
+    acp_request_t r = ACP_REQUEST_NULL;
+    const char *fn = "acp_send_bcast_direct";
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(h, 0, 101); }), fn, "size");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(h, 90, 11); }), fn, "size");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(h, SIZE_MAX, 2); }), fn, "size");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(ACP_COL_NULL, 0, 1); }), fn, "handle");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_allgather_direct(h, 0, 1); }), "acp_send_allgather_direct", "handle");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(hb, nullptr, 5); }), "acp_send_bcast_buffered", "array");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(h, a.data(), 5); }), "acp_send_bcast_buffered", "handle");
+    EXPECT_EQ(r, ACP_REQUEST_NULL);
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(ACP_REQUEST_NULL), -1); }), "acp_wait_col", "request");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(ACP_REQUEST_NULL), -1); }), "acp_test_col", "request");
+    // A second send while this member's previous round is unfinished: the
+    // root's round cannot finish before the others send, so it is refused.
+    if (np() > 1) {
+        if (me() == 0) {
+            r = acp_send_bcast_direct(h, 0, 10);
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(h, 0, 10), ACP_REQUEST_NULL); }),
+                           fn, "handle");
+            acp_sync();  // only now the others send
+        } else {
+            acp_sync();
+            r = acp_send_bcast_direct(h, 0, 10);
+        }
+        EXPECT_EQ(acp_wait_col(r), 0);
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_free_col(hb), 0);
+    expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(ColBadInput, FreedHandlesAndTheirRequestsAreRecognised) {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::vector<unsigned char> a(16);
+    acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    acp_request_t r = acp_send_bcast_direct(h, 0, 16);
+    ASSERT_EQ(acp_wait_col(r), 0);
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(r), -1); }), "acp_wait_col", "request");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(r), -1); }), "acp_test_col", "request");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_free_col(h), -1); }), "acp_free_col", "handle");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(h, 0, 1), ACP_REQUEST_NULL); }),
+                   "acp_send_bcast_direct", "handle");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_query_col_memory(h), 0u); }), "acp_query_col_memory", "handle");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_free_col(ACP_COL_NULL), -1); }), "acp_free_col", "handle");
+    expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(ColBadInput, SendSizesThatDisagreeFailAtWait) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = make_group(Shape::kAll);
+    std::vector<unsigned char> a(100);
+    acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    // The root sends 100 bytes, everyone else expects 50: whoever receives
+    // from the root sees it at wait; the root's own part succeeds.
+    acp_request_t r = acp_send_bcast_direct(h, 0, me() == 0 ? 100 : 50);
+    ASSERT_NE(r, ACP_REQUEST_NULL);
+    int status = 0;
+    const std::string out = stderr_of([&] { status = acp_wait_col(r); });
+    if (me() == 0) {
+        EXPECT_EQ(status, 0);
+    }
+    if (status != 0) {
+        EXPECT_REPORTS(out, "acp_wait_col", "request");
+        EXPECT_TRUE(has(out, "sizes disagree")) << out;
+    }
+    const auto all = allgather_u64(static_cast<uint64_t>(status == 0 ? 0 : 1));
+    EXPECT_GE(std::count(all.begin(), all.end(), 1u), 1) << "nobody noticed";
+    // The handle stays usable.
+    if (me() == 0) fill_pattern(a.data(), a.size(), 31);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+    EXPECT_EQ(first_mismatch(a.data(), a.size(), 31), -1);
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}

@@ -1,0 +1,86 @@
+// Handle life cycle: create/free many times without leaking memory or
+// registrations, freed handles and requests are recognised, and what
+// acp_query_col_memory reports.
+#include <unistd.h>
+
+#include <fstream>
+
+#include "col_util.hpp"
+
+using namespace acpx::test;
+
+namespace {
+
+// Resident set size of this process, in bytes.
+size_t rss_bytes() {
+    std::ifstream f("/proc/self/statm");
+    size_t pages = 0, resident = 0;
+    f >> pages >> resident;
+    return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+void create_free_cycles(int cycles, std::vector<int> &g, std::vector<unsigned char> &a) {
+    for (int i = 0; i < cycles; ++i) {
+        acp_col_t h = (i % 3 == 0)   ? acp_create_bcast_direct(g[0], static_cast<int>(g.size()), g.data(), a.data(), a.size())
+                      : (i % 3 == 1) ? acp_create_bcast_buffered(g[0], static_cast<int>(g.size()), g.data(), 512)
+                                     : acp_create_allgather_direct(static_cast<int>(g.size()), g.data(), a.data(), 8);
+        ASSERT_NE(h, ACP_COL_NULL) << "cycle " << i;
+        ASSERT_EQ(acp_free_col(h), 0) << "cycle " << i;
+    }
+}
+
+}  // namespace
+
+TEST(Lifecycle, TenThousandCreateFreeCyclesLeakNothing) {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::vector<unsigned char> a(8 * g.size());
+    create_free_cycles(1000, g, a);  // warm: allocator and transport caches settle
+    const size_t before = rss_bytes();
+    create_free_cycles(9000, g, a);  // 10,000 in all: far more than the 1023 registrations
+    const size_t after = rss_bytes();
+    EXPECT_LT(after, before + (2u << 20)) << "RSS grew from " << before << " to " << after;
+    // Every registration is free again: a full table can still be registered.
+    std::vector<acp_atkey_t> keys;
+    for (int i = 0; i < 1000; ++i) {
+        keys.push_back(acp_register_memory(a.data(), a.size(), 0));
+        ASSERT_NE(keys.back(), ACP_ATKEY_NULL) << "registration " << i;
+    }
+    for (acp_atkey_t k : keys) EXPECT_EQ(acp_unregister_memory(k), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Lifecycle, RoundsWorkAfterManyHandles) {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::vector<unsigned char> a(1000);
+    acp_col_t h = acp_create_bcast_direct(g[0], static_cast<int>(g.size()), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    if (me() == g[0]) fill_pattern(a.data(), a.size(), 9);
+    acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+    ASSERT_EQ(acp_wait_col(r), 0);
+    EXPECT_EQ(first_mismatch(a.data(), a.size(), 9), -1);
+    EXPECT_EQ(acp_wait_col(r), 0) << "a finished round's request stays valid until free";
+    EXPECT_EQ(acp_test_col(r), 1);
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    acp_col_t small = acp_create_bcast_buffered(0, n, g.data(), 1000);
+    acp_col_t large = acp_create_bcast_buffered(0, n, g.data(), 1 << 20);
+    acp_col_t ag = acp_create_allgather_buffered(n, g.data(), 1 << 20);
+    ASSERT_NE(small, ACP_COL_NULL);
+    ASSERT_NE(large, ACP_COL_NULL);
+    ASSERT_NE(ag, ACP_COL_NULL);
+    const size_t ms = acp_query_col_memory(small), ml = acp_query_col_memory(large),
+                 ma = acp_query_col_memory(ag);
+    EXPECT_GE(ms, 1000u);
+    EXPECT_LT(ms, 64u << 10) << "a 1000-byte buffered handle should hold a few KiB";
+    EXPECT_GE(ml - ms, (1u << 20) - 1000u) << "the buffer is counted";
+    EXPECT_GE(ma, static_cast<size_t>(n) << 20) << "allgather: np_group buffers";
+    EXPECT_EQ(acp_free_col(small), 0);
+    EXPECT_EQ(acp_free_col(large), 0);
+    EXPECT_EQ(acp_free_col(ag), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
