@@ -32,7 +32,6 @@ Col *find_col(State &st, acp_col_t h, const char *fn) {
 
 acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array,
                  size_t array_bytes) {
-    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     uint32_t me = 0;
     if (!check_group(fn, root, np_group, group, &me) || !read_choices(fn, &p)) return ACP_COL_NULL;
     p.members = static_cast<uint32_t>(np_group);
@@ -162,6 +161,7 @@ extern "C" {
 
 acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) {
     constexpr const char *fn = "acp_create_bcast_direct";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     if (!array && arraysize)
         return report(fn, "array", "is NULL but arraysize is %zu", arraysize), ACP_COL_NULL;
     Params p;
@@ -173,6 +173,7 @@ acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *arra
 
 acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize) {
     constexpr const char *fn = "acp_create_bcast_buffered";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
     Params p;
     p.kind = Kind::kBcast;
@@ -183,6 +184,7 @@ acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t b
 
 acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize) {
     constexpr const char *fn = "acp_create_allgather_direct";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     if (!array && blocksize)
         return report(fn, "array", "is NULL but blocksize is %zu", blocksize), ACP_COL_NULL;
     if (np_group > 0 && blocksize > SIZE_MAX / static_cast<size_t>(np_group))
@@ -197,6 +199,7 @@ acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, siz
 
 acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize) {
     constexpr const char *fn = "acp_create_allgather_buffered";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
     if (np_group > 0 && buffersize > SIZE_MAX / static_cast<size_t>(np_group))
         return report(fn, "buffersize", "%zu x np_group %d overflows", buffersize, np_group), ACP_COL_NULL;

@@ -25,8 +25,12 @@ extern "C" const char *acpx_last_error(void);
 
 class Error : public std::runtime_error {
   public:
+    // After a failed C call: the line it printed (fallback if none).
     explicit Error(const char *fallback)
         : std::runtime_error(*acpx_last_error() ? acpx_last_error() : fallback) {}
+    // A failure the C++ API itself detects, with its own text.
+    struct Own {};
+    Error(Own, const std::string &text) : std::runtime_error(text) {}
 };
 
 // Starts acpx for the lifetime of the object (one per process).

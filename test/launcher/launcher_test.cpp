@@ -218,7 +218,18 @@ TEST(BeforeInit, EveryCallFailsWithItsValue) {
     EXPECT_EQ(acp_add8(1, 1, 1, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
     EXPECT_EQ(acp_inquire(1), -1);
     acp_complete(1);
+    int group[1] = {0};
+    EXPECT_EQ(acp_create_bcast_direct(0, 1, group, b, 8), ACP_COL_NULL);
+    EXPECT_EQ(acp_create_allgather_buffered(1, group, 8), ACP_COL_NULL);
+    EXPECT_EQ(acp_send_bcast_direct(reinterpret_cast<acp_col_t>(1), 0, 1), ACP_REQUEST_NULL);
+    EXPECT_EQ(acp_wait_col(reinterpret_cast<acp_request_t>(1)), -1);
+    EXPECT_EQ(acp_test_col(reinterpret_cast<acp_request_t>(1)), -1);
+    EXPECT_EQ(acp_free_col(reinterpret_cast<acp_col_t>(1)), -1);
+    EXPECT_EQ(acp_query_col_memory(reinterpret_cast<acp_col_t>(1)), 0u);
     const std::string err = testing::internal::GetCapturedStderr();
-    for (const char *fn : {"acp_rank", "acp_sync", "acp_copy", "acp_add8", "acp_complete"})
+    for (const char *fn : {"acp_rank", "acp_sync", "acp_copy", "acp_add8", "acp_complete",
+                           "acp_create_bcast_direct", "acp_create_allgather_buffered",
+                           "acp_send_bcast_direct", "acp_wait_col", "acp_test_col", "acp_free_col",
+                           "acp_query_col_memory"})
         EXPECT_TRUE(has(err, std::string("acpx: ") + fn + ": state: called before acp_init")) << err;
 }

@@ -38,7 +38,11 @@ TEST(Lifecycle, TenThousandCreateFreeCyclesLeakNothing) {
     const size_t before = rss_bytes();
     create_free_cycles(9000, g, a);  // 10,000 in all: far more than the 1023 registrations
     const size_t after = rss_bytes();
+#ifndef __SANITIZE_ADDRESS__  // ASan's quarantine holds freed memory on purpose
     EXPECT_LT(after, before + (2u << 20)) << "RSS grew from " << before << " to " << after;
+#else
+    (void)before, (void)after;
+#endif
     // Every registration is free again: a full table can still be registered.
     std::vector<acp_atkey_t> keys;
     for (int i = 0; i < 1000; ++i) {

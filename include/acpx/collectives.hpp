@@ -1,0 +1,154 @@
+// acpx C++ API for persistent collectives: RAII handles over the C API of
+// <acp.h> (see its "Persistent collectives" section for the semantics).
+//
+//   std::vector<double> v(n);
+//   acpx::BcastDirect bc(root, group, std::span(v));   // create (collective)
+//   for (...) bc.send(0, v.size()).wait();              // rounds
+//                                                       // ~BcastDirect: free
+//
+//   acpx::AllgatherBuffered ag(group, 64 << 10);
+//   ag.send(std::span(mine), std::span(all)).wait();
+//
+// Every failure throws acpx::Error carrying the line the C API printed
+// ("acpx: <function>: <argument>: <reason>").
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "acpx.hpp"
+
+namespace acpx {
+
+// One round of a handle. wait(): this member's part is done; test(): has it?
+class Request {
+  public:
+    explicit Request(acp_request_t r) : r_(r) {}
+    void wait() const {
+        if (acp_wait_col(r_) != 0) throw Error("acpx: acp_wait_col failed");
+    }
+    bool test() const {
+        const int s = acp_test_col(r_);
+        if (s < 0) throw Error("acpx: acp_test_col failed");
+        return s == 1;
+    }
+    acp_request_t get() const { return r_; }
+
+  private:
+    acp_request_t r_;
+};
+
+// What every handle shares: ownership (move-only; the destructor frees).
+class Collective {
+  public:
+    Collective(const Collective &) = delete;
+    Collective &operator=(const Collective &) = delete;
+    Collective(Collective &&o) noexcept : h_(std::exchange(o.h_, ACP_COL_NULL)) {}
+    Collective &operator=(Collective &&o) noexcept {
+        if (this != &o) {
+            reset();
+            h_ = std::exchange(o.h_, ACP_COL_NULL);
+        }
+        return *this;
+    }
+    ~Collective() { reset(); }
+
+    // Bytes this process holds for the handle (acp_query_col_memory).
+    std::size_t memory() const { return acp_query_col_memory(h_); }
+    acp_col_t get() const { return h_; }
+
+  protected:
+    explicit Collective(acp_col_t h, const char *what) : h_(h) {
+        if (h_ == ACP_COL_NULL) throw Error(what);
+    }
+    static Request started(acp_request_t r, const char *what) {
+        if (r == ACP_REQUEST_NULL) throw Error(what);
+        return Request(r);
+    }
+    static int *ranks(std::span<const int> group) { return const_cast<int *>(group.data()); }
+    static int count(std::span<const int> group) { return static_cast<int>(group.size()); }
+
+  private:
+    void reset() {
+        if (h_ != ACP_COL_NULL) acp_free_col(h_);
+        h_ = ACP_COL_NULL;
+    }
+    acp_col_t h_ = ACP_COL_NULL;
+};
+
+// Broadcast between the members' own arrays (registered once, at create).
+class BcastDirect : public Collective {
+  public:
+    template <class T, std::size_t N>
+    BcastDirect(int root, std::span<const int> group, std::span<T, N> array)
+        : Collective(acp_create_bcast_direct(root, count(group), ranks(group),
+                                             const_cast<void *>(static_cast<const void *>(array.data())),
+                                             array.size_bytes()),
+                     "acpx: acp_create_bcast_direct failed") {}
+    // Bytes [offset, offset + bytes) of the root's array to everyone's.
+    Request send(std::size_t offset, std::size_t bytes) {
+        return started(acp_send_bcast_direct(get(), offset, bytes), "acpx: acp_send_bcast_direct failed");
+    }
+};
+
+// Broadcast through library buffers: any array, any size, each round.
+class BcastBuffered : public Collective {
+  public:
+    BcastBuffered(int root, std::span<const int> group, std::size_t buffer_bytes)
+        : Collective(acp_create_bcast_buffered(root, count(group), ranks(group), buffer_bytes),
+                     "acpx: acp_create_bcast_buffered failed") {}
+    template <class T, std::size_t N>
+    Request send(std::span<T, N> data) {
+        return started(acp_send_bcast_buffered(get(), const_cast<void *>(static_cast<const void *>(data.data())),
+                                               data.size_bytes()),
+                       "acpx: acp_send_bcast_buffered failed");
+    }
+};
+
+// Allgather over np_group blocks of block_bytes in every member's array.
+class AllgatherDirect : public Collective {
+  public:
+    template <class T, std::size_t N>
+    AllgatherDirect(std::span<const int> group, std::span<T, N> array, std::size_t block_bytes)
+        : Collective(checked(group, array.size_bytes(), block_bytes)
+                         ? acp_create_allgather_direct(count(group), ranks(group), array.data(), block_bytes)
+                         : ACP_COL_NULL,
+                     "acpx: acp_create_allgather_direct failed") {}
+    Request send(std::size_t offset, std::size_t bytes) {
+        return started(acp_send_allgather_direct(get(), offset, bytes),
+                       "acpx: acp_send_allgather_direct failed");
+    }
+
+  private:
+    // The span must hold every block: the C API cannot check that.
+    static bool checked(std::span<const int> group, std::size_t have, std::size_t block) {
+        if (block != 0 && have / block < group.size())
+            throw Error(Error::Own{}, "acpx: AllgatherDirect: array: the span is smaller than np_group x block_bytes");
+        return true;
+    }
+};
+
+// Allgather through library buffers: every member's `in` lands in
+// everyone's `out` (np_group x in.size_bytes(), in group order).
+class AllgatherBuffered : public Collective {
+  public:
+    AllgatherBuffered(std::span<const int> group, std::size_t buffer_bytes)
+        : Collective(acp_create_allgather_buffered(count(group), ranks(group), buffer_bytes),
+                     "acpx: acp_create_allgather_buffered failed"),
+          members_(group.size()) {}
+    template <class T, std::size_t N, class U, std::size_t M>
+    Request send(std::span<T, N> in, std::span<U, M> out) {
+        if (out.size_bytes() < in.size_bytes() * members_)
+            throw Error(Error::Own{}, "acpx: AllgatherBuffered::send: out: smaller than np_group x in");
+        return started(acp_send_allgather_buffered(get(), in.data(), out.data(), in.size_bytes()),
+                       "acpx: acp_send_allgather_buffered failed");
+    }
+
+  private:
+    std::size_t members_ = 0;
+};
+
+}  // namespace acpx
