@@ -13,6 +13,8 @@ void usage(FILE *to) {
                  "subcommands:\n"
                  "  copy   acp_copy latency and bandwidth: put, get, remote->remote (N >= 2; 3 for a\n"
                  "         true third party)\n"
+                 "  bcast      persistent broadcast latency (root 0), OSU style\n"
+                 "  allgather  persistent allgather latency, OSU style\n"
                  "options:\n"
                  "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
                  "  --iters N         iterations per small size (default 10000)\n"
@@ -22,6 +24,8 @@ void usage(FILE *to) {
                  "  --memory user|starter  user: buffers the program registers (default);\n"
                  "                    starter: acpx's starter memory, which on-node peers map\n"
                  "                    (needs acprun --starter-memsize >= max size + 4K)\n"
+                 "  --mode direct|buffered  collectives: user arrays or library buffers (default direct)\n"
+                 "  --exec root|delegated   collectives: execution mode (default: ACP_COL_EXEC)\n"
                  "  --quick           two sizes, few iterations (for tests)\n");
 }
 }  // namespace
@@ -33,7 +37,7 @@ int main(int argc, char **argv) {
     }
     const std::string cmd = argv[1];
     acpx::bench::Options o;
-    if (cmd != "copy") {
+    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;
@@ -43,6 +47,6 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (acp_init(&argc, &argv) != 0) return 1;
-    const int rc = acpx::bench::run_copy(o);
+    const int rc = cmd == "copy" ? acpx::bench::run_copy(o) : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

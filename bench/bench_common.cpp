@@ -18,10 +18,12 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"csv", required_argument, nullptr, 'c'},
                                    {"quick", no_argument, nullptr, 'q'},
                                    {"memory", required_argument, nullptr, 'm'},
+                                   {"mode", required_argument, nullptr, 'M'},
+                                   {"exec", required_argument, nullptr, 'e'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:", longs, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:", longs, nullptr)) != -1) {
         switch (c) {
             case 's': {  // MIN:MAX
                 const char *colon = std::strchr(optarg, ':');
@@ -45,6 +47,20 @@ bool parse_options(int argc, char **argv, Options *o) {
                     return false;
                 }
                 o->starter = std::strcmp(optarg, "starter") == 0;
+                break;
+            case 'M':
+                if (std::strcmp(optarg, "direct") != 0 && std::strcmp(optarg, "buffered") != 0) {
+                    std::fprintf(stderr, "acpx-bench: --mode: '%s' is not direct or buffered\n", optarg);
+                    return false;
+                }
+                o->storage = optarg;
+                break;
+            case 'e':
+                if (std::strcmp(optarg, "root") != 0 && std::strcmp(optarg, "delegated") != 0) {
+                    std::fprintf(stderr, "acpx-bench: --exec: '%s' is not root or delegated\n", optarg);
+                    return false;
+                }
+                o->exec = optarg;
                 break;
             default: return false;
         }

@@ -17,6 +17,8 @@ struct Options {
     std::string csv;        // CSV file; "" = none
     bool quick = false;     // 2 sizes, few iterations (make check)
     bool starter = false;   // --memory starter: buffers in starter memory (acpx-allocated)
+    std::string storage = "direct";  // --mode direct|buffered (collectives)
+    std::string exec;                // --exec root|delegated (collectives; "" = the default)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.
@@ -43,5 +45,6 @@ class Csv {
 };
 
 int run_copy(const Options &o);
+int run_collective(const Options &o, bool bcast);
 
 }  // namespace acpx::bench

@@ -276,8 +276,10 @@ int acp_inquire(acp_handle_t handle);
  * blocks until every member has called it). Members whose arguments
  * disagree all get ACP_COL_NULL with a message naming the first
  * difference; a member that never calls create makes the others fail
- * after ACP_TIMEOUT, naming it. Creates on different or overlapping
- * groups may be issued in any order.
+ * after ACP_TIMEOUT, naming it. Create blocks until every member called
+ * it, so members call the creates of the handles they share in the same
+ * order (as with MPI communicators); a create is matched by its set of
+ * members and their count of creates on it, never with another group's.
  *
  * direct handles move bytes straight between the users' arrays, which
  * create registers (they must stay valid until acp_free_col). buffered

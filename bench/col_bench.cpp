@@ -1,0 +1,134 @@
+// acpx-bench bcast / allgather: persistent collective latency, OSU method.
+// Per size: create once, warm up, barrier, then a timed loop of rounds
+// (send + wait). Each rank averages its rounds; the table gives the mean,
+// minimum and maximum of those averages over ranks (osu_bcast's columns);
+// the CSV's latency_us is the maximum (the slowest member bounds a round).
+// The one-time cost of create and free is printed once.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acp.h"
+#include "bench_common.hpp"
+
+namespace acpx::bench {
+namespace {
+
+// Every rank's value, gathered on every rank through starter memory.
+std::vector<double> gather(double mine) {
+    const int me = acp_rank(), np = acp_procs();
+    auto *s = static_cast<char *>(acp_query_address(acp_query_starter_ga(me)));
+    std::memcpy(s, &mine, 8);
+    acp_sync();
+    std::vector<double> all(np);
+    for (int r = 0; r < np; ++r) {
+        acp_complete(acp_copy(acp_query_starter_ga(me) + 64 + 8 * r, acp_query_starter_ga(r), 8, ACP_HANDLE_NULL));
+        std::memcpy(&all[r], s + 64 + 8 * r, 8);
+    }
+    acp_sync();
+    return all;
+}
+
+struct Stats {
+    double avg = 0, min = 0, max = 0;
+};
+Stats over_ranks(double mine) {
+    const auto all = gather(mine);
+    Stats s{0, all[0], all[0]};
+    for (double v : all) {
+        s.avg += v / all.size();
+        s.min = std::min(s.min, v);
+        s.max = std::max(s.max, v);
+    }
+    return s;
+}
+
+struct Handle {
+    acp_col_t h = ACP_COL_NULL;
+    std::vector<char> array, in, out;
+};
+
+Handle create(bool bcast, bool buffered, std::vector<int> &group, size_t size) {
+    Handle x;
+    const int n = static_cast<int>(group.size());
+    const size_t bytes = size ? size : 1;
+    if (bcast) {
+        if (buffered) {
+            x.array.assign(bytes, 1);
+            x.h = acp_create_bcast_buffered(0, n, group.data(), bytes);
+        } else {
+            x.array.assign(bytes, 1);
+            x.h = acp_create_bcast_direct(0, n, group.data(), x.array.data(), x.array.size());
+        }
+    } else if (buffered) {
+        x.in.assign(bytes, 1);
+        x.out.assign(bytes * n, 0);
+        x.h = acp_create_allgather_buffered(n, group.data(), bytes);
+    } else {
+        x.array.assign(bytes * n, 1);
+        x.h = acp_create_allgather_direct(n, group.data(), x.array.data(), bytes);
+    }
+    return x;
+}
+
+acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
+    if (bcast)
+        return buffered ? acp_send_bcast_buffered(x.h, const_cast<char *>(x.array.data()), size)
+                        : acp_send_bcast_direct(x.h, 0, size);
+    return buffered ? acp_send_allgather_buffered(x.h, x.in.data(), const_cast<char *>(x.out.data()), size)
+                    : acp_send_allgather_direct(x.h, 0, size);
+}
+
+}  // namespace
+
+int run_collective(const Options &o, bool bcast) {
+    const int me = acp_rank(), np = acp_procs();
+    const bool buffered = o.storage == "buffered";
+    if (!o.exec.empty()) setenv("ACP_COL_EXEC", o.exec.c_str(), 1);
+    const char *exec = std::getenv("ACP_COL_EXEC");
+    const std::string what = std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" +
+                             (exec && *exec ? exec : "delegated");
+    std::vector<int> group(np);
+    for (int i = 0; i < np; ++i) group[i] = i;
+    Csv csv(me == 0 ? o.csv : "");
+    if (me == 0) {
+        std::printf("# acpx %s latency, %d processes (persistent, %s)\n", bcast ? "broadcast" : "allgather", np,
+                    what.c_str());
+        std::printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
+                    "Max Latency(us)", "Iterations");
+    }
+    double create_us = 0, free_us = 0;
+    for (size_t size : sizes(o)) {
+        const double t0 = now_us();
+        Handle x = create(bcast, buffered, group, size);
+        const double t1 = now_us();
+        if (x.h == ACP_COL_NULL) return 1;
+        const int iters = iterations_for(o, size) / 10 + 1;
+        for (int i = 0; i < o.warmup / 10 + 1; ++i)
+            if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return 1;
+        acp_sync();
+        const double start = now_us();
+        for (int i = 0; i < iters; ++i)
+            if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return 1;
+        const double mine = (now_us() - start) / iters;
+        const double t2 = now_us();
+        if (acp_free_col(x.h) != 0) return 1;
+        const double t3 = now_us();
+        if (create_us == 0) {
+            create_us = t1 - t0;
+            free_us = t3 - t2;
+        }
+        const Stats s = over_ranks(mine);
+        if (me == 0) {
+            std::printf("%-10zu %16.2f %16.2f %16.2f %12d\n", size, s.avg, s.min, s.max, iters);
+            std::fflush(stdout);
+            csv.row(bcast ? "bcast" : "allgather", what, size, s.max, size / s.max, iters, np, "ucx");
+        }
+    }
+    const Stats c = over_ranks(create_us), f = over_ranks(free_us);
+    if (me == 0) std::printf("# create %.1f us, free %.1f us (first size, max over ranks)\n", c.max, f.max);
+    return 0;
+}
+
+}  // namespace acpx::bench
