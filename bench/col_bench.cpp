@@ -80,6 +80,14 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
                     : acp_send_allgather_direct(x.h, 0, size);
 }
 
+// Rounds per size: the same counts as the peers (bench/peers/*.c).
+int rounds_for(const Options &o, size_t size) {
+    if (o.quick) return 5;
+    if (size <= 8192) return 1000;
+    const long n = 1000L * 8192 / static_cast<long>(size);
+    return n < 10 ? 10 : static_cast<int>(n);
+}
+
 }  // namespace
 
 int run_collective(const Options &o, bool bcast) {
@@ -104,8 +112,8 @@ int run_collective(const Options &o, bool bcast) {
         Handle x = create(bcast, buffered, group, size);
         const double t1 = now_us();
         if (x.h == ACP_COL_NULL) return 1;
-        const int iters = iterations_for(o, size) / 10 + 1;
-        for (int i = 0; i < o.warmup / 10 + 1; ++i)
+        const int iters = rounds_for(o, size);
+        for (int i = 0; i < iters / 10 + 1; ++i)
             if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return 1;
         acp_sync();
         const double start = now_us();

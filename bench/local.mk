@@ -4,3 +4,28 @@ acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_com
 	bench/copy_bench.cpp
 acpx_bench_LDADD = libacpx.la
 EXTRA_DIST += bench/compare_copy.sh
+
+# Peers: the same benchmarks over MPI and OpenSHMEM, each built with its own
+# wrapper compiler (so not as automake programs), when configure found it.
+peer_cflags = -O2 -Wall
+if HAVE_MPICH
+noinst_SCRIPTS_peers_mpich = bench/peers/mpi_coll_bench.mpich
+bench/peers/mpi_coll_bench.mpich: $(srcdir)/bench/peers/mpi_coll_bench.c
+	@mkdir -p bench/peers
+	$(AM_V_CC)$(MPICC_MPICH) $(peer_cflags) -o $@ $<
+endif
+if HAVE_OPENMPI
+noinst_SCRIPTS_peers_openmpi = bench/peers/mpi_coll_bench.openmpi
+bench/peers/mpi_coll_bench.openmpi: $(srcdir)/bench/peers/mpi_coll_bench.c
+	@mkdir -p bench/peers
+	$(AM_V_CC)$(MPICC_OPENMPI) $(peer_cflags) -o $@ $<
+endif
+if HAVE_OSHMEM
+noinst_SCRIPTS_peers_oshmem = bench/peers/shmem_coll_bench
+bench/peers/shmem_coll_bench: $(srcdir)/bench/peers/shmem_coll_bench.c
+	@mkdir -p bench/peers
+	$(AM_V_CC)$(OSHCC) $(peer_cflags) -o $@ $<
+endif
+noinst_SCRIPTS = $(noinst_SCRIPTS_peers_mpich) $(noinst_SCRIPTS_peers_openmpi) $(noinst_SCRIPTS_peers_oshmem)
+CLEANFILES += bench/peers/mpi_coll_bench.mpich bench/peers/mpi_coll_bench.openmpi bench/peers/shmem_coll_bench
+EXTRA_DIST += bench/peers/mpi_coll_bench.c bench/peers/shmem_coll_bench.c

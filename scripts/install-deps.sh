@@ -1,11 +1,16 @@
 #!/bin/sh
-# Installs, from Debian 12 packages, everything acpx needs to build, test
-# and benchmark. Run as root.
+# Installs, from Debian 12 packages, everything acpx needs to build and
+# test; with --bench also the benchmark peers (MPICH; Open MPI, which
+# brings OpenSHMEM, is there already) and what draws the plots. Run as root.
+#   install-deps.sh [--bench]
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+bench=
+[ "${1:-}" = --bench ] && bench="mpich libmpich-dev gnuplot-nox python3"
 apt-get update
+# shellcheck disable=SC2086  # $bench is a list of packages
 apt-get install -y --no-install-recommends \
     build-essential g++ make autoconf automake libtool pkg-config \
     libucx-dev ucx-utils libpmix-dev libhwloc-dev libgtest-dev \
     openmpi-bin libopenmpi-dev \
-    ca-certificates procps
+    ca-certificates procps $bench

@@ -7,8 +7,10 @@ launcher=$1 np=$2; shift 2
 case "$launcher" in
   acprun) exec "${ACPX_BUILDDIR:-.}/acprun" -n "$np" "$@" ;;
   mpirun)
-    command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipped"; exit 77; }
+    # Open MPI's (PMIx); with MPICH installed too, plain mpirun may be MPICH's.
+    mpirun=$(command -v mpirun.openmpi || command -v mpirun || true)
+    [ -n "$mpirun" ] || { echo "mpirun not found: skipped"; exit 77; }
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    exec mpirun --oversubscribe -np "$np" -x ACP_TIMEOUT "$@" ;;
+    exec "$mpirun" --oversubscribe -np "$np" -x ACP_TIMEOUT "$@" ;;
   *) echo "run-mp.sh: unknown launcher $launcher" >&2; exit 2 ;;
 esac

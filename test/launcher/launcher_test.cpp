@@ -187,7 +187,9 @@ TEST(Acprun, StarterMemsizeOption) {
 }
 
 TEST(Mpirun, DeadRankEndsTheJobUnderPmix) {
-    const std::string mpirun = "/usr/bin/mpirun";
+    // Open MPI's (PMIx); with MPICH installed too, plain mpirun may be MPICH's.
+    const std::string mpirun =
+        access("/usr/bin/mpirun.openmpi", X_OK) == 0 ? "/usr/bin/mpirun.openmpi" : "/usr/bin/mpirun";
     if (access(mpirun.c_str(), X_OK) != 0) GTEST_SKIP() << "mpirun not installed";
     const std::vector<std::string> env{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
     JobResult r = run({mpirun, "--oversubscribe", "-np", "3", builddir() + "/test/launcher/fault_prog", "kill"},

@@ -1,0 +1,188 @@
+/*
+ * The MPI peer of acpx-bench bcast/allgather: the same method, sizes and
+ * CSV columns, built once per MPI found (MPICH, Open MPI).
+ *
+ *   mpirun -np N mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick]
+ *                               [--csv FILE] [--impl NAME]
+ *
+ * Per size, each of: the classic call (MPI_Bcast / MPI_Allgather) and the
+ * persistent one (MPI-4 MPI_Bcast_init / MPI_Allgather_init, or Open MPI
+ * 4.1's MPIX_ versions from mpi-ext.h), started and waited each round.
+ * Warm-up, barrier, timed loop; each rank averages its rounds; the table
+ * shows mean, min and max over ranks, the CSV's latency_us is the max.
+ * --memory: RSS growth of creating 100 persistent handles, per handle.
+ */
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if MPI_VERSION >= 4
+#define HAVE_PERSISTENT 1
+#define BCAST_INIT MPI_Bcast_init
+#define ALLGATHER_INIT MPI_Allgather_init
+#define PERSISTENT_NAME(x) "MPI_" x "_init"
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define HAVE_PERSISTENT 1
+#define BCAST_INIT MPIX_Bcast_init
+#define ALLGATHER_INIT MPIX_Allgather_init
+#define PERSISTENT_NAME(x) "MPIX_" x "_init"
+#else
+#define HAVE_PERSISTENT 0
+#endif
+
+static size_t parse_size(const char *s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == 'K' || *end == 'k') v <<= 10;
+    else if (*end == 'M' || *end == 'm') v <<= 20;
+    return (size_t)v;
+}
+
+/* The same iteration counts as acpx-bench (bench_common.cpp). */
+static int iterations(size_t size, int quick) {
+    if (quick) return 5;
+    if (size <= 8192) return 1000;
+    long n = 1000L * 8192 / (long)size;
+    return n < 10 ? 10 : (int)n;
+}
+
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+struct run {
+    int bcast, persistent, me, np;
+    size_t size;
+    char *buf, *out;
+};
+
+/* One round. */
+static void round_once(struct run *r, MPI_Request *req) {
+    if (r->persistent) {
+        MPI_Start(req);
+        MPI_Wait(req, MPI_STATUS_IGNORE);
+    } else if (r->bcast) {
+        MPI_Bcast(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    } else {
+        MPI_Allgather(r->buf, (int)r->size, MPI_BYTE, r->out, (int)r->size, MPI_BYTE, MPI_COMM_WORLD);
+    }
+}
+
+static int make_request(struct run *r, MPI_Request *req) {
+#if HAVE_PERSISTENT
+    if (r->bcast)
+        return BCAST_INIT(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req);
+    return ALLGATHER_INIT(r->buf, (int)r->size, MPI_BYTE, r->out, (int)r->size, MPI_BYTE,
+                          MPI_COMM_WORLD, MPI_INFO_NULL, req);
+#else
+    (void)r, (void)req;
+    return MPI_ERR_OTHER;
+#endif
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    struct run r = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.np);
+    if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
+        if (r.me == 0) fprintf(stderr, "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--csv FILE] [--impl NAME] [--memory]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    r.bcast = !strcmp(argv[1], "bcast");
+    size_t lo = 1, hi = 4u << 20;
+    int quick = 0, memory = 0;
+    const char *csv = NULL, *impl = "mpi";
+    for (int i = 2; i < argc; ++i) {
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            char *colon = strchr(argv[++i], ':');
+            lo = parse_size(argv[i]);
+            hi = colon ? parse_size(colon + 1) : lo;
+        } else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--memory")) memory = 1;
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+        else if (!strcmp(argv[i], "--impl") && i + 1 < argc) impl = argv[++i];
+    }
+    const char *what = r.bcast ? "Bcast" : "Allgather";
+    FILE *f = NULL;
+    if (csv && r.me == 0) {
+        int fresh = access(csv, F_OK) != 0;
+        f = fopen(csv, "a");
+        if (f && fresh) fprintf(f, "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
+    }
+    r.buf = malloc(hi ? hi : 1);
+    r.out = malloc((hi ? hi : 1) * (size_t)r.np);
+    memset(r.buf, 1, hi ? hi : 1);
+    if (memory) {
+        /* RSS growth per persistent handle, 100 handles of the largest size. */
+#if HAVE_PERSISTENT
+        MPI_Request reqs[100];
+        r.size = hi;
+        long before = rss_kb();
+        for (int i = 0; i < 100; ++i) make_request(&r, &reqs[i]);
+        long after = rss_kb();
+        for (int i = 0; i < 100; ++i) MPI_Request_free(&reqs[i]);
+        double per = (after - before) * 1024.0 / 100, mx = 0;
+        MPI_Reduce(&per, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (r.me == 0) printf("# %s persistent %s: RSS growth %.0f bytes per handle (max over ranks)\n", impl, what, mx);
+#endif
+        MPI_Finalize();
+        return 0;
+    }
+    for (int persistent = 0; persistent <= HAVE_PERSISTENT; ++persistent) {
+        r.persistent = persistent;
+        char op[64];
+#if HAVE_PERSISTENT
+        snprintf(op, sizeof op, "%s", persistent ? PERSISTENT_NAME("%s") : "MPI_%s");
+#else
+        snprintf(op, sizeof op, "MPI_%%s");
+#endif
+        char name[64];
+        snprintf(name, sizeof name, op, what);
+        if (r.me == 0) {
+            printf("# %s %s latency, %d processes\n", impl, name, r.np);
+            printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
+                   "Max Latency(us)", "Iterations");
+        }
+        for (size_t s = lo; s <= hi; s = quick && s < hi ? hi : s * 2) {
+            r.size = s;
+            MPI_Request req = MPI_REQUEST_NULL;
+            if (persistent && make_request(&r, &req) != MPI_SUCCESS) break;
+            const int iters = iterations(s, quick);
+            for (int i = 0; i < iters / 10 + 1; ++i) round_once(&r, &req);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < iters; ++i) round_once(&r, &req);
+            double mine = (MPI_Wtime() - t0) * 1e6 / iters, sum = 0, mn = 0, mx = 0;
+            if (persistent) MPI_Request_free(&req);
+            MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&mine, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            if (r.me == 0) {
+                printf("%-10zu %16.2f %16.2f %16.2f %12d\n", s, sum / r.np, mn, mx, iters);
+                fflush(stdout);
+                if (f)
+                    fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,%s\n", r.bcast ? "bcast" : "allgather", name, s, mx,
+                            s / mx, iters, r.np, impl);
+            }
+            if (s == hi) break;
+        }
+    }
+    if (f) fclose(f);
+    free(r.buf);
+    free(r.out);
+    MPI_Finalize();
+    return 0;
+}
