@@ -305,12 +305,13 @@ int acp_inquire(acp_handle_t handle);
  * of the members (any handle's), and in root mode also in the agents.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
- * block of 32 bytes (bcast) or 16 x np_group bytes (allgather), plus:
+ * block of 288 bytes (bcast) or 16 + 272 x np_group bytes (allgather; it
+ * carries rounds of up to 256 bytes per block itself), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
  *     (GA, control tag, ready byte): ~23 MB at 10^6 members;
  *   root mode, other bcast members: independent of np_group;
- *   delegated mode: 48 bytes per entry the member executes (binomial: its
+ *   delegated mode: 56 bytes per entry the member executes (binomial: its
  *     children, binary tree: at most 2);
  *   buffered: buffersize (bcast) or np_group x buffersize (allgather).
  *

@@ -11,7 +11,10 @@
 //   [16]           arrive[n_in]: a sender's stamp once block b is here
 //   [16 + 8 n_in]  fwd[n_in]: root mode, copies reading block b from
 //                  this member are complete (it may reuse its array)
-//   [16 + 16 n_in] ready[n_ready]: receivers' "I called send" bytes
+//   [16 + 16 n_in] inline[n_in]: kInline bytes per block; a round that
+//                  small travels here (plain stores into the mapped block,
+//                  no system call) and the receiver copies it out
+//   [.. + kInline n_in] ready[n_ready]: receivers' "I called send" bytes
 // n_in is 1 for bcast and np_group for allgather (slot = block).
 #pragma once
 
@@ -35,7 +38,11 @@ namespace ctl {
 inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
 inline size_t arrive(uint32_t block) { return kSlots + 8 * size_t{block}; }
 inline size_t fwd(uint32_t n_in, uint32_t block) { return kSlots + 8 * (size_t{n_in} + block); }
-inline size_t ready(uint32_t n_in) { return kSlots + 16 * size_t{n_in}; }
+inline constexpr size_t kInline = 256;
+inline size_t inline_at(uint32_t n_in, uint32_t block) {
+    return kSlots + 16 * size_t{n_in} + kInline * block;
+}
+inline size_t ready(uint32_t n_in) { return kSlots + (16 + kInline) * size_t{n_in}; }
 }  // namespace ctl
 
 // Delegated mode: an entry whose source this member holds.
@@ -45,6 +52,7 @@ struct OutEntry {
     int32_t dst_rank = -1;
     acp_ga_t dst_data = ACP_GA_NULL;
     acp_ga_t dst_arrive = ACP_GA_NULL;
+    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block
 };
 
 struct Plan {

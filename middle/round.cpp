@@ -52,6 +52,17 @@ size_t block_offset(const Col &c, uint32_t block) {
 
 acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
 
+// Small segments travel in the receivers' inline slots (plan.hpp).
+bool is_inline(const Col &c) {
+    const size_t len = seg_len(c);
+    return len > 0 && len <= ctl::kInline;
+}
+
+// Where this member's bytes of `block` are here: its array or buffer.
+char *local_data(const Col &c) {
+    return buffered(c) ? static_cast<char *>(c.buffer.base) : c.array;
+}
+
 bool fail_gma(Col &c, const char *fn, const char *what) {
     break_handle(c, std::string("could not issue ") + what);
     return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
@@ -120,21 +131,27 @@ bool all_ready(Col &c) {
 bool issue_list(Col &c) {
     const Plan &pl = c.plan;
     const size_t len = seg_len(c), off = block_offset(c, pl.block);
+    const bool small = is_inline(c);
+    auto slot_ga = [&](uint32_t member, size_t slot_off) {
+        const auto g = basic::ga::decode(pl.data_ga[member]);
+        return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
+    };
     acp_handle_t first = ACP_HANDLE_NULL;
     for (uint32_t e = 0; e < pl.list.size(); ++e) {
         const auto &cmd = pl.list[e];
         const acp_handle_t order =
             cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
-        const acp_handle_t h = acp_copy(pl.data_ga[cmd.dst] + off, pl.data_ga[cmd.src] + off, len, order);
+        // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
+        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.block)) : pl.data_ga[cmd.dst] + off;
+        const acp_ga_t src = small && cmd.dep != collectives::kNoDep
+                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.block))
+                                 : pl.data_ga[cmd.src] + off;
+        const acp_handle_t h = acp_copy(dst, src, len, order);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
         if (e == 0) first = h;
         c.last = h;
     }
     const acp_handle_t all_data = c.last;
-    auto slot_ga = [&](uint32_t member, size_t slot_off) {
-        const auto g = basic::ga::decode(pl.data_ga[member]);
-        return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
-    };
     const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
     for (uint32_t e = 0; e < pl.list.size(); ++e) {
         const auto &cmd = pl.list[e];
@@ -162,7 +179,9 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (load8(ready + j) != want || (o.wait && !arrived(c, o.block))) continue;
         const size_t off = block_offset(c, o.block);
-        acp_handle_t h = acp_copy(o.dst_data + off, c.my_data + off, len, ACP_HANDLE_NULL);
+        const bool small = is_inline(c);
+        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, o.block)) : c.my_data + off;
+        acp_handle_t h = acp_copy(small ? o.dst_inline : o.dst_data + off, src, len, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
@@ -184,6 +203,9 @@ bool check_arrivals(Col &c) {
             continue;
         }
         c.seen[i] = 1;
+        if (slot < c.plan.n_in && is_inline(c))  // the bytes came in the slot: into place
+            std::memcpy(local_data(c) + block_offset(c, slot),
+                        c.ctl_base() + ctl::inline_at(c.plan.n_in, slot), seg_len(c));
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
                             " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
