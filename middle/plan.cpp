@@ -70,8 +70,8 @@ void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
             const uint32_t j = out_count[c.src]++;
             if (c.src == me)
                 pl.out.push_back({b, c.dep != collectives::kNoDep, group[c.dst], table[c.dst].data,
-                                  table[c.dst].ctl + ctl::arrive(b),
-                                  table[c.dst].ctl + ctl::inline_at(pl.n_in, b)});
+                                  table[c.dst].ctl + ctl::arrive(b, 0),
+                                  table[c.dst].ctl + ctl::inline_at(pl.n_in, b, 0)});
             if (c.dst == me) {
                 pl.wait_slots.push_back(b);
                 pl.wait_from.push_back(group[c.src]);

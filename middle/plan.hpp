@@ -5,17 +5,19 @@
 // process (test/middle/plan_memory_test.cpp), without launching anything.
 //
 // Control block of every member (acpx-allocated shared memory, registered;
-// on-node peers map it, so signals into it are single 8-byte stores):
-//   [0]            stamp: this member's current round, written to others
-//   [8]            ready source byte (the round's low 8 bits)
-//   [16]           arrive[n_in]: a sender's stamp once block b is here
-//   [16 + 8 n_in]  fwd[n_in]: root mode, copies reading block b from
-//                  this member are complete (it may reuse its array)
-//   [16 + 16 n_in] inline[n_in]: kInline bytes per block; a round that
-//                  small travels here (plain stores into the mapped block,
-//                  no system call) and the receiver copies it out
-//   [.. + kInline n_in] ready[n_ready]: receivers' "I called send" bytes
-// n_in is 1 for bcast and np_group for allgather (slot = block).
+// on-node peers map it, so signals into it are single 8-byte stores).
+// Slots come in pairs, by round parity, so a sender may fill round s+1
+// while the receiver still reads round s:
+//   [0]              stamp: this member's current round, written to others
+//   [8]              ready source byte (the round's low 8 bits)
+//   [16]             arrive[n_in][2]: a sender's stamp once block b is here
+//   [16 + 16 n_in]   fwd[n_in][2]: root mode, copies reading block b from
+//                    this member are complete (it may reuse its array)
+//   [16 + 32 n_in]   inline[n_in][2]: kInline bytes; a round that small
+//                    travels here (plain stores, no system call, and eagerly:
+//                    see round.cpp) and the receiver copies it into place
+//   [ready(n_in)]    ready[n_ready]: receivers' "I called send" bytes
+// n_in is 1 for bcast and np_group for allgather (block = slot).
 #pragma once
 
 #include <acp.h>
@@ -35,14 +37,15 @@ struct MemberAddr {
 };
 
 namespace ctl {
-inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
-inline size_t arrive(uint32_t block) { return kSlots + 8 * size_t{block}; }
-inline size_t fwd(uint32_t n_in, uint32_t block) { return kSlots + 8 * (size_t{n_in} + block); }
-inline constexpr size_t kInline = 256;
-inline size_t inline_at(uint32_t n_in, uint32_t block) {
-    return kSlots + 16 * size_t{n_in} + kInline * block;
+inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16, kInline = 256;
+// Signal slot `slot` (arrive: block; fwd: n_in + block) of a parity.
+inline size_t signal(uint32_t slot, uint64_t parity) { return kSlots + 8 * (2 * size_t{slot} + (parity & 1)); }
+inline size_t arrive(uint32_t block, uint64_t parity) { return signal(block, parity); }
+inline size_t fwd(uint32_t n_in, uint32_t block, uint64_t parity) { return signal(n_in + block, parity); }
+inline size_t inline_at(uint32_t n_in, uint32_t block, uint64_t parity) {
+    return kSlots + 32 * size_t{n_in} + kInline * (2 * size_t{block} + (parity & 1));
 }
-inline size_t ready(uint32_t n_in) { return kSlots + (16 + kInline) * size_t{n_in}; }
+inline size_t ready(uint32_t n_in) { return kSlots + (32 + 2 * kInline) * size_t{n_in}; }
 }  // namespace ctl
 
 // Delegated mode: an entry whose source this member holds.
@@ -51,8 +54,8 @@ struct OutEntry {
     bool wait = false;  // true: forward once block arrived here; false: this member is the origin
     int32_t dst_rank = -1;
     acp_ga_t dst_data = ACP_GA_NULL;
-    acp_ga_t dst_arrive = ACP_GA_NULL;
-    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block
+    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive slot for the block, parity 0
+    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block, parity 0
 };
 
 struct Plan {

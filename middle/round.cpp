@@ -117,12 +117,40 @@ bool begin_segment(Col &c, const char *fn) {
     return true;
 }
 
+// May this segment be written into a receiver whose ready byte is `r`?
+// Into its array or buffer only once it called send for this round (r ==
+// seq). Into its inline slots already once it started the previous round
+// (r == seq - 1): it is done with round seq - 2, the last user of this
+// parity's slots. That is what makes small rounds eager.
+bool receiver_ready(const Col &c, uint8_t r) {
+    const auto want = static_cast<uint8_t>(c.seq);
+    return r == want || (is_inline(c) && r == static_cast<uint8_t>(want - 1));
+}
+
+// Has every receiver of this member's entries started this round (it may
+// be one ahead already, never more: the next needs this member's data)?
+// An eager segment's data may go before that, but the sender's round ends
+// only then, so the receiver's signals of this round have all landed and
+// the sender may free the handle.
+bool started(const Col &c, uint8_t r) {
+    const auto want = static_cast<uint8_t>(c.seq);
+    return r == want || r == static_cast<uint8_t>(want + 1);
+}
+bool receivers_started(const Col &c) {
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    if (c.plan.executes_list)
+        for (uint32_t m = 0; m < c.plan.members; ++m)
+            if (m != c.plan.me && !started(c, load8(ready + m))) return false;
+    for (size_t j = 0; j < c.plan.out.size(); ++j)
+        if (!started(c, load8(ready + j))) return false;
+    return true;
+}
+
 // Root mode: are all receivers of the executor's list ready?
 bool all_ready(Col &c) {
     const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
-    const auto want = static_cast<uint8_t>(c.seq);
     for (; c.ready_scan < c.plan.members; ++c.ready_scan)
-        if (c.ready_scan != c.plan.me && load8(ready + c.ready_scan) != want) return false;
+        if (c.ready_scan != c.plan.me && !receiver_ready(c, load8(ready + c.ready_scan))) return false;
     return true;
 }
 
@@ -142,9 +170,9 @@ bool issue_list(Col &c) {
         const acp_handle_t order =
             cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
         // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
-        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.block)) : pl.data_ga[cmd.dst] + off;
+        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.block, c.seq)) : pl.data_ga[cmd.dst] + off;
         const acp_ga_t src = small && cmd.dep != collectives::kNoDep
-                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.block))
+                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.block, c.seq))
                                  : pl.data_ga[cmd.src] + off;
         const acp_handle_t h = acp_copy(dst, src, len, order);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
@@ -155,9 +183,9 @@ bool issue_list(Col &c) {
     const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
     for (uint32_t e = 0; e < pl.list.size(); ++e) {
         const auto &cmd = pl.list[e];
-        acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(pl.block)), stamp, 8, first + e);
+        acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(pl.block, c.seq)), stamp, 8, first + e);
         if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
-            h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, pl.block)), stamp, 8, all_data);
+            h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, pl.block, c.seq)), stamp, 8, all_data);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
         c.last = h;
     }
@@ -166,23 +194,24 @@ bool issue_list(Col &c) {
 }
 
 bool arrived(const Col &c, uint32_t slot) {
-    return stamp_is(load64(c.ctl_base() + ctl::kSlots + 8 * size_t{slot}), c.seq);
+    return stamp_is(load64(c.ctl_base() + ctl::signal(slot, c.seq)), c.seq);
 }
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
-    const auto want = static_cast<uint8_t>(c.seq);
     const size_t len = seg_len(c);
+    const size_t parity = c.seq & 1;
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
         if (c.out_issued[j]) continue;
         const OutEntry &o = c.plan.out[j];
-        if (load8(ready + j) != want || (o.wait && !arrived(c, o.block))) continue;
+        if (!receiver_ready(c, load8(ready + j)) || (o.wait && !arrived(c, o.block))) continue;
         const size_t off = block_offset(c, o.block);
         const bool small = is_inline(c);
-        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, o.block)) : c.my_data + off;
-        acp_handle_t h = acp_copy(small ? o.dst_inline : o.dst_data + off, src, len, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive, ctl_ga(c, ctl::kStamp), 8, h);
+        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, o.block, c.seq)) : c.my_data + off;
+        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * ctl::kInline : o.dst_data + off, src, len,
+                                  ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * parity, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
         c.out_issued[j] = 1;
@@ -197,7 +226,7 @@ bool check_arrivals(Col &c) {
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
         if (c.seen[i]) continue;
         const uint32_t slot = c.plan.wait_slots[i];
-        const uint64_t s = load64(c.ctl_base() + ctl::kSlots + 8 * size_t{slot});
+        const uint64_t s = load64(c.ctl_base() + ctl::signal(slot, c.seq));
         if (!stamp_is(s, c.seq)) {
             all = false;
             continue;
@@ -205,7 +234,7 @@ bool check_arrivals(Col &c) {
         c.seen[i] = 1;
         if (slot < c.plan.n_in && is_inline(c))  // the bytes came in the slot: into place
             std::memcpy(local_data(c) + block_offset(c, slot),
-                        c.ctl_base() + ctl::inline_at(c.plan.n_in, slot), seg_len(c));
+                        c.ctl_base() + ctl::inline_at(c.plan.n_in, slot, c.seq), seg_len(c));
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
                             " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
@@ -242,6 +271,7 @@ bool advance(Col &c) {
     if (c.plan.executes_list && !c.issued) return moved;
     if (std::find(c.out_issued.begin(), c.out_issued.end(), 0) != c.out_issued.end()) return moved;
     if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) != 0) return moved;
+    if (is_inline(c) && !receivers_started(c)) return moved;
     // The segment is complete here.
     if (buffered(c)) copy_out(c);
     if (++c.seg < c.nseg) {
@@ -262,16 +292,22 @@ bool overdue(const Col &c) {
 std::string pending(const Col &c) {
     std::vector<std::string> what;
     const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
-    const auto want = static_cast<uint8_t>(c.seq);
     if (c.plan.executes_list && !c.issued)
         for (uint32_t m = 0; m < c.plan.members; ++m)
-            if (m != c.plan.me && load8(ready + m) != want)
+            if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) +
                                " (its send)");
     for (size_t j = 0; j < c.plan.out.size(); ++j)
-        if (!c.out_issued[j] && load8(ready + j) != want &&
+        if (!c.out_issued[j] && !receiver_ready(c, load8(ready + j)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
             what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
+    if (is_inline(c) && what.empty() && !receivers_started(c)) {
+        for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
+            if (m != c.plan.me && !started(c, load8(ready + m)))
+                what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
+        for (size_t j = 0; j < c.plan.out.size(); ++j)
+            if (!started(c, load8(ready + j))) what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
+    }
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
         if (!c.seen[i])
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +

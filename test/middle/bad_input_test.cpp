@@ -167,20 +167,26 @@ TEST(ColBadInput, SendArguments) {
     EXPECT_EQ(r, ACP_REQUEST_NULL);
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(ACP_REQUEST_NULL), -1); }), "acp_wait_col", "request");
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(ACP_REQUEST_NULL), -1); }), "acp_test_col", "request");
-    // A second send while this member's previous round is unfinished: the
-    // root's round cannot finish before the others send, so it is refused.
+    // A second send while this member's previous round is unfinished: a
+    // round larger than the inline slots (256 B) is written into the
+    // members' arrays, so the root's round cannot finish before the others
+    // send, and the root's second send is refused.
     if (np() > 1) {
+        std::vector<unsigned char> big(4096);
+        acp_col_t hl = acp_create_bcast_direct(0, n, g.data(), big.data(), big.size());
+        ASSERT_NE(hl, ACP_COL_NULL);
         if (me() == 0) {
-            r = acp_send_bcast_direct(h, 0, 10);
+            r = acp_send_bcast_direct(hl, 0, big.size());
             ASSERT_NE(r, ACP_REQUEST_NULL);
-            EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(h, 0, 10), ACP_REQUEST_NULL); }),
+            EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(hl, 0, 10), ACP_REQUEST_NULL); }),
                            fn, "handle");
             acp_sync();  // only now the others send
         } else {
             acp_sync();
-            r = acp_send_bcast_direct(h, 0, 10);
+            r = acp_send_bcast_direct(hl, 0, big.size());
         }
         EXPECT_EQ(acp_wait_col(r), 0);
+        EXPECT_EQ(acp_free_col(hl), 0);
     }
     EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_free_col(hb), 0);

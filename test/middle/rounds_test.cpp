@@ -28,18 +28,21 @@ struct Jitter {
 TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kPermuted);
     const int root = g[g.size() / 2];
-    std::vector<unsigned char> a(64);
+    // Rounds alternate between 64 bytes (carried in the control blocks,
+    // eagerly) and 600 (written straight into the members' arrays).
+    std::vector<unsigned char> a(600);
     acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
     ASSERT_NE(h, ACP_COL_NULL);
     Jitter jitter;
     for (uint64_t round = 1; round <= 1000; ++round) {
-        if (me() == root) fill_pattern(a.data(), a.size(), round);
+        const size_t n = round % 2 ? 64 : a.size();
+        if (me() == root) fill_pattern(a.data(), n, round);
         jitter(100);
-        acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+        acp_request_t r = acp_send_bcast_direct(h, 0, n);
         ASSERT_NE(r, ACP_REQUEST_NULL);
         ASSERT_EQ(acp_wait_col(r), 0);
         jitter(100);  // a later round arriving early would change the bytes meanwhile
-        ASSERT_EQ(first_mismatch(a.data(), a.size(), round), -1) << "round " << round;
+        ASSERT_EQ(first_mismatch(a.data(), n, round), -1) << "round " << round;
     }
     EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
@@ -47,20 +50,21 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 
 TEST_P(Rounds, ThousandAllgatherRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kAll);
-    const size_t block = 32, n = g.size();
+    const size_t block = 300, n = g.size();  // rounds alternate: 32 bytes (eager) and 300
     std::vector<unsigned char> a(n * block);
     acp_col_t h = acp_create_allgather_direct(static_cast<int>(n), g.data(), a.data(), block);
     ASSERT_NE(h, ACP_COL_NULL);
     Jitter jitter;
     for (uint64_t round = 1; round <= 1000; ++round) {
-        fill_pattern(a.data() + index_in(g, me()) * block, block, round * 100 + me());
+        const size_t len = round % 2 ? 32 : block;
+        fill_pattern(a.data() + index_in(g, me()) * block, len, round * 100 + me());
         jitter(100);
-        acp_request_t r = acp_send_allgather_direct(h, 0, block);
+        acp_request_t r = acp_send_allgather_direct(h, 0, len);
         ASSERT_NE(r, ACP_REQUEST_NULL);
         ASSERT_EQ(acp_wait_col(r), 0);
         jitter(100);
         for (size_t b = 0; b < n; ++b)
-            ASSERT_EQ(first_mismatch(a.data() + b * block, block, round * 100 + g[b]), -1)
+            ASSERT_EQ(first_mismatch(a.data() + b * block, len, round * 100 + g[b]), -1)
                 << "round " << round << " block " << b;
     }
     EXPECT_EQ(acp_free_col(h), 0);
