@@ -1,10 +1,13 @@
 #!/bin/sh
-# Installs the Debian packages, builds acpx, and runs the main job: the
-# basic-layer benchmark against ucx_perftest, measured in the same run.
-# Results: results/copy.csv, results/perftest.csv, results/summary.md
+# Installs the Debian packages, builds acpx, and runs the main job:
+#  1. persistent bcast/allgather against MPICH, Open MPI and OpenSHMEM at 2
+#     and 4 processes (bench/compare): results/collectives.{csv,md}, PNGs;
+#  2. acp_copy against ucx_perftest: results/copy.csv, perftest.csv, summary.md.
+# Everything is measured in the same run on this machine.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 sh "$src/scripts/install-deps.sh" --bench
 sh "$src/scripts/build.sh" "$src/_build" --enable-werror
 mkdir -p "$src/results"
 sh "$src/bench/compare_copy.sh" "$src/_build" "$src/results"
+python3 "$src/bench/compare" "$src/_build" "$src/results"

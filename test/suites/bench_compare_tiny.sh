@@ -1,0 +1,22 @@
+#!/bin/sh
+# bench/compare in its tiny mode at 2 processes: acpx and every peer that
+# configure built run, and collectives.csv / collectives.md come out with a
+# row per implementation. Skipped (77) without python3.
+set -eu
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+python3 "$ACPX_SRCDIR/bench/compare" "$ACPX_BUILDDIR" "$out" --tiny --np 2
+head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,latency_us' \
+    || { echo "bad header: $(head -1 "$out/collectives.csv")"; exit 1; }
+expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && expect="$expect openmpi-MPI_Bcast openmpi-MPIX_Bcast_init"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && expect="$expect mpich-MPI_Bcast mpich-MPI_Bcast_init"
+[ -x "$ACPX_BUILDDIR/bench/peers/shmem_coll_bench" ] && expect="$expect oshmem-shmem_broadcast64"
+for impl in $expect; do
+    for size in 1 65536; do
+        grep -q "^bcast,$impl,2,$size," "$out/collectives.csv" || { echo "no row: bcast $impl $size"; cat "$out/collectives.csv"; exit 1; }
+    done
+done
+grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; exit 1; }
+echo "bench_compare_tiny: ok ($expect)"
