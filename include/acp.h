@@ -304,9 +304,14 @@ int acp_inquire(acp_handle_t handle);
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
  * of the members (any handle's), and in root mode also in the agents.
  *
+ * Rounds of up to 16 KiB per block (bcast; allgather: 1 MiB / np_group,
+ * at least 256 bytes) travel through the members' control blocks, eagerly:
+ * a sender may deliver round n+1 there while a receiver still finishes
+ * round n; the receiver copies them into its array in its own calls.
+ *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
- * block of 288 bytes (bcast) or 16 + 272 x np_group bytes (allgather; it
- * carries rounds of up to 256 bytes per block itself), plus:
+ * block of 48 + 2 x 16 KiB (bcast) or 16 + (32 + 2 x inline) x np_group
+ * bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
  *     (GA, control tag, ready byte): ~23 MB at 10^6 members;

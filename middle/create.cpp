@@ -246,7 +246,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::vector<int> grp(group, group + n);
     const uint32_t root_index = root_index_of(p, grp);
     const uint32_t n_in = p.kind == Kind::kBcast ? 1 : n;
-    bool ok = basic::layer::alloc_shared(ctl::ready(n_in) + ready_count(p, me, root_index), fn,
+    bool ok = basic::layer::alloc_shared(ctl::ready(n_in, inline_bytes_for(p)) + ready_count(p, me, root_index), fn,
                                          &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
         c->array = static_cast<char *>(array);

@@ -43,7 +43,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
         if (exec == me) continue;
         pl.wait_slots.push_back(b);
         pl.wait_from.push_back(group[exec]);
-        pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in) + me);
+        pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
         // Copies reading from this member: wait until the executor says they are done.
         const auto list = bcast ? collectives::bcast_list(
                                       static_cast<collectives::BcastAlgo>(p.algo), n, root_index)
@@ -71,11 +71,11 @@ void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
             if (c.src == me)
                 pl.out.push_back({b, c.dep != collectives::kNoDep, group[c.dst], table[c.dst].data,
                                   table[c.dst].ctl + ctl::arrive(b, 0),
-                                  table[c.dst].ctl + ctl::inline_at(pl.n_in, b, 0)});
+                                  table[c.dst].ctl + ctl::inline_at(pl.n_in, pl.inline_bytes, b, 0)});
             if (c.dst == me) {
                 pl.wait_slots.push_back(b);
                 pl.wait_from.push_back(group[c.src]);
-                pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in) + j);
+                pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + j);
             }
         }
     pl.n_ready = out_count[me];
@@ -83,6 +83,13 @@ void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
 }
 
 }  // namespace
+
+uint32_t inline_bytes_for(const Params &p) {
+    constexpr uint32_t kMin = 256, kMax = 16384;
+    if (p.kind == Kind::kBcast) return kMax;
+    const uint64_t share = (uint64_t{1} << 20) / (p.members ? p.members : 1) / 64 * 64;
+    return static_cast<uint32_t>(share < kMin ? kMin : share > kMax ? kMax : share);
+}
 
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {
     if (p.exec == Exec::kRoot)
@@ -124,6 +131,7 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     pl.members = p.members;
     pl.me = me;
     pl.n_in = p.kind == Kind::kBcast ? 1 : p.members;
+    pl.inline_bytes = inline_bytes_for(p);
     const uint32_t root_index = root_index_of(p, group);
     if (p.exec == Exec::kRoot)
         plan_root_mode(p, root_index, pl, group, table);

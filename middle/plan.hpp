@@ -13,7 +13,7 @@
 //   [16]             arrive[n_in][2]: a sender's stamp once block b is here
 //   [16 + 16 n_in]   fwd[n_in][2]: root mode, copies reading block b from
 //                    this member are complete (it may reuse its array)
-//   [16 + 32 n_in]   inline[n_in][2]: kInline bytes; a round that small
+//   [16 + 32 n_in]   inline[n_in][2]: inline_bytes; a round that small
 //                    travels here (plain stores, no system call, and eagerly:
 //                    see round.cpp) and the receiver copies it into place
 //   [ready(n_in)]    ready[n_ready]: receivers' "I called send" bytes
@@ -37,15 +37,16 @@ struct MemberAddr {
 };
 
 namespace ctl {
-inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16, kInline = 256;
+inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
 // Signal slot `slot` (arrive: block; fwd: n_in + block) of a parity.
 inline size_t signal(uint32_t slot, uint64_t parity) { return kSlots + 8 * (2 * size_t{slot} + (parity & 1)); }
 inline size_t arrive(uint32_t block, uint64_t parity) { return signal(block, parity); }
 inline size_t fwd(uint32_t n_in, uint32_t block, uint64_t parity) { return signal(n_in + block, parity); }
-inline size_t inline_at(uint32_t n_in, uint32_t block, uint64_t parity) {
-    return kSlots + 32 * size_t{n_in} + kInline * (2 * size_t{block} + (parity & 1));
+// inl: the handle's inline slot size (inline_bytes_for).
+inline size_t inline_at(uint32_t n_in, size_t inl, uint32_t block, uint64_t parity) {
+    return kSlots + 32 * size_t{n_in} + inl * (2 * size_t{block} + (parity & 1));
 }
-inline size_t ready(uint32_t n_in) { return kSlots + (32 + 2 * kInline) * size_t{n_in}; }
+inline size_t ready(uint32_t n_in, size_t inl) { return kSlots + (32 + 2 * inl) * size_t{n_in}; }
 }  // namespace ctl
 
 // Delegated mode: an entry whose source this member holds.
@@ -62,6 +63,7 @@ struct Plan {
     uint32_t members = 0, me = 0;
     uint32_t n_in = 1;     // arrive (and fwd) slots
     uint32_t n_ready = 0;  // ready bytes
+    uint32_t inline_bytes = 0;  // per inline slot (inline_bytes_for)
     // What this member waits for each round: slots of its control block,
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
@@ -81,7 +83,7 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
-    size_t ctl_bytes() const { return ctl::ready(n_in) + n_ready; }
+    size_t ctl_bytes() const { return ctl::ready(n_in, inline_bytes) + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.
     size_t bytes() const;
 };
@@ -89,6 +91,11 @@ struct Plan {
 // table[i]: member i's GAs; group[i]: its rank. me: this member's index.
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
                 const std::vector<MemberAddr> &table);
+
+// Bytes per block a round may carry through the control blocks (eagerly,
+// with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
+// [256 B, 16 KiB], as every member holds two slots per block.
+uint32_t inline_bytes_for(const Params &p);
 
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);

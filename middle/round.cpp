@@ -55,7 +55,7 @@ acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
 // Small segments travel in the receivers' inline slots (plan.hpp).
 bool is_inline(const Col &c) {
     const size_t len = seg_len(c);
-    return len > 0 && len <= ctl::kInline;
+    return len > 0 && len <= c.plan.inline_bytes;
 }
 
 // Where this member's bytes of `block` are here: its array or buffer.
@@ -137,7 +137,7 @@ bool started(const Col &c, uint8_t r) {
     return r == want || r == static_cast<uint8_t>(want + 1);
 }
 bool receivers_started(const Col &c) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
     if (c.plan.executes_list)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !started(c, load8(ready + m))) return false;
@@ -148,7 +148,7 @@ bool receivers_started(const Col &c) {
 
 // Root mode: are all receivers of the executor's list ready?
 bool all_ready(Col &c) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
     for (; c.ready_scan < c.plan.members; ++c.ready_scan)
         if (c.ready_scan != c.plan.me && !receiver_ready(c, load8(ready + c.ready_scan))) return false;
     return true;
@@ -170,9 +170,9 @@ bool issue_list(Col &c) {
         const acp_handle_t order =
             cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
         // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
-        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.block, c.seq)) : pl.data_ga[cmd.dst] + off;
+        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.inline_bytes, pl.block, c.seq)) : pl.data_ga[cmd.dst] + off;
         const acp_ga_t src = small && cmd.dep != collectives::kNoDep
-                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.block, c.seq))
+                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.inline_bytes, pl.block, c.seq))
                                  : pl.data_ga[cmd.src] + off;
         const acp_handle_t h = acp_copy(dst, src, len, order);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
@@ -199,7 +199,7 @@ bool arrived(const Col &c, uint32_t slot) {
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
     const size_t len = seg_len(c);
     const size_t parity = c.seq & 1;
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
@@ -208,8 +208,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (!receiver_ready(c, load8(ready + j)) || (o.wait && !arrived(c, o.block))) continue;
         const size_t off = block_offset(c, o.block);
         const bool small = is_inline(c);
-        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, o.block, c.seq)) : c.my_data + off;
-        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * ctl::kInline : o.dst_data + off, src, len,
+        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, o.block, c.seq)) : c.my_data + off;
+        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * c.plan.inline_bytes : o.dst_data + off, src, len,
                                   ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * parity, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
@@ -234,7 +234,7 @@ bool check_arrivals(Col &c) {
         c.seen[i] = 1;
         if (slot < c.plan.n_in && is_inline(c))  // the bytes came in the slot: into place
             std::memcpy(local_data(c) + block_offset(c, slot),
-                        c.ctl_base() + ctl::inline_at(c.plan.n_in, slot, c.seq), seg_len(c));
+                        c.ctl_base() + ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, slot, c.seq), seg_len(c));
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
                             " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
@@ -291,7 +291,7 @@ bool overdue(const Col &c) {
 
 std::string pending(const Col &c) {
     std::vector<std::string> what;
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in);
+    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
     if (c.plan.executes_list && !c.issued)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))

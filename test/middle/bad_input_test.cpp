@@ -168,11 +168,11 @@ TEST(ColBadInput, SendArguments) {
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(ACP_REQUEST_NULL), -1); }), "acp_wait_col", "request");
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(ACP_REQUEST_NULL), -1); }), "acp_test_col", "request");
     // A second send while this member's previous round is unfinished: a
-    // round larger than the inline slots (256 B) is written into the
+    // round larger than the inline slots (16 KiB) is written into the
     // members' arrays, so the root's round cannot finish before the others
     // send, and the root's second send is refused.
     if (np() > 1) {
-        std::vector<unsigned char> big(4096);
+        std::vector<unsigned char> big(64 << 10);
         acp_col_t hl = acp_create_bcast_direct(0, n, g.data(), big.data(), big.size());
         ASSERT_NE(hl, ACP_COL_NULL);
         if (me() == 0) {

@@ -72,6 +72,6 @@ TEST(PlanMemory, TableOfGroupSizes) {
         const size_t rl = bytes_held(Kind::kBcast, Exec::kRoot, 0, n, n - 1);
         const size_t dr = bytes_held(Kind::kBcast, Exec::kDelegated, 0, n, 0);
         std::printf("%10u %16zu %16zu %16zu %14.0f\n", n, rr, rl, dr, 48.0 * n);
-        EXPECT_LT(rr, 24u * n + 4096);
+        EXPECT_LT(rr, 24u * n + 40000);  // + the control block (two 16 KiB inline slots)
     }
 }

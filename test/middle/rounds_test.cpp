@@ -29,8 +29,9 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kPermuted);
     const int root = g[g.size() / 2];
     // Rounds alternate between 64 bytes (carried in the control blocks,
-    // eagerly) and 600 (written straight into the members' arrays).
-    std::vector<unsigned char> a(600);
+    // eagerly) and 20000 (above the 16 KiB inline size: written straight
+    // into the members' arrays).
+    std::vector<unsigned char> a(20000);
     acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
     ASSERT_NE(h, ACP_COL_NULL);
     Jitter jitter;
@@ -50,7 +51,7 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 
 TEST_P(Rounds, ThousandAllgatherRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kAll);
-    const size_t block = 300, n = g.size();  // rounds alternate: 32 bytes (eager) and 300
+    const size_t block = 20000, n = g.size();  // rounds alternate: 32 bytes (eager) and 20000 (direct)
     std::vector<unsigned char> a(n * block);
     acp_col_t h = acp_create_allgather_direct(static_cast<int>(n), g.data(), a.data(), block);
     ASSERT_NE(h, ACP_COL_NULL);
