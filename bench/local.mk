@@ -10,22 +10,22 @@ EXTRA_DIST += bench/compare_copy.sh
 peer_cflags = -O2 -Wall
 if HAVE_MPICH
 noinst_SCRIPTS_peers_mpich = bench/peers/mpi_coll_bench.mpich
-bench/peers/mpi_coll_bench.mpich: $(srcdir)/bench/peers/mpi_coll_bench.c
+bench/peers/mpi_coll_bench.mpich: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h
 	@mkdir -p bench/peers
-	$(AM_V_CC)$(MPICC_MPICH) $(peer_cflags) -o $@ $<
+	$(AM_V_CC)$(MPICC_MPICH) $(peer_cflags) -o $@ $(srcdir)/bench/peers/mpi_coll_bench.c
 endif
 if HAVE_OPENMPI
 noinst_SCRIPTS_peers_openmpi = bench/peers/mpi_coll_bench.openmpi
-bench/peers/mpi_coll_bench.openmpi: $(srcdir)/bench/peers/mpi_coll_bench.c
+bench/peers/mpi_coll_bench.openmpi: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h
 	@mkdir -p bench/peers
-	$(AM_V_CC)$(MPICC_OPENMPI) $(peer_cflags) -o $@ $<
+	$(AM_V_CC)$(MPICC_OPENMPI) $(peer_cflags) -o $@ $(srcdir)/bench/peers/mpi_coll_bench.c
 endif
 if HAVE_OSHMEM
 noinst_SCRIPTS_peers_oshmem = bench/peers/shmem_coll_bench
-bench/peers/shmem_coll_bench: $(srcdir)/bench/peers/shmem_coll_bench.c
+bench/peers/shmem_coll_bench: $(srcdir)/bench/peers/shmem_coll_bench.c $(srcdir)/bench/peers/peer_common.h
 	@mkdir -p bench/peers
-	$(AM_V_CC)$(OSHCC) $(peer_cflags) -o $@ $<
+	$(AM_V_CC)$(OSHCC) $(peer_cflags) -o $@ $(srcdir)/bench/peers/shmem_coll_bench.c
 endif
 noinst_SCRIPTS = $(noinst_SCRIPTS_peers_mpich) $(noinst_SCRIPTS_peers_openmpi) $(noinst_SCRIPTS_peers_oshmem)
 CLEANFILES += bench/peers/mpi_coll_bench.mpich bench/peers/mpi_coll_bench.openmpi bench/peers/shmem_coll_bench
-EXTRA_DIST += bench/peers/mpi_coll_bench.c bench/peers/shmem_coll_bench.c
+EXTRA_DIST += bench/peers/mpi_coll_bench.c bench/peers/shmem_coll_bench.c bench/peers/peer_common.h

@@ -2,7 +2,7 @@
 # the launcher and fault tests drive acprun from a single-process gtest.
 if HAVE_GTEST
 check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
-test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp \
+test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
 	test/basic/cxx_api_test.cpp
@@ -27,7 +27,7 @@ EXTRA_DIST += test/run-mp.sh test/suites
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST
 check_PROGRAMS += test/middle/middle_test
-test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/middle/col_util.hpp \
+test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp
 test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)

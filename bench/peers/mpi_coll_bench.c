@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "peer_common.h"
+
 #if MPI_VERSION >= 4
 #define HAVE_PERSISTENT 1
 #define BCAST_INIT MPI_Bcast_init
@@ -34,22 +36,6 @@
 #else
 #define HAVE_PERSISTENT 0
 #endif
-
-static size_t parse_size(const char *s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'K' || *end == 'k') v <<= 10;
-    else if (*end == 'M' || *end == 'm') v <<= 20;
-    return (size_t)v;
-}
-
-/* The same iteration counts as acpx-bench (bench_common.cpp). */
-static int iterations(size_t size, int quick) {
-    if (quick) return 5;
-    if (size <= 8192) return 1000;
-    long n = 1000L * 8192 / (long)size;
-    return n < 10 ? 10 : (int)n;
-}
 
 static long rss_kb(void) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -108,8 +94,8 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             char *colon = strchr(argv[++i], ':');
-            lo = parse_size(argv[i]);
-            hi = colon ? parse_size(colon + 1) : lo;
+            lo = peer_parse_size(argv[i]);
+            hi = colon ? peer_parse_size(colon + 1) : lo;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--memory")) memory = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
@@ -160,7 +146,7 @@ int main(int argc, char **argv) {
             r.size = s;
             MPI_Request req = MPI_REQUEST_NULL;
             if (persistent && make_request(&r, &req) != MPI_SUCCESS) break;
-            const int iters = iterations(s, quick);
+            const int iters = peer_rounds(s, quick);
             for (int i = 0; i < iters / 10 + 1; ++i) round_once(&r, &req);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();

@@ -16,26 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static size_t parse_size(const char *s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'K' || *end == 'k') v <<= 10;
-    else if (*end == 'M' || *end == 'm') v <<= 20;
-    return (size_t)v;
-}
-
-static int iterations(size_t size, int quick) {
-    if (quick) return 5;
-    if (size <= 8192) return 1000;
-    long n = 1000L * 8192 / (long)size;
-    return n < 10 ? 10 : (int)n;
-}
-
-static double now_us(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return tv.tv_sec * 1e6 + tv.tv_usec;
-}
+#include "peer_common.h"
 
 static long psync[2][SHMEM_COLLECT_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE
                                                                       : SHMEM_BCAST_SYNC_SIZE];
@@ -58,8 +39,8 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             char *colon = strchr(argv[++i], ':');
-            lo = parse_size(argv[i]);
-            hi = colon ? parse_size(colon + 1) : lo;
+            lo = peer_parse_size(argv[i]);
+            hi = colon ? peer_parse_size(colon + 1) : lo;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     }
@@ -85,17 +66,17 @@ int main(int argc, char **argv) {
     int which = 0;
     for (size_t s = lo; s <= hi; s = quick && s < hi ? hi : s * 2) {
         const size_t nelems = (s < 8 ? 8 : s + 7) / 8;
-        const int iters = iterations(s, quick);
+        const int iters = peer_rounds(s, quick);
         for (int i = -(iters / 10 + 1); i < iters; ++i) {
             if (i == 0) {
                 shmem_barrier_all();
-                stat_in = now_us();
+                stat_in = peer_now_us();
             }
             if (bcast) shmem_broadcast64(dst, src, nelems, 0, 0, 0, np, psync[which]);
             else shmem_fcollect64(dst, src, nelems, 0, 0, np, psync[which]);
             which ^= 1;
         }
-        stat_in = (now_us() - stat_in) / iters;
+        stat_in = (peer_now_us() - stat_in) / iters;
         shmem_barrier_all();
         shmem_double_sum_to_all(&stat_sum, &stat_in, 1, 0, 0, np, pwrk, psync_red);
         shmem_barrier_all();

@@ -1,26 +1,10 @@
 // Bad input: each call returns its documented failure value, prints one
 // line naming the function and the argument, and changes nothing.
 #include "../mp_util.hpp"
+#include "../report_util.hpp"
 
 using namespace acpx::test;
 
-namespace {
-// Runs `call`, returns what it printed on stderr.
-template <class F>
-std::string stderr_of(F call) {
-    testing::internal::CaptureStderr();
-    call();
-    return testing::internal::GetCapturedStderr();
-}
-
-#define EXPECT_REPORTS(output, fn, arg)                                   \
-    do {                                                                  \
-        const std::string out_ = (output);                                \
-        EXPECT_NE(out_.find(std::string("acpx: ") + fn + ": " + arg + ":"), std::string::npos) \
-            << "stderr was: " << out_;                                    \
-        EXPECT_EQ(std::count(out_.begin(), out_.end(), '\n'), 1) << out_; \
-    } while (0)
-}  // namespace
 
 TEST(BadInput, CopyArguments) {
     SharedBuffer b(64, 0x5A);

@@ -1,26 +1,12 @@
 // Bad input to the persistent collectives: each call returns its failure
 // value, prints one line naming the function and the argument, and leaves
 // everything usable (a good create and round work right after).
+#include "../report_util.hpp"
 #include "col_util.hpp"
 
 using namespace acpx::test;
 
 namespace {
-
-template <class F>
-std::string stderr_of(F call) {
-    testing::internal::CaptureStderr();
-    call();
-    return testing::internal::GetCapturedStderr();
-}
-
-#define EXPECT_REPORTS(output, fn, arg)                                                        \
-    do {                                                                                       \
-        const std::string out_ = (output);                                                     \
-        EXPECT_NE(out_.find(std::string("acpx: ") + fn + ": " + arg + ":"), std::string::npos) \
-            << "stderr was: " << out_;                                                         \
-        EXPECT_EQ(std::count(out_.begin(), out_.end(), '\n'), 1) << out_;                      \
-    } while (0)
 
 bool has(const std::string &s, const char *what) { return s.find(what) != std::string::npos; }
 

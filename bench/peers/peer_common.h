@@ -1,0 +1,35 @@
+/*
+ * What the peer benchmarks share with each other and with acpx-bench, so
+ * that every implementation is measured alike: size parsing, the rounds
+ * per size (bench/col_bench.cpp uses the same counts), the clock.
+ */
+#ifndef ACPX_PEER_COMMON_H
+#define ACPX_PEER_COMMON_H
+
+#include <stdlib.h>
+#include <sys/time.h>
+
+/* "64", "4K", "1M" -> bytes. */
+static inline size_t peer_parse_size(const char *s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == 'K' || *end == 'k') v <<= 10;
+    else if (*end == 'M' || *end == 'm') v <<= 20;
+    return (size_t)v;
+}
+
+/* Timed rounds for one size (quick: 5); warm-up is a tenth of it, plus one. */
+static inline int peer_rounds(size_t size, int quick) {
+    if (quick) return 5;
+    if (size <= 8192) return 1000;
+    long n = 1000L * 8192 / (long)size;
+    return n < 10 ? 10 : (int)n;
+}
+
+static inline double peer_now_us(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return tv.tv_sec * 1e6 + tv.tv_usec;
+}
+
+#endif
