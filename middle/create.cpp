@@ -238,7 +238,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     p.group_hash = fnv1a(group, n);
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
-    const CreateKey key{fnv1a(sorted.data(), n), st.creates_per_set[fnv1a(sorted.data(), n)]++};
+    const uint64_t set_hash = fnv1a(sorted.data(), n);
+    const CreateKey key{set_hash, st.creates_per_set[set_hash]++};
 
     auto c = std::make_unique<Col>();
     c->p = p;
