@@ -3,13 +3,20 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "acpx_config.h"
 #include "errors.hpp"
 
 namespace acpx::basic {
 namespace {
+#if ACPX_HAVE_UCX
+constexpr const char *kDefaultTransport = "ucx";
+#else
+constexpr const char *kDefaultTransport = "ofi";
+#endif
 constexpr ConfigVar kVars[] = {
-    {"ACP_TRANSPORT", "ucx",
-     "transport for one-sided communication: ucx (libfabric: ofi, when built)"},
+    {"ACP_TRANSPORT", kDefaultTransport,
+     "transport for one-sided communication: ucx or ofi (libfabric; its provider "
+     "from FI_PROVIDER), as built"},
     {"ACP_STARTER_MEMSIZE", "65536",
      "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)"},
     {"ACP_TIMEOUT", "60",
@@ -19,6 +26,9 @@ constexpr ConfigVar kVars[] = {
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
      "(process_vm_writev/readv); 0: always through the transport"},
+    {"ACP_OFI_ATOMICS", "auto",
+     "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
+     "the target's agent carries them out; agent: always the target's agent"},
 };
 
 const char *env_or_default(const ConfigVar &v) {
@@ -28,6 +38,20 @@ const char *env_or_default(const ConfigVar &v) {
 }  // namespace
 
 std::span<const ConfigVar> config_vars() { return kVars; }
+
+const char *transports_built() {
+#if ACPX_HAVE_UCX && ACPX_HAVE_OFI
+    return "ucx, ofi";
+#elif ACPX_HAVE_UCX
+    return "ucx";
+#else
+    return "ofi";
+#endif
+}
+
+bool transport_built(const std::string &name) {
+    return (ACPX_HAVE_UCX && name == "ucx") || (ACPX_HAVE_OFI && name == "ofi");
+}
 
 bool parse_size(const char *text, size_t *out) {
     if (!text || !*text) return false;
@@ -51,10 +75,10 @@ bool parse_size(const char *text, size_t *out) {
 
 bool Config::load() {
     transport = env_or_default(kVars[0]);
-    if (transport != "ucx")
+    if (!transport_built(transport))
         return report("acp_init", "ACP_TRANSPORT",
-                      "'%s' is not a transport of this build (built: ucx)",
-                      transport.c_str());
+                      "'%s' is not a transport of this build (built: %s)",
+                      transport.c_str(), transports_built());
     if (!parse_size(env_or_default(kVars[1]), &starter_memsize) ||
         starter_memsize == 0 || starter_memsize > (1ULL << 34))
         return report("acp_init", "ACP_STARTER_MEMSIZE",
@@ -68,6 +92,11 @@ bool Config::load() {
                       "'%s' is not a positive number of seconds", t);
     verbose = std::atoi(env_or_default(kVars[3])) != 0;
     cma = std::atoi(env_or_default(kVars[4])) != 0;
+    const std::string atomics = env_or_default(kVars[5]);
+    if (atomics != "auto" && atomics != "agent")
+        return report("acp_init", "ACP_OFI_ATOMICS", "'%s' is neither auto nor agent",
+                      atomics.c_str());
+    ofi_agent_atomics = atomics == "agent";
     return true;
 }
 

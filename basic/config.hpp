@@ -25,11 +25,16 @@ struct Config {
     double timeout_s = 0;         // ACP_TIMEOUT
     bool verbose = false;         // ACP_VERBOSE
     bool cma = true;              // ACP_CMA
+    bool ofi_agent_atomics = false;  // ACP_OFI_ATOMICS=agent
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.
     bool load();
 };
+
+// "ucx, ofi": the transports this build has; and whether `name` is one.
+const char *transports_built();
+bool transport_built(const std::string &name);
 
 // Parses "123", "64K", "16M", "1G" (binary units). False if malformed.
 bool parse_size(const char *text, size_t *out);

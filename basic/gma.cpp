@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "protocol.hpp"
 #include "runtime.hpp"
+#include "transport/cpu_atomic.hpp"
 
 namespace acpx::basic {
 namespace {
@@ -27,31 +28,15 @@ void gma_done(Completion *c, int status) {
 // CPU atomics are atomic with respect to peers' atomics over shared memory
 // (CPU atomics on the mapped page) and UCX's emulated ones (run by this
 // process's CPU); a NIC doing device atomics would need the UCX path.
-template <class T>
-T apply_atomic(AtomicOp op, T *p, T operand, T swap_in) {
-    switch (op) {
-        case AtomicOp::kCas:
-            __atomic_compare_exchange_n(p, &operand, swap_in, false, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_SEQ_CST);
-            return operand;  // the previous value, whether or not it swapped
-        case AtomicOp::kSwap: return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
-        case AtomicOp::kAdd: return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
-        case AtomicOp::kXor: return __atomic_fetch_xor(p, operand, __ATOMIC_SEQ_CST);
-        case AtomicOp::kOr: return __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST);
-        case AtomicOp::kAnd: return __atomic_fetch_and(p, operand, __ATOMIC_SEQ_CST);
-    }
-    return 0;
-}
-
 void local_atomic(Gma &g, char *where) {
     void *p = where;
     if (g.width == 4) {
-        const uint32_t old = apply_atomic<uint32_t>(g.aop, static_cast<uint32_t *>(p),
+        const uint32_t old = apply_cpu_atomic<uint32_t>(g.aop, static_cast<uint32_t *>(p),
                                                     static_cast<uint32_t>(g.operand),
                                                     static_cast<uint32_t>(g.result));
         g.result = old;
     } else {
-        g.result = apply_atomic<uint64_t>(g.aop, static_cast<uint64_t *>(p), g.operand, g.result);
+        g.result = apply_cpu_atomic<uint64_t>(g.aop, static_cast<uint64_t *>(p), g.operand, g.result);
     }
 }
 

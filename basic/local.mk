@@ -10,15 +10,27 @@ libacpx_la_SOURCES = \
 	basic/layer.cpp basic/layer.hpp \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
-	basic/transport/transport.hpp basic/transport/ucx/ucx_transport.cpp \
+	basic/transport/transport.hpp basic/transport/cpu_atomic.hpp basic/transport/factory.cpp \
 	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp \
 	basic/transport/cma/shared_segment.cpp basic/transport/cma/shared_segment.hpp
-libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(PMIX_CFLAGS)
-libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
+if ACPX_HAVE_UCX
+libacpx_la_SOURCES += basic/transport/ucx/ucx_transport.cpp
+endif
+if ACPX_HAVE_OFI
+libacpx_la_SOURCES += \
+	basic/transport/ofi/ofi_transport.cpp basic/transport/ofi/ofi_wire.hpp \
+	basic/transport/ofi/ofi_select.cpp basic/transport/ofi/ofi_select.hpp \
+	basic/transport/ofi/wake_channel.cpp basic/transport/ofi/wake_channel.hpp
+endif
+libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(PMIX_CFLAGS)
+libacpx_la_LIBADD = $(UCX_LIBS) $(OFI_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 bin_PROGRAMS += acprun acpx-info
 acprun_SOURCES = basic/launcher/acprun.cpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
 acpx_info_SOURCES = basic/tools/acpx_info.cpp
-acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic $(UCX_CFLAGS) $(HWLOC_CFLAGS)
-acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) -luct
+acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
+acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) $(OFI_LIBS)
+if ACPX_HAVE_UCX
+acpx_info_LDADD += -luct
+endif

@@ -50,7 +50,7 @@ Runtime *Runtime::create(const Config &cfg) {
         return report("acp_init", "job size", "%d processes exceed the %llu a GA can name",
                       rt->procs, static_cast<unsigned long long>(ga::kMaxRanks)),
                nullptr;
-    rt->tp = make_ucx_transport(rt->rank, rt->procs);
+    rt->tp = make_transport(cfg, rt->rank, rt->procs);
     if (!rt->tp) return nullptr;
     rt->tp->set_message_handler(on_message, rt.get());
     rt->tp->set_peer_failure_handler(on_peer_failure, rt.get());

@@ -11,6 +11,6 @@ apt-get update
 # shellcheck disable=SC2086  # $bench is a list of packages
 apt-get install -y --no-install-recommends \
     build-essential g++ make autoconf automake libtool pkg-config \
-    libucx-dev ucx-utils libpmix-dev libhwloc-dev libgtest-dev \
+    libucx-dev ucx-utils libfabric-dev libpmix-dev libhwloc-dev libgtest-dev \
     openmpi-bin libopenmpi-dev \
     ca-certificates procps $bench

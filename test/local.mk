@@ -46,3 +46,16 @@ test_collectives_lists_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CF
 test_collectives_lists_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 TESTS += test/collectives/lists_test
 endif
+
+# The libfabric transport's framing, in-process; and the transport suites.
+if HAVE_GTEST
+if ACPX_HAVE_OFI
+check_PROGRAMS += test/basic/ofi_wire_test
+test_basic_ofi_wire_test_SOURCES = test/basic/ofi_wire_test.cpp
+test_basic_ofi_wire_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_basic_ofi_wire_test_LDADD = $(GTEST_LIBS) -lgtest_main
+TESTS += test/basic/ofi_wire_test \
+	test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh \
+	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh
+endif
+endif

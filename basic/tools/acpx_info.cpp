@@ -1,10 +1,18 @@
 // acpx-info: what this acpx build has and would use here (like ucx_info):
-// version, transports built in, the UCX transports and devices found, the
+// version, transports built in, the UCX transports and devices and the
+// libfabric providers found, the
 // bootstrap this process would use, the machine (hwloc), and every
 // configuration variable with its default, current value and help.
 #include <hwloc.h>
+
+#include "acpx_config.h"
+#if ACPX_HAVE_UCX
 #include <uct/api/uct.h>
 #include <ucp/api/ucp.h>
+#endif
+#if ACPX_HAVE_OFI
+#include <rdma/fabric.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,11 +21,38 @@
 #include <string>
 #include <vector>
 
-#include "acpx_config.h"
 #include "config.hpp"
 
 namespace {
 
+#if ACPX_HAVE_OFI
+// Each provider offering reliable-datagram endpoints, once, with its domains.
+void print_ofi_providers() {
+    std::printf("libfabric %u.%u providers with reliable-datagram endpoints (FI_PROVIDER picks):\n",
+                FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    fi_info *hints = fi_allocinfo();
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_RMA;
+    fi_info *all = nullptr;
+    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints,
+                   &all) == 0) {
+        std::set<std::string> seen;
+        for (fi_info *i = all; i; i = i->next) {
+            const std::string line = std::string(i->fabric_attr->prov_name) + " (domain " +
+                                     i->domain_attr->name + ")";
+            if (seen.insert(line).second) std::printf("  %s\n", line.c_str());
+        }
+        fi_freeinfo(all);
+    } else {
+        std::printf("  (none)\n");
+    }
+    fi_freeinfo(hints);
+    const char *p = std::getenv("FI_PROVIDER");
+    std::printf("  in use: FI_PROVIDER=%s\n", p && *p ? p : "(unset: the first above)");
+}
+#endif
+
+#if ACPX_HAVE_UCX
 void print_ucx_transports() {
     std::printf("UCX %s transports and devices:\n", ucp_get_version_string());
     uct_component_h *components = nullptr;
@@ -58,6 +93,7 @@ void print_ucx_transports() {
     const char *tls = std::getenv("UCX_TLS");
     std::printf("  in use: UCX_TLS=%s\n", tls && *tls ? tls : "(unset: UCX chooses among all)");
 }
+#endif
 
 void print_machine() {
     hwloc_topology_t topo;
@@ -85,10 +121,15 @@ int main(int argc, char **argv) {
         return 0;
     }
     std::printf("acpx %s\n", PACKAGE_VERSION);
-    std::printf("transports built in: ucx\n");
+    std::printf("transports built in: %s\n", acpx::basic::transports_built());
     std::printf("bootstraps built in: acprun, pmix, singleton; this process: %s\n", bootstrap_here());
     print_machine();
+#if ACPX_HAVE_UCX
     print_ucx_transports();
+#endif
+#if ACPX_HAVE_OFI
+    print_ofi_providers();
+#endif
     std::printf("configuration variables (name, default, current, help):\n");
     for (const auto &v : acpx::basic::config_vars()) {
         const char *cur = std::getenv(v.name);

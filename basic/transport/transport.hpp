@@ -79,8 +79,14 @@ class Transport {
     // before the call returns. No ordering between messages is promised.
     virtual int send(int rank, const void *data, size_t len) = 0;
 
-    virtual void set_message_handler(MessageHandler h, void *arg) = 0;
-    virtual void set_peer_failure_handler(PeerFailureHandler h, void *arg) = 0;
+    void set_message_handler(MessageHandler h, void *arg) {
+        on_msg_ = h;
+        on_msg_arg_ = arg;
+    }
+    void set_peer_failure_handler(PeerFailureHandler h, void *arg) {
+        on_fail_ = h;
+        on_fail_arg_ = arg;
+    }
 
     // Makes progress; returns the number of events handled (0: idle).
     virtual unsigned progress() = 0;
@@ -92,9 +98,31 @@ class Transport {
 
     // Closes connections, waiting at most timeout_s for in-flight traffic.
     virtual void shutdown(double timeout_s) = 0;
+
+  protected:
+    // For implementations: hand an incoming message, or a peer found
+    // unreachable, to whoever set the handlers.
+    void deliver_message(const void *data, size_t len) {
+        if (on_msg_) on_msg_(on_msg_arg_, data, len);
+    }
+    void peer_failed(int rank, const char *why) {
+        if (on_fail_) on_fail_(on_fail_arg_, rank, why);
+    }
+
+  private:
+    MessageHandler on_msg_ = nullptr;
+    void *on_msg_arg_ = nullptr;
+    PeerFailureHandler on_fail_ = nullptr;
+    void *on_fail_arg_ = nullptr;
 };
 
-// Factory of the UCX transport; nullptr with a report() on failure.
+// The transport named by ACP_TRANSPORT ("ucx", "ofi"); nullptr with a
+// report() on failure (factory.cpp).
+struct Config;
+std::unique_ptr<Transport> make_transport(const Config &cfg, int rank, int procs);
+
 std::unique_ptr<Transport> make_ucx_transport(int rank, int procs);
+// agent_atomics: every atomic carried out by the target (ACP_OFI_ATOMICS=agent).
+std::unique_ptr<Transport> make_ofi_transport(int rank, int procs, bool agent_atomics);
 
 }  // namespace acpx::basic

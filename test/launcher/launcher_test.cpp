@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "acp.h"
+#include "acpx_config.h"
 
 namespace {
 
@@ -167,6 +168,21 @@ TEST(Acprun, BadConfigurationIsReportedAtInit) {
     r = acprun(2, {"ok"}, {"ACP_TRANSPORT=carrier-pigeon"});
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(has(r.err, "acp_init: ACP_TRANSPORT")) << r.err;
+}
+
+TEST(Ofi, ProviderProblemsAreOneLineAtInit) {
+    if (!ACPX_HAVE_OFI) GTEST_SKIP() << "built without libfabric";
+    JobResult r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=no-such-provider"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: FI_PROVIDER: libfabric provider 'no-such-provider' is not "
+                           "available here or has no reliable-datagram (FI_EP_RDM) endpoint"))
+        << r.err;
+    r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "ACP_OFI_ATOMICS=sometimes"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_OFI_ATOMICS: 'sometimes' is neither auto nor agent"))
+        << r.err;
+    r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=shm"});
+    EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(Acprun, CallsAfterFinalizeFail) {

@@ -237,15 +237,6 @@ class UcxTransport final : public Transport {
         return outcome(sp, "send", rank);
     }
 
-    void set_message_handler(MessageHandler h, void *arg) override {
-        on_msg_ = h;
-        on_msg_arg_ = arg;
-    }
-    void set_peer_failure_handler(PeerFailureHandler h, void *arg) override {
-        on_fail_ = h;
-        on_fail_arg_ = arg;
-    }
-
     unsigned progress() override { return ucp_worker_progress(worker_); }
     int event_fd() override { return efd_; }
     bool arm() override { return ucp_worker_arm(worker_) == UCS_OK; }
@@ -305,14 +296,13 @@ class UcxTransport final : public Transport {
                    length);
             return UCS_OK;
         }
-        if (self->on_msg_) self->on_msg_(self->on_msg_arg_, data, length);
+        self->deliver_message(data, length);
         return UCS_OK;
     }
 
     static void on_ep_error(void *arg, ucp_ep_h, ucs_status_t status) {
         auto *ec = static_cast<EpContext *>(arg);
-        if (ec->self->on_fail_)
-            ec->self->on_fail_(ec->self->on_fail_arg_, ec->rank, ucs_status_string(status));
+        ec->self->peer_failed(ec->rank, ucs_status_string(status));
     }
 
     void close_endpoints() {
@@ -348,10 +338,6 @@ class UcxTransport final : public Transport {
     std::vector<ucp_ep_h> eps_;
     std::vector<EpContext> ep_ctx_;
     std::vector<Blob> addresses_;
-    MessageHandler on_msg_ = nullptr;
-    void *on_msg_arg_ = nullptr;
-    PeerFailureHandler on_fail_ = nullptr;
-    void *on_fail_arg_ = nullptr;
 };
 
 }  // namespace
