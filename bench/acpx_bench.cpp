@@ -15,6 +15,11 @@ void usage(FILE *to) {
                  "         true third party)\n"
                  "  bcast      persistent broadcast latency (root 0), OSU style\n"
                  "  allgather  persistent allgather latency, OSU style\n"
+                 "  memory     bytes a persistent handle holds per process, by type, algorithm,\n"
+                 "             execution mode and role (measured), and modelled for 2^4..2^20\n"
+                 "             members (CSV: source,handle,algo,exec,ranks,root_query_bytes,\n"
+                 "             root_rss_bytes,member_query_bytes,member_rss_bytes; the model\n"
+                 "             goes to FILE_model.csv)\n"
                  "options:\n"
                  "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
                  "  --iters N         iterations per small size (default 10000)\n"
@@ -26,6 +31,8 @@ void usage(FILE *to) {
                  "                    (needs acprun --starter-memsize >= max size + 4K)\n"
                  "  --mode direct|buffered  collectives: user arrays or library buffers (default direct)\n"
                  "  --exec root|delegated   collectives: execution mode (default: ACP_COL_EXEC)\n"
+                 "  --transport ucx|ofi[:PROVIDER]  sets ACP_TRANSPORT (and FI_PROVIDER), e.g.\n"
+                 "                    --transport ofi:shm, --transport 'ofi:tcp;ofi_rxm'\n"
                  "  --quick           two sizes, few iterations (for tests)\n");
 }
 }  // namespace
@@ -37,7 +44,7 @@ int main(int argc, char **argv) {
     }
     const std::string cmd = argv[1];
     acpx::bench::Options o;
-    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather") {
+    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather" && cmd != "memory") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;
@@ -47,6 +54,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (acp_init(&argc, &argv) != 0) return 1;
-    const int rc = cmd == "copy" ? acpx::bench::run_copy(o) : acpx::bench::run_collective(o, cmd == "bcast");
+    const int rc = cmd == "copy"     ? acpx::bench::run_copy(o)
+                   : cmd == "memory" ? acpx::bench::run_memory(o)
+                                     : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

@@ -1,13 +1,16 @@
 #include "bench_common.hpp"
 
+
 #include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "../basic/config.hpp"
+#include "acp.h"
 
 namespace acpx::bench {
 
@@ -20,10 +23,11 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"memory", required_argument, nullptr, 'm'},
                                    {"mode", required_argument, nullptr, 'M'},
                                    {"exec", required_argument, nullptr, 'e'},
+                                   {"transport", required_argument, nullptr, 't'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:", longs, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:", longs, nullptr)) != -1) {
         switch (c) {
             case 's': {  // MIN:MAX
                 const char *colon = std::strchr(optarg, ':');
@@ -62,6 +66,20 @@ bool parse_options(int argc, char **argv, Options *o) {
                 }
                 o->exec = optarg;
                 break;
+            case 't': {  // ucx | ofi[:PROVIDER]
+                const std::string t = optarg;
+                const size_t colon = t.find(':');
+                const std::string name = t.substr(0, colon);
+                if (name != "ucx" && name != "ofi") {
+                    std::fprintf(stderr, "acpx-bench: --transport: '%s' is not ucx or "
+                                 "ofi[:PROVIDER]\n", optarg);
+                    return false;
+                }
+                // Read by acp_init in every rank (each parses the same argv).
+                setenv("ACP_TRANSPORT", name.c_str(), 1);
+                if (colon != std::string::npos) setenv("FI_PROVIDER", t.c_str() + colon + 1, 1);
+                break;
+            }
             default: return false;
         }
     }
@@ -74,6 +92,39 @@ bool parse_options(int argc, char **argv, Options *o) {
         o->warmup = 5;
     }
     return true;
+}
+
+std::vector<double> gather(double mine) {
+    const int me = acp_rank(), np = acp_procs();
+    auto *s = static_cast<char *>(acp_query_address(acp_query_starter_ga(me)));
+    std::memcpy(s, &mine, 8);
+    acp_sync();
+    std::vector<double> all(np);
+    for (int r = 0; r < np; ++r) {
+        acp_complete(acp_copy(acp_query_starter_ga(me) + 64 + 8 * r, acp_query_starter_ga(r), 8,
+                              ACP_HANDLE_NULL));
+        std::memcpy(&all[r], s + 64 + 8 * r, 8);
+    }
+    acp_sync();
+    return all;
+}
+
+size_t rss_bytes() {
+    FILE *f = std::fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    size_t kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmRSS: %zu kB", &kb) == 1) break;
+    std::fclose(f);
+    return kb * 1024;
+}
+
+std::string transport_label() {
+    const char *t = std::getenv("ACP_TRANSPORT");
+    const std::string name = t && *t ? t : "ucx";
+    const char *detail = std::getenv(name == "ofi" ? "FI_PROVIDER" : "UCX_TLS");
+    return name + (detail && *detail ? std::string(":") + detail : "");
 }
 
 std::vector<size_t> sizes(const Options &o) {

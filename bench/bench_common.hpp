@@ -32,6 +32,16 @@ int iterations_for(const Options &o, size_t size);
 
 double now_us();
 
+// Every rank's value, gathered on every rank through starter memory (its
+// first 64 + 8 x np bytes). Collective: every rank calls it.
+std::vector<double> gather(double mine);
+
+// VmRSS of this process, bytes.
+size_t rss_bytes();
+
+// "ucx", "ucx:tcp" (UCX_TLS), "ofi", "ofi:shm" (FI_PROVIDER): for tables and CSV.
+std::string transport_label();
+
 // Appends rows to the CSV file (header written when the file is new).
 class Csv {
   public:
@@ -46,5 +56,6 @@ class Csv {
 
 int run_copy(const Options &o);
 int run_collective(const Options &o, bool bcast);
+int run_memory(const Options &o);
 
 }  // namespace acpx::bench

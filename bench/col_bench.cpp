@@ -15,21 +15,6 @@
 namespace acpx::bench {
 namespace {
 
-// Every rank's value, gathered on every rank through starter memory.
-std::vector<double> gather(double mine) {
-    const int me = acp_rank(), np = acp_procs();
-    auto *s = static_cast<char *>(acp_query_address(acp_query_starter_ga(me)));
-    std::memcpy(s, &mine, 8);
-    acp_sync();
-    std::vector<double> all(np);
-    for (int r = 0; r < np; ++r) {
-        acp_complete(acp_copy(acp_query_starter_ga(me) + 64 + 8 * r, acp_query_starter_ga(r), 8, ACP_HANDLE_NULL));
-        std::memcpy(&all[r], s + 64 + 8 * r, 8);
-    }
-    acp_sync();
-    return all;
-}
-
 struct Stats {
     double avg = 0, min = 0, max = 0;
 };
@@ -101,8 +86,8 @@ int run_collective(const Options &o, bool bcast) {
     for (int i = 0; i < np; ++i) group[i] = i;
     Csv csv(me == 0 ? o.csv : "");
     if (me == 0) {
-        std::printf("# acpx %s latency, %d processes (persistent, %s)\n", bcast ? "broadcast" : "allgather", np,
-                    what.c_str());
+        std::printf("# acpx %s latency, %d processes (persistent, %s, transport %s)\n",
+                    bcast ? "broadcast" : "allgather", np, what.c_str(), transport_label().c_str());
         std::printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
                     "Max Latency(us)", "Iterations");
     }
@@ -131,7 +116,8 @@ int run_collective(const Options &o, bool bcast) {
         if (me == 0) {
             std::printf("%-10zu %16.2f %16.2f %16.2f %12d\n", size, s.avg, s.min, s.max, iters);
             std::fflush(stdout);
-            csv.row(bcast ? "bcast" : "allgather", what, size, s.max, size / s.max, iters, np, "ucx");
+            csv.row(bcast ? "bcast" : "allgather", what, size, s.max, size / s.max, iters, np,
+                    transport_label());
         }
     }
     const Stats c = over_ranks(create_us), f = over_ranks(free_us);

@@ -1,8 +1,9 @@
 #!/bin/sh
-# acpx acp_copy against ucx_perftest on this machine, in one run.
+# acpx acp_copy against ucx_perftest on this machine, in one run, and the
+# two transports (UCX, libfabric) side by side.
 #   compare_copy.sh BUILDDIR RESULTSDIR [REPEATS]
 # Runs each measurement REPEATS times (default 3), interleaved so machine
-# noise hits both alike, keeps the median, and prints the ratios the basic
+# noise hits all alike, keeps the median, and prints the ratios the basic
 # layer targets: 8 B put latency <= 2x UCX's, 1 MiB put bandwidth >= 80%.
 set -eu
 build=$1 out=$2 reps=${3:-3}
@@ -20,6 +21,7 @@ perftest() {  # test size iters -> prints the "Final:" line's fields
     wait "$srv" 2>/dev/null || true
     echo "$line"
 }
+have_ofi=$("$build/acpx-info" | grep -q '^transports built in:.*ofi' && echo yes || echo no)
 median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
 
 for i in $(seq 1 "$reps"); do
@@ -30,6 +32,16 @@ for i in $(seq 1 "$reps"); do
     echo "== repeat $i/$reps: acpx-bench copy (3 ranks), acpx-allocated (starter) memory"
     "$build/acprun" -n 3 --starter-memsize 5M "$build/acpx-bench" copy --memory starter \
         --sizes 8:4M --csv "$out/copy.csv"
+    if [ "$have_ofi" = yes ]; then
+        for p in shm 'tcp;ofi_rxm'; do
+            echo "== repeat $i/$reps: acpx-bench copy (3 ranks), libfabric $p only (ACP_CMA=0)"
+            ACP_CMA=0 "$build/acprun" -n 3 "$build/acpx-bench" copy --transport "ofi:$p" \
+                --sizes 8:4M --iters 2000 --csv "$out/copy.csv"
+        done
+        echo "== repeat $i/$reps: acpx-bench copy (3 ranks), UCX over tcp only (UCX_TLS=tcp ACP_CMA=0)"
+        UCX_TLS=tcp ACP_CMA=0 "$build/acprun" -n 3 "$build/acpx-bench" copy --transport ucx \
+            --sizes 8:4M --iters 2000 --csv "$out/copy.csv"
+    fi
     echo "== repeat $i/$reps: ucx_perftest ucp_put_lat 8 B, ucp_put_bw 1 MiB"
     lat=$(perftest ucp_put_lat 8 100000 | awk '{print $4}')
     bw=$(perftest ucp_put_bw 1048576 5000 | awk '{print $7}')
@@ -38,9 +50,15 @@ for i in $(seq 1 "$reps"); do
     echo "ucx_perftest,ucp_put_bw,1048576,${bw:-nan},MB/s" >> "$out/perftest.csv"
 done
 
-col() {  # memory op size column -> median over repeats from copy.csv
-    awk -F, -v m="/$1" -v op="$2" -v s="$3" -v c="$4" \
-        '$2==op && $3==s && substr($8, length($8)-length(m)+1)==m {print $c}' "$out/copy.csv" | median
+exact() {  # label op size column -> median over repeats, rows whose transport is label
+    awk -F, -v l="$1" -v op="$2" -v s="$3" -v c="$4" '$8==l && $2==op && $3==s {print $c}' \
+        "$out/copy.csv" | median
+}
+col() {  # memory op size column -> the default UCX run's median (other transports: exact)
+    exact "ucx/$1" "$2" "$3" "$4"
+}
+side() {  # label description
+    echo "| $2 | $(exact "$1" put 8 4) | $(exact "$1" get 8 4) | $(exact "$1" remote_to_remote 8 4) | $(exact "$1" put_bw 1048576 5) |"
 }
 u_lat=$(awk -F, '$2=="ucp_put_lat" {print $4}' "$out/perftest.csv" | median)
 u_bw=$(awk -F, '$2=="ucp_put_bw" {print $4}' "$out/perftest.csv" | median)
@@ -69,5 +87,16 @@ rows() {  # memory label
     echo "per copy (Cross-Memory Attach; no xpmem in Debian), which bounds its latency here."
     echo "acpx latency is issue + complete with the bytes visible at the destination;"
     echo "ucp_put_lat is half a put ping-pong. Full tables: copy.csv (acpx-bench), perftest.csv."
+    if [ "$have_ofi" = yes ]; then
+        echo
+        echo "## Transports side by side: user arrays, every copy through the transport (ACP_CMA=0), 3 ranks"
+        echo
+        echo "| transport | 8 B put (us) | 8 B get (us) | 8 B remote->remote (us) | 1 MiB put (MB/s) |"
+        echo "|---|---|---|---|---|"
+        side ucx/user-ucx "UCX, its choice of transports (shared memory, cma)"
+        side ofi:shm/user-ofi "libfabric shm"
+        side ucx:tcp/user-ucx "UCX over tcp (UCX_TLS=tcp)"
+        side "ofi:tcp;ofi_rxm/user-ofi" "libfabric tcp;ofi_rxm"
+    fi
 } > "$out/summary.md"
 cat "$out/summary.md"

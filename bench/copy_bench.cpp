@@ -38,7 +38,8 @@ double bandwidth(acp_ga_t dst, acp_ga_t src, size_t size, int iters, int window)
     return static_cast<double>(size) * window * iters / us;  // bytes/us == MB/s
 }
 
-// ACP_CMA=0: on-node copies go through UCX too (labelled user-ucx).
+// ACP_CMA=0: on-node copies go through the transport too (labelled
+// user-ucx, user-ofi).
 bool cma_off() {
     const char *e = std::getenv("ACP_CMA");
     return e && std::strcmp(e, "0") == 0;
@@ -79,9 +80,9 @@ int run_copy(const Options &o) {
             acp_complete(acp_copy(slot_ga + 8 * r, acp_query_starter_ga(r), 8, ACP_HANDLE_NULL));
             std::memcpy(&ga[r], slot + 8 * r, 8);
         }
-        const char *tls = std::getenv("UCX_TLS");
-        const std::string transport = std::string("ucx") + (tls && *tls ? std::string(":") + tls : "") +
-                                      (o.starter ? "/starter" : cma_off() ? "/user-ucx" : "/user");
+        const std::string label = transport_label();
+        const std::string transport =
+            label + (o.starter ? "/starter" : cma_off() ? "/user-" + label.substr(0, 3) : "/user");
         Csv csv(o.csv);
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
         std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,

@@ -143,4 +143,22 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     return pl;
 }
 
+size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me) {
+    Params p;
+    p.kind = kind;
+    p.storage = Storage::kDirect;
+    p.exec = exec;
+    p.algo = algo;
+    p.members = members;
+    p.root = kind == Kind::kBcast ? 0 : -1;
+    std::vector<int> group(members);
+    std::vector<MemberAddr> table(members);
+    for (uint32_t i = 0; i < members; ++i) {  // GAs as create would see them
+        group[i] = static_cast<int>(i);
+        table[i] = {basic::ga::encode(i, 5, 0), basic::ga::encode(i, 6, 0)};
+    }
+    const Plan pl = build_plan(p, me, group, table);
+    return pl.bytes() + pl.ctl_bytes();
+}
+
 }  // namespace acpx::middle

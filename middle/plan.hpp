@@ -92,6 +92,11 @@ struct Plan {
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
                 const std::vector<MemberAddr> &table);
 
+// The bytes member `me` of a direct handle over ranks 0..members-1 would
+// hold (plan + control block), computed in this process without a job:
+// the figures acpx-bench memory tabulates for group sizes no test launches.
+size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me);
+
 // Bytes per block a round may carry through the control blocks (eagerly,
 // with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
 // [256 B, 16 KiB], as every member holds two slots per block.

@@ -3,7 +3,7 @@
  * CSV columns, built once per MPI found (MPICH, Open MPI).
  *
  *   mpirun -np N mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick]
- *                               [--csv FILE] [--impl NAME]
+ *                               [--max-rounds N] [--csv FILE] [--impl NAME]
  *
  * Per size, each of: the classic call (MPI_Bcast / MPI_Allgather) and the
  * persistent one (MPI-4 MPI_Bcast_init / MPI_Allgather_init, or Open MPI
@@ -83,13 +83,13 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &r.me);
     MPI_Comm_size(MPI_COMM_WORLD, &r.np);
     if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
-        if (r.me == 0) fprintf(stderr, "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--csv FILE] [--impl NAME] [--memory]\n");
+        if (r.me == 0) fprintf(stderr, "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE] [--impl NAME] [--memory]\n");
         MPI_Finalize();
         return 2;
     }
     r.bcast = !strcmp(argv[1], "bcast");
     size_t lo = 1, hi = 4u << 20;
-    int quick = 0, memory = 0;
+    int quick = 0, memory = 0, max_rounds = 0;
     const char *csv = NULL, *impl = "mpi";
     for (int i = 2; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
             lo = peer_parse_size(argv[i]);
             hi = colon ? peer_parse_size(colon + 1) : lo;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc) max_rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--memory")) memory = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--impl") && i + 1 < argc) impl = argv[++i];
@@ -146,7 +147,7 @@ int main(int argc, char **argv) {
             r.size = s;
             MPI_Request req = MPI_REQUEST_NULL;
             if (persistent && make_request(&r, &req) != MPI_SUCCESS) break;
-            const int iters = peer_rounds(s, quick);
+            const int iters = peer_rounds(s, quick, max_rounds);
             for (int i = 0; i < iters / 10 + 1; ++i) round_once(&r, &req);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();

@@ -19,11 +19,14 @@ static inline size_t peer_parse_size(const char *s) {
 }
 
 /* Timed rounds for one size (quick: 5); warm-up is a tenth of it, plus one. */
-static inline int peer_rounds(size_t size, int quick) {
+/* max_rounds > 0 caps the count (--max-rounds: bench/compare uses it for a
+ * peer that busy-polls when ranks outnumber cores, where each round waits
+ * for the scheduler and 1000 rounds take minutes). */
+static inline int peer_rounds(size_t size, int quick, int max_rounds) {
     if (quick) return 5;
-    if (size <= 8192) return 1000;
-    long n = 1000L * 8192 / (long)size;
-    return n < 10 ? 10 : (int)n;
+    long n = size <= 8192 ? 1000 : 1000L * 8192 / (long)size;
+    if (n < 10) n = 10;
+    return max_rounds > 0 && n > max_rounds ? max_rounds : (int)n;
 }
 
 static inline double peer_now_us(void) {

@@ -3,7 +3,7 @@
  * shmem_fcollect64, OpenSHMEM 1.4 as Open MPI's oshmem has it): the same
  * method, sizes and CSV columns.
  *
- *   oshrun -np N shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--csv FILE]
+ *   oshrun -np N shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE]
  *
  * The 1.4 collectives move 64-bit elements: sizes below 8 bytes are sent
  * as 8. Two pSync arrays alternate, so back-to-back rounds need no
@@ -28,13 +28,13 @@ int main(int argc, char **argv) {
     shmem_init();
     const int me = shmem_my_pe(), np = shmem_n_pes();
     if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
-        if (me == 0) fprintf(stderr, "usage: shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--csv FILE]\n");
+        if (me == 0) fprintf(stderr, "usage: shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE]\n");
         shmem_finalize();
         return 2;
     }
     const int bcast = !strcmp(argv[1], "bcast");
     size_t lo = 1, hi = 4u << 20;
-    int quick = 0;
+    int quick = 0, max_rounds = 0;
     const char *csv = NULL;
     for (int i = 2; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
             lo = peer_parse_size(argv[i]);
             hi = colon ? peer_parse_size(colon + 1) : lo;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc) max_rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     }
     for (int k = 0; k < 2; ++k)
@@ -66,7 +67,7 @@ int main(int argc, char **argv) {
     int which = 0;
     for (size_t s = lo; s <= hi; s = quick && s < hi ? hi : s * 2) {
         const size_t nelems = (s < 8 ? 8 : s + 7) / 8;
-        const int iters = peer_rounds(s, quick);
+        const int iters = peer_rounds(s, quick, max_rounds);
         for (int i = -(iters / 10 + 1); i < iters; ++i) {
             if (i == 0) {
                 shmem_barrier_all();

@@ -7,31 +7,14 @@
 
 #include <cstdio>
 
-#include "basic/ga.hpp"
 #include "middle/plan.hpp"
 
 using namespace acpx::middle;
 
 namespace {
 
-// Plan + control block of member `me` in a group 0..n-1, with GAs as
-// create would see them (tag 5 for arrays, 6 for control blocks).
 size_t bytes_held(Kind kind, Exec exec, uint8_t algo, uint32_t n, uint32_t me) {
-    Params p;
-    p.kind = kind;
-    p.storage = Storage::kDirect;
-    p.exec = exec;
-    p.algo = algo;
-    p.members = n;
-    p.root = kind == Kind::kBcast ? 0 : -1;
-    std::vector<int> group(n);
-    std::vector<MemberAddr> table(n);
-    for (uint32_t i = 0; i < n; ++i) {
-        group[i] = static_cast<int>(i);
-        table[i] = {acpx::basic::ga::encode(i, 5, 0), acpx::basic::ga::encode(i, 6, 0)};
-    }
-    const Plan pl = build_plan(p, me, group, table);
-    return pl.bytes() + pl.ctl_bytes();
+    return modelled_bytes(kind, exec, algo, n, me);
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -19,4 +19,12 @@ for impl in $expect; do
     done
 done
 grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; exit 1; }
+# Memory: acpx's per-handle figures with a non-zero query, and a row per MPI peer.
+awk -F, '$1 == "acpx" && $2 == "bcast-direct" && $5 == 2 && $6 > 0 && $8 > 0 { ok = 1 } END { exit !ok }' \
+    "$out/memory.csv" || { echo "no acpx memory row"; cat "$out/memory.csv"; exit 1; }
+for peer in mpich openmpi; do
+    [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.$peer" ] || continue
+    grep -q "^$peer,bcast-persistent,-,-,2," "$out/memory.csv" || { echo "no $peer memory row"; cat "$out/memory.csv"; exit 1; }
+done
+grep -q "^## Memory per process" "$out/collectives.md" || { echo "no memory summary"; exit 1; }
 echo "bench_compare_tiny: ok ($expect)"

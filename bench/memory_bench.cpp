@@ -1,0 +1,171 @@
+// acpx-bench memory: the bytes one persistent handle holds per process.
+//  1. Measured, in this job: for each handle type, algorithm and execution
+//     mode, 100 handles over every rank (64 KiB per array or block; the
+//     user arrays are shared, so they are not counted), by role (bcast:
+//     the root, rank 0, and the largest other member; allgather: the
+//     largest member): acp_query_col_memory of one handle, and the growth
+//     of the process's RSS per handle.
+//  2. Modelled, in rank 0 alone: the same plans create builds, for group
+//     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
+//     estimate (8 MB GA table + 40 MB list = 48 bytes per member).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "acp.h"
+#include "bench_common.hpp"
+#include "middle/plan.hpp"
+
+namespace acpx::bench {
+namespace {
+
+constexpr int kHandles = 100;
+constexpr size_t kBlock = 64 * 1024;
+
+struct Config {
+    bool bcast, buffered;
+    const char *algo, *exec;
+};
+
+std::string name_of(const Config &c) {
+    return std::string(c.bcast ? "bcast" : "allgather") + "-" + (c.buffered ? "buffered" : "direct");
+}
+
+acp_col_t create(const Config &c, std::vector<int> &group, std::vector<char> &array) {
+    const int n = static_cast<int>(group.size());
+    if (c.bcast)
+        return c.buffered ? acp_create_bcast_buffered(0, n, group.data(), kBlock)
+                          : acp_create_bcast_direct(0, n, group.data(), array.data(), kBlock);
+    return c.buffered ? acp_create_allgather_buffered(n, group.data(), kBlock)
+                      : acp_create_allgather_direct(n, group.data(), array.data(), kBlock);
+}
+
+struct Measured {
+    double query_root = 0, query_member = 0, rss_root = 0, rss_member = 0;
+};
+
+// Collective: every rank creates kHandles handles, then frees them.
+bool measure(const Config &c, Measured *m) {
+    setenv(c.bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO", c.algo, 1);
+    setenv("ACP_COL_EXEC", c.exec, 1);
+    const int np = acp_procs();
+    std::vector<int> group(np);
+    for (int i = 0; i < np; ++i) group[i] = i;
+    std::vector<char> array(kBlock * static_cast<size_t>(np), 1);
+    std::vector<acp_col_t> handles;
+    const size_t before = rss_bytes();
+    for (int i = 0; i < kHandles; ++i) {
+        const acp_col_t h = create(c, group, array);
+        if (h == ACP_COL_NULL) break;
+        handles.push_back(h);
+    }
+    const size_t after = rss_bytes();
+    const double query = handles.empty() ? 0 : static_cast<double>(acp_query_col_memory(handles[0]));
+    const double rss = (static_cast<double>(after) - static_cast<double>(before)) / kHandles;
+    const bool ok = handles.size() == static_cast<size_t>(kHandles);
+    for (acp_col_t h : handles) acp_free_col(h);
+    const auto queries = gather(query), rsses = gather(rss), oks = gather(ok ? 1 : 0);
+    // bcast: rank 0 is the root; allgather has no root, so every rank is a member.
+    const int first_member = c.bcast ? 1 : 0;
+    m->query_root = c.bcast ? queries[0] : 0;
+    m->rss_root = c.bcast ? rsses[0] : 0;
+    for (int r = first_member; r < np; ++r) {
+        m->query_member = std::max(m->query_member, queries[r]);
+        m->rss_member = std::max(m->rss_member, rsses[r]);
+    }
+    return *std::min_element(oks.begin(), oks.end()) == 1;
+}
+
+void model_table(FILE *csv) {
+    using middle::Exec;
+    using middle::Kind;
+    std::printf("\n# Modelled in one process (the plans create builds), bytes held per process,\n"
+                "# direct handles; seed 002 estimates 48 bytes per member for the root\n");
+    std::printf("%-10s %14s %14s %14s %14s %14s %14s\n", "# Members", "root-mode root",
+                "root-mode leaf", "deleg. root", "deleg. leaf", "allg. root-mode", "seed estimate");
+    for (uint32_t n = 16; n <= (1u << 20); n <<= 1) {
+        const size_t v[] = {
+            middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, 0),
+            middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, n - 1),
+            middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, 0),
+            middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, n - 1),
+            // Every allgather member is the root of its own block's list.
+            n <= (1u << 12) ? middle::modelled_bytes(Kind::kAllgather, Exec::kRoot, 0, n, 0) : 0,
+        };
+        const double seed = 48.0 * n;
+        std::printf("%-10u %14zu %14zu %14zu %14zu %14s %14.0f\n", n, v[0], v[1], v[2], v[3],
+                    v[4] ? std::to_string(v[4]).c_str() : "-", seed);
+        if (csv)
+            std::fprintf(csv, "model,%u,%zu,%zu,%zu,%zu,%zu,%.0f\n", n, v[0], v[1], v[2], v[3],
+                         v[4], seed);
+    }
+}
+
+}  // namespace
+
+int run_memory(const Options &o) {
+    const int me = acp_rank(), np = acp_procs();
+    static const Config kConfigs[] = {
+        {true, false, "binomial", "delegated"}, {true, false, "binomial", "root"},
+        {true, false, "binary", "delegated"},   {true, false, "binary", "root"},
+        {true, true, "binomial", "delegated"},  {true, true, "binomial", "root"},
+        {false, false, "tree", "delegated"},    {false, false, "tree", "root"},
+        {false, false, "ring", "delegated"},    {false, false, "ring", "root"},
+        {false, true, "tree", "delegated"},     {false, true, "tree", "root"},
+    };
+    FILE *csv = nullptr;
+    if (me == 0) {
+        std::printf("# acpx-bench memory: bytes one persistent handle holds per process, %d ranks,\n"
+                    "# %d handles of 64 KiB per array/block (user arrays not counted), transport %s\n",
+                    np, kHandles, transport_label().c_str());
+        std::printf("%-20s %-9s %-10s %14s %14s %14s %14s\n", "# Handle", "Algo", "Exec",
+                    "root query", "root RSS", "member query", "member RSS");
+        if (!o.csv.empty()) {
+            const bool fresh = access(o.csv.c_str(), F_OK) != 0;
+            csv = std::fopen(o.csv.c_str(), "a");
+            if (csv && fresh)
+                std::fprintf(csv, "source,handle,algo,exec,ranks,root_query_bytes,root_rss_bytes,"
+                                  "member_query_bytes,member_rss_bytes\n");
+        }
+    }
+    int rc = 0;
+    for (const Config &c : kConfigs) {
+        if (o.quick && c.exec[0] == 'r') continue;  // quick: delegated only
+        Measured m;
+        if (!measure(c, &m)) rc = 1;
+        if (me != 0) continue;
+        const std::string root_q = c.bcast ? std::to_string(static_cast<long>(m.query_root)) : "-";
+        const std::string root_r = c.bcast ? std::to_string(static_cast<long>(m.rss_root)) : "-";
+        std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", name_of(c).c_str(), c.algo,
+                    c.exec, root_q.c_str(), root_r.c_str(), m.query_member, m.rss_member);
+        std::fflush(stdout);
+        if (csv)  // allgather has no root: those cells stay empty
+            std::fprintf(csv, "acpx,%s,%s,%s,%d,%s,%s,%.0f,%.0f\n", name_of(c).c_str(), c.algo,
+                         c.exec, np, c.bcast ? root_q.c_str() : "", c.bcast ? root_r.c_str() : "",
+                         m.query_member, m.rss_member);
+    }
+    if (me == 0 && !o.quick) {
+        // The model's rows have their own columns: FILE.csv -> FILE_model.csv.
+        FILE *model = nullptr;
+        if (!o.csv.empty()) {
+            std::string path = o.csv;
+            const size_t dot = path.rfind(".csv");
+            path = (dot == std::string::npos ? path : path.substr(0, dot)) + "_model.csv";
+            model = std::fopen(path.c_str(), "w");
+            if (model)
+                std::fprintf(model, "source,members,rootmode_root,rootmode_leaf,delegated_root,"
+                                    "delegated_leaf,allgather_rootmode_member,seed_estimate\n");
+        }
+        model_table(model);
+        if (model) std::fclose(model);
+    }
+    if (csv) std::fclose(csv);
+    if (rc && me == 0) std::fprintf(stderr, "acpx-bench memory: some handles could not be created\n");
+    return rc;
+}
+
+}  // namespace acpx::bench
