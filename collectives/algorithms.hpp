@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "command_list.hpp"
@@ -14,25 +15,55 @@ namespace acpx::collectives {
 enum class BcastAlgo : uint8_t {
     kBinomial,    // step k: every member that has the data sends it 2^k further
     kBinaryTree,  // member i (relative to the root) sends to 2i+1 and 2i+2 (seed 002 Fig. 5)
+    kKnomial,     // radix k: every member that has the data sends to k-1 others a step
+    kChain,       // root -> 1 -> 2 -> ... (one sender a step; for pipelining)
 };
 
 enum class AllgatherAlgo : uint8_t {
-    kBlockTree,  // each block goes down its own binary tree rooted at its owner (Fig. 6)
-    kRing,       // each block travels once around the ring, owner+1, owner+2, ...
+    kBlockTree,          // each block goes down its own binary tree rooted at its owner (Fig. 6)
+    kRing,               // each block travels once around the ring, owner+1, owner+2, ...
+    kBruck,              // step k: every member sends what it holds to member - 2^k
+    kRecursiveDoubling,  // butterfly: step k, member i exchanges with i xor 2^k; the
+                         // members past the largest power of two fold into it first
+    kNeighborExchange,   // even P: pairs exchange, then alternate neighbours pass on
+                         // the two blocks they got last (P/2 steps)
 };
+
+inline constexpr unsigned kDefaultRadix = 4;  // k-nomial without an explicit k
+inline constexpr unsigned kMaxRadix = 64;
 
 // Entries that carry the root's bytes to every member. Entries are in
 // steps (all entries of a step are independent), parents before children.
-CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root);
+// radix: the k of kKnomial (2..kMaxRadix), ignored by the others.
+CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root, unsigned radix = kDefaultRadix);
 
 // Entries that carry block `owner` (held by member `owner`) to every
 // member; an allgather is the union of the lists of all blocks.
+// Precondition: allgather_applies(algo, members).
 CommandList allgather_block_list(AllgatherAlgo algo, uint32_t members, uint32_t owner);
 
-// Names as used by ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO and printed by tools.
+// "" if algo can run over `members` members, else why not (neighbor
+// exchange needs an even count).
+std::string allgather_applies(AllgatherAlgo algo, uint32_t members);
+
+// Names as used by ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO and printed
+// by tools. A k-nomial bcast is "knomial" (k = 4) or "knomial:K".
 const char *name_of(BcastAlgo a);
 const char *name_of(AllgatherAlgo a);
-std::optional<BcastAlgo> parse_bcast_algo(std::string_view s);
+std::string name_of(BcastAlgo a, unsigned radix);  // "knomial:3"; others as above
+struct BcastChoice {
+    BcastAlgo algo;
+    unsigned radix;
+};
+std::optional<BcastChoice> parse_bcast_algo(std::string_view s);
 std::optional<AllgatherAlgo> parse_allgather_algo(std::string_view s);
+// Every algorithm, for loops in tools and tests; and the names, comma-separated.
+inline constexpr BcastAlgo kBcastAlgos[] = {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree,
+                                            BcastAlgo::kKnomial, BcastAlgo::kChain};
+inline constexpr AllgatherAlgo kAllgatherAlgos[] = {
+    AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing, AllgatherAlgo::kBruck,
+    AllgatherAlgo::kRecursiveDoubling, AllgatherAlgo::kNeighborExchange};
+std::string bcast_algo_names();
+std::string allgather_algo_names();
 
 }  // namespace acpx::collectives

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "basic/errors.hpp"
+#include "collectives/algorithms.hpp"
 #include "create.hpp"
 #include "round.hpp"
 
@@ -36,6 +37,14 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     if (!check_group(fn, root, np_group, group, &me) || !read_choices(fn, &p)) return ACP_COL_NULL;
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
+    if (p.kind == Kind::kAllgather) {
+        const std::string why = acpx::collectives::allgather_applies(
+            static_cast<acpx::collectives::AllgatherAlgo>(p.algo), p.members);
+        if (!why.empty()) {
+            report(fn, "ACP_COL_ALLGATHER_ALGO", "%s", why.c_str());
+            return ACP_COL_NULL;
+        }
+    }
     State &st = State::get();
     Col *c = create_col(fn, st, p, me, group, array, array_bytes);
     if (!c) return ACP_COL_NULL;
@@ -43,7 +52,7 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
         (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
         std::fprintf(stderr, "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s, exec %s, "
                      "%zu bytes here\n", c->rank, name_of(p.kind), name_of(p.storage),
-                     static_cast<unsigned long long>(c->id), p.members, algo_name(p), name_of(p.exec),
+                     static_cast<unsigned long long>(c->id), p.members, algo_name(p).c_str(), name_of(p.exec),
                      c->memory());
     return to_handle(c);
 }

@@ -8,9 +8,9 @@ const char *name_of(Kind k) { return k == Kind::kBcast ? "bcast" : "allgather"; 
 const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buffered"; }
 const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
-const char *algo_name(const Params &p) {
+std::string algo_name(const Params &p) {
     return p.kind == Kind::kBcast
-               ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo))
+               ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
                : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
 }
 
@@ -18,7 +18,7 @@ std::string first_difference(const Params &a, const Params &b) {
     auto num = [](const char *what, auto x, auto y) {
         return std::string(what) + " " + std::to_string(x) + " vs " + std::to_string(y);
     };
-    auto str = [](const char *what, const char *x, const char *y) {
+    auto str = [](const char *what, const std::string &x, const std::string &y) {
         return std::string(what) + " " + x + " vs " + y;
     };
     if (a.kind != b.kind) return str("operation", name_of(a.kind), name_of(b.kind));
@@ -32,7 +32,7 @@ std::string first_difference(const Params &a, const Params &b) {
                                                    : "blocksize",
                    a.size, b.size);
     if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
-    if (a.algo != b.algo) return str("algorithm", algo_name(a), algo_name(b));
+    if (a.algo != b.algo || a.radix != b.radix) return str("algorithm", algo_name(a), algo_name(b));
     return "";
 }
 

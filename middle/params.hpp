@@ -19,6 +19,7 @@ struct Params {
     Storage storage = Storage::kDirect;
     Exec exec = Exec::kDelegated;
     uint8_t algo = 0;         // collectives::BcastAlgo or AllgatherAlgo
+    uint8_t radix = 2;        // bcast knomial: its k
     uint32_t members = 0;     // np_group
     int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
     uint64_t size = 0;        // arraysize / blocksize / buffersize
@@ -31,7 +32,7 @@ std::string first_difference(const Params &a, const Params &b);
 const char *name_of(Kind k);
 const char *name_of(Storage s);
 const char *name_of(Exec e);
-// Algorithm name for p.kind.
-const char *algo_name(const Params &p);
+// Algorithm name for p.kind ("knomial:4" with its radix).
+std::string algo_name(const Params &p);
 
 }  // namespace acpx::middle

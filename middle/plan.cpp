@@ -24,7 +24,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
         pl.list = bcast ? collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo), n,
-                                                  root_index)
+                                                  root_index, p.radix)
                         : collectives::allgather_block_list(
                               static_cast<collectives::AllgatherAlgo>(p.algo), n, me);
         pl.list.shrink_to_fit();
@@ -46,7 +46,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
         pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
         // Copies reading from this member: wait until the executor says they are done.
         const auto list = bcast ? collectives::bcast_list(
-                                      static_cast<collectives::BcastAlgo>(p.algo), n, root_index)
+                                      static_cast<collectives::BcastAlgo>(p.algo), n, root_index, p.radix)
                                 : collectives::allgather_block_list(
                                       static_cast<collectives::AllgatherAlgo>(p.algo), n, b);
         for (const auto &c : list)
@@ -116,7 +116,7 @@ std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_in
     std::vector<collectives::CommandList> out;
     if (p.kind == Kind::kBcast) {
         out.push_back(collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo),
-                                              p.members, root_index));
+                                              p.members, root_index, p.radix));
     } else {
         for (uint32_t b = 0; b < p.members; ++b)
             out.push_back(collectives::allgather_block_list(

@@ -59,13 +59,56 @@ const std::vector<uint32_t> kSizes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31,
 }  // namespace
 
 TEST(BcastLists, SoundForEverySizeAndRoot) {
-    for (BcastAlgo a : {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree})
-        for (uint32_t n : kSizes)
-            for (uint32_t root : {0u, n / 2, n - 1}) {
-                const CommandList l = bcast_list(a, n, root);
-                ASSERT_EQ(check_list(l, n, root), "") << name_of(a) << " n=" << n << " root=" << root;
-                ASSERT_EQ(simulate({l}, {root}, n, n + root), "") << name_of(a) << " n=" << n;
-            }
+    for (BcastAlgo a : kBcastAlgos)
+        for (unsigned radix : {2u, 3u, 4u, 7u})
+            for (uint32_t n : kSizes)
+                for (uint32_t root : {0u, n / 2, n - 1}) {
+                    if (a == BcastAlgo::kChain && n > 5000) continue;  // n steps deep: slow to simulate
+                    const CommandList l = bcast_list(a, n, root, radix);
+                    ASSERT_EQ(check_list(l, n, root), "")
+                        << name_of(a, radix) << " n=" << n << " root=" << root;
+                    ASSERT_EQ(simulate({l}, {root}, n, n + root), "") << name_of(a, radix) << " n=" << n;
+                }
+}
+
+// The longest chain of dependencies: the steps a list needs at least.
+static uint32_t depth(const CommandList &l) {
+    std::vector<uint32_t> d(l.size());
+    uint32_t most = 0;
+    for (size_t e = 0; e < l.size(); ++e) {
+        d[e] = (l[e].dep == kNoDep ? 0 : d[l[e].dep]) + 1;
+        most = std::max(most, d[e]);
+    }
+    return most;
+}
+
+TEST(BcastLists, KnomialTakesLogKStepsWithKMinusOneSendsEach) {
+    for (unsigned k : {2u, 3u, 4u, 8u})
+        for (uint32_t n : {2u, 3u, 9u, 27u, 28u, 1000u}) {
+            const CommandList l = bcast_list(BcastAlgo::kKnomial, n, 0, k);
+            uint32_t steps = 0;
+            for (uint64_t span = 1; span < n; span *= k) ++steps;
+            // The root sends k-1 entries per step (fewer in the last).
+            uint32_t from_root = 0;
+            for (const Command &c : l) from_root += c.src == 0;
+            uint64_t want_root = 0;
+            for (uint64_t span = 1; span < n; span *= k)
+                want_root += std::min<uint64_t>(k - 1, (n - 1) / span);
+            EXPECT_EQ(from_root, want_root) << "k=" << k << " n=" << n;
+            EXPECT_LE(depth(l), steps) << "k=" << k << " n=" << n;
+        }
+    // knomial:2 is the binomial tree, entry for entry.
+    const CommandList a = bcast_list(BcastAlgo::kKnomial, 13, 4, 2), b = bcast_list(BcastAlgo::kBinomial, 13, 4);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].dst == b[i].dst && a[i].src == b[i].src && a[i].dep == b[i].dep);
+}
+
+TEST(BcastLists, ChainPassesAlongFromTheRoot) {
+    const CommandList l = bcast_list(BcastAlgo::kChain, 5, 3);
+    const CommandList want = {{4, 3, kNoDep}, {0, 4, 0}, {1, 0, 1}, {2, 1, 2}};
+    ASSERT_EQ(l.size(), want.size());
+    for (size_t i = 0; i < l.size(); ++i)
+        EXPECT_TRUE(l[i].dst == want[i].dst && l[i].src == want[i].src && l[i].dep == want[i].dep) << i;
 }
 
 TEST(BcastLists, BinaryTreeIsSeedFigure5) {
@@ -101,8 +144,9 @@ TEST(BcastLists, BinomialTakesLogSteps) {
 }
 
 TEST(AllgatherLists, EveryBlockReachesEveryMember) {
-    for (AllgatherAlgo a : {AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing})
-        for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 33u, 128u}) {
+    for (AllgatherAlgo a : kAllgatherAlgos)
+        for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 12u, 33u, 100u, 128u, 129u}) {
+            if (!allgather_applies(a, n).empty()) continue;
             std::vector<CommandList> lists;
             std::vector<uint32_t> origin;
             for (uint32_t b = 0; b < n; ++b) {
@@ -121,6 +165,59 @@ TEST(AllgatherLists, RingSendsOnlyToTheNextMember) {
             EXPECT_EQ(c.dst, (c.src + 1) % n);
 }
 
+// Message counts and steps, as the textbook algorithms have them, once
+// each block's path is laid side by side with the others.
+TEST(AllgatherLists, BruckDoublesWhatItSendsEachStep) {
+    // n = 8: member i sends to i-1, i-2, i-4 only; 1 + 2 + 4 blocks.
+    const uint32_t n = 8;
+    std::vector<std::vector<uint32_t>> blocks_to(n, std::vector<uint32_t>(n, 0));
+    for (uint32_t b = 0; b < n; ++b)
+        for (const Command &c : allgather_block_list(AllgatherAlgo::kBruck, n, b)) ++blocks_to[c.src][c.dst];
+    for (uint32_t i = 0; i < n; ++i) {
+        EXPECT_EQ(blocks_to[i][(i + n - 1) % n], 1u);
+        EXPECT_EQ(blocks_to[i][(i + n - 2) % n], 2u);
+        EXPECT_EQ(blocks_to[i][(i + n - 4) % n], 4u);
+        uint32_t total = 0;
+        for (uint32_t j = 0; j < n; ++j) total += blocks_to[i][j];
+        EXPECT_EQ(total, 7u);
+    }
+    for (uint32_t b = 0; b < n; ++b) EXPECT_EQ(depth(allgather_block_list(AllgatherAlgo::kBruck, n, b)), 3u);
+}
+
+TEST(AllgatherLists, RecursiveDoublingPairsByXorAndFoldsTheRest) {
+    // Power of two: only partners i xor 2^k, 2^k blocks in step k.
+    const uint32_t n = 16;
+    for (uint32_t b = 0; b < n; ++b) {
+        const CommandList l = allgather_block_list(AllgatherAlgo::kRecursiveDoubling, n, b);
+        for (const Command &c : l) {
+            const uint32_t x = c.src ^ c.dst;
+            EXPECT_TRUE(x && (x & (x - 1)) == 0) << c.src << "->" << c.dst;
+        }
+        EXPECT_EQ(depth(l), 4u);
+    }
+    // n = 6: 4 and 5 hand their blocks to 0 and 1, and get everything back from them.
+    for (uint32_t b = 0; b < 6; ++b)
+        for (const Command &c : allgather_block_list(AllgatherAlgo::kRecursiveDoubling, 6, b)) {
+            if (c.src >= 4) {
+                EXPECT_EQ(c.dst, c.src - 4);
+            }
+            if (c.dst >= 4) {
+                EXPECT_EQ(c.src, c.dst - 4);
+            }
+        }
+}
+
+TEST(AllgatherLists, NeighborExchangeTalksOnlyToNeighboursInHalfTheSteps) {
+    EXPECT_NE(allgather_applies(AllgatherAlgo::kNeighborExchange, 5), "");
+    EXPECT_EQ(allgather_applies(AllgatherAlgo::kNeighborExchange, 6), "");
+    const uint32_t n = 10;
+    for (uint32_t b = 0; b < n; ++b) {
+        const CommandList l = allgather_block_list(AllgatherAlgo::kNeighborExchange, n, b);
+        for (const Command &c : l) EXPECT_TRUE((c.src + 1) % n == c.dst || (c.dst + 1) % n == c.src);
+        EXPECT_EQ(depth(l), n / 2);
+    }
+}
+
 TEST(CheckList, CatchesBrokenLists) {
     EXPECT_NE(check_list({{1, 0, kNoDep}, {2, 1, kNoDep}}, 3, 0), "");  // reads 1 without waiting
     EXPECT_NE(check_list({{2, 1, kNoDep}, {1, 0, kNoDep}}, 3, 0), "");  // reads 1 before it has data
@@ -130,8 +227,11 @@ TEST(CheckList, CatchesBrokenLists) {
 }
 
 TEST(Names, RoundTrip) {
-    for (BcastAlgo a : {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree}) EXPECT_EQ(parse_bcast_algo(name_of(a)), a);
-    for (AllgatherAlgo a : {AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing})
-        EXPECT_EQ(parse_allgather_algo(name_of(a)), a);
-    EXPECT_FALSE(parse_bcast_algo("fastest"));
+    for (BcastAlgo a : kBcastAlgos) EXPECT_EQ(parse_bcast_algo(name_of(a))->algo, a);
+    for (AllgatherAlgo a : kAllgatherAlgos) EXPECT_EQ(parse_allgather_algo(name_of(a)), a);
+    EXPECT_EQ(parse_bcast_algo("knomial")->radix, kDefaultRadix);
+    EXPECT_EQ(parse_bcast_algo("knomial:3")->radix, 3u);
+    EXPECT_EQ(name_of(BcastAlgo::kKnomial, 3), "knomial:3");
+    for (const char *bad : {"fastest", "knomial:", "knomial:1", "knomial:65", "knomial:3x", "binomial:2"})
+        EXPECT_FALSE(parse_bcast_algo(bad)) << bad;
 }

@@ -1,6 +1,6 @@
 // Persistent broadcast, direct and buffered: every root, whole, permuted
 // and partial groups, sizes 0..1 MiB+1, nonzero offsets, rounds larger
-// than the buffer; in both execution modes and with both algorithms.
+// than the buffer; in both execution modes and with every algorithm.
 #include "col_util.hpp"
 
 using namespace acpx::test;
@@ -84,6 +84,9 @@ TEST_P(Bcast, BufferedEveryRootWithSegments) {
 INSTANTIATE_TEST_SUITE_P(Modes, Bcast,
                          ::testing::Values(ColConfig{"delegated", "binomial"},
                                            ColConfig{"delegated", "binary"},
+                                           ColConfig{"delegated", "knomial:3"},
+                                           ColConfig{"delegated", "chain"},
                                            ColConfig{"root", "binomial"},
+                                           ColConfig{"root", "knomial"},
                                            ColConfig{"root", "binary"}),
                          [](const auto &info) { return config_name(info.param); });

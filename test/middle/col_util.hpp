@@ -61,6 +61,11 @@ struct ColConfig {
     const char *algo;
 };
 
-inline std::string config_name(const ColConfig &c) { return std::string(c.exec) + "_" + c.algo; }
+inline std::string config_name(const ColConfig &c) {
+    std::string s = std::string(c.exec) + "_" + c.algo;
+    for (char &ch : s)
+        if (ch == ':') ch = '_';  // knomial:3 -> knomial_3 (test names are identifiers)
+    return s;
+}
 
 }  // namespace acpx::test
