@@ -22,7 +22,7 @@ libacpx_la_SOURCES += \
 	basic/transport/ofi/ofi_select.cpp basic/transport/ofi/ofi_select.hpp \
 	basic/transport/ofi/wake_channel.cpp basic/transport/ofi/wake_channel.hpp
 endif
-libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(PMIX_CFLAGS)
+libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(PMIX_CFLAGS) $(JSON_CFLAGS)
 libacpx_la_LIBADD = $(UCX_LIBS) $(OFI_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 

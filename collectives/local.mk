@@ -1,6 +1,11 @@
-# collectives/: algorithms as pure functions returning command lists. Built
-# into libacpx (the middle layer uses them) and tested on their own.
+# collectives/: algorithms as pure functions returning command lists, and
+# the calibrated model that picks one per handle. Built into libacpx (the
+# middle layer uses them) and tested on their own.
 libacpx_la_SOURCES += \
 	collectives/command_list.hpp collectives/algorithms.hpp \
 	collectives/bcast.cpp collectives/allgather.cpp collectives/names.cpp \
-	collectives/check_list.cpp
+	collectives/check_list.cpp \
+	collectives/model/calibration.hpp collectives/model/calibration.cpp \
+	collectives/model/topology.hpp collectives/model/topology.cpp \
+	collectives/model/predict.hpp collectives/model/predict.cpp
+libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'

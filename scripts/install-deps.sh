@@ -12,5 +12,6 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential g++ make autoconf automake libtool pkg-config \
     libucx-dev ucx-utils libfabric-dev libpmix-dev libhwloc-dev libgtest-dev \
+    nlohmann-json3-dev \
     openmpi-bin libopenmpi-dev \
     ca-certificates procps $bench

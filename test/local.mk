@@ -44,6 +44,11 @@ check_PROGRAMS += test/collectives/lists_test
 test_collectives_lists_test_SOURCES = test/collectives/lists_test.cpp test/middle/plan_memory_test.cpp
 test_collectives_lists_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_collectives_lists_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+check_PROGRAMS += test/collectives/model_test
+test_collectives_model_test_SOURCES = test/collectives/model_test.cpp
+test_collectives_model_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_collectives_model_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+TESTS += test/collectives/model_test
 TESTS += test/collectives/lists_test
 endif
 

@@ -1,0 +1,63 @@
+// Measured costs the model is built from (seed 003, section IV): the time
+// of one copy between two ranks and of one local memcpy, for sampled
+// sizes, interpolated linearly between the two nearest samples (eq. 1).
+//
+// File format (JSON, written by `acpx-bench calibrate`):
+//   {
+//     "schema": "acpx-calibration/1",
+//     "machine": "hostname and CPU, free text",
+//     "created": "2026-11-23T10:00:00Z",
+//     "transport": "ucx",
+//     "comm":   [[bytes, seconds], ...],   // one acp_copy, issue to bytes
+//                                          // visible, half a ping-pong
+//     "memcpy": [[bytes, seconds], ...]    // one memcpy of that size
+//   }
+// Samples are sorted by size on load; sizes must be distinct and >= 0,
+// times finite and >= 0, and each list needs at least one sample.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace acpx::collectives::model {
+
+class Samples {
+  public:
+    Samples() = default;
+    explicit Samples(std::vector<std::pair<double, double>> points);  // (bytes, seconds)
+    // Seconds for `bytes`: linear between the two nearest samples, and
+    // along the outermost pair beyond the ends (never below zero).
+    double at(double bytes) const;
+    const std::vector<std::pair<double, double>> &points() const { return pts_; }
+    bool empty() const { return pts_.empty(); }
+
+  private:
+    std::vector<std::pair<double, double>> pts_;
+};
+
+struct Calibration {
+    Samples comm, memcpy;
+    std::string machine, created, transport;
+    std::string source;  // the file it came from, or "built-in defaults"
+};
+
+// Figures measured on the reference VM (2 cores, UCX, user arrays through
+// Cross-Memory Attach): what the model uses when no file is found.
+Calibration builtin_calibration();
+
+// Parses the JSON text; on error returns false with *why saying what is wrong.
+bool parse_calibration(const std::string &json, Calibration *out, std::string *why);
+// The JSON text of c (the schema above).
+std::string to_json(const Calibration &c);
+
+// Where the library looks, in order: $ACP_CALIBRATION (a file that must
+// exist and parse), $XDG_CONFIG_HOME/acpx/calibration.json (or
+// ~/.config/acpx/calibration.json), then <datadir>/acpx/calibration.json.
+// Loads the first that exists; built-in defaults if none. A file that
+// exists but does not parse is an error (false, *why).
+bool load_calibration(Calibration *out, std::string *why);
+// The per-user file the tools write by default.
+std::string user_calibration_path();
+
+}  // namespace acpx::collectives::model

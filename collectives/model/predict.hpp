@@ -1,0 +1,72 @@
+// The performance model of one round of a persistent collective (seed
+// 003): the round is a sequence of steps; a step's time is that of its
+// slowest message, a message of M bytes that shares a link (or its
+// source's or destination's port) with C-1 others taking as long as one
+// copy of C x M bytes; the round's time is the sum of its steps plus its
+// local copies. Copy times come from the calibration (calibration.hpp),
+// links from the topology (topology.hpp).
+//
+// A step, for acpx, is a depth of the command lists: the entries whose
+// dependency chain back to the origin has that length, across all
+// blocks, run at once; entries of several blocks between the same pair of
+// members in a step count as one message of their total size (as in the
+// textbook algorithms). Before the first step the receivers of the
+// depth-0 entries signal they are ready (one small copy).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibration.hpp"
+#include "collectives/algorithms.hpp"
+#include "topology.hpp"
+
+namespace acpx::collectives::model {
+
+enum class Op : uint8_t { kBcast, kAllgather };
+
+struct Case {
+    Op op = Op::kBcast;
+    uint8_t algo = 0;       // BcastAlgo or AllgatherAlgo
+    unsigned radix = kDefaultRadix;
+    uint32_t members = 1;
+    uint32_t root = 0;      // bcast: the root's index in the group
+    uint64_t bytes = 0;     // bcast: the round's bytes; allgather: per block
+    bool buffered = false;  // buffered handles copy in and out of their buffers
+    uint32_t inline_bytes = 0;  // rounds up to this size go through the control blocks
+};
+
+struct Message {
+    uint32_t src, dst;
+    uint64_t bytes;
+    uint32_t collisions;
+};
+
+struct Step {
+    std::vector<Message> msgs;
+    double seconds = 0;
+};
+
+struct Prediction {
+    std::vector<Step> steps;  // [0] is the ready signals
+    double comm_s = 0, memcpy_s = 0;
+    double total() const { return comm_s + memcpy_s; }
+};
+
+std::string algo_name(const Case &c);
+
+// Predicts one round. t: nullptr for a fully connected node.
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
+
+// Every algorithm that applies to c.op and c.members, as Cases like c.
+std::vector<Case> candidates(const Case &c);
+
+// The candidate with the lowest predicted time (ties: the first listed).
+Case best(const Case &c, const Calibration &cal, const Topology *t);
+
+// Largest group for which allgather is modelled at create (the lists of
+// every block are walked: O(P^2)); above it the default algorithm is used.
+inline constexpr uint32_t kMaxModelledAllgather = 1024;
+
+}  // namespace acpx::collectives::model

@@ -1,0 +1,195 @@
+// Topology parsing, dimension-order routes and per-link message counts.
+#include "topology.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+namespace acpx::collectives::model {
+namespace {
+
+constexpr const char *kDimNames = "XYZABC";
+
+std::vector<std::string> split(const std::string &s, char sep) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t i = 0; i <= s.size(); ++i)
+        if (i == s.size() || s[i] == sep) {
+            out.push_back(s.substr(start, i - start));
+            start = i + 1;
+        }
+    return out;
+}
+
+bool parse_uint(const std::string &s, uint64_t *v) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+int dim_index(char c) {
+    for (int i = 0; kDimNames[i]; ++i)
+        if (c == kDimNames[i] || c == kDimNames[i] + ('a' - 'A')) return i;
+    if (c >= '0' && c <= '9') return c - '0';
+    return -1;
+}
+
+uint64_t link_key(const Link &l) {
+    return (l.node << 8) | (uint64_t{l.dim} << 1) | (l.dir > 0 ? 1 : 0);
+}
+
+}  // namespace
+
+uint64_t Topology::nodes() const {
+    uint64_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    return n;
+}
+
+uint32_t Topology::node_of(uint32_t rank) const {
+    if (rank < map.size()) return map[rank];
+    return static_cast<uint32_t>(rank % nodes());
+}
+
+std::vector<uint32_t> Topology::coords(uint64_t node) const {
+    std::vector<uint32_t> c(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) {
+        c[d] = static_cast<uint32_t>(node % dims[d]);
+        node /= dims[d];
+    }
+    return c;
+}
+
+std::string Topology::describe() const {
+    const bool all = std::all_of(wrap.begin(), wrap.end(), [](bool w) { return w; });
+    const bool none = std::none_of(wrap.begin(), wrap.end(), [](bool w) { return w; });
+    std::string s = all ? "torus " : none ? "mesh " : "grid ";
+    for (size_t d = 0; d < dims.size(); ++d) s += (d ? "x" : "") + std::to_string(dims[d]);
+    if (!all && !none) {
+        s += " wrap ";
+        for (bool w : wrap) s += w ? '1' : '0';
+    }
+    s += " order ";
+    for (uint32_t d : order) s += d < 6 ? kDimNames[d] : static_cast<char>('0' + d);
+    return s;
+}
+
+bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
+    const auto parts = split(spec, ':');
+    if (parts.size() < 2 || (parts[0] != "torus" && parts[0] != "mesh"))
+        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...)", false;
+    Topology t;
+    for (const std::string &d : split(parts[1], 'x')) {
+        uint64_t v = 0;
+        if (!parse_uint(d, &v) || v == 0 || v > 65536)
+            return *why = "'" + parts[1] + "': dimension '" + d + "' is not a size in 1..65536", false;
+        t.dims.push_back(static_cast<uint32_t>(v));
+    }
+    if (t.dims.size() > 10) return *why = "more than 10 dimensions", false;
+    if (t.nodes() > (uint64_t{1} << 24)) return *why = "more than 2^24 nodes", false;
+    t.wrap.assign(t.dims.size(), parts[0] == "torus");
+    for (uint32_t d = 0; d < t.dims.size(); ++d) t.order.push_back(d);
+    for (size_t i = 2; i < parts.size(); ++i) {
+        const std::string &opt = parts[i];
+        if (opt.rfind("order=", 0) == 0) {
+            const std::string o = opt.substr(6);
+            std::vector<uint32_t> order;
+            for (char c : o) {
+                const int d = dim_index(c);
+                if (d < 0 || d >= static_cast<int>(t.dims.size()) ||
+                    std::find(order.begin(), order.end(), static_cast<uint32_t>(d)) != order.end())
+                    return *why = "order '" + o + "': '" + std::string(1, c) +
+                                  "' is not a dimension of this network or comes twice",
+                           false;
+                order.push_back(static_cast<uint32_t>(d));
+            }
+            if (order.size() != t.dims.size())
+                return *why = "order '" + o + "' names " + std::to_string(order.size()) + " of " +
+                              std::to_string(t.dims.size()) + " dimensions",
+                       false;
+            t.order = order;
+        } else if (opt.rfind("wrap=", 0) == 0) {
+            const std::string w = opt.substr(5);
+            if (w.size() != t.dims.size() || w.find_first_not_of("01") != std::string::npos)
+                return *why = "wrap '" + w + "': one 0 or 1 per dimension", false;
+            for (size_t d = 0; d < w.size(); ++d) t.wrap[d] = w[d] == '1';
+        } else {
+            return *why = "'" + opt + "' is not order=... or wrap=...", false;
+        }
+    }
+    *out = std::move(t);
+    return true;
+}
+
+bool read_node_map(const std::string &path, Topology *t, std::string *why) {
+    std::ifstream f(path);
+    if (!f) return *why = path + ": cannot be read", false;
+    std::vector<uint32_t> map;
+    std::string line;
+    for (int lineno = 1; std::getline(f, line); ++lineno) {
+        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+        line.erase(0, line.find_first_not_of(" \t\r"));
+        line.erase(line.find_last_not_of(" \t\r") + 1);
+        if (line.empty()) continue;
+        uint64_t v = 0;
+        if (!parse_uint(line, &v) || v >= t->nodes())
+            return *why = path + ":" + std::to_string(lineno) + ": '" + line + "' is not a node index below " +
+                          std::to_string(t->nodes()),
+                   false;
+        map.push_back(static_cast<uint32_t>(v));
+    }
+    t->map = std::move(map);
+    return true;
+}
+
+std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
+    std::vector<Link> links;
+    std::vector<uint32_t> at = t.coords(a);
+    const std::vector<uint32_t> to = t.coords(b);
+    std::vector<uint64_t> stride(t.dims.size(), 1);
+    for (size_t d = 1; d < t.dims.size(); ++d) stride[d] = stride[d - 1] * t.dims[d - 1];
+    uint64_t node = a;
+    for (uint32_t d : t.order) {
+        const int64_t n = t.dims[d], from = at[d], dest = to[d];
+        if (from == dest) continue;
+        int64_t up = dest - from;  // hops in the + direction without wrapping (may be < 0)
+        int dir = up > 0 ? 1 : -1;
+        int64_t hops = up > 0 ? up : -up;
+        if (t.wrap[d]) {
+            const int64_t plus = ((dest - from) % n + n) % n, minus = n - plus;
+            dir = plus <= minus ? 1 : -1;
+            hops = plus <= minus ? plus : minus;
+        }
+        for (int64_t h = 0; h < hops; ++h) {
+            links.push_back({node, d, dir});
+            const int64_t next = ((static_cast<int64_t>(at[d]) + dir) % n + n) % n;
+            node = node - uint64_t{at[d]} * stride[d] + static_cast<uint64_t>(next) * stride[d];
+            at[d] = static_cast<uint32_t>(next);
+        }
+    }
+    return links;
+}
+
+std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs) {
+    std::unordered_map<uint32_t, uint32_t> sends, recvs;
+    for (const auto &[s, d] : msgs) {
+        ++sends[s];
+        ++recvs[d];
+    }
+    std::vector<uint32_t> c(msgs.size(), 1);
+    for (size_t i = 0; i < msgs.size(); ++i)
+        c[i] = std::max(sends[msgs[i].first], recvs[msgs[i].second]);
+    if (!t) return c;
+    std::vector<std::vector<Link>> routes(msgs.size());
+    std::unordered_map<uint64_t, uint32_t> load;
+    for (size_t i = 0; i < msgs.size(); ++i) {
+        routes[i] = route(*t, t->node_of(msgs[i].first), t->node_of(msgs[i].second));
+        for (const Link &l : routes[i]) ++load[link_key(l)];
+    }
+    for (size_t i = 0; i < msgs.size(); ++i)
+        for (const Link &l : routes[i]) c[i] = std::max(c[i], load[link_key(l)]);
+    return c;
+}
+
+}  // namespace acpx::collectives::model

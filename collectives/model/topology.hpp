@@ -1,0 +1,62 @@
+// Mesh/torus networks and their link collisions (seed 003, section V).
+//
+// ACP_TOPOLOGY syntax:
+//   torus:4x2x8x2x3x2[:order=XYZACB]   every dimension wraps around
+//   mesh:4x4[:order=YX]                 no dimension wraps
+//   ...:wrap=101                        per dimension, 1 wraps (overrides)
+// Dimensions are named X Y Z A B C (Tofu's names; a seventh and further by
+// digits 6, 7, ...); order= is the dimension-order routing sequence
+// (default: X Y Z ... as listed). Node index i has coordinates with the
+// first dimension varying fastest. The rank -> node map defaults to rank r
+// on node r; a map file lists one node index per line, in rank order
+// (blank lines and # comments skipped).
+//
+// Routes take the shorter way around each ring (positive direction on a
+// tie), dimension by dimension in the routing order. A link is one
+// direction between neighbouring nodes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace acpx::collectives::model {
+
+struct Topology {
+    std::vector<uint32_t> dims;
+    std::vector<bool> wrap;
+    std::vector<uint32_t> order;  // routing order: indices into dims
+    std::vector<uint32_t> map;    // rank -> node; empty: rank r on node r
+
+    uint64_t nodes() const;
+    uint32_t node_of(uint32_t rank) const;
+    std::vector<uint32_t> coords(uint64_t node) const;
+    std::string describe() const;  // "torus 4x2x8 order XYZ"
+};
+
+// A directed link: from `node`, along dimension `dim`, +1 or -1.
+struct Link {
+    uint64_t node;
+    uint32_t dim;
+    int dir;
+    bool operator==(const Link &o) const { return node == o.node && dim == o.dim && dir == o.dir; }
+};
+
+// Parses ACP_TOPOLOGY syntax; false with *why on error.
+bool parse_topology(const std::string &spec, Topology *out, std::string *why);
+// Reads a rank -> node map file into t->map (checked against t->nodes()).
+bool read_node_map(const std::string &path, Topology *t, std::string *why);
+
+// The links a message from node a to node b crosses, in order.
+std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);
+
+// For messages (src rank, dst rank) sent at once: for each, the largest
+// number of these messages that share one link of its route (1 if it
+// crosses no link: same node). Without a topology (t == nullptr) every
+// pair of nodes has its own link, and only the endpoints are shared.
+// Either way a message also counts the messages its source sends and its
+// destination receives at the same time (one injection and one ejection
+// port per rank).
+std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs);
+
+}  // namespace acpx::collectives::model

@@ -1,0 +1,224 @@
+// The collectives' performance model in one process: interpolation
+// between samples (seed 003 eq. 1), the calibration file, topologies and
+// routes, collision counts checked by hand (seed 003 Fig. 3; ring and
+// Bruck on 1x6x4 and 2x3x4), and predictions on synthetic calibrations.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "collectives/model/predict.hpp"
+
+using namespace acpx::collectives;
+using namespace acpx::collectives::model;
+
+namespace {
+
+// A calibration where a copy of M bytes takes a + b*M seconds and memcpy nothing.
+Calibration linear(double a, double b) {
+    Calibration c;
+    c.comm = Samples({{0, a}, {1 << 20, a + b * (1 << 20)}});
+    c.memcpy = Samples({{0, 0}, {1 << 20, 0}});
+    return c;
+}
+
+Topology topo(const std::string &spec) {
+    Topology t;
+    std::string why;
+    EXPECT_TRUE(parse_topology(spec, &t, &why)) << spec << ": " << why;
+    return t;
+}
+
+// Max collisions among the messages "rank i -> rank i + dist" for all i.
+uint32_t shift_collisions(const Topology &t, uint32_t procs, int dist) {
+    std::vector<std::pair<uint32_t, uint32_t>> msgs;
+    for (uint32_t i = 0; i < procs; ++i)
+        msgs.emplace_back(i, static_cast<uint32_t>((static_cast<int>(i) + dist + static_cast<int>(procs)) % procs));
+    uint32_t most = 0;
+    for (uint32_t c : collisions(&t, msgs)) most = std::max(most, c);
+    return most;
+}
+
+}  // namespace
+
+TEST(Samples, InterpolatesBetweenTheTwoNearest) {
+    const Samples s({{300, 9}, {100, 1}, {200, 3}});  // unsorted on purpose
+    EXPECT_DOUBLE_EQ(s.at(150), 2);   // between 100 and 200
+    EXPECT_DOUBLE_EQ(s.at(250), 6);   // between 200 and 300, not a global fit
+    EXPECT_DOUBLE_EQ(s.at(200), 3);
+    EXPECT_DOUBLE_EQ(s.at(400), 15);  // along the last pair
+    EXPECT_DOUBLE_EQ(s.at(0), 0);     // along the first pair, clamped at 0
+    EXPECT_DOUBLE_EQ(Samples({{8, 5}}).at(1e6), 5);
+}
+
+TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
+    Calibration c = builtin_calibration();
+    c.machine = "test box";
+    Calibration back;
+    std::string why;
+    ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.machine, "test box");
+    EXPECT_EQ(back.comm.points(), c.comm.points());
+    EXPECT_EQ(back.memcpy.points(), c.memcpy.points());
+    const std::pair<const char *, const char *> bad[] = {
+        {"[1,2]", "not a JSON object"},
+        {R"({"schema":"other","comm":[[0,1]],"memcpy":[[0,1]]})", "schema"},
+        {R"({"schema":"acpx-calibration/1","memcpy":[[0,1]]})", "\"comm\": missing"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,-1]],"memcpy":[[0,1]]})", "negative"},
+        {R"({"schema":"acpx-calibration/1","comm":[[8,1],[8,2]],"memcpy":[[0,1]]})", "two samples for 8 bytes"},
+        {R"({"schema":"acpx-calibration/1","comm":[[8]],"memcpy":[[0,1]]})", "[bytes, seconds]"},
+        {"{", "not a JSON object"},
+    };
+    for (const auto &[text, want] : bad) {
+        why.clear();
+        EXPECT_FALSE(parse_calibration(text, &back, &why)) << text;
+        EXPECT_NE(why.find(want), std::string::npos) << text << " -> " << why;
+    }
+}
+
+TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
+    const std::string path = testing::TempDir() + "acpx_cal_test.json";
+    Calibration c = builtin_calibration();
+    c.comm = Samples({{0, 1}, {10, 2}});
+    std::ofstream(path) << to_json(c);
+    setenv("ACP_CALIBRATION", path.c_str(), 1);
+    Calibration got;
+    std::string why;
+    ASSERT_TRUE(load_calibration(&got, &why)) << why;
+    EXPECT_EQ(got.source, path);
+    EXPECT_DOUBLE_EQ(got.comm.at(5), 1.5);
+    std::ofstream(path) << "{ broken";
+    EXPECT_FALSE(load_calibration(&got, &why));
+    EXPECT_NE(why.find(path), std::string::npos) << why;
+    setenv("ACP_CALIBRATION", (path + ".missing").c_str(), 1);
+    EXPECT_FALSE(load_calibration(&got, &why));
+    EXPECT_NE(why.find("cannot be read"), std::string::npos) << why;
+    unsetenv("ACP_CALIBRATION");
+    setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+    ASSERT_TRUE(load_calibration(&got, &why));
+    EXPECT_EQ(got.source, "built-in defaults");
+    unsetenv("XDG_CONFIG_HOME");
+    std::remove(path.c_str());
+}
+
+TEST(TopologySpec, ParsesShapesOrdersAndWraps) {
+    Topology t = topo("torus:4x2x8x2x3x2:order=XYZACB");
+    EXPECT_EQ(t.dims, (std::vector<uint32_t>{4, 2, 8, 2, 3, 2}));
+    EXPECT_EQ(t.order, (std::vector<uint32_t>{0, 1, 2, 3, 5, 4}));
+    EXPECT_EQ(t.nodes(), 768u);
+    EXPECT_EQ(t.describe(), "torus 4x2x8x2x3x2 order XYZACB");
+    t = topo("mesh:4x4");
+    EXPECT_EQ(t.wrap, (std::vector<bool>{false, false}));
+    t = topo("mesh:4x4x2:wrap=101");
+    EXPECT_EQ(t.wrap, (std::vector<bool>{true, false, true}));
+    Topology bad;
+    std::string why;
+    for (const char *s : {"ring:4", "torus", "torus:4x0", "torus:4xq", "torus:4x4:order=XZ", "torus:4x4:order=XX",
+                          "torus:4x4:order=Y", "mesh:4x4:wrap=1", "mesh:4x4:speed=fast"})
+        EXPECT_FALSE(parse_topology(s, &bad, &why)) << s;
+}
+
+TEST(Routes, ShorterWayRoundEachRingInDimensionOrder) {
+    Topology t = topo("torus:8");
+    auto r = route(t, 1, 6);  // 1 -> 0 -> 7 -> 6, not five hops up
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_TRUE(r[0] == (Link{1, 0, -1}) && r[1] == (Link{0, 0, -1}) && r[2] == (Link{7, 0, -1}));
+    r = route(topo("torus:4"), 0, 2);  // a tie goes the positive way
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].dir, 1);
+    r = route(topo("mesh:8"), 1, 6);  // a mesh has no way round
+    EXPECT_EQ(r.size(), 5u);
+    // (0,0) -> (1,1) on 4x4: X first by default, Y first with order=YX.
+    r = route(topo("torus:4x4"), 0, 5);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_TRUE(r[0] == (Link{0, 0, 1}) && r[1] == (Link{1, 1, 1}));
+    r = route(topo("torus:4x4:order=YX"), 0, 5);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_TRUE(r[0] == (Link{0, 1, 1}) && r[1] == (Link{4, 0, 1}));
+}
+
+TEST(Collisions, SeedFigure3TwoAllocationsOfOneStep) {
+    // Ranks a, b, c, d; the step sends a -> b and c -> d on a line of 4 nodes.
+    Topology t = topo("mesh:4");
+    const std::vector<std::pair<uint32_t, uint32_t>> step = {{0, 1}, {2, 3}};  // a=0 b=1 c=2 d=3
+    t.map = {0, 2, 1, 3};  // allocation 1: a c b d -- both messages cross the link c -> b
+    EXPECT_EQ(collisions(&t, step), (std::vector<uint32_t>{2, 2}));
+    t.map = {0, 1, 2, 3};  // allocation 2: a b c d -- disjoint
+    EXPECT_EQ(collisions(&t, step), (std::vector<uint32_t>{1, 1}));
+}
+
+TEST(Collisions, RingAndBruckOnTwoShapesOf24Nodes) {
+    // Ring: i -> i+1. Rank i on node i, X fastest. On 1x6x4 every hop is
+    // one +Y step (or +Y then +Z at a row's end); on 2x3x4 one X step, or
+    // X then Y (then Z); no link carries two messages.
+    EXPECT_EQ(shift_collisions(topo("torus:1x6x4"), 24, 1), 1u);
+    EXPECT_EQ(shift_collisions(topo("torus:2x3x4"), 24, 1), 1u);
+    // Bruck step 0 (i -> i-1) mirrors the ring.
+    EXPECT_EQ(shift_collisions(topo("torus:1x6x4"), 24, -1), 1u);
+    // Bruck step 1 (i -> i-2): on 1x6x4 two -Y hops, and the link j -> j-1
+    // carries the messages of j and of j+1; on 2x3x4 it is one -Y hop.
+    EXPECT_EQ(shift_collisions(topo("torus:1x6x4"), 24, -2), 2u);
+    EXPECT_EQ(shift_collisions(topo("torus:2x3x4"), 24, -2), 1u);
+    // Without a topology only the ports count: one message each way, C = 1.
+    std::vector<std::pair<uint32_t, uint32_t>> fan = {{0, 1}, {0, 2}, {0, 3}, {4, 3}};
+    EXPECT_EQ(collisions(nullptr, fan), (std::vector<uint32_t>{3, 3, 3, 2}));
+}
+
+TEST(Predict, RingIsReadyPlusPMinusOneCopies) {
+    const Calibration cal = linear(1e-6, 1e-9);
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    const Prediction p = predict(c, cal, nullptr);
+    ASSERT_EQ(p.steps.size(), 4u);  // ready + 3
+    EXPECT_NEAR(p.comm_s, cal.comm.at(1) + 3 * cal.comm.at(1000), 1e-12);
+    EXPECT_EQ(p.memcpy_s, 0);
+}
+
+TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
+    // P = 4: depth 0, each member sends its block to i-1 and i-2 (C = 2);
+    // depth 1, the block it got from i+1 to i-2 (C = 1).
+    const Calibration cal = linear(1e-6, 1e-9);
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 4, 0, 1000, false, 0};
+    const Prediction p = predict(c, cal, nullptr);
+    ASSERT_EQ(p.steps.size(), 3u);
+    EXPECT_EQ(p.steps[1].msgs.size(), 8u);
+    EXPECT_EQ(p.steps[1].msgs[0].collisions, 2u);
+    EXPECT_NEAR(p.comm_s, cal.comm.at(2) + cal.comm.at(2000) + cal.comm.at(1000), 1e-12);
+}
+
+TEST(Predict, CopiesOfBufferedAndInlineRounds) {
+    Calibration cal = linear(0, 0);
+    cal.memcpy = Samples({{0, 0}, {1000, 1e-6}});
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 5, 0, 1000, true, 0};
+    EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, (1 + 1 + 4) * 1e-6, 1e-15);  // in, own, 4 out
+    c.buffered = false;
+    c.inline_bytes = 4096;  // small direct rounds are copied out of the inline slots
+    EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 4 * 1e-6, 1e-15);
+}
+
+TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
+    for (double a : {1e-3, 1e-6, 0.0})
+        for (uint32_t procs : {2u, 5u, 8u, 16u})
+            for (Op op : {Op::kBcast, Op::kAllgather}) {
+                const Calibration cal = linear(a, 1e-9);
+                Case c{op, 0, 2, procs, 0, 1 << 16, false, 0};
+                const Case pick = best(c, cal, nullptr);
+                for (const Case &k : candidates(c))
+                    EXPECT_LE(predict(pick, cal, nullptr).total(), predict(k, cal, nullptr).total())
+                        << algo_name(pick) << " vs " << algo_name(k);
+            }
+    // Latency-bound (each copy 1 ms whatever its size): the fewest steps.
+    // 16 members: k-nomial (k = 4) is 2 deep, ring and chain 15.
+    Case b{Op::kBcast, 0, 2, 16, 0, 1 << 16, false, 0};
+    EXPECT_EQ(algo_name(best(b, linear(1e-3, 0), nullptr)), "knomial:4");
+    Case g{Op::kAllgather, 0, 2, 16, 0, 1 << 16, false, 0};
+    EXPECT_EQ(predict(best(g, linear(1e-3, 0), nullptr), linear(1e-3, 0), nullptr).steps.size(), 5u);
+    // Bandwidth-bound on a 1-D torus of 16 nodes: the ring sends only to
+    // the next node, so no link is shared; a log-step algorithm's long
+    // hops share links and lose.
+    const Topology line = topo("torus:16");
+    EXPECT_EQ(algo_name(best(g, linear(0, 1e-9), &line)), "ring");
+    // Neighbor exchange is a candidate only for even groups.
+    g.members = 7;
+    for (const Case &k : candidates(g)) EXPECT_NE(algo_name(k), "neighbor");
+}
