@@ -26,8 +26,18 @@
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
- *   ACP_COL_BCAST_ALGO   "binomial" (default) or "binary"
- *   ACP_COL_ALLGATHER_ALGO "tree" (default) or "ring"
+ *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
+ *                        "binary", "knomial" (k = 4), "knomial:K", "chain"
+ *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
+ *                        "recdoubling", "neighbor" (even groups only)
+ *   ACP_CALIBRATION      the model's calibration file (JSON, written by
+ *                        acpx-bench calibrate); else
+ *                        ~/.config/acpx/calibration.json, else the one
+ *                        installed in <prefix>/share/acpx, else built-in
+ *   ACP_TOPOLOGY         the network, for collisions: "torus:4x6x4",
+ *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101"
+ *   ACP_TOPOLOGY_MAP     file of node indices, one per rank (default: rank r
+ *                        on node r)
  */
 #ifndef ACP_H
 #define ACP_H
@@ -301,6 +311,13 @@ int acp_inquire(acp_handle_t handle);
  *   root                 the root (allgather: each member for its own
  *                        block) issues every entry with acp_copy, ordered
  *                        by dependencies, executed by the source's agent.
+ * Algorithm (see ACP_COL_BCAST_ALGO above; acp_query_col_algorithm tells
+ * which a handle got): unless forced, create picks the one the model of
+ * the collectives predicts fastest for the handle's size (arraysize,
+ * blocksize or buffersize) from the calibration file and ACP_TOPOLOGY
+ * (collision-aware on meshes and tori); allgather groups above 1024
+ * members take "tree" without modelling. acprun -v prints each choice.
+ *
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
  * of the members (any handle's), and in root mode also in the agents.
  *
@@ -405,6 +422,24 @@ int acp_free_col(acp_col_t handle);
  * command list and GA tables, buffers); 0 for a handle that is not live.
  */
 size_t acp_query_col_memory(acp_col_t handle);
+
+/**
+ * @return the name of the handle's algorithm ("binomial", "knomial:4",
+ * "bruck", ...; as ACP_COL_*_ALGO takes them), valid until the handle is
+ * freed; NULL for a handle that is not live.
+ */
+const char *acp_query_col_algorithm(acp_col_t handle);
+
+/**
+ * Forces the algorithm of the handles this process creates from now on,
+ * per kind, over ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO: a name
+ * forces it, "auto" lets the model choose, "" returns to the environment
+ * variable, NULL leaves that kind as it is. Every member of a group must
+ * make the same choice (create fails otherwise, naming it). Local, not
+ * collective. @return 0, or -1 (reported, nothing changed) on an unknown
+ * name.
+ */
+int acp_set_col_algorithm(const char *bcast, const char *allgather);
 
 #ifdef __cplusplus
 }

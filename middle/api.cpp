@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "basic/errors.hpp"
+#include "choose.hpp"
 #include "collectives/algorithms.hpp"
 #include "create.hpp"
 #include "round.hpp"
@@ -37,23 +38,23 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     if (!check_group(fn, root, np_group, group, &me) || !read_choices(fn, &p)) return ACP_COL_NULL;
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
-    if (p.kind == Kind::kAllgather) {
-        const std::string why = acpx::collectives::allgather_applies(
-            static_cast<acpx::collectives::AllgatherAlgo>(p.algo), p.members);
-        if (!why.empty()) {
-            report(fn, "ACP_COL_ALLGATHER_ALGO", "%s", why.c_str());
-            return ACP_COL_NULL;
-        }
-    }
     State &st = State::get();
+    double predicted_s = 0;
+    if (!choose_algorithm(fn, st, std::vector<int>(group, group + np_group), &p, &predicted_s))
+        return ACP_COL_NULL;
     Col *c = create_col(fn, st, p, me, group, array, array_bytes);
     if (!c) return ACP_COL_NULL;
+    c->predicted_s = predicted_s;
+    c->algo_label = algo_name(p);
     if (acpx::basic::layer::verbose() &&
         (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
-        std::fprintf(stderr, "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s, exec %s, "
+        std::fprintf(stderr, "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s (%s), exec %s, "
                      "%zu bytes here\n", c->rank, name_of(p.kind), name_of(p.storage),
-                     static_cast<unsigned long long>(c->id), p.members, algo_name(p).c_str(), name_of(p.exec),
-                     c->memory());
+                     static_cast<unsigned long long>(c->id), p.members, algo_name(p).c_str(),
+                     p.auto_algo ? ("model: " + std::to_string(predicted_s * 1e6) + " us a round of " +
+                                    std::to_string(p.size) + " B").c_str()
+                                 : "forced",
+                     name_of(p.exec), c->memory());
     return to_handle(c);
 }
 
@@ -287,6 +288,32 @@ size_t acp_query_col_memory(acp_col_t h) {
     if (!acpx::basic::layer::initialized(fn)) return 0;
     Col *c = find_col(State::get(), h, fn);
     return c ? c->memory() : 0;
+}
+
+const char *acp_query_col_algorithm(acp_col_t h) {
+    constexpr const char *fn = "acp_query_col_algorithm";
+    if (!acpx::basic::layer::initialized(fn)) return nullptr;
+    Col *c = find_col(State::get(), h, fn);
+    return c ? c->algo_label.c_str() : nullptr;
+}
+
+int acp_set_col_algorithm(const char *bcast, const char *allgather) {
+    constexpr const char *fn = "acp_set_col_algorithm";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    State &st = State::get();
+    // Checked with the parser create uses, before anything changes.
+    if (bcast && *bcast && std::string(bcast) != "auto" && !acpx::collectives::parse_bcast_algo(bcast))
+        return report(fn, "bcast", "'%s' is not one of: auto, %s", bcast,
+                      acpx::collectives::bcast_algo_names().c_str()),
+               -1;
+    if (allgather && *allgather && std::string(allgather) != "auto" &&
+        !acpx::collectives::parse_allgather_algo(allgather))
+        return report(fn, "allgather", "'%s' is not one of: auto, %s", allgather,
+                      acpx::collectives::allgather_algo_names().c_str()),
+               -1;
+    if (bcast) st.set_bcast = bcast;
+    if (allgather) st.set_allgather = allgather;
+    return 0;
 }
 
 }  // extern "C"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "basic/layer.hpp"
+#include "collectives/model/predict.hpp"
 #include "params.hpp"
 #include "plan.hpp"
 
@@ -55,6 +56,8 @@ struct Col {
     uint32_t ready_scan = 0;          // root mode: members known ready
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
     Clock::time_point seg_start{};
+    std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
+    double predicted_s = 0;  // the model's time for a round of p.size (0: algorithm forced)
 
     // Bytes this handle holds in this process (acp_query_col_memory).
     size_t memory() const;
@@ -76,6 +79,17 @@ struct State final : basic::layer::LayerState {
     uint64_t next_id = 1;  // never reused: a freed handle stays recognisable
     std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
+
+    // The model's inputs, loaded at an automatic choice and again when
+    // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).
+    bool model_loaded = false;
+    std::string model_env;  // those three variables when last loaded
+    collectives::model::Calibration calibration;
+    bool has_topology = false;
+    collectives::model::Topology topology;
+    // acp_set_col_algorithm: the forced names ("" = none: the environment
+    // variable, else the model, decides).
+    std::string set_bcast, set_allgather;
 
     static State &get();  // this runtime's (made on first use)
 };

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "basic/errors.hpp"
-#include "collectives/algorithms.hpp"
+#include "choose.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -210,25 +210,7 @@ bool read_choices(const char *fn, Params *p) {
         p->exec = Exec::kRoot;
     else
         return report(fn, "ACP_COL_EXEC", "'%s' is not one of: root, delegated", exec);
-    if (p->kind == Kind::kBcast) {
-        const char *a = std::getenv("ACP_COL_BCAST_ALGO");
-        auto algo = (a && *a) ? collectives::parse_bcast_algo(a)
-                              : collectives::BcastChoice{collectives::BcastAlgo::kBinomial, 2};
-        if (!algo)
-            return report(fn, "ACP_COL_BCAST_ALGO", "'%s' is not one of: %s", a,
-                          collectives::bcast_algo_names().c_str());
-        p->algo = static_cast<uint8_t>(algo->algo);
-        p->radix = static_cast<uint8_t>(algo->radix);
-    } else {
-        const char *a = std::getenv("ACP_COL_ALLGATHER_ALGO");
-        auto algo = (a && *a) ? collectives::parse_allgather_algo(a)
-                              : collectives::AllgatherAlgo::kBlockTree;
-        if (!algo)
-            return report(fn, "ACP_COL_ALLGATHER_ALGO", "'%s' is not one of: %s", a,
-                          collectives::allgather_algo_names().c_str());
-        p->algo = static_cast<uint8_t>(*algo);
-    }
-    return true;
+    return read_algorithm(fn, State::get(), p);
 }
 
 void release(Col &c) {

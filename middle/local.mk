@@ -3,4 +3,4 @@
 libacpx_la_SOURCES += \
 	middle/params.cpp middle/params.hpp middle/plan.cpp middle/plan.hpp \
 	middle/col.hpp middle/state.cpp middle/create.cpp middle/create.hpp \
-	middle/round.cpp middle/round.hpp middle/api.cpp
+	middle/choose.cpp middle/choose.hpp middle/round.cpp middle/round.hpp middle/api.cpp

@@ -32,7 +32,14 @@ std::string first_difference(const Params &a, const Params &b) {
                                                    : "blocksize",
                    a.size, b.size);
     if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
-    if (a.algo != b.algo || a.radix != b.radix) return str("algorithm", algo_name(a), algo_name(b));
+    if (a.auto_algo != b.auto_algo)
+        return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
+                   b.auto_algo ? "automatic" : "forced " + algo_name(b));
+    if (a.algo != b.algo || a.radix != b.radix)
+        return str("algorithm", algo_name(a), algo_name(b)) +
+               (a.auto_algo ? " (chosen by the model: do all members load the same calibration "
+                              "(ACP_CALIBRATION) and ACP_TOPOLOGY?)"
+                            : "");
     return "";
 }
 

@@ -20,6 +20,7 @@ struct Params {
     Exec exec = Exec::kDelegated;
     uint8_t algo = 0;         // collectives::BcastAlgo or AllgatherAlgo
     uint8_t radix = 2;        // bcast knomial: its k
+    uint8_t auto_algo = 0;    // 1: chosen by the model (choose.hpp), not forced
     uint32_t members = 0;     // np_group
     int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
     uint64_t size = 0;        // arraysize / blocksize / buffersize

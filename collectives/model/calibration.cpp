@@ -75,6 +75,7 @@ Calibration builtin_calibration() {
     c.comm = Samples({{0, 2.3e-6}, {8, 2.3e-6}, {4096, 2.8e-6}, {65536, 6.0e-6},
                       {1 << 20, 5.0e-5}, {16 << 20, 8.0e-4}});
     c.memcpy = Samples({{0, 2e-8}, {4096, 2e-7}, {65536, 4e-6}, {1 << 20, 8e-5}, {16 << 20, 2e-3}});
+    c.cores = 2;
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
     c.source = "built-in defaults";
@@ -88,6 +89,11 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
         return *why = std::string("\"schema\" is not \"") + kSchema + "\"", false;
     Calibration c;
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
+    if (j.contains("cores")) {
+        if (!j["cores"].is_number_unsigned() || j["cores"].get<uint64_t>() > 1u << 20)
+            return *why = "\"cores\": want a count of cores (0: no limit)", false;
+        c.cores = j["cores"].get<unsigned>();
+    }
     c.machine = text(j, "machine");
     c.created = text(j, "created");
     c.transport = text(j, "transport");
@@ -101,6 +107,7 @@ std::string to_json(const Calibration &c) {
     j["machine"] = c.machine;
     j["created"] = c.created;
     j["transport"] = c.transport;
+    j["cores"] = c.cores;
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"memcpy", &c.memcpy}}) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

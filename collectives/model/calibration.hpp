@@ -8,8 +8,11 @@
 //     "machine": "hostname and CPU, free text",
 //     "created": "2026-11-23T10:00:00Z",
 //     "transport": "ucx",
-//     "comm":   [[bytes, seconds], ...],   // one acp_copy, issue to bytes
-//                                          // visible, half a ping-pong
+//     "cores": 2,                          // copies a node runs at once
+//                                          // (optional; 0 or absent: no limit)
+//     "comm":   [[bytes, seconds], ...],   // one command-list entry between
+//                                          // two ranks: a round of a
+//                                          // 2-member direct bcast
 //     "memcpy": [[bytes, seconds], ...]    // one memcpy of that size
 //   }
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
@@ -38,6 +41,7 @@ class Samples {
 
 struct Calibration {
     Samples comm, memcpy;
+    unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
 };

@@ -10,8 +10,10 @@
 // dependency chain back to the origin has that length, across all
 // blocks, run at once; entries of several blocks between the same pair of
 // members in a step count as one message of their total size (as in the
-// textbook algorithms). Before the first step the receivers of the
-// depth-0 entries signal they are ready (one small copy).
+// textbook algorithms). The calibrated cost of a copy is that of a whole
+// entry between two members (a 2-member round: the receiver's ready
+// signal, the data, the arrival signal), so the signals are not steps of
+// their own.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +51,7 @@ struct Step {
 };
 
 struct Prediction {
-    std::vector<Step> steps;  // [0] is the ready signals
+    std::vector<Step> steps;
     double comm_s = 0, memcpy_s = 0;
     double total() const { return comm_s + memcpy_s; }
 };

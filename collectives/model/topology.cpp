@@ -171,15 +171,21 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
     return links;
 }
 
-std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs) {
-    std::unordered_map<uint32_t, uint32_t> sends, recvs;
+std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                 unsigned cores) {
+    std::unordered_map<uint32_t, uint32_t> sends, recvs, on_node;
+    auto node = [&](uint32_t rank) { return t ? t->node_of(rank) : 0u; };
     for (const auto &[s, d] : msgs) {
         ++sends[s];
         ++recvs[d];
+        if (node(s) == node(d)) ++on_node[node(s)];
     }
     std::vector<uint32_t> c(msgs.size(), 1);
-    for (size_t i = 0; i < msgs.size(); ++i)
-        c[i] = std::max(sends[msgs[i].first], recvs[msgs[i].second]);
+    for (size_t i = 0; i < msgs.size(); ++i) {
+        const auto [s, d] = msgs[i];
+        c[i] = std::max(sends[s], recvs[d]);
+        if (cores && node(s) == node(d)) c[i] = std::max(c[i], (on_node[node(s)] + cores - 1) / cores);
+    }
     if (!t) return c;
     std::vector<std::vector<Link>> routes(msgs.size());
     std::unordered_map<uint64_t, uint32_t> load;

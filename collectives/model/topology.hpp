@@ -56,7 +56,10 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);
 // pair of nodes has its own link, and only the endpoints are shared.
 // Either way a message also counts the messages its source sends and its
 // destination receives at the same time (one injection and one ejection
-// port per rank).
-std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs);
+// port per rank), and, between two ranks of one node (every pair without
+// a topology), ceil(m / cores) for the m such messages of that node: the
+// node's CPUs do those copies (cores 0: no such limit).
+std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                 unsigned cores = 0);
 
 }  // namespace acpx::collectives::model

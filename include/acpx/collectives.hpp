@@ -9,6 +9,12 @@
 //   acpx::AllgatherBuffered ag(group, 64 << 10);
 //   ag.send(std::span(mine), std::span(all)).wait();
 //
+//   acpx::AllgatherDirect ring(group, std::span(v), block, acpx::Algorithm{"ring"});
+//   ring.algorithm();                                    // "ring"
+//
+// Without an Algorithm the model picks one per handle (or the
+// ACP_COL_*_ALGO variables force one); see acp_set_col_algorithm.
+//
 // Every failure throws acpx::Error carrying the line the C API printed
 // ("acpx: <function>: <argument>: <reason>").
 #pragma once
@@ -22,6 +28,13 @@
 #include "acpx.hpp"
 
 namespace acpx {
+
+// Forces the algorithm of one handle at its create, by the names
+// ACP_COL_*_ALGO take ("ring", "knomial:3"); empty: the usual choice. It
+// sets acp_set_col_algorithm for the create and clears it after.
+struct Algorithm {
+    const char *name = nullptr;
+};
 
 // One round of a handle. wait(): this member's part is done; test(): has it?
 class Request {
@@ -58,6 +71,8 @@ class Collective {
 
     // Bytes this process holds for the handle (acp_query_col_memory).
     std::size_t memory() const { return acp_query_col_memory(h_); }
+    // The handle's algorithm (acp_query_col_algorithm).
+    const char *algorithm() const { return acp_query_col_algorithm(h_); }
     acp_col_t get() const { return h_; }
 
   protected:
@@ -67,6 +82,15 @@ class Collective {
     static Request started(acp_request_t r, const char *what) {
         if (r == ACP_REQUEST_NULL) throw Error(what);
         return Request(r);
+    }
+    // Runs create() with `a` forced for bcast (or allgather) handles.
+    template <class Create>
+    static acp_col_t forcing(Algorithm a, bool bcast, Create create) {
+        if (!a.name) return create();
+        if (acp_set_col_algorithm(bcast ? a.name : nullptr, bcast ? nullptr : a.name) != 0) return ACP_COL_NULL;
+        const acp_col_t h = create();
+        acp_set_col_algorithm(bcast ? "" : nullptr, bcast ? nullptr : "");
+        return h;
     }
     static int *ranks(std::span<const int> group) { return const_cast<int *>(group.data()); }
     static int count(std::span<const int> group) { return static_cast<int>(group.size()); }
@@ -83,10 +107,14 @@ class Collective {
 class BcastDirect : public Collective {
   public:
     template <class T, std::size_t N>
-    BcastDirect(int root, std::span<const int> group, std::span<T, N> array)
-        : Collective(acp_create_bcast_direct(root, count(group), ranks(group),
-                                             const_cast<void *>(static_cast<const void *>(array.data())),
-                                             array.size_bytes()),
+    BcastDirect(int root, std::span<const int> group, std::span<T, N> array, Algorithm algo = {})
+        : Collective(forcing(algo, true,
+                             [&] {
+                                 return acp_create_bcast_direct(
+                                     root, count(group), ranks(group),
+                                     const_cast<void *>(static_cast<const void *>(array.data())),
+                                     array.size_bytes());
+                             }),
                      "acpx: acp_create_bcast_direct failed") {}
     // Bytes [offset, offset + bytes) of the root's array to everyone's.
     Request send(std::size_t offset, std::size_t bytes) {
@@ -97,8 +125,9 @@ class BcastDirect : public Collective {
 // Broadcast through library buffers: any array, any size, each round.
 class BcastBuffered : public Collective {
   public:
-    BcastBuffered(int root, std::span<const int> group, std::size_t buffer_bytes)
-        : Collective(acp_create_bcast_buffered(root, count(group), ranks(group), buffer_bytes),
+    BcastBuffered(int root, std::span<const int> group, std::size_t buffer_bytes, Algorithm algo = {})
+        : Collective(forcing(algo, true,
+                             [&] { return acp_create_bcast_buffered(root, count(group), ranks(group), buffer_bytes); }),
                      "acpx: acp_create_bcast_buffered failed") {}
     template <class T, std::size_t N>
     Request send(std::span<T, N> data) {
@@ -112,9 +141,14 @@ class BcastBuffered : public Collective {
 class AllgatherDirect : public Collective {
   public:
     template <class T, std::size_t N>
-    AllgatherDirect(std::span<const int> group, std::span<T, N> array, std::size_t block_bytes)
+    AllgatherDirect(std::span<const int> group, std::span<T, N> array, std::size_t block_bytes,
+                    Algorithm algo = {})
         : Collective(checked(group, array.size_bytes(), block_bytes)
-                         ? acp_create_allgather_direct(count(group), ranks(group), array.data(), block_bytes)
+                         ? forcing(algo, false,
+                                   [&] {
+                                       return acp_create_allgather_direct(count(group), ranks(group),
+                                                                          array.data(), block_bytes);
+                                   })
                          : ACP_COL_NULL,
                      "acpx: acp_create_allgather_direct failed") {}
     Request send(std::size_t offset, std::size_t bytes) {
@@ -135,8 +169,9 @@ class AllgatherDirect : public Collective {
 // everyone's `out` (np_group x in.size_bytes(), in group order).
 class AllgatherBuffered : public Collective {
   public:
-    AllgatherBuffered(std::span<const int> group, std::size_t buffer_bytes)
-        : Collective(acp_create_allgather_buffered(count(group), ranks(group), buffer_bytes),
+    AllgatherBuffered(std::span<const int> group, std::size_t buffer_bytes, Algorithm algo = {})
+        : Collective(forcing(algo, false,
+                             [&] { return acp_create_allgather_buffered(count(group), ranks(group), buffer_bytes); }),
                      "acpx: acp_create_allgather_buffered failed"),
           members_(group.size()) {}
     template <class T, std::size_t N, class U, std::size_t M>

@@ -1,0 +1,125 @@
+// Forced or modelled choice of a handle's algorithm (choose.hpp).
+#include "choose.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "basic/errors.hpp"
+#include "basic/layer.hpp"
+#include "col.hpp"
+#include "collectives/algorithms.hpp"
+#include "plan.hpp"
+
+namespace acpx::middle {
+namespace {
+
+namespace cm = collectives::model;
+using basic::report;
+
+std::string env_text(const char *name) {
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+// The calibration and ACP_TOPOLOGY (+ ACP_TOPOLOGY_MAP): loaded once, and
+// again if one of the variables changed (they are read at every create,
+// like ACP_COL_EXEC).
+bool load_model(const char *fn, State &st) {
+    const std::string env = env_text("ACP_CALIBRATION") + '\n' + env_text("ACP_TOPOLOGY") + '\n' +
+                            env_text("ACP_TOPOLOGY_MAP");
+    if (st.model_loaded && env == st.model_env) return true;
+    st.model_loaded = false;
+    st.has_topology = false;
+    st.topology = {};
+    std::string why;
+    if (!cm::load_calibration(&st.calibration, &why)) return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
+    const char *spec = std::getenv("ACP_TOPOLOGY");
+    st.has_topology = spec && *spec;
+    if (st.has_topology && !cm::parse_topology(spec, &st.topology, &why))
+        return report(fn, "ACP_TOPOLOGY", "%s", why.c_str());
+    const char *map = std::getenv("ACP_TOPOLOGY_MAP");
+    if (map && *map) {
+        if (!st.has_topology) return report(fn, "ACP_TOPOLOGY_MAP", "is set but ACP_TOPOLOGY is not");
+        if (!cm::read_node_map(map, &st.topology, &why)) return report(fn, "ACP_TOPOLOGY_MAP", "%s", why.c_str());
+    }
+    st.model_loaded = true;
+    st.model_env = env;
+    if (basic::layer::verbose() && acp_rank() == 0)
+        std::fprintf(stderr, "acpx: collectives model: calibration %s%s; topology %s\n",
+                     st.calibration.source.c_str(),
+                     st.calibration.source == "built-in defaults"
+                         ? " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)"
+                         : "",
+                     st.has_topology ? st.topology.describe().c_str() : "none (one fully connected node)");
+    return true;
+}
+
+}  // namespace
+
+bool read_algorithm(const char *fn, const State &st, Params *p) {
+    const bool bcast = p->kind == Kind::kBcast;
+    const char *var = bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO";
+    const std::string &set = bcast ? st.set_bcast : st.set_allgather;
+    const char *env = std::getenv(var);
+    const std::string name = !set.empty() ? set : env ? env : "";
+    p->auto_algo = name.empty() || name == "auto";
+    if (p->auto_algo) return true;
+    const char *from = !set.empty() ? "acp_set_col_algorithm" : var;
+    if (bcast) {
+        auto a = collectives::parse_bcast_algo(name);
+        if (!a)
+            return report(fn, from, "'%s' is not one of: auto, %s", name.c_str(),
+                          collectives::bcast_algo_names().c_str());
+        p->algo = static_cast<uint8_t>(a->algo);
+        p->radix = static_cast<uint8_t>(a->radix);
+    } else {
+        auto a = collectives::parse_allgather_algo(name);
+        if (!a)
+            return report(fn, from, "'%s' is not one of: auto, %s", name.c_str(),
+                          collectives::allgather_algo_names().c_str());
+        p->algo = static_cast<uint8_t>(*a);
+    }
+    return true;
+}
+
+bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,
+                      double *predicted_s) {
+    *predicted_s = 0;
+    const bool bcast = p->kind == Kind::kBcast;
+    if (!p->auto_algo) {
+        if (bcast) return true;
+        const std::string why = collectives::allgather_applies(
+            static_cast<collectives::AllgatherAlgo>(p->algo), p->members);
+        return why.empty() ||
+               report(fn, st.set_allgather.empty() ? "ACP_COL_ALLGATHER_ALGO" : "acp_set_col_algorithm",
+                      "%s", why.c_str());
+    }
+    // Defaults where the model is not run: one member, and allgathers too
+    // large to walk every block's list at create.
+    p->algo = bcast ? static_cast<uint8_t>(collectives::BcastAlgo::kBinomial)
+                    : static_cast<uint8_t>(collectives::AllgatherAlgo::kBlockTree);
+    p->radix = 2;
+    if (p->members <= 1 || (!bcast && p->members > cm::kMaxModelledAllgather)) return true;
+    if (!load_model(fn, st)) return false;
+    cm::Case c;
+    c.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
+    c.members = p->members;
+    c.root = root_index_of(*p, group);
+    c.bytes = p->size;
+    c.buffered = p->storage == Storage::kBuffered;
+    c.inline_bytes = inline_bytes_for(*p);
+    // The model numbers members by group index: give it their nodes.
+    cm::Topology t;
+    if (st.has_topology) {
+        t = st.topology;
+        t.map.resize(group.size());
+        for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
+    }
+    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr);
+    p->algo = pick.algo;
+    p->radix = static_cast<uint8_t>(pick.radix);
+    *predicted_s = cm::predict(pick, st.calibration, st.has_topology ? &t : nullptr).total();
+    return true;
+}
+
+}  // namespace acpx::middle

@@ -1,0 +1,29 @@
+// The algorithm of a new handle: forced (acp_set_col_algorithm, else
+// ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO), else the one the
+// collectives' model predicts fastest for the handle's size. Every member
+// computes the same choice from the same calibration and topology; members
+// that disagree (different calibration files) fail create, naming both.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "params.hpp"
+
+namespace acpx::middle {
+
+struct State;
+
+// Reads the forced algorithm for p->kind into p (p->auto_algo false), or
+// marks p->auto_algo. False, reported under fn, on an unknown name.
+bool read_algorithm(const char *fn, const State &st, Params *p);
+
+// For p->auto_algo: sets p->algo / p->radix from the model, for the
+// members' ranks `group`; *predicted_s gets the prediction (0 if forced). Loads the
+// calibration and ACP_TOPOLOGY on first use. False, reported under fn, if
+// the calibration file or the topology cannot be used; a forced algorithm
+// that cannot run on this group (neighbor exchange, odd) also fails here.
+bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,
+                      double *predicted_s);
+
+}  // namespace acpx::middle

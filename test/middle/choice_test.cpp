@@ -1,0 +1,177 @@
+// The algorithm of a handle: chosen by the model unless forced, visible
+// with acp_query_col_algorithm, the same on every member; forced by
+// acp_set_col_algorithm, ACP_COL_*_ALGO or the C++ API; members that
+// choose differently, and unusable model inputs, fail create with a reason.
+#include <fstream>
+
+#include "../report_util.hpp"
+#include "col_util.hpp"
+#include "acpx/collectives.hpp"
+#include "collectives/model/predict.hpp"
+
+using namespace acpx::test;
+namespace cm = acpx::collectives::model;
+
+namespace {
+
+// A calibration where every copy costs `latency` plus `per_byte` a byte,
+// written to a file of this rank's own (no two ranks write one file), named
+// after its figures (the library reloads when ACP_CALIBRATION changes).
+std::string calibration_file(double latency, double per_byte, cm::Calibration *cal) {
+    cal->comm = cm::Samples({{0, latency}, {1 << 20, latency + per_byte * (1 << 20)}});
+    cal->memcpy = cm::Samples({{0, 0}, {1 << 20, 1e-4}});
+    const std::string path = testing::TempDir() + "acpx_choice_" + std::to_string(me()) + "_" +
+                             std::to_string(getpid()) + "_" + std::to_string(latency) + ".json";
+    std::ofstream(path) << cm::to_json(*cal);
+    return path;
+}
+
+std::vector<int> everyone() { return make_group(Shape::kAll); }
+
+}  // namespace
+
+TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
+    for (double latency : {1e-3, 0.0}) {
+        cm::Calibration cal;
+        const std::string path = calibration_file(latency, 1e-9, &cal);
+        ScopedEnv use("ACP_CALIBRATION", path);
+        std::vector<int> g = everyone();
+        const int n = static_cast<int>(g.size());
+        std::vector<unsigned char> a(1 << 16);
+        acp_col_t h = acp_create_bcast_direct(0, n, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        cm::Case c;
+        c.op = cm::Op::kBcast;
+        c.members = static_cast<uint32_t>(n);
+        c.bytes = a.size();
+        c.inline_bytes = 16384;
+        EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, nullptr)));
+        // Each copy costing 1 ms whatever its size: the fewest steps, which
+        // from 4 members up is the 4-nomial tree (the root sends to all).
+        if (latency > 0 && n >= 4) {
+            EXPECT_STREQ(acp_query_col_algorithm(h), "knomial:4");
+        }
+        fill_pattern(a.data(), a.size(), 5);
+        if (me() != 0) std::fill(a.begin(), a.end(), 0);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 5), -1) << acp_query_col_algorithm(h);
+        EXPECT_EQ(acp_free_col(h), 0);
+
+        std::vector<unsigned char> all(a.size() * g.size());
+        h = acp_create_allgather_direct(n, g.data(), all.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        c.op = cm::Op::kAllgather;
+        c.inline_bytes = 0;  // above every inline size at this blocksize
+        EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, nullptr)));
+        EXPECT_EQ(acp_free_col(h), 0);
+        std::remove(path.c_str());
+    }
+    EXPECT_EQ(acp_query_col_algorithm(ACP_COL_NULL), nullptr);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Choice, ForcedBySetCallOverEnvironment) {
+    std::vector<int> g = everyone();
+    const int n = static_cast<int>(g.size());
+    auto bcast_algo = [&] {
+        acp_col_t h = acp_create_bcast_buffered(0, n, g.data(), 64);
+        EXPECT_NE(h, ACP_COL_NULL);
+        std::string name = h ? acp_query_col_algorithm(h) : "";
+        acp_free_col(h);
+        return name;
+    };
+    {
+        ScopedEnv env("ACP_COL_BCAST_ALGO", "binary");
+        EXPECT_EQ(bcast_algo(), "binary");
+        ASSERT_EQ(acp_set_col_algorithm("knomial:3", nullptr), 0);
+        EXPECT_EQ(bcast_algo(), "knomial:3");
+        ASSERT_EQ(acp_set_col_algorithm("", nullptr), 0);  // back to the variable
+        EXPECT_EQ(bcast_algo(), "binary");
+    }
+    ASSERT_EQ(acp_set_col_algorithm("chain", "ring"), 0);
+    EXPECT_EQ(bcast_algo(), "chain");
+    std::vector<char> all(8 * g.size());
+    acp_col_t h = acp_create_allgather_direct(n, g.data(), all.data(), 8);
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_STREQ(acp_query_col_algorithm(h), "ring");
+    EXPECT_EQ(acp_free_col(h), 0);
+    // Unknown names change nothing.
+    int r = 0;
+    EXPECT_REPORTS(stderr_of([&] { r = acp_set_col_algorithm("fastest", nullptr); }), "acp_set_col_algorithm", "bcast");
+    EXPECT_EQ(r, -1);
+    EXPECT_REPORTS(stderr_of([&] { r = acp_set_col_algorithm(nullptr, "knomial"); }), "acp_set_col_algorithm",
+                   "allgather");
+    EXPECT_EQ(r, -1);
+    EXPECT_EQ(bcast_algo(), "chain");
+    ASSERT_EQ(acp_set_col_algorithm("", ""), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Choice, MembersThatChooseDifferentlyAllFailNamingIt) {
+    if (np() < 2) GTEST_SKIP() << "needs two members";
+    std::vector<int> g = everyone();
+    if (me() == 0) {
+        ASSERT_EQ(acp_set_col_algorithm("binary", nullptr), 0);
+    }
+    acp_col_t h = ACP_COL_NULL;
+    const std::string err = stderr_of([&] { h = acp_create_bcast_buffered(0, static_cast<int>(g.size()), g.data(), 64); });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_NE(err.find("algorithm"), std::string::npos) << err;
+    ASSERT_EQ(acp_set_col_algorithm("", nullptr), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Choice, UnusableModelInputsFailCreate) {
+    std::vector<int> g = everyone();
+    const int n = static_cast<int>(g.size());
+    acp_col_t h = ACP_COL_NULL;
+    if (n >= 2) {  // one member needs no model
+        {
+            ScopedEnv bad("ACP_TOPOLOGY", "torus:4x0");
+            EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); }),
+                           "acp_create_bcast_buffered", "ACP_TOPOLOGY");
+            EXPECT_EQ(h, ACP_COL_NULL);
+        }
+        {
+            ScopedEnv bad("ACP_CALIBRATION", "/nonexistent/calibration.json");
+            EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); }),
+                           "acp_create_bcast_buffered", "ACP_CALIBRATION");
+            EXPECT_EQ(h, ACP_COL_NULL);
+        }
+        {
+            ScopedEnv odd("ACP_COL_ALLGATHER_ALGO", "neighbor");
+            if (n % 2) {
+                EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 64); }),
+                               "acp_create_allgather_buffered", "ACP_COL_ALLGATHER_ALGO");
+                EXPECT_EQ(h, ACP_COL_NULL);
+            }
+        }
+        // A torus the group fits on is used, and the handle works.
+        ScopedEnv torus("ACP_TOPOLOGY", "torus:" + std::to_string(n) + ":order=X");
+        h = acp_create_bcast_buffered(0, n, g.data(), 64);
+        ASSERT_NE(h, ACP_COL_NULL);
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Choice, CxxApiForcesOneHandle) {
+    std::vector<int> g = everyone();
+    std::vector<double> v(4 * g.size());
+    {
+        acpx::AllgatherDirect ag{std::span<const int>(g), std::span(v), 4 * sizeof(double), acpx::Algorithm{"bruck"}};
+        EXPECT_STREQ(ag.algorithm(), "bruck");
+        std::fill(v.begin(), v.end(), 0.0);
+        for (int k = 0; k < 4; ++k) v[index_in(g, me()) * 4 + k] = me() * 10 + k;
+        ag.send(0, 4 * sizeof(double)).wait();
+        for (size_t b = 0; b < g.size(); ++b)
+            for (int k = 0; k < 4; ++k) EXPECT_EQ(v[b * 4 + k], g[b] * 10 + k);
+    }
+    {
+        ScopedEnv env("ACP_COL_ALLGATHER_ALGO", "ring");
+        acpx::AllgatherDirect again{std::span<const int>(g), std::span(v), 4 * sizeof(double)};
+        EXPECT_STREQ(again.algorithm(), "ring");  // the forcing ended with its create
+    }
+    EXPECT_THROW(acpx::BcastBuffered(0, std::span<const int>(g), 64, acpx::Algorithm{"telepathy"}), acpx::Error);
+    EXPECT_EQ(acp_sync(), 0);
+}
