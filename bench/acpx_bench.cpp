@@ -1,5 +1,6 @@
 // acpx-bench: the acpx benchmarks. Run under a launcher:
 //   acprun -n 3 acpx-bench copy [--sizes 8:4M] [--iters N] [--window W] [--csv FILE] [--quick]
+//   acprun -n 2 acpx-bench calibrate [--out FILE];  acprun -n 4 acpx-bench model-check [--out FILE]
 #include <cstdio>
 #include <cstring>
 
@@ -20,6 +21,12 @@ void usage(FILE *to) {
                  "             members (CSV: source,handle,algo,exec,ranks,root_query_bytes,\n"
                  "             root_rss_bytes,member_query_bytes,member_rss_bytes; the model\n"
                  "             goes to FILE_model.csv)\n"
+                 "  calibrate  the collectives' model samples on this machine (ranks 0 and 1:\n"
+                 "             acp_copy ping-pong; memcpy) as a calibration file (JSON) at --out\n"
+                 "             or ~/.config/acpx/calibration.json\n"
+                 "  model-check  every algorithm, measured vs predicted, per size (CSV at --out,\n"
+                 "             default model_check.csv; columns op,algo,procs,size,measured_us,\n"
+                 "             predicted_us,ratio), and how often the model picks the best\n"
                  "options:\n"
                  "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
                  "  --iters N         iterations per small size (default 10000)\n"
@@ -33,6 +40,7 @@ void usage(FILE *to) {
                  "  --exec root|delegated   collectives: execution mode (default: ACP_COL_EXEC)\n"
                  "  --transport ucx|ofi[:PROVIDER]  sets ACP_TRANSPORT (and FI_PROVIDER), e.g.\n"
                  "                    --transport ofi:shm, --transport 'ofi:tcp;ofi_rxm'\n"
+                 "  --out FILE        calibrate: the calibration file; model-check: the CSV\n"
                  "  --quick           two sizes, few iterations (for tests)\n");
 }
 }  // namespace
@@ -44,7 +52,8 @@ int main(int argc, char **argv) {
     }
     const std::string cmd = argv[1];
     acpx::bench::Options o;
-    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather" && cmd != "memory") {
+    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather" && cmd != "memory" && cmd != "calibrate" &&
+        cmd != "model-check") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;
@@ -54,8 +63,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (acp_init(&argc, &argv) != 0) return 1;
-    const int rc = cmd == "copy"     ? acpx::bench::run_copy(o)
-                   : cmd == "memory" ? acpx::bench::run_memory(o)
-                                     : acpx::bench::run_collective(o, cmd == "bcast");
+    const int rc = cmd == "copy"          ? acpx::bench::run_copy(o)
+                   : cmd == "memory"      ? acpx::bench::run_memory(o)
+                   : cmd == "calibrate"   ? acpx::bench::run_calibrate(o)
+                   : cmd == "model-check" ? acpx::bench::run_model_check(o)
+                                          : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

@@ -24,10 +24,11 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"mode", required_argument, nullptr, 'M'},
                                    {"exec", required_argument, nullptr, 'e'},
                                    {"transport", required_argument, nullptr, 't'},
+                                   {"out", required_argument, nullptr, 'o'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:", longs, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:o:", longs, nullptr)) != -1) {
         switch (c) {
             case 's': {  // MIN:MAX
                 const char *colon = std::strchr(optarg, ':');
@@ -80,6 +81,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                 if (colon != std::string::npos) setenv("FI_PROVIDER", t.c_str() + colon + 1, 1);
                 break;
             }
+            case 'o': o->out = optarg; break;
             default: return false;
         }
     }

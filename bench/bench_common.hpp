@@ -19,6 +19,7 @@ struct Options {
     bool starter = false;   // --memory starter: buffers in starter memory (acpx-allocated)
     std::string storage = "direct";  // --mode direct|buffered (collectives)
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
+    std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
 };
 
 // Parses the options after the subcommand; false (with a message) on error.
@@ -54,7 +55,21 @@ class Csv {
     FILE *f_ = nullptr;
 };
 
+// One persistent handle over `group` timed OSU style: create, warm up,
+// barrier, `iters` rounds of `size` bytes; per-rank averages over ranks
+// (collective: every rank calls it). The handle's algorithm is the
+// process's current choice (acp_set_col_algorithm / ACP_COL_*_ALGO / model).
+struct RoundTimes {
+    double avg_us = 0, min_us = 0, max_us = 0, create_us = 0, free_us = 0;
+    std::string algo;
+};
+bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out);
+// Rounds per size: the same counts as the peers (bench/peers/*.c).
+int rounds_for(const Options &o, size_t size);
+
 int run_copy(const Options &o);
+int run_calibrate(const Options &o);
+int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
 int run_memory(const Options &o);
 

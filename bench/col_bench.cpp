@@ -65,6 +65,8 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
                     : acp_send_allgather_direct(x.h, 0, size);
 }
 
+}  // namespace
+
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size) {
     if (o.quick) return 5;
@@ -73,7 +75,30 @@ int rounds_for(const Options &o, size_t size) {
     return n < 10 ? 10 : static_cast<int>(n);
 }
 
-}  // namespace
+bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out) {
+    const double t0 = now_us();
+    Handle x = create(bcast, buffered, group, size);
+    const double t1 = now_us();
+    if (x.h == ACP_COL_NULL) return false;
+    out->algo = acp_query_col_algorithm(x.h);
+    for (int i = 0; i < iters / 10 + 1; ++i)
+        if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
+    acp_sync();
+    const double start = now_us();
+    for (int i = 0; i < iters; ++i)
+        if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
+    const double mine = (now_us() - start) / iters;
+    const double t2 = now_us();
+    if (acp_free_col(x.h) != 0) return false;
+    const double t3 = now_us();
+    const Stats s = over_ranks(mine), c = over_ranks(t1 - t0), f = over_ranks(t3 - t2);
+    out->avg_us = s.avg;
+    out->min_us = s.min;
+    out->max_us = s.max;
+    out->create_us = c.max;
+    out->free_us = f.max;
+    return true;
+}
 
 int run_collective(const Options &o, bool bcast) {
     const int me = acp_rank(), np = acp_procs();
@@ -93,35 +118,21 @@ int run_collective(const Options &o, bool bcast) {
     }
     double create_us = 0, free_us = 0;
     for (size_t size : sizes(o)) {
-        const double t0 = now_us();
-        Handle x = create(bcast, buffered, group, size);
-        const double t1 = now_us();
-        if (x.h == ACP_COL_NULL) return 1;
         const int iters = rounds_for(o, size);
-        for (int i = 0; i < iters / 10 + 1; ++i)
-            if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return 1;
-        acp_sync();
-        const double start = now_us();
-        for (int i = 0; i < iters; ++i)
-            if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return 1;
-        const double mine = (now_us() - start) / iters;
-        const double t2 = now_us();
-        if (acp_free_col(x.h) != 0) return 1;
-        const double t3 = now_us();
+        RoundTimes t;
+        if (!time_rounds(bcast, buffered, group, size, iters, &t)) return 1;
         if (create_us == 0) {
-            create_us = t1 - t0;
-            free_us = t3 - t2;
+            create_us = t.create_us;
+            free_us = t.free_us;
         }
-        const Stats s = over_ranks(mine);
         if (me == 0) {
-            std::printf("%-10zu %16.2f %16.2f %16.2f %12d\n", size, s.avg, s.min, s.max, iters);
+            std::printf("%-10zu %16.2f %16.2f %16.2f %12d\n", size, t.avg_us, t.min_us, t.max_us, iters);
             std::fflush(stdout);
-            csv.row(bcast ? "bcast" : "allgather", what, size, s.max, size / s.max, iters, np,
+            csv.row(bcast ? "bcast" : "allgather", what, size, t.max_us, size / t.max_us, iters, np,
                     transport_label());
         }
     }
-    const Stats c = over_ranks(create_us), f = over_ranks(free_us);
-    if (me == 0) std::printf("# create %.1f us, free %.1f us (first size, max over ranks)\n", c.max, f.max);
+    if (me == 0) std::printf("# create %.1f us, free %.1f us (first size, max over ranks)\n", create_us, free_us);
     return 0;
 }
 

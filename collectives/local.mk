@@ -9,3 +9,9 @@ libacpx_la_SOURCES += \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
+
+# acpx-model: the model from the command line (predict, compare).
+bin_PROGRAMS += acpx-model
+acpx_model_SOURCES = collectives/tools/acpx_model.cpp
+acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+acpx_model_LDADD = libacpx.la

@@ -18,7 +18,7 @@ test_launcher_fault_prog_LDADD = libacpx.la
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
 	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/suites/bench_copy_quick.sh \
-	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh
+	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
@@ -29,8 +29,9 @@ if HAVE_GTEST
 check_PROGRAMS += test/middle/middle_test
 test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
-	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp
-test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
+	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
+	test/middle/choice_test.cpp
+test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_acprun_np3.sh test/suites/middle_acprun_np4.sh \

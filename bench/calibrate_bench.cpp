@@ -1,0 +1,130 @@
+// acpx-bench calibrate: the samples of the collectives' model (seed 003,
+// section IV-A) on this machine, written as a calibration file.
+//   comm:   rounds of a 2-member direct bcast between ranks 0 and 1 on
+//           their user arrays: what one command-list entry costs (the
+//           receiver's ready signal, the data, its arrival signal). The
+//           seed's ping-pong measures the transport alone; this measures
+//           the copy as the collectives make it.
+//   memcpy: rank 0 alone, from and to addresses that change every
+//           iteration, so sizes below the cache do not hit it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "acp.h"
+#include "bench_common.hpp"
+#include "collectives/model/calibration.hpp"
+
+namespace acpx::bench {
+namespace {
+
+namespace cm = collectives::model;
+
+int iters_for(const Options &o, size_t size) {
+    if (o.quick) return 20;
+    if (size <= 16384) return 2000;
+    const long n = 2000L * 16384 / static_cast<long>(size);
+    return n < 20 ? 20 : static_cast<int>(n);
+}
+
+// One command-list entry between two members, per size: the round of a
+// 2-member direct bcast (the receiver's ready signal, the data, its
+// arrival signal), timed as acpx-bench bcast does. On rank 0.
+std::vector<std::pair<double, double>> entry_times(const Options &o, const std::vector<size_t> &sz) {
+    std::vector<int> pair = {0, 1};
+    std::vector<std::pair<double, double>> out;
+    acp_set_col_algorithm("binomial", nullptr);
+    for (size_t size : sz) {
+        RoundTimes t;
+        if (!time_rounds(true, false, pair, size, iters_for(o, size), &t)) break;
+        out.emplace_back(static_cast<double>(size), t.max_us * 1e-6);
+    }
+    acp_set_col_algorithm("", nullptr);
+    return out;
+}
+
+std::vector<std::pair<double, double>> memcpy_samples(const Options &o, const std::vector<size_t> &sz) {
+    constexpr size_t kRegion = 256u << 20;  // well above any last-level cache
+    std::vector<char> region(kRegion + 2 * sz.back(), 1);
+    std::vector<std::pair<double, double>> out;
+    for (size_t size : sz) {
+        const size_t stride = (size + 4095) / 4096 * 4096;
+        const int iters = iters_for(o, size) * 2;
+        size_t at = 0;
+        const double start = now_us();
+        for (int i = 0; i < iters; ++i) {
+            if (at + stride + size > kRegion) at = 0;
+            std::memcpy(region.data() + at + stride, region.data() + at, size);
+            at += 2 * stride;
+        }
+        out.emplace_back(static_cast<double>(size), (now_us() - start) / iters * 1e-6);
+    }
+    return out;
+}
+
+std::string machine() {
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    std::ifstream f("/proc/cpuinfo");
+    std::string line, cpu;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            cpu = line.substr(line.find(':') + 2);
+            break;
+        }
+    return std::string(host) + ", " + cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cpus";
+}
+
+std::string utc_now() {
+    char buf[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+bool mkdirs_for(const std::string &file) {
+    for (size_t i = 1; (i = file.find('/', i)) != std::string::npos; ++i)
+        if (mkdir(file.substr(0, i).c_str(), 0755) != 0 && errno != EEXIST) return false;
+    return true;
+}
+
+}  // namespace
+
+int run_calibrate(const Options &o) {
+    const int me = acp_rank(), np = acp_procs();
+    if (np != 2) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
+        return 2;
+    }
+    std::vector<size_t> sz;
+    for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
+    sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
+    cm::Calibration c;
+    c.comm = cm::Samples(entry_times(o, sz));
+    if (c.comm.points().size() != sz.size()) return 1;
+    if (me != 0) return 0;
+    c.memcpy = cm::Samples(memcpy_samples(o, sz));
+    c.machine = machine();
+    c.created = utc_now();
+    c.transport = transport_label();
+    c.cores = static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
+    std::printf("%-10s %14s %14s\n", "# Size", "comm(us)", "memcpy(us)");
+    for (size_t i = 0; i < sz.size(); ++i)
+        std::printf("%-10zu %14.3f %14.3f\n", sz[i], c.comm.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6);
+    const std::string path = o.out.empty() ? cm::user_calibration_path() : o.out;
+    if (path.empty() || !mkdirs_for(path)) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
+    std::ofstream f(path);
+    f << cm::to_json(c);
+    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
+    std::printf("# written to %s (the library reads it at create; ACP_CALIBRATION overrides)\n", path.c_str());
+    return 0;
+}
+
+}  // namespace acpx::bench

@@ -1,0 +1,122 @@
+// acpx-bench model-check: measured against predicted time of one round,
+// for every algorithm and size, on this machine (seed 003 Figs. 4-7).
+// Each algorithm is forced with acp_set_col_algorithm and timed as
+// acpx-bench bcast/allgather do (max over ranks of the per-rank average);
+// the prediction comes from the same calibration and topology the library
+// would use at create. CSV columns: op,algo,procs,size,measured_us,
+// predicted_us,ratio (predicted / measured). The summary gives the two
+// figures the model is judged by: the share of ratios within 0.8..1.25 at
+// 64 KiB and above, and the share of (op, size) points where the predicted
+// best algorithm is the measured best or within 10% of it.
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "acp.h"
+#include "bench_common.hpp"
+#include "collectives/model/predict.hpp"
+#include "middle/plan.hpp"
+
+namespace acpx::bench {
+namespace {
+
+namespace cm = collectives::model;
+
+struct Point {
+    std::string algo;
+    double measured = 0, predicted = 0;
+};
+
+uint32_t inline_bytes(bool bcast, uint32_t members) {
+    middle::Params p;
+    p.kind = bcast ? middle::Kind::kBcast : middle::Kind::kAllgather;
+    p.members = members;
+    return middle::inline_bytes_for(p);
+}
+
+}  // namespace
+
+int run_model_check(const Options &o) {
+    const int me = acp_rank(), np = acp_procs();
+    cm::Calibration cal;
+    std::string why;
+    if (!cm::load_calibration(&cal, &why)) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench model-check: %s\n", why.c_str());
+        return 1;
+    }
+    cm::Topology topo;
+    const char *spec = std::getenv("ACP_TOPOLOGY");
+    if (spec && *spec && !cm::parse_topology(spec, &topo, &why)) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_TOPOLOGY: %s\n", why.c_str());
+        return 1;
+    }
+    const cm::Topology *t = spec && *spec ? &topo : nullptr;
+    std::vector<int> group(np);
+    for (int i = 0; i < np; ++i) group[i] = i;
+    FILE *csv = nullptr;
+    if (me == 0) {
+        const std::string path = o.out.empty() ? "model_check.csv" : o.out;
+        csv = std::fopen(path.c_str(), "a");
+        if (!csv) return std::fprintf(stderr, "acpx-bench model-check: cannot write %s\n", path.c_str()), 1;
+        std::fseek(csv, 0, SEEK_END);
+        if (std::ftell(csv) == 0) std::fprintf(csv, "op,algo,procs,size,measured_us,predicted_us,ratio\n");
+        std::printf("# acpx model check, %d processes, transport %s, calibration %s\n", np,
+                    transport_label().c_str(), cal.source.c_str());
+        std::printf("%-10s %-10s %-12s %14s %14s %8s\n", "# op", "size", "algorithm", "measured(us)",
+                    "predicted(us)", "ratio");
+    }
+    int in_band = 0, banded = 0, best_hits = 0, best_points = 0;
+    for (bool bcast : {true, false}) {
+        cm::Case base;
+        base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
+        base.members = static_cast<uint32_t>(np);
+        base.inline_bytes = inline_bytes(bcast, base.members);
+        const std::vector<cm::Case> algos = cm::candidates(base);
+        for (size_t size : sizes(o)) {
+            std::vector<Point> pts;
+            for (cm::Case k : algos) {
+                const std::string name = cm::algo_name(k);
+                if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0) return 1;
+                RoundTimes rt;
+                if (!time_rounds(bcast, false, group, size, rounds_for(o, size), &rt)) return 1;
+                k.bytes = size;
+                pts.push_back({name, rt.max_us, cm::predict(k, cal, t).total() * 1e6});
+            }
+            if (me != 0) continue;
+            size_t pbest = 0, mbest = 0;
+            for (size_t i = 0; i < pts.size(); ++i) {
+                const Point &p = pts[i];
+                const double ratio = p.predicted / p.measured;
+                std::printf("%-10s %-10zu %-12s %14.2f %14.2f %8.2f\n", bcast ? "bcast" : "allgather", size,
+                            p.algo.c_str(), p.measured, p.predicted, ratio);
+                std::fprintf(csv, "%s,%s,%d,%zu,%.3f,%.3f,%.4f\n", bcast ? "bcast" : "allgather", p.algo.c_str(), np,
+                             size, p.measured, p.predicted, ratio);
+                if (size >= 65536) {
+                    ++banded;
+                    in_band += ratio >= 0.8 && ratio <= 1.25;
+                }
+                if (p.predicted < pts[pbest].predicted) pbest = i;
+                if (p.measured < pts[mbest].measured) mbest = i;
+            }
+            ++best_points;
+            const bool hit = pts[pbest].measured <= 1.10 * pts[mbest].measured;
+            best_hits += hit;
+            std::printf("#   best: predicted %s, measured %s%s\n", pts[pbest].algo.c_str(), pts[mbest].algo.c_str(),
+                        hit ? "" : "  (MISS: predicted best > 10% slower)");
+            std::fflush(stdout);
+        }
+    }
+    acp_set_col_algorithm("", "");
+    if (me == 0) {
+        std::printf("# ratio within 0.8..1.25 at >= 64 KiB: %d of %d (%.0f%%; target: all)\n", in_band, banded,
+                    banded ? 100.0 * in_band / banded : 0.0);
+        std::printf("# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%)\n",
+                    best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0);
+        std::fclose(csv);
+    }
+    return 0;
+}
+
+}  // namespace acpx::bench

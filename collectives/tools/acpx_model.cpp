@@ -1,0 +1,227 @@
+// acpx-model: the collectives' performance model from the command line,
+// without a job. Options by getopt_long (libc), as in every Unix tool.
+//   acpx-model predict --algo bruck --procs 24 --size 1M [--topology torus:1x6x4] [--map FILE]
+//   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "basic/config.hpp"
+#include "collectives/model/predict.hpp"
+#include "middle/plan.hpp"
+
+namespace {
+
+namespace cm = acpx::collectives::model;
+namespace co = acpx::collectives;
+
+void usage(FILE *to) {
+    std::fprintf(to,
+                 "usage: acpx-model predict --algo NAME --procs P --size BYTES [options]\n"
+                 "       acpx-model compare --op bcast|allgather --procs P [--sizes MIN:MAX] [options]\n"
+                 "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
+                 "         and its predicted time for one round\n"
+                 "compare: every algorithm's prediction per size (powers of two), the best\n"
+                 "         marked, and the sizes where the best one changes (crossovers)\n"
+                 "options:\n"
+                 "  --algo NAME        bcast: %s\n"
+                 "                     allgather: %s\n"
+                 "  --op bcast|allgather  (predict: implied by --algo)\n"
+                 "  --procs P          group size (>= 1)\n"
+                 "  --size BYTES       bcast: the round's bytes; allgather: per block (1M, 64K, ...)\n"
+                 "  --sizes MIN:MAX    compare: sizes (default 8:4M)\n"
+                 "  --root R           bcast root (default 0)\n"
+                 "  --buffered         a buffered handle (adds its copies in and out)\n"
+                 "  --topology SPEC    torus:AxBx..., mesh:..., [:order=XYZ...][:wrap=10...]\n"
+                 "                     (default: ACP_TOPOLOGY; none: fully connected)\n"
+                 "  --map FILE         node index of each rank, one per line (default: rank r on node r)\n"
+                 "  --calibration FILE (default: ACP_CALIBRATION, ~/.config/acpx/calibration.json,\n"
+                 "                     the installed one, else built-in)\n",
+                 co::bcast_algo_names().c_str(), co::allgather_algo_names().c_str());
+}
+
+struct Args {
+    std::string cmd, algo, op, topology, map, calibration;
+    uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
+    bool buffered = false;
+};
+
+bool fail(const char *what) {
+    std::fprintf(stderr, "acpx-model: %s\n", what);
+    return false;
+}
+
+bool parse(int argc, char **argv, Args *a) {
+    a->cmd = argv[1];
+    if (a->cmd != "predict" && a->cmd != "compare") return fail(("unknown command '" + a->cmd + "'").c_str());
+    static const option opts[] = {{"algo", required_argument, nullptr, 'a'},  {"op", required_argument, nullptr, 'o'},
+                                  {"procs", required_argument, nullptr, 'p'}, {"size", required_argument, nullptr, 's'},
+                                  {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
+                                  {"buffered", no_argument, nullptr, 'b'},    {"topology", required_argument, nullptr, 't'},
+                                  {"map", required_argument, nullptr, 'm'},   {"calibration", required_argument, nullptr, 'c'},
+                                  {"help", no_argument, nullptr, 'h'},        {nullptr, 0, nullptr, 0}};
+    optind = 2;
+    for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
+        const std::string v = optarg ? optarg : "";
+        switch (c) {
+            case 'a': a->algo = v; break;
+            case 'o': a->op = v; break;
+            case 'p':
+                if (!acpx::basic::parse_size(optarg, &a->procs) || a->procs == 0 || a->procs > (1u << 20))
+                    return fail("--procs: want 1..1048576");
+                break;
+            case 's':
+                if (!acpx::basic::parse_size(optarg, &a->size)) return fail("--size: want bytes, e.g. 4096, 64K, 1M");
+                break;
+            case 'S': {
+                const auto colon = v.find(':');
+                if (colon == std::string::npos || !acpx::basic::parse_size(v.substr(0, colon).c_str(), &a->min_size) ||
+                    !acpx::basic::parse_size(v.c_str() + colon + 1, &a->max_size) || a->min_size == 0 ||
+                    a->min_size > a->max_size)
+                    return fail("--sizes: want MIN:MAX, e.g. 8:4M");
+                break;
+            }
+            case 'r':
+                if (!acpx::basic::parse_size(optarg, &a->root)) return fail("--root: want a member index");
+                break;
+            case 'b': a->buffered = true; break;
+            case 't': a->topology = v; break;
+            case 'm': a->map = v; break;
+            case 'c': a->calibration = v; break;
+            case 'h': usage(stdout); std::exit(0);
+            default: return false;
+        }
+    }
+    if (optind < argc) return fail(("unexpected argument '" + std::string(argv[optind]) + "'").c_str());
+    if (a->procs == 0) return fail("--procs is required");
+    if (a->cmd == "predict") {
+        if (a->algo.empty()) return fail("predict needs --algo");
+        const std::string op = co::parse_bcast_algo(a->algo) ? "bcast" : co::parse_allgather_algo(a->algo) ? "allgather" : "";
+        if (op.empty()) return fail(("--algo: '" + a->algo + "' is no bcast or allgather algorithm").c_str());
+        if (!a->op.empty() && a->op != op) return fail(("--algo " + a->algo + " is a " + op + " algorithm").c_str());
+        a->op = op;
+    }
+    if (a->op != "bcast" && a->op != "allgather") return fail("--op: want bcast or allgather");
+    if (a->root >= a->procs) return fail("--root: not below --procs");
+    return true;
+}
+
+uint32_t inline_bytes(const Args &a) {
+    acpx::middle::Params p;
+    p.kind = a.op == "bcast" ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather;
+    p.members = static_cast<uint32_t>(a.procs);
+    return acpx::middle::inline_bytes_for(p);
+}
+
+cm::Case base_case(const Args &a, uint64_t size) {
+    cm::Case c;
+    c.op = a.op == "bcast" ? cm::Op::kBcast : cm::Op::kAllgather;
+    c.members = static_cast<uint32_t>(a.procs);
+    c.root = static_cast<uint32_t>(a.root);
+    c.bytes = size;
+    c.buffered = a.buffered;
+    c.inline_bytes = inline_bytes(a);
+    return c;
+}
+
+std::string human(uint64_t b) {
+    if (b >= (1u << 20) && b % (1u << 20) == 0) return std::to_string(b >> 20) + "M";
+    if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + "K";
+    return std::to_string(b);
+}
+
+int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
+    cm::Case c = base_case(a, a.size);
+    if (c.op == cm::Op::kBcast) {
+        const auto b = co::parse_bcast_algo(a.algo);
+        c.algo = static_cast<uint8_t>(b->algo);
+        c.radix = b->radix;
+    } else {
+        const auto g = *co::parse_allgather_algo(a.algo);
+        if (const std::string why = co::allgather_applies(g, c.members); !why.empty())
+            return std::fprintf(stderr, "acpx-model: %s\n", why.c_str()), 2;
+        c.algo = static_cast<uint8_t>(g);
+    }
+    const cm::Prediction p = cm::predict(c, cal, t);
+    std::printf("# acpx-model predict: %s %s, %u procs, %llu bytes%s%s\n", a.op.c_str(), cm::algo_name(c).c_str(),
+                c.members, static_cast<unsigned long long>(c.bytes), c.op == cm::Op::kAllgather ? " per block" : "",
+                c.buffered ? ", buffered" : "");
+    std::printf("# topology: %s; calibration: %s\n", t ? t->describe().c_str() : "none (fully connected)",
+                cal.source.c_str());
+    std::printf("%6s %10s %7s %14s %12s\n", "step", "messages", "max_C", "largest_bytes", "time_us");
+    for (size_t s = 0; s < p.steps.size(); ++s) {
+        uint32_t most = 0;
+        uint64_t largest = 0;
+        for (const cm::Message &m : p.steps[s].msgs) {
+            most = std::max(most, m.collisions);
+            largest = std::max(largest, m.bytes);
+        }
+        std::printf("%6zu %10zu %7u %14llu %12.2f%s\n", s, p.steps[s].msgs.size(), most,
+                    static_cast<unsigned long long>(largest), p.steps[s].seconds * 1e6, "");
+    }
+    std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
+                p.total() * 1e6);
+    return 0;
+}
+
+int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
+    if (a.op == "allgather" && a.procs > 4096)
+        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to 4096 procs\n"), 2;
+    const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
+    std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = best\n", a.op.c_str(),
+                static_cast<unsigned long long>(a.procs));
+    std::printf("# topology: %s; calibration: %s\n", t ? t->describe().c_str() : "none (fully connected)",
+                cal.source.c_str());
+    std::printf("%10s", "size");
+    for (const cm::Case &k : algos) std::printf(" %13s", cm::algo_name(k).c_str());
+    std::printf("\n");
+    std::string prev, crossings;
+    for (uint64_t size = a.min_size; size <= a.max_size; size *= 2) {
+        std::vector<double> us;
+        size_t best = 0;
+        for (const cm::Case &k0 : algos) {
+            cm::Case k = k0;
+            k.bytes = size;
+            us.push_back(cm::predict(k, cal, t).total() * 1e6);
+            if (us.back() < us[best] * (1 - 1e-6)) best = us.size() - 1;  // as cm::best
+        }
+        std::printf("%10s", human(size).c_str());
+        for (size_t i = 0; i < us.size(); ++i) std::printf(" %12.2f%c", us[i], i == best ? '*' : ' ');
+        std::printf("\n");
+        const std::string name = cm::algo_name(algos[best]);
+        if (!prev.empty() && name != prev) crossings += "#   at " + human(size) + ": " + prev + " -> " + name + "\n";
+        prev = name;
+        if (size > (uint64_t{1} << 62)) break;
+    }
+    std::printf("# crossovers (the best algorithm changes):\n%s", crossings.empty() ? "#   none\n" : crossings.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    Args a;
+    if (!parse(argc, argv, &a)) return 2;
+    std::string why;
+    cm::Calibration cal;
+    if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
+    if (!cm::load_calibration(&cal, &why)) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
+    if (a.topology.empty())
+        if (const char *env = std::getenv("ACP_TOPOLOGY")) a.topology = env;
+    cm::Topology topo;
+    if (!a.topology.empty() && !cm::parse_topology(a.topology, &topo, &why))
+        return std::fprintf(stderr, "acpx-model: --topology: %s\n", why.c_str()), 2;
+    if (!a.map.empty()) {
+        if (a.topology.empty()) return std::fprintf(stderr, "acpx-model: --map needs --topology\n"), 2;
+        if (!cm::read_node_map(a.map, &topo, &why)) return std::fprintf(stderr, "acpx-model: --map: %s\n", why.c_str()), 2;
+    }
+    const cm::Topology *t = a.topology.empty() ? nullptr : &topo;
+    return a.cmd == "predict" ? predict_cmd(a, cal, t) : compare_cmd(a, cal, t);
+}

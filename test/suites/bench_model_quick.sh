@@ -1,0 +1,53 @@
+#!/bin/sh
+# The model's tools end to end: acpx-bench calibrate writes a calibration
+# file that acpx-model and the library load; acpx-bench model-check writes
+# one CSV row per (operation, algorithm, size); acpx-model predicts and
+# compares, and refuses bad input with status 2; acprun -v shows the
+# calibration in use and each handle's choice.
+set -eu
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+run() { "$ACPX_BUILDDIR/acprun" "$@"; }
+fail() { echo "bench_model_quick: $*"; exit 1; }
+
+run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/cal.txt"
+grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration file: $(cat "$dir/cal.json")"
+[ "$(grep -c '^[0-9]' "$dir/cal.txt")" -eq 8 ] || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
+
+ACP_CALIBRATION="$dir/cal.json" run -n 3 "$ACPX_BUILDDIR/acpx-bench" model-check --quick --sizes 4K:64K \
+    --out "$dir/mc.csv" > "$dir/mc.txt"
+head -1 "$dir/mc.csv" | grep -qx 'op,algo,procs,size,measured_us,predicted_us,ratio' \
+    || fail "bad CSV header: $(head -1 "$dir/mc.csv")"
+# 3 members: 4 bcast and 4 allgather algorithms (no neighbor exchange), 2 sizes.
+rows=$(($(wc -l < "$dir/mc.csv") - 1))
+[ "$rows" -eq 16 ] || fail "expected 16 rows, got $rows: $(cat "$dir/mc.csv")"
+for a in bcast,binomial bcast,knomial:4 bcast,chain allgather,bruck allgather,recdoubling allgather,ring; do
+    grep -q "^$a,3,65536," "$dir/mc.csv" || fail "missing row $a 65536"
+done
+awk -F, 'NR > 1 && ($5 <= 0 || $6 <= 0 || $7 <= 0) { bad = 1 } END { exit bad }' "$dir/mc.csv" \
+    || fail "non-positive time or ratio: $(cat "$dir/mc.csv")"
+grep -q '^# predicted best is the measured best' "$dir/mc.txt" || fail "no summary: $(cat "$dir/mc.txt")"
+
+model="$ACPX_BUILDDIR/acpx-model"
+"$model" predict --algo bruck --procs 24 --size 1M --topology torus:1x6x4 --calibration "$dir/cal.json" > "$dir/p.txt"
+[ "$(grep -c '^ *[0-9]' "$dir/p.txt")" -eq 4 ] || fail "bruck over 24: want 4 steps (the depths of its lists): $(cat "$dir/p.txt")"
+grep -q "calibration: $dir/cal.json" "$dir/p.txt" || fail "predict does not name its calibration"
+"$model" compare --op allgather --procs 24 --sizes 1K:4M --topology torus:1x6x4 > "$dir/c.txt"
+grep -q '^# crossovers' "$dir/c.txt" || fail "compare: no crossovers section: $(cat "$dir/c.txt")"
+[ "$(grep '^ *[0-9]' "$dir/c.txt" | grep -c '\*')" -eq 13 ] || fail "compare: want one best per size (13): $(cat "$dir/c.txt")"
+for bad in "predict --algo neighbor --procs 5 --size 1K" "predict --algo telepathy --procs 4 --size 1" \
+           "predict --algo ring --procs 4 --size 1 --topology torus:0" "compare --procs 4" \
+           "predict --algo ring --procs 4 --size 1 --calibration /nonexistent.json"; do
+    # shellcheck disable=SC2086  # $bad is the argument list
+    if "$model" $bad > "$dir/out" 2>&1; then fail "acpx-model $bad: accepted"; fi
+    grep -q '^acpx-model: ' "$dir/out" || fail "acpx-model $bad: no message: $(cat "$dir/out")"
+done
+
+ACP_CALIBRATION="$dir/cal.json" run -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick --sizes 1K:1K \
+    > /dev/null 2> "$dir/v.txt"
+grep -q "collectives model: calibration $dir/cal.json" "$dir/v.txt" || fail "acprun -v: $(cat "$dir/v.txt")"
+grep -q 'algorithm [a-z:0-9]* (model: ' "$dir/v.txt" || fail "acprun -v: no choice: $(cat "$dir/v.txt")"
+env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick \
+    --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
+grep -q 'calibration built-in defaults' "$dir/v.txt" || fail "acprun -v without a file: $(cat "$dir/v.txt")"
+echo "bench_model_quick: ok"
