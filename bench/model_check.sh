@@ -26,19 +26,20 @@ for np in 2 3 4; do
     awk -F, -v np=$np -v d="$tmp" 'NR > 1 && $3 == np {
         f = d "/" $1 "_" $2; gsub(":", "_", f); print $4, $5, $6, $7 > f }' "$out/model_check.csv"
     for op in bcast allgather; do
-        ratio= curves=
+        ratio= curves= i=0
         for f in "$tmp/${op}_"*; do
             [ -e "$f" ] || continue
+            i=$((i + 1))
             name=$(basename "$f" | sed "s/^${op}_//")
-            ratio="$ratio${ratio:+, }'$f' using 1:4 with linespoints title '$name'"
-            curves="$curves${curves:+, }'$f' using 1:2 with linespoints title '$name measured',"
-            curves="$curves '$f' using 1:3 with lines dashtype 2 title '$name predicted'"
+            ratio="$ratio${ratio:+, }'$f' using 1:4 with linespoints lc $i title '$name'"
+            curves="$curves${curves:+, }'$f' using 1:2 with linespoints lc $i title '$name measured',"
+            curves="$curves '$f' using 1:3 with lines lc $i dashtype 2 title '$name predicted'"
         done
         echo "$ratio" > "$tmp/ratio_$op"
         echo "$curves" > "$tmp/curves_$op"
     done
     gnuplot <<GP
-set terminal png size 1400,1000
+set terminal pngcairo size 1400,1000 noenhanced
 set output '$out/model-check-np$np.png'
 set multiplot layout 2,2 title 'acpx model check, $np processes: predicted vs measured ($(basename "$out")/model_check.csv)'
 set logscale x 2
