@@ -58,14 +58,14 @@ Samples::Samples(std::vector<std::pair<double, double>> points) : pts_(std::move
 
 double Samples::at(double bytes) const {
     if (pts_.empty()) return 0;
-    if (pts_.size() == 1) return pts_[0].second;
-    // The two nearest samples: the pair around `bytes`, or the outermost pair.
-    auto hi = std::upper_bound(pts_.begin(), pts_.end(), std::make_pair(bytes, -1.0));
-    if (hi == pts_.begin()) ++hi;
-    if (hi == pts_.end()) --hi;
+    const auto &first = pts_.front(), &last = pts_.back();
+    // Outside the samples: the smallest one's time below them; above them
+    // the largest one's bandwidth (a noisy last pair could slope down).
+    if (bytes <= first.first) return first.second;
+    if (bytes >= last.first) return last.first > 0 ? last.second * bytes / last.first : last.second;
+    const auto hi = std::upper_bound(pts_.begin(), pts_.end(), std::make_pair(bytes, -1.0));
     const auto lo = hi - 1;
-    const double t = lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
-    return std::max(t, 0.0);
+    return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
 Calibration builtin_calibration() {

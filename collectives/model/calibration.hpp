@@ -29,8 +29,8 @@ class Samples {
   public:
     Samples() = default;
     explicit Samples(std::vector<std::pair<double, double>> points);  // (bytes, seconds)
-    // Seconds for `bytes`: linear between the two nearest samples, and
-    // along the outermost pair beyond the ends (never below zero).
+    // Seconds for `bytes`: linear between the two nearest samples (eq. 1);
+    // below the smallest, its time; above the largest, its bandwidth.
     double at(double bytes) const;
     const std::vector<std::pair<double, double>> &points() const { return pts_; }
     bool empty() const { return pts_.empty(); }

@@ -18,7 +18,7 @@ namespace {
 // A calibration where a copy of M bytes takes a + b*M seconds and memcpy nothing.
 Calibration linear(double a, double b) {
     Calibration c;
-    c.comm = Samples({{0, a}, {1 << 20, a + b * (1 << 20)}});
+    c.comm = Samples({{0, a}, {1 << 30, a + b * (1 << 30)}});
     c.memcpy = Samples({{0, 0}, {1 << 20, 0}});
     return c;
 }
@@ -47,9 +47,11 @@ TEST(Samples, InterpolatesBetweenTheTwoNearest) {
     EXPECT_DOUBLE_EQ(s.at(150), 2);   // between 100 and 200
     EXPECT_DOUBLE_EQ(s.at(250), 6);   // between 200 and 300, not a global fit
     EXPECT_DOUBLE_EQ(s.at(200), 3);
-    EXPECT_DOUBLE_EQ(s.at(400), 15);  // along the last pair
-    EXPECT_DOUBLE_EQ(s.at(0), 0);     // along the first pair, clamped at 0
-    EXPECT_DOUBLE_EQ(Samples({{8, 5}}).at(1e6), 5);
+    EXPECT_DOUBLE_EQ(s.at(600), 18);  // above: the largest sample's bandwidth
+    EXPECT_DOUBLE_EQ(s.at(0), 1);     // below: the smallest sample's time
+    EXPECT_DOUBLE_EQ(Samples({{0, 5}}).at(1e6), 5);
+    // A noisy calibration whose last pair slopes down never predicts 0.
+    EXPECT_DOUBLE_EQ(Samples({{1000, 10}, {2000, 4}}).at(4000), 8);
 }
 
 TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
