@@ -29,7 +29,7 @@ libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 bin_PROGRAMS += acprun acpx-info
 acprun_SOURCES = basic/launcher/acprun.cpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
 acpx_info_SOURCES = basic/tools/acpx_info.cpp
-acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
+acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
 acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) $(OFI_LIBS)
 if ACPX_HAVE_UCX
 acpx_info_LDADD += -luct

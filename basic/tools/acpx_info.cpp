@@ -6,6 +6,8 @@
 #include <hwloc.h>
 
 #include "acpx_config.h"
+#include "collectives/algorithms.hpp"
+#include "collectives/model/calibration.hpp"
 #if ACPX_HAVE_UCX
 #include <uct/api/uct.h>
 #include <ucp/api/ucp.h>
@@ -115,6 +117,37 @@ const char *bootstrap_here() {
 
 }  // namespace
 
+// The persistent collectives' variables (read at each create, by middle/)
+// and the model's calibration they would load now.
+void print_collectives() {
+    struct Var {
+        const char *name, *def;
+        std::string help;
+    };
+    const Var vars[] = {
+        {"ACP_COL_EXEC", "delegated", "delegated (each member forwards what it holds) or root (one process issues every copy)"},
+        {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or " + acpx::collectives::bcast_algo_names()},
+        {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or " + acpx::collectives::allgather_algo_names()},
+        {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one)"},
+        {"ACP_TOPOLOGY", "-", "mesh/torus for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101]"},
+        {"ACP_TOPOLOGY_MAP", "-", "file of each rank's node index, one per line"},
+    };
+    std::printf("persistent collectives (variables read at each create):\n");
+    for (const Var &v : vars) {
+        const char *cur = std::getenv(v.name);
+        std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.def, cur && *cur ? cur : "-", v.help.c_str());
+    }
+    acpx::collectives::model::Calibration cal;
+    std::string why;
+    if (!acpx::collectives::model::load_calibration(&cal, &why))
+        std::printf("  calibration: unusable: %s\n", why.c_str());
+    else if (cal.source == "built-in defaults")
+        std::printf("  calibration: built-in defaults (%s); acprun -n 2 acpx-bench calibrate measures this machine\n",
+                    cal.machine.c_str());
+    else
+        std::printf("  calibration: %s (%s, %s)\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str());
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
         std::printf("usage: acpx-info\nPrints the acpx build, transports, bootstrap and configuration variables.\n");
@@ -136,5 +169,6 @@ int main(int argc, char **argv) {
         std::printf("  %-20s default %-8s current %-8s %s\n", v.name, v.default_value,
                     cur && *cur ? cur : "-", v.help);
     }
+    print_collectives();
     return 0;
 }

@@ -2,8 +2,8 @@
 # The model's tools end to end: acpx-bench calibrate writes a calibration
 # file that acpx-model and the library load; acpx-bench model-check writes
 # one CSV row per (operation, algorithm, size); acpx-model predicts and
-# compares, and refuses bad input with status 2; acprun -v shows the
-# calibration in use and each handle's choice.
+# compares, and refuses bad input with status 2; acprun -v and acpx-info
+# show the calibration in use (-v also each handle's choice).
 set -eu
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -50,4 +50,8 @@ grep -q 'algorithm [a-z:0-9]* (model: ' "$dir/v.txt" || fail "acprun -v: no choi
 env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick \
     --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
 grep -q 'calibration built-in defaults' "$dir/v.txt" || fail "acprun -v without a file: $(cat "$dir/v.txt")"
+ACP_CALIBRATION="$dir/cal.json" "$ACPX_BUILDDIR/acpx-info" | grep -q "^  calibration: $dir/cal.json (" \
+    || fail "acpx-info does not show the calibration in use"
+ACP_CALIBRATION=/nonexistent.json "$ACPX_BUILDDIR/acpx-info" | grep -q '^  calibration: unusable: /nonexistent.json' \
+    || fail "acpx-info does not say the calibration is unusable"
 echo "bench_model_quick: ok"
