@@ -103,6 +103,8 @@ int run_calibrate(const Options &o) {
         return 2;
     }
     std::vector<size_t> sz;
+    // Every size even with --quick (sizes(o) would keep two): the model
+    // interpolates between these.
     for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
     sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
     cm::Calibration c;

@@ -29,13 +29,6 @@ struct Point {
     double measured = 0, predicted = 0;
 };
 
-uint32_t inline_bytes(bool bcast, uint32_t members) {
-    middle::Params p;
-    p.kind = bcast ? middle::Kind::kBcast : middle::Kind::kAllgather;
-    p.members = members;
-    return middle::inline_bytes_for(p);
-}
-
 }  // namespace
 
 int run_model_check(const Options &o) {
@@ -72,7 +65,8 @@ int run_model_check(const Options &o) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
-        base.inline_bytes = inline_bytes(bcast, base.members);
+        base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
+                                                     base.members);
         const std::vector<cm::Case> algos = cm::candidates(base);
         for (size_t size : sizes(o)) {
             std::vector<Point> pts;

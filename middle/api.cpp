@@ -9,7 +9,6 @@
 
 #include "basic/errors.hpp"
 #include "choose.hpp"
-#include "collectives/algorithms.hpp"
 #include "create.hpp"
 #include "round.hpp"
 
@@ -44,7 +43,6 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
         return ACP_COL_NULL;
     Col *c = create_col(fn, st, p, me, group, array, array_bytes);
     if (!c) return ACP_COL_NULL;
-    c->predicted_s = predicted_s;
     c->algo_label = algo_name(p);
     if (acpx::basic::layer::verbose() &&
         (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
@@ -302,15 +300,12 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather) {
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
     // Checked with the parser create uses, before anything changes.
-    if (bcast && *bcast && std::string(bcast) != "auto" && !acpx::collectives::parse_bcast_algo(bcast))
-        return report(fn, "bcast", "'%s' is not one of: auto, %s", bcast,
-                      acpx::collectives::bcast_algo_names().c_str()),
-               -1;
-    if (allgather && *allgather && std::string(allgather) != "auto" &&
-        !acpx::collectives::parse_allgather_algo(allgather))
-        return report(fn, "allgather", "'%s' is not one of: auto, %s", allgather,
-                      acpx::collectives::allgather_algo_names().c_str()),
-               -1;
+    Params b, a;
+    b.kind = Kind::kBcast;
+    a.kind = Kind::kAllgather;
+    if ((bcast && !parse_algorithm(fn, "bcast", bcast, &b)) ||
+        (allgather && !parse_algorithm(fn, "allgather", allgather, &a)))
+        return -1;
     if (bcast) st.set_bcast = bcast;
     if (allgather) st.set_allgather = allgather;
     return 0;

@@ -8,6 +8,7 @@
 #include "basic/layer.hpp"
 #include "col.hpp"
 #include "collectives/algorithms.hpp"
+#include "collectives/model/predict.hpp"
 #include "plan.hpp"
 
 namespace acpx::middle {
@@ -56,30 +57,33 @@ bool load_model(const char *fn, State &st) {
 
 }  // namespace
 
-bool read_algorithm(const char *fn, const State &st, Params *p) {
-    const bool bcast = p->kind == Kind::kBcast;
-    const char *var = bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO";
-    const std::string &set = bcast ? st.set_bcast : st.set_allgather;
-    const char *env = std::getenv(var);
-    const std::string name = !set.empty() ? set : env ? env : "";
+bool parse_algorithm(const char *fn, const char *arg, const std::string &name, Params *p) {
     p->auto_algo = name.empty() || name == "auto";
     if (p->auto_algo) return true;
-    const char *from = !set.empty() ? "acp_set_col_algorithm" : var;
-    if (bcast) {
+    if (p->kind == Kind::kBcast) {
         auto a = collectives::parse_bcast_algo(name);
         if (!a)
-            return report(fn, from, "'%s' is not one of: auto, %s", name.c_str(),
+            return report(fn, arg, "'%s' is not one of: auto, %s", name.c_str(),
                           collectives::bcast_algo_names().c_str());
         p->algo = static_cast<uint8_t>(a->algo);
         p->radix = static_cast<uint8_t>(a->radix);
     } else {
         auto a = collectives::parse_allgather_algo(name);
         if (!a)
-            return report(fn, from, "'%s' is not one of: auto, %s", name.c_str(),
+            return report(fn, arg, "'%s' is not one of: auto, %s", name.c_str(),
                           collectives::allgather_algo_names().c_str());
         p->algo = static_cast<uint8_t>(*a);
     }
     return true;
+}
+
+bool read_algorithm(const char *fn, const State &st, Params *p) {
+    const bool bcast = p->kind == Kind::kBcast;
+    const char *var = bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO";
+    const std::string &set = bcast ? st.set_bcast : st.set_allgather;
+    const char *env = std::getenv(var);
+    return !set.empty() ? parse_algorithm(fn, "acp_set_col_algorithm", set, p)
+                        : parse_algorithm(fn, var, env ? env : "", p);
 }
 
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,
@@ -115,10 +119,9 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
         t.map.resize(group.size());
         for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
     }
-    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr);
+    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr, predicted_s);
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
-    *predicted_s = cm::predict(pick, st.calibration, st.has_topology ? &t : nullptr).total();
     return true;
 }
 

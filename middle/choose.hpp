@@ -14,6 +14,10 @@ namespace acpx::middle {
 
 struct State;
 
+// Parses an algorithm name for p->kind ("" or "auto": p->auto_algo) into
+// p. False, reported under fn naming `arg`, on an unknown name.
+bool parse_algorithm(const char *fn, const char *arg, const std::string &name, Params *p);
+
 // Reads the forced algorithm for p->kind into p (p->auto_algo false), or
 // marks p->auto_algo. False, reported under fn, on an unknown name.
 bool read_algorithm(const char *fn, const State &st, Params *p);

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "basic/layer.hpp"
-#include "collectives/model/predict.hpp"
+#include "collectives/model/calibration.hpp"
+#include "collectives/model/topology.hpp"
 #include "params.hpp"
 #include "plan.hpp"
 
@@ -57,7 +58,6 @@ struct Col {
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
     Clock::time_point seg_start{};
     std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
-    double predicted_s = 0;  // the model's time for a round of p.size (0: algorithm forced)
 
     // Bytes this handle holds in this process (acp_query_col_memory).
     size_t memory() const;

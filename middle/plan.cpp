@@ -14,6 +14,15 @@ size_t heap(const std::vector<T> &v) {
 
 uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
 
+// The list moving block `block` (bcast: the root's data, block ignored).
+collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t block) {
+    return p.kind == Kind::kBcast
+               ? collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
+                                         p.radix)
+               : collectives::allgather_block_list(static_cast<collectives::AllgatherAlgo>(p.algo), p.members,
+                                                   block);
+}
+
 // Root mode: the executor of a list keeps the list and every member's GAs.
 void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
                     const std::vector<int> &group, const std::vector<MemberAddr> &table) {
@@ -23,10 +32,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
     if (!bcast || me == root_index) {
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
-        pl.list = bcast ? collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo), n,
-                                                  root_index, p.radix)
-                        : collectives::allgather_block_list(
-                              static_cast<collectives::AllgatherAlgo>(p.algo), n, me);
+        pl.list = list_of(p, root_index, pl.block);
         pl.list.shrink_to_fit();
         pl.data_ga.resize(n);
         pl.ctl_tag.resize(n);
@@ -45,11 +51,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
         pl.wait_from.push_back(group[exec]);
         pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
         // Copies reading from this member: wait until the executor says they are done.
-        const auto list = bcast ? collectives::bcast_list(
-                                      static_cast<collectives::BcastAlgo>(p.algo), n, root_index, p.radix)
-                                : collectives::allgather_block_list(
-                                      static_cast<collectives::AllgatherAlgo>(p.algo), n, b);
-        for (const auto &c : list)
+        for (const auto &c : list_of(p, root_index, b))
             if (c.src == me) {
                 pl.wait_slots.push_back(pl.n_in + b);
                 pl.wait_from.push_back(group[exec]);
@@ -84,10 +86,12 @@ void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
 
 }  // namespace
 
-uint32_t inline_bytes_for(const Params &p) {
+uint32_t inline_bytes_for(const Params &p) { return inline_bytes_for(p.kind, p.members); }
+
+uint32_t inline_bytes_for(Kind kind, uint32_t members) {
     constexpr uint32_t kMin = 256, kMax = 16384;
-    if (p.kind == Kind::kBcast) return kMax;
-    const uint64_t share = (uint64_t{1} << 20) / (p.members ? p.members : 1) / 64 * 64;
+    if (kind == Kind::kBcast) return kMax;
+    const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
     return static_cast<uint32_t>(share < kMin ? kMin : share > kMax ? kMax : share);
 }
 
@@ -114,14 +118,8 @@ uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
 
 std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index) {
     std::vector<collectives::CommandList> out;
-    if (p.kind == Kind::kBcast) {
-        out.push_back(collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo),
-                                              p.members, root_index, p.radix));
-    } else {
-        for (uint32_t b = 0; b < p.members; ++b)
-            out.push_back(collectives::allgather_block_list(
-                static_cast<collectives::AllgatherAlgo>(p.algo), p.members, b));
-    }
+    const uint32_t blocks = p.kind == Kind::kBcast ? 1 : p.members;
+    for (uint32_t b = 0; b < blocks; ++b) out.push_back(list_of(p, root_index, b));
     return out;
 }
 

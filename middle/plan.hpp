@@ -101,6 +101,7 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
 // with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
 // [256 B, 16 KiB], as every member holds two slots per block.
 uint32_t inline_bytes_for(const Params &p);
+uint32_t inline_bytes_for(Kind kind, uint32_t members);  // the same, for tools without a handle
 
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);

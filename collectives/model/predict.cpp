@@ -96,7 +96,7 @@ std::vector<Case> candidates(const Case &c) {
     return out;
 }
 
-Case best(const Case &c, const Calibration &cal, const Topology *t) {
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds) {
     const std::vector<Case> all = candidates(c);
     Case pick = all.front();
     double fastest = -1;
@@ -107,6 +107,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t) {
             pick = k;
         }
     }
+    if (seconds) *seconds = fastest;
     return pick;
 }
 

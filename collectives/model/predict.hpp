@@ -64,8 +64,9 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
 // Every algorithm that applies to c.op and c.members, as Cases like c.
 std::vector<Case> candidates(const Case &c);
 
-// The candidate with the lowest predicted time (ties: the first listed).
-Case best(const Case &c, const Calibration &cal, const Topology *t);
+// The candidate with the lowest predicted time (ties: the first listed);
+// *seconds, if given, gets that time.
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr);
 
 // Largest group for which allgather is modelled at create (the lists of
 // every block are walked: O(P^2)); above it the default algorithm is used.

@@ -109,13 +109,6 @@ bool parse(int argc, char **argv, Args *a) {
     return true;
 }
 
-uint32_t inline_bytes(const Args &a) {
-    acpx::middle::Params p;
-    p.kind = a.op == "bcast" ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather;
-    p.members = static_cast<uint32_t>(a.procs);
-    return acpx::middle::inline_bytes_for(p);
-}
-
 cm::Case base_case(const Args &a, uint64_t size) {
     cm::Case c;
     c.op = a.op == "bcast" ? cm::Op::kBcast : cm::Op::kAllgather;
@@ -123,7 +116,8 @@ cm::Case base_case(const Args &a, uint64_t size) {
     c.root = static_cast<uint32_t>(a.root);
     c.bytes = size;
     c.buffered = a.buffered;
-    c.inline_bytes = inline_bytes(a);
+    c.inline_bytes = acpx::middle::inline_bytes_for(
+        c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members);
     return c;
 }
 
