@@ -16,7 +16,12 @@ enum class BcastAlgo : uint8_t {
     kBinomial,    // step k: every member that has the data sends it 2^k further
     kBinaryTree,  // member i (relative to the root) sends to 2i+1 and 2i+2 (seed 002 Fig. 5)
     kKnomial,     // radix k: every member that has the data sends to k-1 others a step
-    kChain,       // root -> 1 -> 2 -> ... (one sender a step; for pipelining)
+    kChain,       // root -> 1 -> 2 -> ... (one sender a step)
+    // Multi-block: the data is cut into blocks, each with its own list.
+    kPipeline,     // radix = S segments, each down the chain; member v forwards
+                   // segment s while it receives s+1 (S + P - 2 steps)
+    kScatterRing,  // P-1 blocks: the root sends block v-1 to member v (scatter),
+                   // then every block travels the ring of non-roots (large rounds)
 };
 
 enum class AllgatherAlgo : uint8_t {
@@ -31,11 +36,35 @@ enum class AllgatherAlgo : uint8_t {
 
 inline constexpr unsigned kDefaultRadix = 4;  // k-nomial without an explicit k
 inline constexpr unsigned kMaxRadix = 64;
+inline constexpr unsigned kDefaultSegments = 8;  // pipeline without an explicit S
+inline constexpr unsigned kMaxSegments = 64;
+// scatter_ring cuts the data in P-1 blocks of P-1 entries: P^2 entries, so
+// it is offered only up to this many members.
+inline constexpr uint32_t kMaxScatterRingMembers = 1024;
 
 // Entries that carry the root's bytes to every member. Entries are in
 // steps (all entries of a step are independent), parents before children.
-// radix: the k of kKnomial (2..kMaxRadix), ignored by the others.
+// radix: the k of kKnomial (2..kMaxRadix), the segments of kPipeline
+// (2..kMaxSegments), ignored by the others. For a multi-block algorithm
+// this is the list of block 0.
 CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root, unsigned radix = kDefaultRadix);
+
+// How many blocks a bcast cuts its data into: 1 for the trees and the
+// chain, S for pipeline:S, members - 1 for scatter_ring.
+uint32_t bcast_blocks(BcastAlgo algo, uint32_t members, unsigned radix);
+// The list of block `block` (< bcast_blocks): every list starts at the
+// root, lists of different blocks share no dependency.
+CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, uint32_t block, unsigned radix);
+// "" if algo can run over `members` members, else why not.
+std::string bcast_applies(BcastAlgo algo, uint32_t members);
+
+// Block `block` of `blocks` over a round of `bytes`: where it starts and
+// how long it is. Blocks are equal (a multiple of 64 bytes, so two never
+// share a cache line) but the last, which may be short or empty.
+struct ByteRange {
+    uint64_t offset, length;
+};
+ByteRange block_range(uint64_t bytes, uint32_t blocks, uint32_t block);
 
 // Entries that carry block `owner` (held by member `owner`) to every
 // member; an allgather is the union of the lists of all blocks.
@@ -47,10 +76,11 @@ CommandList allgather_block_list(AllgatherAlgo algo, uint32_t members, uint32_t 
 std::string allgather_applies(AllgatherAlgo algo, uint32_t members);
 
 // Names as used by ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO and printed
-// by tools. A k-nomial bcast is "knomial" (k = 4) or "knomial:K".
+// by tools. A k-nomial bcast is "knomial" (k = 4) or "knomial:K"; a
+// pipelined chain "pipeline" (8 segments) or "pipeline:S".
 const char *name_of(BcastAlgo a);
 const char *name_of(AllgatherAlgo a);
-std::string name_of(BcastAlgo a, unsigned radix);  // "knomial:3"; others as above
+std::string name_of(BcastAlgo a, unsigned radix);  // "knomial:3", "pipeline:16"; others as above
 struct BcastChoice {
     BcastAlgo algo;
     unsigned radix;
@@ -58,8 +88,14 @@ struct BcastChoice {
 std::optional<BcastChoice> parse_bcast_algo(std::string_view s);
 std::optional<AllgatherAlgo> parse_allgather_algo(std::string_view s);
 // Every algorithm, for loops in tools and tests; and the names, comma-separated.
-inline constexpr BcastAlgo kBcastAlgos[] = {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree,
-                                            BcastAlgo::kKnomial, BcastAlgo::kChain};
+inline constexpr BcastAlgo kBcastAlgos[] = {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree, BcastAlgo::kKnomial,
+                                            BcastAlgo::kChain,    BcastAlgo::kPipeline,   BcastAlgo::kScatterRing};
+// The parameter an algorithm takes after "name:" (radix or segments), or
+// false; its default and range.
+struct AlgoParam {
+    unsigned def, min, max;
+};
+std::optional<AlgoParam> bcast_param(BcastAlgo a);
 inline constexpr AllgatherAlgo kAllgatherAlgos[] = {
     AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing, AllgatherAlgo::kBruck,
     AllgatherAlgo::kRecursiveDoubling, AllgatherAlgo::kNeighborExchange};

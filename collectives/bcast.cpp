@@ -1,5 +1,8 @@
 // Broadcast trees. Members are renumbered relative to the root
 // (v = (member - root) mod n) so every tree is built rooted at 0.
+#include <algorithm>
+#include <string>
+
 #include "algorithms.hpp"
 
 namespace acpx::collectives {
@@ -49,17 +52,65 @@ CommandList chain(uint32_t n, uint32_t root) {
     return out;
 }
 
+// Scatter + ring over the n-1 non-roots, block b: the root sends it to
+// member v = b+1, which starts it around the ring v+1, ..., n-1, 1, ...,
+// v-1. In ring step s member v forwards block v-s: one block in and one
+// out a step, n-2 steps.
+CommandList scatter_ring(uint32_t n, uint32_t root, uint32_t block) {
+    CommandList out;
+    out.reserve(n ? n - 1 : 0);
+    uint64_t from = uint64_t{block} + 1;
+    out.push_back({absolute(from, root, n), root, kNoDep});
+    for (uint32_t k = 1; k + 1 < n; ++k) {
+        const uint64_t to = from + 1 < n ? from + 1 : 1;
+        out.push_back({absolute(to, root, n), absolute(from, root, n), k - 1});
+        from = to;
+    }
+    return out;
+}
+
+unsigned clamp(unsigned v, unsigned lo, unsigned hi) { return v < lo ? lo : v > hi ? hi : v; }
+
 }  // namespace
 
 CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root, unsigned radix) {
+    return bcast_block_list(algo, members, root, 0, radix);
+}
+
+CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, uint32_t block, unsigned radix) {
     switch (algo) {
         case BcastAlgo::kBinomial: return knomial(members, root, 2);
         case BcastAlgo::kBinaryTree: return binary_tree(members, root);
-        case BcastAlgo::kKnomial:
-            return knomial(members, root, radix < 2 ? 2 : radix > kMaxRadix ? kMaxRadix : radix);
-        case BcastAlgo::kChain: return chain(members, root);
+        case BcastAlgo::kKnomial: return knomial(members, root, clamp(radix, 2, kMaxRadix));
+        case BcastAlgo::kChain:
+        case BcastAlgo::kPipeline: return chain(members, root);
+        case BcastAlgo::kScatterRing: return members <= 1 ? CommandList{} : scatter_ring(members, root, block);
     }
     return {};
+}
+
+uint32_t bcast_blocks(BcastAlgo algo, uint32_t members, unsigned radix) {
+    if (members <= 1) return 1;
+    switch (algo) {
+        case BcastAlgo::kPipeline: return clamp(radix, 2, kMaxSegments);
+        case BcastAlgo::kScatterRing: return members - 1;
+        default: return 1;
+    }
+}
+
+std::string bcast_applies(BcastAlgo algo, uint32_t members) {
+    if (algo == BcastAlgo::kScatterRing && members > kMaxScatterRingMembers)
+        return "scatter_ring is limited to " + std::to_string(kMaxScatterRingMembers) + " members (it has " +
+               "members^2 entries), not " + std::to_string(members);
+    return "";
+}
+
+ByteRange block_range(uint64_t bytes, uint32_t blocks, uint32_t block) {
+    if (blocks <= 1) return {0, bytes};
+    const uint64_t chunk = (bytes + blocks - 1) / blocks;
+    const uint64_t each = (chunk + 63) / 64 * 64;
+    const uint64_t off = std::min<uint64_t>(bytes, uint64_t{block} * each);
+    return {off, std::min(each, bytes - off)};
 }
 
 }  // namespace acpx::collectives

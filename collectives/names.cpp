@@ -11,6 +11,8 @@ const char *name_of(BcastAlgo a) {
         case BcastAlgo::kBinaryTree: return "binary";
         case BcastAlgo::kKnomial: return "knomial";
         case BcastAlgo::kChain: return "chain";
+        case BcastAlgo::kPipeline: return "pipeline";
+        case BcastAlgo::kScatterRing: return "scatter_ring";
     }
     return "?";
 }
@@ -26,23 +28,33 @@ const char *name_of(AllgatherAlgo a) {
     return "?";
 }
 
-std::string name_of(BcastAlgo a, unsigned radix) {
-    if (a != BcastAlgo::kKnomial) return name_of(a);
-    return std::string("knomial:") + std::to_string(radix);
+std::optional<AlgoParam> bcast_param(BcastAlgo a) {
+    if (a == BcastAlgo::kKnomial) return AlgoParam{kDefaultRadix, 2, kMaxRadix};
+    if (a == BcastAlgo::kPipeline) return AlgoParam{kDefaultSegments, 2, kMaxSegments};
+    return std::nullopt;
 }
 
+std::string name_of(BcastAlgo a, unsigned radix) {
+    if (!bcast_param(a)) return name_of(a);
+    return std::string(name_of(a)) + ":" + std::to_string(radix);
+}
+
+// "name" (the parameter's default) or "name:N" with N in range.
 std::optional<BcastChoice> parse_bcast_algo(std::string_view s) {
-    constexpr std::string_view kKnomialPrefix = "knomial:";
-    if (s.substr(0, kKnomialPrefix.size()) == kKnomialPrefix) {
-        const std::string_view k = s.substr(kKnomialPrefix.size());
-        unsigned radix = 0;
-        auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), radix);
-        if (ec != std::errc() || end != k.data() + k.size() || radix < 2 || radix > kMaxRadix)
+    const size_t colon = s.find(':');
+    const std::string_view name = s.substr(0, colon);
+    for (auto a : kBcastAlgos) {
+        if (name != name_of(a)) continue;
+        const auto param = bcast_param(a);
+        if (colon == std::string_view::npos) return BcastChoice{a, param ? param->def : 2};
+        if (!param) return std::nullopt;
+        const std::string_view k = s.substr(colon + 1);
+        unsigned v = 0;
+        auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
+        if (ec != std::errc() || end != k.data() + k.size() || v < param->min || v > param->max)
             return std::nullopt;
-        return BcastChoice{BcastAlgo::kKnomial, radix};
+        return BcastChoice{a, v};
     }
-    for (auto a : kBcastAlgos)
-        if (s == name_of(a)) return BcastChoice{a, a == BcastAlgo::kKnomial ? kDefaultRadix : 2};
     return std::nullopt;
 }
 
@@ -55,7 +67,8 @@ std::optional<AllgatherAlgo> parse_allgather_algo(std::string_view s) {
 std::string bcast_algo_names() {
     std::string out;
     for (auto a : kBcastAlgos) out += (out.empty() ? "" : ", ") + std::string(name_of(a));
-    return out + " (knomial:K, K = 2.." + std::to_string(kMaxRadix) + ")";
+    return out + " (knomial:K, K = 2.." + std::to_string(kMaxRadix) + "; pipeline:S, S = 2.." +
+           std::to_string(kMaxSegments) + " segments)";
 }
 
 std::string allgather_algo_names() {

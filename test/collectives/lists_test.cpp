@@ -4,6 +4,7 @@
 // right bytes -- so no entry reads data its dependency has not delivered.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "collectives/algorithms.hpp"
@@ -63,12 +64,90 @@ TEST(BcastLists, SoundForEverySizeAndRoot) {
         for (unsigned radix : {2u, 3u, 4u, 7u})
             for (uint32_t n : kSizes)
                 for (uint32_t root : {0u, n / 2, n - 1}) {
-                    if (a == BcastAlgo::kChain && n > 5000) continue;  // n steps deep: slow to simulate
+                    if (n > 5000 && (a == BcastAlgo::kChain || a == BcastAlgo::kPipeline ||
+                                     a == BcastAlgo::kScatterRing))
+                        continue;  // n steps deep: slow to simulate
                     const CommandList l = bcast_list(a, n, root, radix);
                     ASSERT_EQ(check_list(l, n, root), "")
                         << name_of(a, radix) << " n=" << n << " root=" << root;
                     ASSERT_EQ(simulate({l}, {root}, n, n + root), "") << name_of(a, radix) << " n=" << n;
                 }
+}
+
+// Multi-block bcasts: every block's list starts at the root and is sound,
+// and all blocks together, interleaved at random, reach every member.
+TEST(BcastLists, MultiBlockListsAreSoundTogether) {
+    for (BcastAlgo a : {BcastAlgo::kPipeline, BcastAlgo::kScatterRing})
+        for (unsigned segs : {2u, 3u, 8u, 64u})
+            for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 9u, 17u, 100u})
+                for (uint32_t root : {0u, n / 2, n - 1}) {
+                    const uint32_t blocks = bcast_blocks(a, n, segs);
+                    ASSERT_EQ(blocks, n <= 1 ? 1u : a == BcastAlgo::kPipeline ? segs : n - 1);
+                    std::vector<CommandList> lists;
+                    for (uint32_t b = 0; b < blocks; ++b) {
+                        lists.push_back(bcast_block_list(a, n, root, b, segs));
+                        ASSERT_EQ(check_list(lists.back(), n, root), "")
+                            << name_of(a, segs) << " n=" << n << " root=" << root << " block " << b;
+                    }
+                    ASSERT_EQ(simulate(lists, std::vector<uint32_t>(blocks, root), n, n * 7 + root), "")
+                        << name_of(a, segs) << " n=" << n;
+                }
+    EXPECT_EQ(bcast_applies(BcastAlgo::kScatterRing, kMaxScatterRingMembers), "");
+    EXPECT_NE(bcast_applies(BcastAlgo::kScatterRing, kMaxScatterRingMembers + 1), "");
+}
+
+TEST(BcastLists, ScatterRingScattersThenPassesOneBlockAStep) {
+    const uint32_t n = 6, root = 2;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> sends;  // (depth, member) -> blocks sent
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> gets;
+    for (uint32_t b = 0; b < n - 1; ++b) {
+        const CommandList l = bcast_block_list(BcastAlgo::kScatterRing, n, root, b, 2);
+        ASSERT_EQ(l.size(), n - 1);
+        EXPECT_EQ(l[0].src, root);
+        EXPECT_EQ(l[0].dst, (root + b + 1) % n) << "block b goes to member root + b + 1";
+        for (uint32_t e = 1; e < l.size(); ++e) {
+            EXPECT_NE(l[e].src, root) << "the ring leaves the root out";
+            EXPECT_EQ(l[e].dep, e - 1);
+            ++sends[{e, l[e].src}];
+            ++gets[{e, l[e].dst}];
+        }
+    }
+    // Ring steps 1..n-2: each of the n-1 non-roots sends and receives one block.
+    for (uint32_t e = 1; e + 1 < n; ++e)
+        for (uint32_t m = 0; m < n; ++m) {
+            if (m == root) continue;
+            EXPECT_EQ((sends[{e, m}]), 1u) << "step " << e << " member " << m;
+            EXPECT_EQ((gets[{e, m}]), 1u) << "step " << e << " member " << m;
+        }
+}
+
+TEST(BcastLists, PipelineSendsEverySegmentDownTheChain) {
+    const CommandList chain = bcast_list(BcastAlgo::kChain, 7, 3);
+    for (uint32_t b = 0; b < 5; ++b) {
+        const CommandList l = bcast_block_list(BcastAlgo::kPipeline, 7, 3, b, 5);
+        ASSERT_EQ(l.size(), chain.size());
+        for (size_t i = 0; i < l.size(); ++i)
+            EXPECT_TRUE(l[i].dst == chain[i].dst && l[i].src == chain[i].src && l[i].dep == chain[i].dep);
+    }
+}
+
+TEST(BcastLists, BlockRangesTileTheRoundOnCacheLines) {
+    for (uint32_t blocks : {1u, 2u, 3u, 7u, 64u})
+        for (uint64_t bytes : {0ull, 1ull, 63ull, 64ull, 1000ull, 4096ull, (1ull << 20) + 1}) {
+            uint64_t next = 0;
+            for (uint32_t b = 0; b < blocks; ++b) {
+                const ByteRange r = block_range(bytes, blocks, b);
+                EXPECT_EQ(r.offset, next) << blocks << " blocks of " << bytes << ", block " << b;
+                if (r.length) {
+                    EXPECT_EQ(r.offset % 64, 0u);
+                }
+                next = r.offset + r.length;
+            }
+            EXPECT_EQ(next, bytes) << blocks << " blocks of " << bytes;
+        }
+    // Equal blocks but the last.
+    EXPECT_EQ(block_range(1000, 3, 0).length, 384u);
+    EXPECT_EQ(block_range(1000, 3, 2).length, 1000u - 768u);
 }
 
 // The longest chain of dependencies: the steps a list needs at least.
