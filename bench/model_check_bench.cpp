@@ -66,7 +66,7 @@ int run_model_check(const Options &o) {
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
         base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
-                                                     base.members);
+                                                     base.members, 1);
         const std::vector<cm::Case> algos = cm::candidates(base);
         for (size_t size : sizes(o)) {
             std::vector<Point> pts;

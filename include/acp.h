@@ -27,7 +27,9 @@
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
  *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
- *                        "binary", "knomial" (k = 4), "knomial:K", "chain"
+ *                        "binary", "knomial" (k = 4), "knomial:K", "chain",
+ *                        "pipeline" (chain of 8 segments), "pipeline:S",
+ *                        "scatter_ring" (groups up to 1024)
  *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
  *                        "recdoubling", "neighbor" (even groups only)
  *   ACP_CALIBRATION      the model's calibration file (JSON, written by

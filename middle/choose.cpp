@@ -91,11 +91,12 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     *predicted_s = 0;
     const bool bcast = p->kind == Kind::kBcast;
     if (!p->auto_algo) {
-        if (bcast) return true;
-        const std::string why = collectives::allgather_applies(
-            static_cast<collectives::AllgatherAlgo>(p->algo), p->members);
+        const std::string why =
+            bcast ? collectives::bcast_applies(static_cast<collectives::BcastAlgo>(p->algo), p->members)
+                  : collectives::allgather_applies(static_cast<collectives::AllgatherAlgo>(p->algo), p->members);
+        const bool set = !(bcast ? st.set_bcast : st.set_allgather).empty();
         return why.empty() ||
-               report(fn, st.set_allgather.empty() ? "ACP_COL_ALLGATHER_ALGO" : "acp_set_col_algorithm",
+               report(fn, set ? "acp_set_col_algorithm" : bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO",
                       "%s", why.c_str());
     }
     // Defaults where the model is not run: one member, and allgathers too

@@ -234,7 +234,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     c->rank = group[me];
     std::vector<int> grp(group, group + n);
     const uint32_t root_index = root_index_of(p, grp);
-    const uint32_t n_in = p.kind == Kind::kBcast ? 1 : n;
+    const uint32_t n_in = slots_of(p);
     bool ok = basic::layer::alloc_shared(ctl::ready(n_in, inline_bytes_for(p)) + ready_count(p, me, root_index), fn,
                                          &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
@@ -247,7 +247,9 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
             c->my_data = c->ctl_mem.ga;  // nothing to reach; keeps the rank in the GA
         }
     } else if (ok) {
-        ok = basic::layer::alloc_shared(size_t{n_in} * p.size, fn, &c->buffer);
+        // A bcast's blocks are ranges of one array-sized buffer.
+        const size_t blocks = p.kind == Kind::kAllgather ? n : 1;
+        ok = basic::layer::alloc_shared(blocks * p.size, fn, &c->buffer);
         if (ok) c->my_data = c->buffer.ga;
     }
     // A member that failed here still takes part, so the others do not wait

@@ -1,6 +1,9 @@
 // build_plan: from command lists and GAs to one member's plan (plan.hpp).
 #include "plan.hpp"
 
+#include <unordered_map>
+#include <unordered_set>
+
 #include "basic/ga.hpp"
 #include "collectives/algorithms.hpp"
 
@@ -14,13 +17,36 @@ size_t heap(const std::vector<T> &v) {
 
 uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
 
-// The list moving block `block` (bcast: the root's data, block ignored).
+// The list moving block `block`.
 collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t block) {
     return p.kind == Kind::kBcast
-               ? collectives::bcast_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
-                                         p.radix)
+               ? collectives::bcast_block_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
+                                               block, p.radix)
                : collectives::allgather_block_list(static_cast<collectives::AllgatherAlgo>(p.algo), p.members,
                                                    block);
+}
+
+// Delegated mode: a source holds one ready byte per member it sends to,
+// numbered in order of the receivers' first entry (over blocks, then
+// entries), however many blocks go between the two.
+struct ReadyBytes {
+    std::unordered_map<uint32_t, uint32_t> mine;  // this member's receivers -> byte
+    std::unordered_map<uint32_t, uint32_t> at;    // this member's sources -> its byte there
+};
+ReadyBytes ready_bytes(const std::vector<collectives::CommandList> &lists, uint32_t me) {
+    ReadyBytes r;
+    std::unordered_map<uint32_t, std::unordered_set<uint32_t>> dsts;  // of this member's sources
+    for (const auto &l : lists)
+        for (const auto &c : l)
+            if (c.dst == me) dsts.emplace(c.src, std::unordered_set<uint32_t>{});
+    for (const auto &l : lists)
+        for (const auto &c : l) {
+            if (c.src == me) r.mine.emplace(c.dst, static_cast<uint32_t>(r.mine.size()));
+            auto it = dsts.find(c.src);
+            if (it == dsts.end() || !it->second.insert(c.dst).second) continue;
+            if (c.dst == me) r.at.emplace(c.src, static_cast<uint32_t>(it->second.size() - 1));
+        }
+    return r;
 }
 
 // Root mode: the executor of a list keeps the list and every member's GAs.
@@ -32,8 +58,11 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
     if (!bcast || me == root_index) {
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
-        pl.list = list_of(p, root_index, pl.block);
-        pl.list.shrink_to_fit();
+        for (uint32_t b = pl.block; b < (bcast ? pl.n_in : me + 1); ++b) {
+            pl.lists.push_back(list_of(p, root_index, b));
+            pl.lists.back().shrink_to_fit();
+        }
+        pl.lists.shrink_to_fit();
         pl.data_ga.resize(n);
         pl.ctl_tag.resize(n);
         for (uint32_t i = 0; i < n; ++i) {
@@ -49,7 +78,8 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
         if (exec == me) continue;
         pl.wait_slots.push_back(b);
         pl.wait_from.push_back(group[exec]);
-        pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
+        if (!bcast || b == 0)  // one ready byte per executor
+            pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
         // Copies reading from this member: wait until the executor says they are done.
         for (const auto &c : list_of(p, root_index, b))
             if (c.src == me) {
@@ -60,37 +90,45 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
     }
 }
 
-// Delegated mode: each member keeps the entries whose source it holds.
-// Entry j of a source's entries uses ready byte j of that source.
+// Delegated mode: each member keeps the entries whose source it holds,
+// and writes one ready byte to each member that sends to it.
 void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
                     const std::vector<int> &group, const std::vector<MemberAddr> &table) {
-    const uint32_t n = p.members, me = pl.me;
-    std::vector<uint32_t> out_count(n, 0);
+    const uint32_t me = pl.me;
     const auto lists = lists_of(p, root_index);
+    const ReadyBytes r = ready_bytes(lists, me);
+    std::unordered_set<uint32_t> told;
     for (uint32_t b = 0; b < lists.size(); ++b)
         for (const auto &c : lists[b]) {
-            const uint32_t j = out_count[c.src]++;
             if (c.src == me)
-                pl.out.push_back({b, c.dep != collectives::kNoDep, group[c.dst], table[c.dst].data,
-                                  table[c.dst].ctl + ctl::arrive(b, 0),
+                pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep,
+                                  table[c.dst].data, table[c.dst].ctl + ctl::arrive(b, 0),
                                   table[c.dst].ctl + ctl::inline_at(pl.n_in, pl.inline_bytes, b, 0)});
             if (c.dst == me) {
                 pl.wait_slots.push_back(b);
                 pl.wait_from.push_back(group[c.src]);
-                pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + j);
+                if (told.insert(c.src).second)
+                    pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in, pl.inline_bytes) +
+                                               r.at.at(c.src));
             }
         }
-    pl.n_ready = out_count[me];
+    pl.n_ready = static_cast<uint32_t>(r.mine.size());
     pl.out.shrink_to_fit();
 }
 
 }  // namespace
 
-uint32_t inline_bytes_for(const Params &p) { return inline_bytes_for(p.kind, p.members); }
+uint32_t slots_of(const Params &p) {
+    return p.kind == Kind::kAllgather
+               ? p.members
+               : collectives::bcast_blocks(static_cast<collectives::BcastAlgo>(p.algo), p.members, p.radix);
+}
 
-uint32_t inline_bytes_for(Kind kind, uint32_t members) {
+uint32_t inline_bytes_for(const Params &p) { return inline_bytes_for(p.kind, p.members, slots_of(p)); }
+
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
     constexpr uint32_t kMin = 256, kMax = 16384;
-    if (kind == Kind::kBcast) return kMax;
+    if (kind == Kind::kBcast) return slots > 1 ? 0 : kMax;
     const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
     return static_cast<uint32_t>(share < kMin ? kMin : share > kMax ? kMax : share);
 }
@@ -98,15 +136,14 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members) {
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {
     if (p.exec == Exec::kRoot)
         return (p.kind == Kind::kAllgather || me == root_index) ? p.members : 0;
-    uint32_t n = 0;
-    for (const auto &list : lists_of(p, root_index))
-        for (const auto &c : list) n += c.src == me;
-    return n;
+    return static_cast<uint32_t>(ready_bytes(lists_of(p, root_index), me).mine.size());
 }
 
 size_t Plan::bytes() const {
-    return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + heap(list) +
-           heap(data_ga) + heap(ctl_tag) + heap(out);
+    size_t in_lists = heap(lists);
+    for (const auto &l : lists) in_lists += heap(l);
+    return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + in_lists + heap(data_ga) +
+           heap(ctl_tag) + heap(out);
 }
 
 uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
@@ -118,7 +155,7 @@ uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
 
 std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index) {
     std::vector<collectives::CommandList> out;
-    const uint32_t blocks = p.kind == Kind::kBcast ? 1 : p.members;
+    const uint32_t blocks = slots_of(p);
     for (uint32_t b = 0; b < blocks; ++b) out.push_back(list_of(p, root_index, b));
     return out;
 }
@@ -128,7 +165,7 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     Plan pl;
     pl.members = p.members;
     pl.me = me;
-    pl.n_in = p.kind == Kind::kBcast ? 1 : p.members;
+    pl.n_in = slots_of(p);
     pl.inline_bytes = inline_bytes_for(p);
     const uint32_t root_index = root_index_of(p, group);
     if (p.exec == Exec::kRoot)

@@ -17,7 +17,8 @@
 //                    travels here (plain stores, no system call, and eagerly:
 //                    see round.cpp) and the receiver copies it into place
 //   [ready(n_in)]    ready[n_ready]: receivers' "I called send" bytes
-// n_in is 1 for bcast and np_group for allgather (block = slot).
+// n_in is the number of blocks (slots_of): np_group for allgather, 1 for
+// a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
 #pragma once
 
 #include <acp.h>
@@ -52,12 +53,14 @@ inline size_t ready(uint32_t n_in, size_t inl) { return kSlots + (32 + 2 * inl) 
 // Delegated mode: an entry whose source this member holds.
 struct OutEntry {
     uint32_t block = 0;
-    bool wait = false;  // true: forward once block arrived here; false: this member is the origin
+    uint32_t ready = 0;  // the ready byte its receiver writes here (one per receiver)
     int32_t dst_rank = -1;
+    bool wait = false;  // true: forward once block arrived here; false: this member is the origin
     acp_ga_t dst_data = ACP_GA_NULL;
     acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive slot for the block, parity 0
     acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block, parity 0
 };
+static_assert(sizeof(OutEntry) == 40, "delegated memory per entry (middle/README.md)");
 
 struct Plan {
     uint32_t members = 0, me = 0;
@@ -71,12 +74,13 @@ struct Plan {
     // Where it writes its ready byte when it calls send.
     std::vector<acp_ga_t> ready_targets;
 
-    // Root mode, executing a list (bcast: the root; allgather: every
-    // member, its own block): the list and every member's GAs, compactly
-    // (rank from the data GA, control block as a tag).
+    // Root mode, executing lists (bcast: the root, every block; allgather:
+    // every member, its own block): lists[i] moves block `block` + i; and
+    // every member's GAs, compactly (rank from the data GA, control block
+    // as a tag).
     bool executes_list = false;
     uint32_t block = 0;
-    collectives::CommandList list;
+    std::vector<collectives::CommandList> lists;
     std::vector<acp_ga_t> data_ga;
     std::vector<uint16_t> ctl_tag;
 
@@ -97,11 +101,16 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
 // the figures acpx-bench memory tabulates for group sizes no test launches.
 size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me);
 
+// Blocks of a round (control block slots): np_group for allgather, the
+// algorithm's for bcast (collectives::bcast_blocks).
+uint32_t slots_of(const Params &p);
+
 // Bytes per block a round may carry through the control blocks (eagerly,
 // with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
-// [256 B, 16 KiB], as every member holds two slots per block.
+// [256 B, 16 KiB], as every member holds two slots per block. None for
+// the multi-block bcasts, which are for rounds far larger than that.
 uint32_t inline_bytes_for(const Params &p);
-uint32_t inline_bytes_for(Kind kind, uint32_t members);  // the same, for tools without a handle
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the same, for tools without a handle
 
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);

@@ -17,6 +17,7 @@
 
 #include "basic/errors.hpp"
 #include "basic/ga.hpp"
+#include "collectives/algorithms.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -38,16 +39,21 @@ uint8_t load8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 bool buffered(const Col &c) { return c.p.storage == Storage::kBuffered; }
 
-// This segment's bytes per block and where a block's range starts in the
-// array (direct) or buffer (buffered).
+// This segment's bytes per member (bcast: the whole round's).
 size_t seg_len(const Col &c) {
     if (!buffered(c)) return c.size;
     const size_t pos = size_t{c.seg} * c.p.size;
     return std::min<size_t>(c.p.size, c.size - std::min(c.size, pos));
 }
-size_t block_offset(const Col &c, uint32_t block) {
-    const size_t base = c.p.kind == Kind::kAllgather ? size_t{block} * c.p.size : 0;
-    return buffered(c) ? base : base + c.offset;
+
+// Where block `block` of this segment lies in the array (direct) or
+// buffer (buffered), and its length: an allgather's blocks are the
+// members' arrays side by side; a bcast's are ranges of one (plan.hpp).
+collectives::ByteRange block_range(const Col &c, uint32_t block) {
+    const size_t base = buffered(c) ? 0 : c.offset;
+    if (c.p.kind == Kind::kAllgather) return {base + size_t{block} * c.p.size, seg_len(c)};
+    const auto r = collectives::block_range(seg_len(c), c.plan.n_in, block);
+    return {base + r.offset, r.length};
 }
 
 acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
@@ -141,7 +147,7 @@ bool receivers_started(const Col &c) {
     if (c.plan.executes_list)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !started(c, load8(ready + m))) return false;
-    for (size_t j = 0; j < c.plan.out.size(); ++j)
+    for (uint32_t j = 0; j < c.plan.n_ready && !c.plan.executes_list; ++j)
         if (!started(c, load8(ready + j))) return false;
     return true;
 }
@@ -154,40 +160,48 @@ bool all_ready(Col &c) {
     return true;
 }
 
-// Root mode: the whole list, then a notification to every receiver (after
-// its entry) and to every source (after all entries: its array is free).
+// Root mode: the whole list of every block it executes, each entry
+// ordered after the one that delivered its source; then a notification to
+// every receiver (after its entry) and to every source (after all
+// entries: its array is free). Handles of one process are consecutive, so
+// entry e of a list is its first handle + e.
 bool issue_list(Col &c) {
     const Plan &pl = c.plan;
-    const size_t len = seg_len(c), off = block_offset(c, pl.block);
     const bool small = is_inline(c);
     auto slot_ga = [&](uint32_t member, size_t slot_off) {
         const auto g = basic::ga::decode(pl.data_ga[member]);
         return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
     };
-    acp_handle_t first = ACP_HANDLE_NULL;
-    for (uint32_t e = 0; e < pl.list.size(); ++e) {
-        const auto &cmd = pl.list[e];
-        const acp_handle_t order =
-            cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
-        // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
-        const acp_ga_t dst = small ? slot_ga(cmd.dst, ctl::inline_at(pl.n_in, pl.inline_bytes, pl.block, c.seq)) : pl.data_ga[cmd.dst] + off;
-        const acp_ga_t src = small && cmd.dep != collectives::kNoDep
-                                 ? slot_ga(cmd.src, ctl::inline_at(pl.n_in, pl.inline_bytes, pl.block, c.seq))
-                                 : pl.data_ga[cmd.src] + off;
-        const acp_handle_t h = acp_copy(dst, src, len, order);
-        if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
-        if (e == 0) first = h;
-        c.last = h;
+    std::vector<acp_handle_t> first(pl.lists.size(), ACP_HANDLE_NULL);
+    for (size_t i = 0; i < pl.lists.size(); ++i) {
+        const uint32_t block = pl.block + static_cast<uint32_t>(i);
+        const auto r = block_range(c, block);
+        const size_t slot = ctl::inline_at(pl.n_in, pl.inline_bytes, block, c.seq);
+        for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
+            const auto &cmd = pl.lists[i][e];
+            const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first[i] + cmd.dep;
+            // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
+            const acp_ga_t dst = small ? slot_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
+            const acp_ga_t src = small && cmd.dep != collectives::kNoDep ? slot_ga(cmd.src, slot)
+                                                                          : pl.data_ga[cmd.src] + r.offset;
+            const acp_handle_t h = acp_copy(dst, src, r.length, order);
+            if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
+            if (e == 0) first[i] = h;
+            c.last = h;
+        }
     }
     const acp_handle_t all_data = c.last;
     const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
-    for (uint32_t e = 0; e < pl.list.size(); ++e) {
-        const auto &cmd = pl.list[e];
-        acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(pl.block, c.seq)), stamp, 8, first + e);
-        if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
-            h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, pl.block, c.seq)), stamp, 8, all_data);
-        if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
-        c.last = h;
+    for (size_t i = 0; i < pl.lists.size(); ++i) {
+        const uint32_t block = pl.block + static_cast<uint32_t>(i);
+        for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
+            const auto &cmd = pl.lists[i][e];
+            acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(block, c.seq)), stamp, 8, first[i] + e);
+            if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
+                h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, block, c.seq)), stamp, 8, all_data);
+            if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
+            c.last = h;
+        }
     }
     c.issued = true;
     return true;
@@ -200,17 +214,18 @@ bool arrived(const Col &c, uint32_t slot) {
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
-    const size_t len = seg_len(c);
     const size_t parity = c.seq & 1;
+    const bool small = is_inline(c);
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
         if (c.out_issued[j]) continue;
         const OutEntry &o = c.plan.out[j];
-        if (!receiver_ready(c, load8(ready + j)) || (o.wait && !arrived(c, o.block))) continue;
-        const size_t off = block_offset(c, o.block);
-        const bool small = is_inline(c);
-        const acp_ga_t src = small && o.wait ? ctl_ga(c, ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, o.block, c.seq)) : c.my_data + off;
-        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * c.plan.inline_bytes : o.dst_data + off, src, len,
-                                  ACP_HANDLE_NULL);
+        if (!receiver_ready(c, load8(ready + o.ready)) || (o.wait && !arrived(c, o.block))) continue;
+        const auto r = block_range(c, o.block);
+        const acp_ga_t src = small && o.wait
+                                 ? ctl_ga(c, ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, o.block, c.seq))
+                                 : c.my_data + r.offset;
+        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * c.plan.inline_bytes : o.dst_data + r.offset, src,
+                                  r.length, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * parity, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
@@ -232,9 +247,11 @@ bool check_arrivals(Col &c) {
             continue;
         }
         c.seen[i] = 1;
-        if (slot < c.plan.n_in && is_inline(c))  // the bytes came in the slot: into place
-            std::memcpy(local_data(c) + block_offset(c, slot),
-                        c.ctl_base() + ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, slot, c.seq), seg_len(c));
+        if (slot < c.plan.n_in && is_inline(c)) {  // the bytes came in the slot: into place
+            const auto r = block_range(c, slot);
+            std::memcpy(local_data(c) + r.offset,
+                        c.ctl_base() + ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, slot, c.seq), r.length);
+        }
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
                             " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
@@ -298,15 +315,15 @@ std::string pending(const Col &c) {
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) +
                                " (its send)");
     for (size_t j = 0; j < c.plan.out.size(); ++j)
-        if (!c.out_issued[j] && !receiver_ready(c, load8(ready + j)) &&
+        if (!c.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
             what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
     if (is_inline(c) && what.empty() && !receivers_started(c)) {
         for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
             if (m != c.plan.me && !started(c, load8(ready + m)))
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
-        for (size_t j = 0; j < c.plan.out.size(); ++j)
-            if (!started(c, load8(ready + j))) what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
+        for (const OutEntry &o : c.plan.out)
+            if (!started(c, load8(ready + o.ready))) what.push_back("rank " + std::to_string(o.dst_rank) + " (its send)");
     }
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
         if (!c.seen[i])

@@ -117,7 +117,7 @@ cm::Case base_case(const Args &a, uint64_t size) {
     c.bytes = size;
     c.buffered = a.buffered;
     c.inline_bytes = acpx::middle::inline_bytes_for(
-        c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members);
+        c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1);
     return c;
 }
 
