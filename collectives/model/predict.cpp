@@ -3,30 +3,81 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
+#include <set>
 #include <tuple>
 
 namespace acpx::collectives::model {
 namespace {
 
-// (depth, src, dst) -> blocks, over every block's list.
+// Segment counts the selection tries for pipeline.
+constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
+
+// (step, src, dst) -> bytes, over every block's list.
 using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
 
-void add_list(const CommandList &l, StepMap *m, std::vector<uint32_t> *depth) {
-    depth->assign(l.size(), 0);
+// The trees and the allgathers: an entry's step is its depth.
+void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
+    std::vector<uint32_t> depth(l.size(), 0);
     for (size_t e = 0; e < l.size(); ++e) {
-        (*depth)[e] = l[e].dep == kNoDep ? 0 : (*depth)[l[e].dep] + 1;
-        ++(*m)[{(*depth)[e], l[e].src, l[e].dst}];
+        depth[e] = l[e].dep == kNoDep ? 0 : depth[l[e].dep] + 1;
+        (*m)[{depth[e], l[e].src, l[e].dst}] += bytes;
     }
+}
+
+// The multi-block bcasts: a pair of members carries one block a step (the
+// pipeline's segments leave the root one after the other). Entries are
+// placed in the order their data can arrive, earlier blocks first, each
+// in the first step after its dependency's in which its pair is free --
+// how the delegated engine runs them, forwarding what has arrived.
+void add_pipelined(const std::vector<CommandList> &lists, const std::vector<uint64_t> &bytes, StepMap *m) {
+    using Item = std::tuple<uint32_t, uint32_t, uint32_t>;  // (earliest step, block, entry)
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
+    std::vector<std::vector<std::vector<uint32_t>>> after(lists.size());  // entries waiting on an entry
+    for (uint32_t b = 0; b < lists.size(); ++b) {
+        after[b].resize(lists[b].size());
+        for (uint32_t e = 0; e < lists[b].size(); ++e) {
+            if (lists[b][e].dep == kNoDep) ready.push({0, b, e});
+            else after[b][lists[b][e].dep].push_back(e);
+        }
+    }
+    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> busy;  // pair -> steps taken
+    while (!ready.empty()) {
+        const auto [earliest, b, e] = ready.top();
+        ready.pop();
+        const Command &c = lists[b][e];
+        std::set<uint32_t> &taken = busy[{c.src, c.dst}];
+        uint32_t step = earliest;
+        while (taken.count(step)) ++step;
+        taken.insert(step);
+        (*m)[{step, c.src, c.dst}] += bytes[b];
+        for (uint32_t next : after[b][e]) ready.push({step + 1, b, next});
+    }
+}
+
+uint32_t blocks_of(const Case &c) {
+    return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
 StepMap steps_of(const Case &c) {
     StepMap m;
-    std::vector<uint32_t> depth;
     if (c.op == Op::kBcast) {
-        add_list(bcast_list(static_cast<BcastAlgo>(c.algo), c.members, c.root, c.radix), &m, &depth);
+        const auto a = static_cast<BcastAlgo>(c.algo);
+        const uint32_t blocks = blocks_of(c);
+        if (blocks == 1) {
+            add_by_depth(bcast_list(a, c.members, c.root, c.radix), c.bytes, &m);
+            return m;
+        }
+        std::vector<CommandList> lists;
+        std::vector<uint64_t> bytes;
+        for (uint32_t b = 0; b < blocks; ++b) {
+            lists.push_back(bcast_block_list(a, c.members, c.root, b, c.radix));
+            bytes.push_back(block_range(c.bytes, blocks, b).length);
+        }
+        add_pipelined(lists, bytes, &m);
     } else {
         for (uint32_t b = 0; b < c.members; ++b)
-            add_list(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), &m, &depth);
+            add_by_depth(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes, &m);
     }
     return m;
 }
@@ -53,10 +104,10 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     Prediction p;
     if (c.members <= 1) return p;
     const StepMap m = steps_of(c);
-    for (const auto &[key, blocks] : m) {
-        const auto [depth, src, dst] = key;
-        if (p.steps.size() < depth + 1) p.steps.resize(depth + 1);
-        p.steps[depth].msgs.push_back({src, dst, blocks * c.bytes, 1});
+    for (const auto &[key, bytes] : m) {
+        const auto [step, src, dst] = key;
+        if (p.steps.size() < step + 1) p.steps.resize(step + 1);
+        p.steps[step].msgs.push_back({src, dst, bytes, 1});
     }
     for (Step &s : p.steps) {
         cost(s, cal, t);
@@ -66,7 +117,8 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     // inline slots or its buffer, and what a sender copies in.
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
-    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes;
+    const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
+    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     if (is_inline) p.memcpy_s += blocks_in * one;
     if (c.buffered) {
         p.memcpy_s += one;                                      // in
@@ -80,9 +132,17 @@ std::vector<Case> candidates(const Case &c) {
     std::vector<Case> out;
     if (c.op == Op::kBcast) {
         for (BcastAlgo a : kBcastAlgos) {
+            if (!bcast_applies(a, c.members).empty()) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);
             k.radix = a == BcastAlgo::kKnomial ? kDefaultRadix : 2;
+            if (a == BcastAlgo::kPipeline) {  // a few segment counts
+                for (unsigned s : kPipelineCandidates) {
+                    k.radix = s;
+                    out.push_back(k);
+                }
+                continue;
+            }
             out.push_back(k);
         }
     } else {

@@ -10,7 +10,10 @@
 // dependency chain back to the origin has that length, across all
 // blocks, run at once; entries of several blocks between the same pair of
 // members in a step count as one message of their total size (as in the
-// textbook algorithms). The calibrated cost of a copy is that of a whole
+// textbook algorithms). The multi-block bcasts (pipeline, scatter_ring)
+// are pipelined instead: a pair of members carries one block a step, and
+// an entry goes in the first step after its dependency's in which its
+// pair is free (pipeline:S over P members: S + P - 2 steps of one block). The calibrated cost of a copy is that of a whole
 // entry between two members (a 2-member round: the receiver's ready
 // signal, the data, the arrival signal), so the signals are not steps of
 // their own.
@@ -31,12 +34,12 @@ enum class Op : uint8_t { kBcast, kAllgather };
 struct Case {
     Op op = Op::kBcast;
     uint8_t algo = 0;       // BcastAlgo or AllgatherAlgo
-    unsigned radix = kDefaultRadix;
+    unsigned radix = kDefaultRadix;  // knomial's k, pipeline's segments
     uint32_t members = 1;
     uint32_t root = 0;      // bcast: the root's index in the group
     uint64_t bytes = 0;     // bcast: the round's bytes; allgather: per block
     bool buffered = false;  // buffered handles copy in and out of their buffers
-    uint32_t inline_bytes = 0;  // rounds up to this size go through the control blocks
+    uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
 };
 
 struct Message {
@@ -61,7 +64,8 @@ std::string algo_name(const Case &c);
 // Predicts one round. t: nullptr for a fully connected node.
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
 
-// Every algorithm that applies to c.op and c.members, as Cases like c.
+// Every algorithm that applies to c.op and c.members, as Cases like c
+// (pipeline with 4, 8, 16 and 32 segments).
 std::vector<Case> candidates(const Case &c);
 
 // The candidate with the lowest predicted time (ties: the first listed);

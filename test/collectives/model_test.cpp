@@ -211,6 +211,33 @@ TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
     EXPECT_NEAR(p.comm_s, cal.comm.at(2000) + cal.comm.at(1000), 1e-12);
 }
 
+TEST(Predict, MultiBlockBcastsArePipelined) {
+    // On a line of 8 nodes no two messages share a link or a port, but the
+    // root's scatter shares its injection port.
+    const Calibration cal = linear(1e-6, 1e-9);
+    const Topology line = topo("torus:8");
+    // pipeline:4 over 8 members: the 4 segments leave the root one a step
+    // and each goes 7 hops: 4 + 8 - 2 steps of one segment.
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 8, 0, 4096, false, 0};
+    Prediction p = predict(c, cal, &line);
+    ASSERT_EQ(p.steps.size(), 10u);
+    EXPECT_NEAR(p.comm_s, 10 * cal.comm.at(1024), 1e-12);
+    // Step 3: segments 3, 2, 1, 0 on hops 0->1, 1->2, 2->3, 3->4.
+    EXPECT_EQ(p.steps[3].msgs.size(), 4u);
+    // scatter_ring over 8: the root sends 7 blocks at once (C = 7), then 6
+    // ring steps of one block each.
+    c.algo = static_cast<uint8_t>(BcastAlgo::kScatterRing);
+    c.bytes = 7 * 1024;
+    p = predict(c, cal, &line);
+    ASSERT_EQ(p.steps.size(), 7u);
+    EXPECT_EQ(p.steps[0].msgs.size(), 7u);
+    EXPECT_EQ(p.steps[0].msgs[0].collisions, 7u);
+    EXPECT_NEAR(p.comm_s, cal.comm.at(7 * 1024) + 6 * cal.comm.at(1024), 1e-12);
+    // Never inline: the multi-block bcasts have no inline slots.
+    c.inline_bytes = 1 << 20;
+    EXPECT_EQ(predict(c, cal, &line).memcpy_s, 0);
+}
+
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     Calibration cal = linear(0, 0);
     cal.memcpy = Samples({{0, 0}, {1000, 1e-6}});
@@ -243,6 +270,10 @@ TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
     // hops share links and lose.
     const Topology line = topo("torus:16");
     EXPECT_EQ(algo_name(best(g, linear(0, 1e-9), &line)), "ring");
+    // Bandwidth-bound bcast of 1 MiB over 16: the tree sends the whole
+    // round 4 times in a row, pipeline:32 1.44 times' worth.
+    b.bytes = 1 << 20;
+    EXPECT_EQ(algo_name(best(b, linear(0, 1e-9), &line)), "pipeline:32");
     // Neighbor exchange is a candidate only for even groups.
     g.members = 7;
     for (const Case &k : candidates(g)) EXPECT_NE(algo_name(k), "neighbor");
