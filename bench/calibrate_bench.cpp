@@ -5,8 +5,12 @@
 //           receiver's ready signal, the data, its arrival signal). The
 //           seed's ping-pong measures the transport alone; this measures
 //           the copy as the collectives make it.
+//   comm_direct: the same rounds with ACP_COL_INLINE=0, so small ones
+//           also go through the data path (what a multi-block bcast's
+//           blocks cost); above the inline size it is comm.
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +24,7 @@
 #include "acp.h"
 #include "bench_common.hpp"
 #include "collectives/model/calibration.hpp"
+#include "middle/params.hpp"
 
 namespace acpx::bench {
 namespace {
@@ -110,6 +115,16 @@ int run_calibrate(const Options &o) {
     cm::Calibration c;
     c.comm = cm::Samples(entry_times(o, sz));
     if (c.comm.points().size() != sz.size()) return 1;
+    std::vector<size_t> small;
+    for (size_t s : sz)
+        if (s <= middle::kDefaultInlineMax) small.push_back(s);
+    setenv("ACP_COL_INLINE", "0", 1);
+    auto direct = entry_times(o, small);
+    unsetenv("ACP_COL_INLINE");
+    if (direct.size() != small.size()) return 1;
+    for (const auto &pt : c.comm.points())
+        if (pt.first > middle::kDefaultInlineMax) direct.push_back(pt);
+    c.comm_direct = cm::Samples(direct);
     if (me != 0) return 0;
     c.memcpy = cm::Samples(memcpy_samples(o, sz));
     c.machine = machine();
@@ -117,9 +132,10 @@ int run_calibrate(const Options &o) {
     c.transport = transport_label();
     c.cores = static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
-    std::printf("%-10s %14s %14s\n", "# Size", "comm(us)", "memcpy(us)");
+    std::printf("%-10s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)");
     for (size_t i = 0; i < sz.size(); ++i)
-        std::printf("%-10zu %14.3f %14.3f\n", sz[i], c.comm.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6);
+        std::printf("%-10zu %14.3f %14.3f %14.3f\n", sz[i], c.comm.points()[i].second * 1e6,
+                    c.comm_direct.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6);
     const std::string path = o.out.empty() ? cm::user_calibration_path() : o.out;
     if (path.empty() || !mkdirs_for(path)) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
     std::ofstream f(path);

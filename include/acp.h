@@ -26,6 +26,9 @@
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
+ *   ACP_COL_INLINE       bytes per block up to which a round travels through
+ *                        the control blocks, eagerly (default and most 16K;
+ *                        0: never; lower it to save 2 x that per block)
  *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
  *                        "binary", "knomial" (k = 4), "knomial:K", "chain",
  *                        "pipeline" (chain of 8 segments), "pipeline:S",

@@ -32,6 +32,7 @@ std::string first_difference(const Params &a, const Params &b) {
                                                    : "blocksize",
                    a.size, b.size);
     if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
+    if (a.inline_max != b.inline_max) return num("ACP_COL_INLINE", a.inline_max, b.inline_max);
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));

@@ -14,6 +14,10 @@ enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
 // triggered by the arrival of their data.
 enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
 
+// Largest inline slot (plan.hpp): a round up to this size per block may
+// travel through the control blocks. ACP_COL_INLINE lowers it.
+inline constexpr uint32_t kDefaultInlineMax = 16384;
+
 struct Params {
     Kind kind = Kind::kBcast;
     Storage storage = Storage::kDirect;
@@ -21,6 +25,7 @@ struct Params {
     uint8_t algo = 0;         // collectives::BcastAlgo or AllgatherAlgo
     uint8_t radix = 2;        // bcast knomial: its k
     uint8_t auto_algo = 0;    // 1: chosen by the model (choose.hpp), not forced
+    uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
     uint32_t members = 0;     // np_group
     int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
     uint64_t size = 0;        // arraysize / blocksize / buffersize

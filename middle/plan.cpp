@@ -1,6 +1,7 @@
 // build_plan: from command lists and GAs to one member's plan (plan.hpp).
 #include "plan.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -124,10 +125,12 @@ uint32_t slots_of(const Params &p) {
                : collectives::bcast_blocks(static_cast<collectives::BcastAlgo>(p.algo), p.members, p.radix);
 }
 
-uint32_t inline_bytes_for(const Params &p) { return inline_bytes_for(p.kind, p.members, slots_of(p)); }
+uint32_t inline_bytes_for(const Params &p) {
+    return std::min(p.inline_max, inline_bytes_for(p.kind, p.members, slots_of(p)));
+}
 
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
-    constexpr uint32_t kMin = 256, kMax = 16384;
+    constexpr uint32_t kMin = 256, kMax = kDefaultInlineMax;
     if (kind == Kind::kBcast) return slots > 1 ? 0 : kMax;
     const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
     return static_cast<uint32_t>(share < kMin ? kMin : share > kMax ? kMax : share);

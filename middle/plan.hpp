@@ -108,7 +108,8 @@ uint32_t slots_of(const Params &p);
 // Bytes per block a round may carry through the control blocks (eagerly,
 // with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
 // [256 B, 16 KiB], as every member holds two slots per block. None for
-// the multi-block bcasts, which are for rounds far larger than that.
+// the multi-block bcasts, which are for rounds far larger than that. At
+// most p.inline_max (ACP_COL_INLINE; 0: no inline slots).
 uint32_t inline_bytes_for(const Params &p);
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the same, for tools without a handle
 

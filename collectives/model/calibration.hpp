@@ -13,6 +13,11 @@
 //     "comm":   [[bytes, seconds], ...],   // one command-list entry between
 //                                          // two ranks: a round of a
 //                                          // 2-member direct bcast
+//     "comm_direct": [[bytes, seconds], ...],  // the same without the
+//                                          // inline slots (ACP_COL_INLINE=0):
+//                                          // what a block of a multi-block
+//                                          // bcast costs (optional; absent:
+//                                          // comm)
 //     "memcpy": [[bytes, seconds], ...]    // one memcpy of that size
 //   }
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
@@ -41,6 +46,11 @@ class Samples {
 
 struct Calibration {
     Samples comm, memcpy;
+    Samples comm_direct;  // empty: comm (files without it)
+    // The entry cost of a round that does (not) go through the inline slots.
+    const Samples &entry(bool inline_round) const {
+        return inline_round || comm_direct.empty() ? comm : comm_direct;
+    }
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"

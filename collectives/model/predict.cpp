@@ -82,14 +82,14 @@ StepMap steps_of(const Case &c) {
     return m;
 }
 
-void cost(Step &s, const Calibration &cal, const Topology *t) {
+void cost(Step &s, const Samples &comm, const Calibration &cal, const Topology *t) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         s.msgs[i].collisions = col[i];
-        s.seconds = std::max(s.seconds, cal.comm.at(static_cast<double>(col[i]) * s.msgs[i].bytes));
+        s.seconds = std::max(s.seconds, comm.at(static_cast<double>(col[i]) * s.msgs[i].bytes));
     }
 }
 
@@ -109,16 +109,16 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
         if (p.steps.size() < step + 1) p.steps.resize(step + 1);
         p.steps[step].msgs.push_back({src, dst, bytes, 1});
     }
+    const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
+    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     for (Step &s : p.steps) {
-        cost(s, cal, t);
+        cost(s, cal.entry(is_inline), cal, t);
         p.comm_s += s.seconds;
     }
     // Local copies on the longest path: what a receiver copies out of the
     // inline slots or its buffer, and what a sender copies in.
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
-    const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
-    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     if (is_inline) p.memcpy_s += blocks_in * one;
     if (c.buffered) {
         p.memcpy_s += one;                                      // in

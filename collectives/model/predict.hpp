@@ -16,7 +16,8 @@
 // pair is free (pipeline:S over P members: S + P - 2 steps of one block). The calibrated cost of a copy is that of a whole
 // entry between two members (a 2-member round: the receiver's ready
 // signal, the data, the arrival signal), so the signals are not steps of
-// their own.
+// their own: `comm` for rounds through the inline slots, `comm_direct`
+// for the others.
 #pragma once
 
 #include <cstdint>

@@ -64,7 +64,12 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.machine, "test box");
     EXPECT_EQ(back.cores, 6u);
     EXPECT_EQ(back.comm.points(), c.comm.points());
+    EXPECT_EQ(back.comm_direct.points(), c.comm_direct.points());
     EXPECT_EQ(back.memcpy.points(), c.memcpy.points());
+    // comm_direct is optional: without it, every round costs comm.
+    ASSERT_TRUE(parse_calibration(R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]]})", &back, &why));
+    EXPECT_TRUE(back.comm_direct.empty());
+    EXPECT_EQ(&back.entry(false), &back.comm);
     const std::pair<const char *, const char *> bad[] = {
         {"[1,2]", "not a JSON object"},
         {R"({"schema":"other","comm":[[0,1]],"memcpy":[[0,1]]})", "schema"},
@@ -74,6 +79,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","comm":[[8]],"memcpy":[[0,1]]})", "[bytes, seconds]"},
         {"{", "not a JSON object"},
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -233,9 +239,17 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     EXPECT_EQ(p.steps[0].msgs.size(), 7u);
     EXPECT_EQ(p.steps[0].msgs[0].collisions, 7u);
     EXPECT_NEAR(p.comm_s, cal.comm.at(7 * 1024) + 6 * cal.comm.at(1024), 1e-12);
-    // Never inline: the multi-block bcasts have no inline slots.
+    // Never inline: the multi-block bcasts have no inline slots, so their
+    // blocks cost comm_direct, while a tree's inline round costs comm.
     c.inline_bytes = 1 << 20;
     EXPECT_EQ(predict(c, cal, &line).memcpy_s, 0);
+    Calibration two = cal;
+    two.comm_direct = Samples({{0, 1e-3}, {1 << 30, 1e-3}});
+    EXPECT_NEAR(predict(c, two, &line).comm_s, 7 * 1e-3, 1e-12);
+    c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    EXPECT_NEAR(predict(c, two, &line).comm_s, predict(c, cal, &line).comm_s, 1e-12);
+    c.inline_bytes = 0;
+    EXPECT_NEAR(predict(c, two, &line).comm_s, 3 * 1e-3, 1e-12);  // 3 steps, none inline
 }
 
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {

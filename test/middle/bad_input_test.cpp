@@ -90,6 +90,11 @@ TEST(ColBadInput, ArraysSizesAndSettings) {
         EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 8); }),
                        "acp_create_allgather_buffered", "ACP_COL_ALLGATHER_ALGO");
     }
+    for (const char *inl : {"17K", "-1", "lots"}) {
+        ScopedEnv bad("ACP_COL_INLINE", inl);
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 8); }),
+                       "acp_create_bcast_buffered", "ACP_COL_INLINE");
+    }
     EXPECT_EQ(h, ACP_COL_NULL);
     // NULL array with size 0 is a valid (empty) direct handle.
     h = acp_create_bcast_direct(0, n, g.data(), nullptr, 0);
@@ -129,6 +134,13 @@ TEST(ColBadInput, MembersWhoseArgumentsDisagreeAllFail) {
     }
     EXPECT_EQ(h, ACP_COL_NULL);
     EXPECT_TRUE(has(out, "ACP_COL_EXEC")) << out;
+    // Another inline size: the control blocks would not match.
+    {
+        ScopedEnv inl("ACP_COL_INLINE", me() == 1 ? "0" : "4K");
+        out = stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); });
+    }
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_TRUE(has(out, "ACP_COL_INLINE")) << out;
     expect_usable();
     EXPECT_EQ(acp_sync(), 0);
 }
