@@ -7,7 +7,11 @@
 // predicted_us,ratio (predicted / measured). The summary gives the two
 // figures the model is judged by: the share of ratios within 0.8..1.25 at
 // 64 KiB and above, and the share of (op, size) points where the predicted
-// best algorithm is the measured best or within 10% of it.
+// best algorithm is the measured best or within 10% of it (also counting
+// algorithms with the same predicted time, the same schedule, as one).
+// Each point is the median of three interleaved repetitions.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -60,7 +64,7 @@ int run_model_check(const Options &o) {
         std::printf("%-10s %-10s %-12s %14s %14s %8s\n", "# op", "size", "algorithm", "measured(us)",
                     "predicted(us)", "ratio");
     }
-    int in_band = 0, banded = 0, best_hits = 0, best_points = 0;
+    int in_band = 0, banded = 0, best_hits = 0, best_same = 0, best_points = 0;
     for (bool bcast : {true, false}) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
@@ -69,14 +73,26 @@ int run_model_check(const Options &o) {
                                                      base.members, 1);
         const std::vector<cm::Case> algos = cm::candidates(base);
         for (size_t size : sizes(o)) {
+            // Every algorithm once, then again: the median of three
+            // interleaved repetitions (one with --quick), so a burst of
+            // noise does not hit one algorithm's every sample.
+            const int reps = o.quick ? 1 : 3;
+            std::vector<std::vector<double>> runs(algos.size());
+            for (int rep = 0; rep < reps; ++rep)
+                for (size_t a = 0; a < algos.size(); ++a) {
+                    const std::string name = cm::algo_name(algos[a]);
+                    if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0)
+                        return 1;
+                    RoundTimes rt;
+                    if (!time_rounds(bcast, false, group, size, rounds_for(o, size), &rt)) return 1;
+                    runs[a].push_back(rt.max_us);
+                }
             std::vector<Point> pts;
-            for (cm::Case k : algos) {
-                const std::string name = cm::algo_name(k);
-                if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0) return 1;
-                RoundTimes rt;
-                if (!time_rounds(bcast, false, group, size, rounds_for(o, size), &rt)) return 1;
+            for (size_t a = 0; a < algos.size(); ++a) {
+                cm::Case k = algos[a];
                 k.bytes = size;
-                pts.push_back({name, rt.max_us, cm::predict(k, cal, t).total() * 1e6});
+                std::sort(runs[a].begin(), runs[a].end());
+                pts.push_back({cm::algo_name(k), runs[a][runs[a].size() / 2], cm::predict(k, cal, t).total() * 1e6});
             }
             if (me != 0) continue;
             size_t pbest = 0, mbest = 0;
@@ -96,9 +112,14 @@ int run_model_check(const Options &o) {
             }
             ++best_points;
             const bool hit = pts[pbest].measured <= 1.10 * pts[mbest].measured;
+            // The same prediction: the same schedule (at 2 ranks every tree
+            // is one copy), so the measured gap between them is noise.
+            const bool same = !hit && std::abs(pts[pbest].predicted - pts[mbest].predicted) <=
+                                          1e-3 * pts[mbest].predicted;
             best_hits += hit;
+            best_same += same;
             std::printf("#   best: predicted %s, measured %s%s\n", pts[pbest].algo.c_str(), pts[mbest].algo.c_str(),
-                        hit ? "" : "  (MISS: predicted best > 10% slower)");
+                        hit ? "" : same ? "  (same schedule, measured > 10% apart)" : "  (MISS: predicted best > 10% slower)");
             std::fflush(stdout);
         }
     }
@@ -106,8 +127,10 @@ int run_model_check(const Options &o) {
     if (me == 0) {
         std::printf("# ratio within 0.8..1.25 at >= 64 KiB: %d of %d (%.0f%%; target: all)\n", in_band, banded,
                     banded ? 100.0 * in_band / banded : 0.0);
-        std::printf("# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%)\n",
-                    best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0);
+        std::printf("# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%); "
+                    "with identical schedules as one: %d (%.0f%%)\n",
+                    best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0, best_hits + best_same,
+                    best_points ? 100.0 * (best_hits + best_same) / best_points : 0.0);
         std::fclose(csv);
     }
     return 0;
