@@ -10,14 +10,21 @@
 //           blocks cost); above the inline size it is comm.
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
+// On more ranks than cores (acprun -n CORES+1, after the 2-rank run) it
+// adds to that file:
+//   comm_crowded: a step of a chain bcast over every rank (its round time
+//           / (ranks - 1)): one entry while ranks wait for CPUs.
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -99,19 +106,75 @@ bool mkdirs_for(const std::string &file) {
     return true;
 }
 
+// More ranks than cores: the crowded curve, added to the 2-rank file.
+int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
+    const int me = acp_rank(), np = acp_procs();
+    cm::Calibration c;
+    std::string why;
+    std::ifstream in(path);
+    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const bool have = in.good() || in.eof();
+    if (!have || !cm::parse_calibration(json, &c, &why)) {
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: on %d ranks it adds the crowded curve to %s, which %s; "
+                         "run it on 2 ranks first\n", np, path.c_str(), have ? why.c_str() : "cannot be read");
+        return 2;
+    }
+    if (c.cores == 0 || static_cast<unsigned>(np) <= c.cores) {
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd %u cores; use 2 ranks, or more "
+                         "than the cores\n", np, c.cores);
+        return 2;
+    }
+    std::vector<int> all(np);
+    for (int i = 0; i < np; ++i) all[i] = i;
+    std::vector<std::pair<double, double>> steps;
+    acp_set_col_algorithm("chain", nullptr);
+    for (size_t size : sz) {
+        RoundTimes t;
+        if (!time_rounds(true, false, all, size, iters_for(o, size) / 4 + 10, &t)) return 1;
+        steps.emplace_back(static_cast<double>(size), t.max_us * 1e-6 / (np - 1));
+    }
+    // How many copies proceed at once: a ring allgather step has every
+    // rank copy one block; k at a time take np / k crowded entries.
+    const size_t big = sz.back();
+    acp_set_col_algorithm(nullptr, "ring");
+    RoundTimes ring;
+    if (!time_rounds(false, false, all, big, iters_for(o, big) / 4 + 10, &ring)) return 1;
+    acp_set_col_algorithm("", "");
+    if (me != 0) return 0;
+    c.comm_crowded = cm::Samples(steps);
+    c.crowd_ranks = static_cast<unsigned>(np);
+    const double ring_step = ring.max_us * 1e-6 / (np - 1);
+    const double k = np * c.comm_crowded.at(static_cast<double>(big)) / ring_step;
+    c.crowd_parallel = std::clamp(k, 1.0, static_cast<double>(c.cores));
+    std::printf("# acpx calibration, crowded: %d ranks on %u cores, a chain bcast step\n", np, c.cores);
+    std::printf("%-10s %14s %14s\n", "# Size", "crowded(us)", "comm(us)");
+    for (size_t i = 0; i < sz.size(); ++i)
+        std::printf("%-10zu %14.3f %14.3f\n", sz[i], steps[i].second * 1e6, c.comm.at(static_cast<double>(sz[i])) * 1e6);
+    std::ofstream f(path);
+    f << cm::to_json(c);
+    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
+    std::printf("# ring allgather step of %zu bytes a rank: %.1f us: %.2f copies at once (crowd_parallel %.2f)\n",
+                big, ring_step * 1e6, k, c.crowd_parallel);
+    std::printf("# added to %s\n", path.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int run_calibrate(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
-    if (np != 2) {
-        if (me == 0) std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
-        return 2;
-    }
     std::vector<size_t> sz;
     // Every size even with --quick (sizes(o) would keep two): the model
     // interpolates between these.
     for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
     sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
+    if (np > 2) return calibrate_crowded(o, sz, o.out.empty() ? cm::user_calibration_path() : o.out);
+    if (np != 2) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
+        return 2;
+    }
     cm::Calibration c;
     c.comm = cm::Samples(entry_times(o, sz));
     if (c.comm.points().size() != sz.size()) return 1;

@@ -68,6 +68,12 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
+double Calibration::entry_seconds(double bytes, bool inline_round, bool crowded) const {
+    if (!crowded || comm_crowded.empty()) return entry(inline_round).at(bytes);
+    const double extra = inline_round ? 0 : std::max(0.0, entry(false).at(bytes) - comm.at(bytes));
+    return comm_crowded.at(bytes) + extra;
+}
+
 Calibration builtin_calibration() {
     Calibration c;
     // A 2-member round on the reference VM: up to 16 KiB through the inline
@@ -94,6 +100,18 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     Calibration c;
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
     if (j.contains("comm_direct") && !read_samples(j, "comm_direct", &c.comm_direct, why)) return false;
+    if (j.contains("comm_crowded") && !read_samples(j, "comm_crowded", &c.comm_crowded, why)) return false;
+    if (j.contains("crowd_ranks")) {
+        if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
+            return *why = "\"crowd_ranks\": want a count of ranks", false;
+        c.crowd_ranks = j["crowd_ranks"].get<unsigned>();
+    }
+    if (j.contains("crowd_parallel")) {
+        if (!j["crowd_parallel"].is_number() || !(j["crowd_parallel"].get<double>() >= 0) ||
+            j["crowd_parallel"].get<double>() > 1 << 20)
+            return *why = "\"crowd_parallel\": want how many copies proceed at once (>= 0)", false;
+        c.crowd_parallel = j["crowd_parallel"].get<double>();
+    }
     if (j.contains("cores")) {
         if (!j["cores"].is_number_unsigned() || j["cores"].get<uint64_t>() > 1u << 20)
             return *why = "\"cores\": want a count of cores (0: no limit)", false;
@@ -113,8 +131,12 @@ std::string to_json(const Calibration &c) {
     j["created"] = c.created;
     j["transport"] = c.transport;
     j["cores"] = c.cores;
+    if (!c.comm_crowded.empty()) {
+        j["crowd_ranks"] = c.crowd_ranks;
+        j["crowd_parallel"] = c.crowd_parallel;
+    }
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
-                                  std::pair{"memcpy", &c.memcpy}}) {
+                                  std::pair{"memcpy", &c.memcpy}, std::pair{"comm_crowded", &c.comm_crowded}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

@@ -18,7 +18,17 @@
 //                                          // what a block of a multi-block
 //                                          // bcast costs (optional; absent:
 //                                          // comm)
-//     "memcpy": [[bytes, seconds], ...]    // one memcpy of that size
+//     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
+//     "comm_crowded": [[bytes, seconds], ...], // one entry while a node runs
+//                                          // more ranks than cores: a step
+//                                          // of a chain bcast over
+//                                          // "crowd_ranks" ranks (optional)
+//     "crowd_ranks": 3,
+//     "crowd_parallel": 1.4                // on-node copies that proceed at
+//                                          // once when crowded, on average
+//                                          // (a ring allgather over
+//                                          // crowd_ranks at the largest
+//                                          // size; optional)
 //   }
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
 // times finite and >= 0, and each list needs at least one sample.
@@ -47,10 +57,17 @@ class Samples {
 struct Calibration {
     Samples comm, memcpy;
     Samples comm_direct;  // empty: comm (files without it)
+    Samples comm_crowded;  // empty: crowding is not modelled
+    unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
+    double crowd_parallel = 0;  // copies that proceed at once when crowded (0: cores)
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
     }
+    // Seconds for an entry of `bytes` from a node with more ranks than
+    // cores (`crowded`): comm_crowded, plus what the data path costs over
+    // the inline one if the round is not inline; else entry(inline_round).
+    double entry_seconds(double bytes, bool inline_round, bool crowded) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"

@@ -2,6 +2,7 @@
 #include "predict.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <queue>
 #include <set>
@@ -82,15 +83,43 @@ StepMap steps_of(const Case &c) {
     return m;
 }
 
-void cost(Step &s, const Samples &comm, const Calibration &cal, const Topology *t) {
+// crowded[m]: member m's node holds more members than the calibration's
+// cores, so its copies also wait for CPUs (Calibration::entry_seconds).
+// A crowded node runs crowd_parallel copies at once, on average, not
+// cores: the ranks that wait share the CPUs with those that copy. So
+// there m copies of a step count as m / crowd_parallel (a fraction: it is
+// an average), where they would count ceil(m / cores).
+void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
+          const Topology *t) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
-    const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
+    const bool any = std::find(crowded.begin(), crowded.end(), true) != crowded.end();
+    const double par = any ? cal.crowd_parallel : 0;
+    const std::vector<uint32_t> col = collisions(t, pairs, par > 0 ? 0 : cal.cores);
+    std::map<uint32_t, uint32_t> on_node;  // crowded node -> its on-node copies this step
+    auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
+    if (par > 0)
+        for (const Message &m : s.msgs)
+            if (node(m.src) == node(m.dst) && crowded[m.src]) ++on_node[node(m.src)];
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
-        s.msgs[i].collisions = col[i];
-        s.seconds = std::max(s.seconds, comm.at(static_cast<double>(col[i]) * s.msgs[i].bytes));
+        const Message &m = s.msgs[i];
+        double c = col[i];
+        if (par > 0 && node(m.src) == node(m.dst) && crowded[m.src])
+            c = std::max(c, on_node[node(m.src)] / par);
+        s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
+        s.seconds = std::max(s.seconds, cal.entry_seconds(c * m.bytes, inline_round, crowded[m.src]));
     }
+}
+
+std::vector<bool> crowded_members(const Case &c, const Calibration &cal, const Topology *t) {
+    std::vector<bool> out(c.members, false);
+    if (cal.cores == 0 || cal.comm_crowded.empty()) return out;
+    std::map<uint32_t, uint32_t> per_node;
+    auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0; };  // no topology: one node
+    for (uint32_t m = 0; m < c.members; ++m) ++per_node[node(m)];
+    for (uint32_t m = 0; m < c.members; ++m) out[m] = per_node[node(m)] > cal.cores;
+    return out;
 }
 
 }  // namespace
@@ -111,8 +140,9 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
+    const std::vector<bool> crowded = crowded_members(c, cal, t);
     for (Step &s : p.steps) {
-        cost(s, cal.entry(is_inline), cal, t);
+        cost(s, is_inline, crowded, cal, t);
         p.comm_s += s.seconds;
     }
     // Local copies on the longest path: what a receiver copies out of the

@@ -17,7 +17,9 @@
 // entry between two members (a 2-member round: the receiver's ready
 // signal, the data, the arrival signal), so the signals are not steps of
 // their own: `comm` for rounds through the inline slots, `comm_direct`
-// for the others.
+// for the others; from a node with more members than cores,
+// `comm_crowded`, with m copies of a step on it counting as m /
+// crowd_parallel (see calibration.hpp).
 #pragma once
 
 #include <cstdint>

@@ -70,6 +70,14 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     ASSERT_TRUE(parse_calibration(R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]]})", &back, &why));
     EXPECT_TRUE(back.comm_direct.empty());
     EXPECT_EQ(&back.entry(false), &back.comm);
+    // The crowded curve and its parallelism round-trip too.
+    c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
+    c.crowd_ranks = 3;
+    c.crowd_parallel = 1.39;
+    ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
+    EXPECT_EQ(back.crowd_ranks, 3u);
+    EXPECT_DOUBLE_EQ(back.crowd_parallel, 1.39);
     const std::pair<const char *, const char *> bad[] = {
         {"[1,2]", "not a JSON object"},
         {R"({"schema":"other","comm":[[0,1]],"memcpy":[[0,1]]})", "schema"},
@@ -80,6 +88,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {"{", "not a JSON object"},
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_parallel":-1})", "crowd_parallel"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -250,6 +259,33 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     EXPECT_NEAR(predict(c, two, &line).comm_s, predict(c, cal, &line).comm_s, 1e-12);
     c.inline_bytes = 0;
     EXPECT_NEAR(predict(c, two, &line).comm_s, 3 * 1e-3, 1e-12);  // 3 steps, none inline
+}
+
+TEST(Predict, ACrowdedNodeCostsCrowdedCopiesAtItsParallelism) {
+    // Ring allgather over 4 ranks of one node of 2 cores: 4 copies a step.
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.cores = 2;
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    const double calm = predict(c, cal, nullptr).comm_s;
+    EXPECT_NEAR(calm, 3 * cal.comm.at(2000), 1e-12);  // ceil(4 / 2 cores) = 2
+    // Crowded (4 ranks > 2 cores): a crowded entry costs 10 us + 1 ns/B,
+    // and 1.6 copies proceed at once: 4 / 1.6 = 2.5 copies' worth a step.
+    cal.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 1e-9 * (1 << 30)}});
+    cal.crowd_parallel = 1.6;
+    const Prediction p = predict(c, cal, nullptr);
+    EXPECT_NEAR(p.comm_s, 3 * cal.comm_crowded.at(2500), 1e-12);
+    EXPECT_EQ(p.steps[0].msgs[0].collisions, 3u);  // shown rounded up
+    // Not crowded: 2 ranks on 2 cores use comm, whatever the file holds.
+    c.members = 2;
+    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, cal.comm.at(1000), 1e-12);
+    // On a torus of 4 nodes, one rank a node: nobody is crowded.
+    c.members = 4;
+    const Topology ring4 = topo("torus:4");
+    EXPECT_NEAR(predict(c, cal, &ring4).comm_s, 3 * cal.comm.at(1000), 1e-12);
+    // A non-inline crowded round adds the data path's extra over comm.
+    cal.comm_direct = Samples({{0, 3e-6}, {1 << 30, 3e-6 + 1e-9 * (1 << 30)}});
+    EXPECT_NEAR(cal.entry_seconds(1000, false, true), cal.comm_crowded.at(1000) + 2e-6, 1e-12);
+    EXPECT_NEAR(cal.entry_seconds(1000, true, true), cal.comm_crowded.at(1000), 1e-12);
 }
 
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
