@@ -13,15 +13,33 @@ fail() { echo "bench_model_quick: $*"; exit 1; }
 run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/cal.txt"
 grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration file: $(cat "$dir/cal.json")"
 [ "$(grep -c '^[0-9]' "$dir/cal.txt")" -eq 8 ] || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
+grep -q '"comm_direct"' "$dir/cal.json" || fail "calibration file: no comm_direct"
+# On more ranks than cores it adds the crowded curve; on as many, it refuses.
+crowd=$(($(nproc) + 1))
+run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
+    || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
+grep -q '"comm_crowded"' "$dir/cal.json" && grep -q '"crowd_parallel"' "$dir/cal.json" \
+    || fail "crowded calibrate wrote no comm_crowded/crowd_parallel: $(cat "$dir/cal.json")"
+if [ "$(nproc)" -ge 3 ]; then
+    if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
+        fail "calibrate on 3 ranks with $(nproc) cores: accepted"
+    fi
+fi
+if run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" > "$dir/out" 2>&1; then
+    fail "crowded calibrate without a 2-rank file: accepted"
+fi
+grep -q 'run it on 2 ranks first' "$dir/out" || fail "crowded calibrate without a file: $(cat "$dir/out")"
 
 ACP_CALIBRATION="$dir/cal.json" run -n 3 "$ACPX_BUILDDIR/acpx-bench" model-check --quick --sizes 4K:64K \
     --out "$dir/mc.csv" > "$dir/mc.txt"
 head -1 "$dir/mc.csv" | grep -qx 'op,algo,procs,size,measured_us,predicted_us,ratio' \
     || fail "bad CSV header: $(head -1 "$dir/mc.csv")"
-# 3 members: 4 bcast and 4 allgather algorithms (no neighbor exchange), 2 sizes.
+# 3 members: 9 bcast candidates (4 trees, pipeline:4..32, scatter_ring) and
+# 4 allgather algorithms (no neighbor exchange), 2 sizes.
 rows=$(($(wc -l < "$dir/mc.csv") - 1))
-[ "$rows" -eq 16 ] || fail "expected 16 rows, got $rows: $(cat "$dir/mc.csv")"
-for a in bcast,binomial bcast,knomial:4 bcast,chain allgather,bruck allgather,recdoubling allgather,ring; do
+[ "$rows" -eq 26 ] || fail "expected 26 rows, got $rows: $(cat "$dir/mc.csv")"
+for a in bcast,binomial bcast,knomial:4 bcast,chain bcast,pipeline:8 bcast,scatter_ring allgather,bruck \
+         allgather,recdoubling allgather,ring; do
     grep -q "^$a,3,65536," "$dir/mc.csv" || fail "missing row $a 65536"
 done
 awk -F, 'NR > 1 && ($5 <= 0 || $6 <= 0 || $7 <= 0) { bad = 1 } END { exit bad }' "$dir/mc.csv" \
