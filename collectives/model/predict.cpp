@@ -89,8 +89,14 @@ StepMap steps_of(const Case &c) {
 // cores: the ranks that wait share the CPUs with those that copy. So
 // there m copies of a step count as m / crowd_parallel (a fraction: it is
 // an average), where they would count ceil(m / cores).
+//
+// round_bytes > 0 (the multi-block bcasts): a block's bytes move no faster
+// than the whole round's would. Blocks of one array are copied back to
+// back from the same memory; a small sample's rate (in cache, on this VM
+// 2.5x the 4 MiB one) would make S blocks look cheaper than one copy of
+// all of them, which they never are at 2 ranks.
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
-          const Topology *t) {
+          const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     const bool any = std::find(crowded.begin(), crowded.end(), true) != crowded.end();
@@ -108,7 +114,11 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
         if (par > 0 && node(m.src) == node(m.dst) && crowded[m.src])
             c = std::max(c, on_node[node(m.src)] / par);
         s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
-        s.seconds = std::max(s.seconds, cal.entry_seconds(c * m.bytes, inline_round, crowded[m.src]));
+        double secs = cal.entry_seconds(c * m.bytes, inline_round, crowded[m.src]);
+        if (round_bytes > 0)
+            secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
+                                      cal.entry_seconds(static_cast<double>(round_bytes), inline_round, crowded[m.src]));
+        s.seconds = std::max(s.seconds, secs);
     }
 }
 
@@ -142,7 +152,7 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     const std::vector<bool> crowded = crowded_members(c, cal, t);
     for (Step &s : p.steps) {
-        cost(s, is_inline, crowded, cal, t);
+        cost(s, is_inline, crowded, cal, t, multi_block ? c.bytes : 0);
         p.comm_s += s.seconds;
     }
     // Local copies on the longest path: what a receiver copies out of the
