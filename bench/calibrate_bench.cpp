@@ -45,19 +45,37 @@ int iters_for(const Options &o, size_t size) {
     return n < 20 ? 20 : static_cast<int>(n);
 }
 
+// Seconds of a direct bcast round over `group` (the max over ranks, as
+// acpx-bench bcast reports), per size: the median of three passes over
+// all sizes (one with --quick). A single pass left dents of 20% in the
+// curves, and the model reads their shape. Empty on failure.
+std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
+                                  int iters_divisor) {
+    std::vector<std::vector<double>> runs(sz.size());
+    for (int pass = 0; pass < (o.quick ? 1 : 3); ++pass)
+        for (size_t i = 0; i < sz.size(); ++i) {
+            RoundTimes t;
+            if (!time_rounds(true, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return {};
+            runs[i].push_back(t.max_us * 1e-6);
+        }
+    std::vector<double> out;
+    for (auto &r : runs) {
+        std::sort(r.begin(), r.end());
+        out.push_back(r[r.size() / 2]);
+    }
+    return out;
+}
+
 // One command-list entry between two members, per size: the round of a
 // 2-member direct bcast (the receiver's ready signal, the data, its
-// arrival signal), timed as acpx-bench bcast does. On rank 0.
+// arrival signal). On rank 0.
 std::vector<std::pair<double, double>> entry_times(const Options &o, const std::vector<size_t> &sz) {
     std::vector<int> pair = {0, 1};
-    std::vector<std::pair<double, double>> out;
     acp_set_col_algorithm("binomial", nullptr);
-    for (size_t size : sz) {
-        RoundTimes t;
-        if (!time_rounds(true, false, pair, size, iters_for(o, size), &t)) break;
-        out.emplace_back(static_cast<double>(size), t.max_us * 1e-6);
-    }
+    const std::vector<double> secs = round_seconds(o, pair, sz, 1);
     acp_set_col_algorithm("", nullptr);
+    std::vector<std::pair<double, double>> out;
+    for (size_t i = 0; i < secs.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), secs[i]);
     return out;
 }
 
@@ -128,13 +146,11 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     }
     std::vector<int> all(np);
     for (int i = 0; i < np; ++i) all[i] = i;
-    std::vector<std::pair<double, double>> steps;
     acp_set_col_algorithm("chain", nullptr);
-    for (size_t size : sz) {
-        RoundTimes t;
-        if (!time_rounds(true, false, all, size, iters_for(o, size) / 4 + 10, &t)) return 1;
-        steps.emplace_back(static_cast<double>(size), t.max_us * 1e-6 / (np - 1));
-    }
+    const std::vector<double> chain = round_seconds(o, all, sz, 4);
+    if (chain.size() != sz.size()) return 1;
+    std::vector<std::pair<double, double>> steps;
+    for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
     // How many copies proceed at once: a ring allgather step has every
     // rank copy one block; k at a time take np / k crowded entries.
     const size_t big = sz.back();
