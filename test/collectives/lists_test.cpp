@@ -311,6 +311,11 @@ TEST(Names, RoundTrip) {
     EXPECT_EQ(parse_bcast_algo("knomial")->radix, kDefaultRadix);
     EXPECT_EQ(parse_bcast_algo("knomial:3")->radix, 3u);
     EXPECT_EQ(name_of(BcastAlgo::kKnomial, 3), "knomial:3");
-    for (const char *bad : {"fastest", "knomial:", "knomial:1", "knomial:65", "knomial:3x", "binomial:2"})
+    EXPECT_EQ(parse_bcast_algo("pipeline")->radix, kDefaultSegments);
+    EXPECT_EQ(parse_bcast_algo("pipeline:64")->radix, 64u);
+    EXPECT_EQ(name_of(BcastAlgo::kPipeline, 16), "pipeline:16");
+    EXPECT_EQ(parse_bcast_algo("scatter_ring")->algo, BcastAlgo::kScatterRing);
+    for (const char *bad : {"fastest", "knomial:", "knomial:1", "knomial:65", "knomial:3x", "binomial:2",
+                            "pipeline:1", "pipeline:65", "scatter_ring:2"})
         EXPECT_FALSE(parse_bcast_algo(bad)) << bad;
 }
