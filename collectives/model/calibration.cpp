@@ -68,23 +68,28 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
-double Calibration::entry_seconds(double bytes, bool inline_round, bool crowded) const {
-    if (!crowded || comm_crowded.empty()) return entry(inline_round).at(bytes);
-    const double extra = inline_round ? 0 : std::max(0.0, entry(false).at(bytes) - comm.at(bytes));
-    return comm_crowded.at(bytes) + extra;
+double Calibration::crowd_wait(double bytes) const {
+    return comm_crowded.empty() ? 0 : std::max(0.0, comm_crowded.at(bytes) - comm.at(bytes));
 }
 
 Calibration builtin_calibration() {
     Calibration c;
-    // A 2-member round on the reference VM: up to 16 KiB through the inline
-    // slots (plain stores), above it process_vm_writev into the user's
-    // array (~2.3 us floor, ~17 GB/s), which is also what every round
-    // costs without inline slots; and memcpy there.
-    c.comm = Samples({{0, 3.5e-7}, {4096, 4.5e-7}, {16384, 6.0e-7}, {32768, 6.3e-6}, {65536, 7.1e-6},
-                      {1 << 20, 6.0e-5}, {16 << 20, 1.0e-3}});
-    c.comm_direct = Samples({{0, 2.3e-6}, {8, 2.3e-6}, {4096, 2.8e-6}, {32768, 6.3e-6}, {65536, 7.1e-6},
-                             {1 << 20, 6.0e-5}, {16 << 20, 1.0e-3}});
-    c.memcpy = Samples({{0, 2e-8}, {4096, 2e-7}, {65536, 4e-6}, {1 << 20, 8e-5}, {16 << 20, 2e-3}});
+    // The reference VM (2 cores, UCX, user arrays), medians of two
+    // calibrations: a 2-member round up to 16 KiB through the inline slots
+    // (plain stores), above it process_vm_writev into the user's array,
+    // which is also what a round costs without inline slots (comm_direct:
+    // ~4.3 us for the system call and signals); 3 ranks on the 2 cores
+    // (comm_crowded, crowd_parallel); memcpy there.
+    c.comm = Samples({{0, 9e-7}, {4096, 9.5e-7}, {16384, 1.3e-6}, {32768, 6.0e-6}, {65536, 7.5e-6},
+                      {262144, 1.5e-5}, {1 << 20, 5.7e-5}, {4 << 20, 2.3e-4}});
+    c.comm_direct = Samples({{0, 9e-7}, {8, 4.3e-6}, {4096, 4.3e-6}, {16384, 5.7e-6}, {32768, 6.0e-6},
+                             {65536, 7.5e-6}, {262144, 1.5e-5}, {1 << 20, 5.7e-5}, {4 << 20, 2.3e-4}});
+    c.comm_crowded = Samples({{0, 8.5e-6}, {4096, 5.6e-6}, {16384, 5.9e-6}, {32768, 1.2e-5}, {65536, 1.5e-5},
+                              {262144, 3.1e-5}, {1 << 20, 9.8e-5}, {4 << 20, 2.9e-4}});
+    c.crowd_ranks = 3;
+    c.crowd_parallel = 1.2;
+    c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
+                        {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
     c.cores = 2;
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
