@@ -95,7 +95,10 @@ int run_model_check(const Options &o) {
                 pts.push_back({cm::algo_name(k), runs[a][runs[a].size() / 2], cm::predict(k, cal, t).total() * 1e6});
             }
             if (me != 0) continue;
-            size_t pbest = 0, mbest = 0;
+            std::vector<double> predicted;
+            for (const Point &p : pts) predicted.push_back(p.predicted);
+            const size_t pbest = cm::pick_fastest(predicted);  // what create would take
+            size_t mbest = 0;
             for (size_t i = 0; i < pts.size(); ++i) {
                 const Point &p = pts[i];
                 const double ratio = p.predicted / p.measured;
@@ -107,7 +110,6 @@ int run_model_check(const Options &o) {
                     ++banded;
                     in_band += ratio >= 0.8 && ratio <= 1.25;
                 }
-                if (p.predicted < pts[pbest].predicted) pbest = i;
                 if (p.measured < pts[mbest].measured) mbest = i;
             }
             ++best_points;

@@ -64,10 +64,10 @@ struct Calibration {
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
     }
-    // Seconds for an entry of `bytes` from a node with more ranks than
-    // cores (`crowded`): comm_crowded, plus what the data path costs over
-    // the inline one if the round is not inline; else entry(inline_round).
-    double entry_seconds(double bytes, bool inline_round, bool crowded) const;
+    // What a rank on a node with more ranks than cores waits, beyond the
+    // copy, before an entry of `bytes` has reached it and it runs again:
+    // comm_crowded - comm (0 without comm_crowded).
+    double crowd_wait(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"

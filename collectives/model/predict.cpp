@@ -11,6 +11,13 @@
 namespace acpx::collectives::model {
 namespace {
 
+// Predictions closer than this are a tie, which the earlier candidate
+// (binomial, the per-block tree) wins: the calibration itself is not that
+// precise (two runs on the 2-core VM differ by 5-20%), and at 4 ranks
+// there the trees were predicted within 1% of each other while measured
+// chain was 1.6x binary.
+constexpr double kTieMargin = 0.02;
+
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 
@@ -84,17 +91,14 @@ StepMap steps_of(const Case &c) {
 }
 
 // crowded[m]: member m's node holds more members than the calibration's
-// cores, so its copies also wait for CPUs (Calibration::entry_seconds).
+// cores, so its copies also wait for CPUs (Calibration::crowd_wait).
 // A crowded node runs crowd_parallel copies at once, on average, not
 // cores: the ranks that wait share the CPUs with those that copy. So
 // there m copies of a step count as m / crowd_parallel (a fraction: it is
-// an average), where they would count ceil(m / cores).
-//
-// round_bytes > 0 (the multi-block bcasts): a block's bytes move no faster
-// than the whole round's would. Blocks of one array are copied back to
-// back from the same memory; a small sample's rate (in cache, on this VM
-// 2.5x the 4 MiB one) would make S blocks look cheaper than one copy of
-// all of them, which they never are at 2 ranks.
+// an average), where they would count ceil(m / cores); and each of its m
+// receivers waits crowd_wait to run, ceil(m / crowd_parallel) of them one
+// after the other. For one copy that is comm_crowded, as calibrated; a
+// k-nomial root's k-1 copies wake k-1 receivers, a chain's one.
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
           const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
@@ -114,10 +118,15 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
         if (par > 0 && node(m.src) == node(m.dst) && crowded[m.src])
             c = std::max(c, on_node[node(m.src)] / par);
         s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
-        double secs = cal.entry_seconds(c * m.bytes, inline_round, crowded[m.src]);
+        const Samples &entry = cal.entry(inline_round);
+        double secs = entry.at(c * m.bytes);
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
-                                      cal.entry_seconds(static_cast<double>(round_bytes), inline_round, crowded[m.src]));
+                                      entry.at(static_cast<double>(round_bytes)));
+        if (par > 0 && crowded[m.src]) {
+            const double waits = node(m.src) == node(m.dst) ? std::ceil(on_node[node(m.src)] / par - 1e-9) : 1;
+            secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
+        }
         s.seconds = std::max(s.seconds, secs);
     }
 }
@@ -196,19 +205,20 @@ std::vector<Case> candidates(const Case &c) {
     return out;
 }
 
+size_t pick_fastest(const std::vector<double> &seconds) {
+    size_t pick = 0;
+    for (size_t i = 1; i < seconds.size(); ++i)
+        if (seconds[i] < seconds[pick] * (1 - kTieMargin)) pick = i;
+    return pick;
+}
+
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds) {
     const std::vector<Case> all = candidates(c);
-    Case pick = all.front();
-    double fastest = -1;
-    for (const Case &k : all) {
-        const double s = predict(k, cal, t).total();
-        if (fastest < 0 || s < fastest * (1 - 1e-6)) {  // a real difference, not rounding
-            fastest = s;
-            pick = k;
-        }
-    }
-    if (seconds) *seconds = fastest;
-    return pick;
+    std::vector<double> secs;
+    for (const Case &k : all) secs.push_back(predict(k, cal, t).total());
+    const size_t i = pick_fastest(secs);
+    if (seconds) *seconds = secs[i];
+    return all[i];
 }
 
 }  // namespace acpx::collectives::model

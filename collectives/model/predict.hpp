@@ -71,7 +71,12 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
 // (pipeline with 4, 8, 16 and 32 segments).
 std::vector<Case> candidates(const Case &c);
 
-// The candidate with the lowest predicted time (ties: the first listed);
+// The index of the lowest of predicted times, as best() picks: within 2%
+// it is a tie, which the earlier one wins.
+size_t pick_fastest(const std::vector<double> &seconds);
+
+// The candidate with the lowest predicted time (within 2%: a tie, which
+// the first listed wins);
 // *seconds, if given, gets that time.
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr);
 

@@ -175,13 +175,12 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     std::string prev, crossings;
     for (uint64_t size = a.min_size; size <= a.max_size; size *= 2) {
         std::vector<double> us;
-        size_t best = 0;
         for (const cm::Case &k0 : algos) {
             cm::Case k = k0;
             k.bytes = size;
             us.push_back(cm::predict(k, cal, t).total() * 1e6);
-            if (us.back() < us[best] * (1 - 1e-6)) best = us.size() - 1;  // as cm::best
         }
+        const size_t best = cm::pick_fastest(us);
         std::printf("%10s", human(size).c_str());
         for (size_t i = 0; i < us.size(); ++i) std::printf(" %12.2f%c", us[i], i == best ? '*' : ' ');
         std::printf("\n");
