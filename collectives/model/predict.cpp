@@ -95,12 +95,10 @@ StepMap steps_of(const Case &c) {
 // A crowded node runs crowd_parallel copies at once, on average, not
 // cores: the ranks that wait share the CPUs with those that copy. So
 // there m copies of a step count as m / crowd_parallel (a fraction: it is
-// an average), where they would count ceil(m / cores). And a receiver that
-// is idle (sends nothing in the step) waits crowd_wait to run, r of them
-// ceil(r / crowd_parallel) in turn, at least one wait a step: for one copy
-// that is comm_crowded, as calibrated; a k-nomial root's k-1 copies wake
-// k-1 idle receivers; in a ring allgather step every receiver is busy
-// sending.
+// an average), where they would count ceil(m / cores); and each of its m
+// receivers waits crowd_wait to run, ceil(m / crowd_parallel) of them one
+// after the other. For one copy that is comm_crowded, as calibrated; a
+// k-nomial root's k-1 copies wake k-1 receivers, a chain's one.
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
           const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
@@ -109,17 +107,10 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
     const double par = any ? cal.crowd_parallel : 0;
     const std::vector<uint32_t> col = collisions(t, pairs, par > 0 ? 0 : cal.cores);
     std::map<uint32_t, uint32_t> on_node;  // crowded node -> its on-node copies this step
-    std::map<uint32_t, std::set<uint32_t>> idle;  // crowded node -> receivers that send nothing this step
     auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
-    if (par > 0) {
-        std::set<uint32_t> senders;
-        for (const Message &m : s.msgs) senders.insert(m.src);
+    if (par > 0)
         for (const Message &m : s.msgs)
-            if (node(m.src) == node(m.dst) && crowded[m.src]) {
-                ++on_node[node(m.src)];
-                if (!senders.count(m.dst)) idle[node(m.src)].insert(m.dst);
-            }
-    }
+            if (node(m.src) == node(m.dst) && crowded[m.src]) ++on_node[node(m.src)];
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         const Message &m = s.msgs[i];
@@ -133,8 +124,8 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
         if (par > 0 && crowded[m.src]) {
-            const double n_idle = node(m.src) == node(m.dst) ? static_cast<double>(idle[node(m.src)].size()) : 1;
-            secs += std::max(1.0, std::ceil(n_idle / par - 1e-9)) * cal.crowd_wait(static_cast<double>(m.bytes));
+            const double waits = node(m.src) == node(m.dst) ? std::ceil(on_node[node(m.src)] / par - 1e-9) : 1;
+            secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
         }
         s.seconds = std::max(s.seconds, secs);
     }
