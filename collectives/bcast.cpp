@@ -69,8 +69,6 @@ CommandList scatter_ring(uint32_t n, uint32_t root, uint32_t block) {
     return out;
 }
 
-unsigned clamp(unsigned v, unsigned lo, unsigned hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 }  // namespace
 
 CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root, unsigned radix) {
@@ -81,7 +79,7 @@ CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, ui
     switch (algo) {
         case BcastAlgo::kBinomial: return knomial(members, root, 2);
         case BcastAlgo::kBinaryTree: return binary_tree(members, root);
-        case BcastAlgo::kKnomial: return knomial(members, root, clamp(radix, 2, kMaxRadix));
+        case BcastAlgo::kKnomial: return knomial(members, root, std::clamp(radix, 2u, kMaxRadix));
         case BcastAlgo::kChain:
         case BcastAlgo::kPipeline: return chain(members, root);
         case BcastAlgo::kScatterRing: return members <= 1 ? CommandList{} : scatter_ring(members, root, block);
@@ -92,7 +90,7 @@ CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, ui
 uint32_t bcast_blocks(BcastAlgo algo, uint32_t members, unsigned radix) {
     if (members <= 1) return 1;
     switch (algo) {
-        case BcastAlgo::kPipeline: return clamp(radix, 2, kMaxSegments);
+        case BcastAlgo::kPipeline: return std::clamp(radix, 2u, kMaxSegments);
         case BcastAlgo::kScatterRing: return members - 1;
         default: return 1;
     }

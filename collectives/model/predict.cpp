@@ -184,7 +184,8 @@ std::vector<Case> candidates(const Case &c) {
             if (!bcast_applies(a, c.members).empty()) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);
-            k.radix = a == BcastAlgo::kKnomial ? kDefaultRadix : 2;
+            const auto param = bcast_param(a);
+            k.radix = param ? param->def : 2;  // as parse_bcast_algo("name") gives
             if (a == BcastAlgo::kPipeline) {  // a few segment counts
                 for (unsigned s : kPipelineCandidates) {
                     k.radix = s;

@@ -13,13 +13,13 @@
 // textbook algorithms). The multi-block bcasts (pipeline, scatter_ring)
 // are pipelined instead: a pair of members carries one block a step, and
 // an entry goes in the first step after its dependency's in which its
-// pair is free (pipeline:S over P members: S + P - 2 steps of one block). The calibrated cost of a copy is that of a whole
-// entry between two members (a 2-member round: the receiver's ready
-// signal, the data, the arrival signal), so the signals are not steps of
-// their own: `comm` for rounds through the inline slots, `comm_direct`
+// pair is free (pipeline:S over P members: S + P - 2 steps of one block).
+// The calibrated cost of a copy is that of a whole entry between two
+// members (a 2-member round: the receiver's ready signal, the data, the
+// arrival signal), so the signals are not steps of their own: `comm` for rounds through the inline slots, `comm_direct`
 // for the others; from a node with more members than cores,
 // `comm_crowded`, with m copies of a step on it counting as m /
-// crowd_parallel (see calibration.hpp).
+// crowd_parallel and their receivers waiting in turn (see predict.cpp).
 #pragma once
 
 #include <cstdint>
