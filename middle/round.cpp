@@ -172,31 +172,34 @@ bool issue_list(Col &c) {
         const auto g = basic::ga::decode(pl.data_ga[member]);
         return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
     };
-    std::vector<acp_handle_t> first(pl.lists.size(), ACP_HANDLE_NULL);
+    acp_handle_t first = ACP_HANDLE_NULL;  // of the list being issued
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         const auto r = block_range(c, block);
         const size_t slot = ctl::inline_at(pl.n_in, pl.inline_bytes, block, c.seq);
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
             const auto &cmd = pl.lists[i][e];
-            const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first[i] + cmd.dep;
+            const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
             // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
             const acp_ga_t dst = small ? slot_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
             const acp_ga_t src = small && cmd.dep != collectives::kNoDep ? slot_ga(cmd.src, slot)
                                                                           : pl.data_ga[cmd.src] + r.offset;
             const acp_handle_t h = acp_copy(dst, src, r.length, order);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
-            if (e == 0) first[i] = h;
+            if (e == 0) first = h;
             c.last = h;
         }
     }
     const acp_handle_t all_data = c.last;
     const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
+    // The data copies of all lists were consecutive handles: entry e of
+    // list i is the first one + the entries before list i + e.
+    acp_handle_t entry = all_data + 1;
+    for (const auto &l : pl.lists) entry -= l.size();
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
-        for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
-            const auto &cmd = pl.lists[i][e];
-            acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(block, c.seq)), stamp, 8, first[i] + e);
+        for (const auto &cmd : pl.lists[i]) {
+            acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(block, c.seq)), stamp, 8, entry++);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
                 h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, block, c.seq)), stamp, 8, all_data);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
