@@ -1,10 +1,10 @@
 #include "bench_common.hpp"
 
-
 #include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,6 +171,23 @@ void Csv::row(const std::string &benchmark, const std::string &op, size_t size, 
     if (!f_) return;
     std::fprintf(f_, "%s,%s,%zu,%.4f,%.2f,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us,
                  bandwidth_mbps, iterations, ranks, transport.c_str());
+}
+
+bool median_of_passes(int passes, size_t items, const std::function<bool(size_t, double *)> &measure,
+                      std::vector<double> *out) {
+    std::vector<std::vector<double>> runs(items);
+    for (int pass = 0; pass < passes; ++pass)
+        for (size_t i = 0; i < items; ++i) {
+            double v = 0;
+            if (!measure(i, &v)) return false;
+            runs[i].push_back(v);
+        }
+    out->clear();
+    for (auto &r : runs) {
+        std::sort(r.begin(), r.end());
+        out->push_back(r[r.size() / 2]);
+    }
+    return true;
 }
 
 }  // namespace acpx::bench

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,13 @@ struct RoundTimes {
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size);
+
+// Interleaved passes: `passes` times, measure(i, &value) for each item i
+// in turn; *out gets each item's median. A burst of noise on this shared
+// machine then hits one sample of an item, not all of them. False as
+// soon as a measurement fails.
+bool median_of_passes(int passes, size_t items, const std::function<bool(size_t, double *)> &measure,
+                      std::vector<double> *out);
 
 int run_copy(const Options &o);
 int run_calibrate(const Options &o);

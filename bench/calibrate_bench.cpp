@@ -51,19 +51,14 @@ int iters_for(const Options &o, size_t size) {
 // curves, and the model reads their shape. Empty on failure.
 std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
                                   int iters_divisor) {
-    std::vector<std::vector<double>> runs(sz.size());
-    for (int pass = 0; pass < (o.quick ? 1 : 3); ++pass)
-        for (size_t i = 0; i < sz.size(); ++i) {
-            RoundTimes t;
-            if (!time_rounds(true, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return {};
-            runs[i].push_back(t.max_us * 1e-6);
-        }
     std::vector<double> out;
-    for (auto &r : runs) {
-        std::sort(r.begin(), r.end());
-        out.push_back(r[r.size() / 2]);
-    }
-    return out;
+    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), [&](size_t i, double *s) {
+        RoundTimes t;
+        if (!time_rounds(true, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return false;
+        *s = t.max_us * 1e-6;
+        return true;
+    }, &out);
+    return ok ? out : std::vector<double>{};
 }
 
 // One command-list entry between two members, per size: the round of a

@@ -76,23 +76,22 @@ int run_model_check(const Options &o) {
             // Every algorithm once, then again: the median of three
             // interleaved repetitions (one with --quick), so a burst of
             // noise does not hit one algorithm's every sample.
-            const int reps = o.quick ? 1 : 3;
-            std::vector<std::vector<double>> runs(algos.size());
-            for (int rep = 0; rep < reps; ++rep)
-                for (size_t a = 0; a < algos.size(); ++a) {
-                    const std::string name = cm::algo_name(algos[a]);
-                    if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0)
-                        return 1;
-                    RoundTimes rt;
-                    if (!time_rounds(bcast, false, group, size, rounds_for(o, size), &rt)) return 1;
-                    runs[a].push_back(rt.max_us);
-                }
+            std::vector<double> measured;
+            const bool ok = median_of_passes(o.quick ? 1 : 3, algos.size(), [&](size_t a, double *us) {
+                const std::string name = cm::algo_name(algos[a]);
+                RoundTimes rt;
+                if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
+                    !time_rounds(bcast, false, group, size, rounds_for(o, size), &rt))
+                    return false;
+                *us = rt.max_us;
+                return true;
+            }, &measured);
+            if (!ok) return 1;
             std::vector<Point> pts;
             for (size_t a = 0; a < algos.size(); ++a) {
                 cm::Case k = algos[a];
                 k.bytes = size;
-                std::sort(runs[a].begin(), runs[a].end());
-                pts.push_back({cm::algo_name(k), runs[a][runs[a].size() / 2], cm::predict(k, cal, t).total() * 1e6});
+                pts.push_back({cm::algo_name(k), measured[a], cm::predict(k, cal, t).total() * 1e6});
             }
             if (me != 0) continue;
             std::vector<double> predicted;
