@@ -27,7 +27,10 @@ libacpx_la_LIBADD = $(UCX_LIBS) $(OFI_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 bin_PROGRAMS += acprun acpx-info
-acprun_SOURCES = basic/launcher/acprun.cpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
+acprun_SOURCES = basic/launcher/acprun.cpp basic/launcher/binding.cpp basic/launcher/binding.hpp \
+	basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
+acprun_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
+acprun_LDADD = $(HWLOC_LIBS)
 acpx_info_SOURCES = basic/tools/acpx_info.cpp
 acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
 acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) $(OFI_LIBS)

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../bootstrap/wire.hpp"
+#include "binding.hpp"
 #include "acpx_config.h"
 
 namespace {
@@ -43,6 +44,7 @@ struct Options {
     std::string starter_memsize;
     std::string timeout;
     bool verbose = false;
+    acpx::launcher::BindTo bind_to = acpx::launcher::BindTo::kNone;
     char **argv = nullptr;  // the program and its arguments
 };
 
@@ -55,6 +57,8 @@ void usage(FILE *to) {
                  "      --starter-memsize B    starter memory per rank, bytes, K/M/G suffix\n"
                  "                             (sets ACP_STARTER_MEMSIZE)\n"
                  "      --timeout S            seconds an internal wait may last (ACP_TIMEOUT)\n"
+                 "      --bind-to none|core    none (default): the kernel places the ranks;\n"
+                 "                             core: rank r runs on core r mod cores\n"
                  "  -v, --verbose              print the set-up (ACP_VERBOSE=1)\n"
                  "  -h, --help                 this text\n"
                  "  -V, --version              the acpx version\n\n"
@@ -63,11 +67,12 @@ void usage(FILE *to) {
 }
 
 bool parse(int argc, char **argv, Options *o) {
-    enum { kTransport = 256, kStarter, kTimeout };
+    enum { kTransport = 256, kStarter, kTimeout, kBindTo };
     static const option longs[] = {{"np", required_argument, nullptr, 'n'},
                                    {"transport", required_argument, nullptr, kTransport},
                                    {"starter-memsize", required_argument, nullptr, kStarter},
                                    {"timeout", required_argument, nullptr, kTimeout},
+                                   {"bind-to", required_argument, nullptr, kBindTo},
                                    {"verbose", no_argument, nullptr, 'v'},
                                    {"help", no_argument, nullptr, 'h'},
                                    {"version", no_argument, nullptr, 'V'},
@@ -95,6 +100,12 @@ bool parse(int argc, char **argv, Options *o) {
                 break;
             case kStarter: o->starter_memsize = optarg; break;
             case kTimeout: o->timeout = optarg; break;
+            case kBindTo:
+                if (!acpx::launcher::parse_bind_to(optarg, &o->bind_to)) {
+                    std::fprintf(stderr, "acprun: --bind-to: '%s' is not none or core\n", optarg);
+                    return false;
+                }
+                break;
             case 'v': o->verbose = true; break;
             case 'h': usage(stdout); std::exit(0);
             case 'V': std::printf("acprun (acpx) %s\n", PACKAGE_VERSION); std::exit(0);
@@ -156,6 +167,11 @@ class Launcher {
     explicit Launcher(const Options &o) : opt_(o), ranks_(o.np) {}
 
     int run() {
+        std::string why;
+        if (!binding_.init(opt_.bind_to, &why)) {
+            std::fprintf(stderr, "acprun: --bind-to core: %s\n", why.c_str());
+            return 1;
+        }
         if (!listen_socket() || !block_signals()) return 1;
         cookie_ = make_cookie();
         for (int r = 0; r < opt_.np; ++r)
@@ -233,6 +249,12 @@ class Launcher {
                 setenv("ACP_STARTER_MEMSIZE", opt_.starter_memsize.c_str(), 1);
             if (!opt_.timeout.empty()) setenv("ACP_TIMEOUT", opt_.timeout.c_str(), 1);
             if (opt_.verbose) setenv("ACP_VERBOSE", "1", 1);
+            std::string where, why;
+            if (!binding_.apply(r, &where, &why)) {
+                std::fprintf(stderr, "acprun: rank %d: --bind-to core: %s\n", r, why.c_str());
+                _exit(127);
+            }
+            if (opt_.verbose && !where.empty()) std::fprintf(stderr, "acprun: rank %d bound to %s\n", r, where.c_str());
             execvp(opt_.argv[0], opt_.argv);
             std::fprintf(stderr, "acprun: cannot execute %s: %s\n", opt_.argv[0],
                          std::strerror(errno));
@@ -380,6 +402,7 @@ class Launcher {
     }
 
     Options opt_;
+    acpx::launcher::Binding binding_;
     std::vector<Rank> ranks_;
     std::string dir_, path_, cookie_;
     int listen_fd_ = -1;

@@ -161,6 +161,31 @@ TEST(Acprun, UsageErrors) {
     EXPECT_TRUE(has(r.err, "cannot execute /nonexistent/program")) << r.err;
 }
 
+TEST(Acprun, BindToCorePinsEachRankToItsCore) {
+    // Each rank reports the CPUs it may use; -v says where acprun bound it.
+    const std::string report =
+        "echo \"rank $ACP_RUN_RANK allowed $(grep Cpus_allowed_list /proc/self/status | cut -f2)\" >&2";
+    JobResult r = run({builddir() + "/acprun", "-n", "4", "-v", "--bind-to", "core", "/bin/sh", "-c", report});
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int rank = 0; rank < 4; ++rank) {
+        const std::string tag = "acprun: rank " + std::to_string(rank) + " bound to core ";
+        const size_t at = r.err.find(tag);
+        ASSERT_NE(at, std::string::npos) << r.err;
+        const size_t open = r.err.find("(CPUs ", at), close = r.err.find(')', open);
+        ASSERT_NE(close, std::string::npos) << r.err;
+        const std::string cpus = r.err.substr(open + 6, close - open - 6);
+        EXPECT_TRUE(has(r.err, "rank " + std::to_string(rank) + " allowed " + cpus + "\n")) << r.err;
+    }
+    EXPECT_TRUE(has(r.err, "acprun: rank 0 bound to core 0 ")) << r.err;
+    // Without it nothing is bound, and a placement acprun does not know is refused.
+    r = run({builddir() + "/acprun", "-n", "2", "-v", "/bin/sh", "-c", report});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(has(r.err, "bound to")) << r.err;
+    r = run({builddir() + "/acprun", "-n", "2", "--bind-to", "socket", "true"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.err, "--bind-to: 'socket' is not none or core")) << r.err;
+}
+
 TEST(Acprun, BadConfigurationIsReportedAtInit) {
     JobResult r = acprun(2, {"ok"}, {"ACP_STARTER_MEMSIZE=lots"});
     EXPECT_NE(r.status, 0);

@@ -1,0 +1,47 @@
+// acprun --bind-to core, with hwloc.
+#include "binding.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace acpx::launcher {
+
+bool parse_bind_to(const char *text, BindTo *out) {
+    if (std::strcmp(text, "none") == 0) return *out = BindTo::kNone, true;
+    if (std::strcmp(text, "core") == 0) return *out = BindTo::kCore, true;
+    return false;
+}
+
+Binding::~Binding() {
+    if (topo_) hwloc_topology_destroy(topo_);
+}
+
+bool Binding::init(BindTo how, std::string *why) {
+    how_ = how;
+    if (how == BindTo::kNone) return true;
+    if (hwloc_topology_init(&topo_) != 0) return *why = "hwloc cannot start", false;
+    if (hwloc_topology_load(topo_) != 0) return *why = "hwloc cannot read this machine's topology", false;
+    cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+    if (cores_ <= 0) return *why = "hwloc finds no cores on this machine", false;
+    return true;
+}
+
+bool Binding::apply(int rank, std::string *where, std::string *why) const {
+    if (how_ == BindTo::kNone) return true;
+    const unsigned index = static_cast<unsigned>(rank % cores_);
+    hwloc_obj_t core = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_CORE, index);
+    if (!core || !core->cpuset) return *why = "hwloc lost core " + std::to_string(index), false;
+    // The whole process: its progress threads share the rank's core.
+    if (hwloc_set_cpubind(topo_, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0)
+        return *why = "cannot bind to core " + std::to_string(index) + ": " + std::strerror(errno), false;
+    if (where) {
+        char *cpus = nullptr;
+        hwloc_bitmap_list_asprintf(&cpus, core->cpuset);
+        *where = "core " + std::to_string(index) + " (CPUs " + (cpus ? cpus : "?") + ")";
+        free(cpus);
+    }
+    return true;
+}
+
+}  // namespace acpx::launcher
