@@ -9,7 +9,7 @@
 // 64 KiB and above, and the share of (op, size) points where the predicted
 // best algorithm is the measured best or within 10% of it (also counting
 // algorithms with the same predicted time, the same schedule, as one).
-// Each point is the median of three interleaved repetitions.
+// Each point is the median of three passes over all points.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -72,21 +72,29 @@ int run_model_check(const Options &o) {
         base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
                                                      base.members, 1);
         const std::vector<cm::Case> algos = cm::candidates(base);
-        for (size_t size : sizes(o)) {
-            // Every algorithm once, then again: the median of three
-            // interleaved repetitions (one with --quick), so a burst of
-            // noise does not hit one algorithm's every sample.
-            std::vector<double> measured;
-            const bool ok = median_of_passes(o.quick ? 1 : 3, algos.size(), [&](size_t a, double *us) {
-                const std::string name = cm::algo_name(algos[a]);
-                RoundTimes rt;
-                if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
-                    !time_rounds(bcast, false, group, size, rounds_for(o, size), &rt))
-                    return false;
-                *us = rt.max_us;
-                return true;
-            }, &measured);
-            if (!ok) return 1;
+        const std::vector<size_t> all_sizes = sizes(o);
+        // Every (size, algorithm) once, then again: the median of three
+        // passes over all of them (one with --quick). A burst of noise
+        // then hits one sample of many points, not every sample of one;
+        // and the samples spread over the run, as the calibration's do:
+        // this VM's speed drifts by 20-30% over some seconds, and a size
+        // measured in one slow stretch read 1.3x off its calibration.
+        std::vector<double> all_measured;
+        const bool ok = median_of_passes(o.quick ? 1 : 3, all_sizes.size() * algos.size(), [&](size_t i, double *us) {
+            const size_t size = all_sizes[i / algos.size()];
+            const std::string name = cm::algo_name(algos[i % algos.size()]);
+            RoundTimes rt;
+            if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
+                !time_rounds(bcast, false, group, size, rounds_for(o, size), &rt))
+                return false;
+            *us = rt.max_us;
+            return true;
+        }, &all_measured);
+        if (!ok) return 1;
+        for (size_t si = 0; si < all_sizes.size(); ++si) {
+            const size_t size = all_sizes[si];
+            const std::vector<double> measured(all_measured.begin() + si * algos.size(),
+                                               all_measured.begin() + (si + 1) * algos.size());
             std::vector<Point> pts;
             for (size_t a = 0; a < algos.size(); ++a) {
                 cm::Case k = algos[a];
