@@ -8,6 +8,9 @@
 //   comm_direct: the same rounds with ACP_COL_INLINE=0, so small ones
 //           also go through the data path (what a multi-block bcast's
 //           blocks cost); above the inline size it is comm.
+//   comm_stream: per block of 2-member pipeline:16 rounds: a block that
+//           follows another between the same pair (no ready signal to
+//           wait for; 3.2 us, not 4.3, for small ones on the 2-core VM).
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
 // On more ranks than cores (acprun -n CORES+1, after the 2-rank run) it
@@ -31,7 +34,9 @@
 #include "acp.h"
 #include "bench_common.hpp"
 #include "collectives/model/calibration.hpp"
+#include "collectives/model/predict.hpp"
 #include "middle/params.hpp"
+#include "middle/plan.hpp"
 
 namespace acpx::bench {
 namespace {
@@ -45,16 +50,16 @@ int iters_for(const Options &o, size_t size) {
     return n < 20 ? 20 : static_cast<int>(n);
 }
 
-// Seconds of a direct bcast round over `group` (the max over ranks, as
-// acpx-bench bcast reports), per size: the median of three passes over
+// Seconds of a direct bcast (or allgather) round over `group` (the max
+// over ranks, as acpx-bench bcast reports), per size: the median of three passes over
 // all sizes (one with --quick). A single pass left dents of 20% in the
 // curves, and the model reads their shape. Empty on failure.
 std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
-                                  int iters_divisor) {
+                                  int iters_divisor, bool bcast = true) {
     std::vector<double> out;
     const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), [&](size_t i, double *s) {
         RoundTimes t;
-        if (!time_rounds(true, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return false;
+        if (!time_rounds(bcast, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return false;
         *s = t.max_us * 1e-6;
         return true;
     }, &out);
@@ -119,6 +124,30 @@ bool mkdirs_for(const std::string &file) {
     return true;
 }
 
+// The copies at once (1..cores) for which the model's own ring allgather
+// round over np crowded ranks, blocks of `size` bytes, takes `measured`
+// seconds: the model then reproduces the calibration run.
+double parallel_for(cm::Calibration c, int np, size_t size, double measured) {
+    cm::Case ring;
+    ring.op = cm::Op::kAllgather;
+    ring.algo = static_cast<uint8_t>(collectives::AllgatherAlgo::kRing);
+    ring.members = static_cast<uint32_t>(np);
+    ring.bytes = size;
+    ring.inline_bytes = middle::inline_bytes_for(middle::Kind::kAllgather, ring.members, 1);
+    auto predicted = [&](double p) {
+        c.crowd_parallel = cm::Samples({{0, p}});
+        return cm::predict(ring, c, nullptr).total();
+    };
+    double lo = 1, hi = std::max(1.0, static_cast<double>(c.cores));  // predicted(lo) >= predicted(hi)
+    if (measured >= predicted(lo)) return lo;
+    if (measured <= predicted(hi)) return hi;
+    for (int i = 0; i < 30; ++i) {
+        const double mid = (lo + hi) / 2;
+        (predicted(mid) > measured ? lo : hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 // More ranks than cores: the crowded curve, added to the 2-rank file.
 int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
     const int me = acp_rank(), np = acp_procs();
@@ -146,28 +175,27 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     if (chain.size() != sz.size()) return 1;
     std::vector<std::pair<double, double>> steps;
     for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
-    // How many copies proceed at once: a ring allgather step has every
-    // rank copy one block; k at a time take np / k crowded entries.
-    const size_t big = sz.back();
+    // How many copies of each size proceed at once: a ring allgather
+    // step has every rank copy one block.
     acp_set_col_algorithm(nullptr, "ring");
-    RoundTimes ring;
-    if (!time_rounds(false, false, all, big, iters_for(o, big) / 4 + 10, &ring)) return 1;
+    const std::vector<double> ring = round_seconds(o, all, sz, 4, false);
     acp_set_col_algorithm("", "");
+    if (ring.size() != sz.size()) return 1;
     if (me != 0) return 0;
     c.comm_crowded = cm::Samples(steps);
     c.crowd_ranks = static_cast<unsigned>(np);
-    const double ring_step = ring.max_us * 1e-6 / (np - 1);
-    const double k = np * c.comm_crowded.at(static_cast<double>(big)) / ring_step;
-    c.crowd_parallel = std::clamp(k, 1.0, static_cast<double>(c.cores));
-    std::printf("# acpx calibration, crowded: %d ranks on %u cores, a chain bcast step\n", np, c.cores);
-    std::printf("%-10s %14s %14s\n", "# Size", "crowded(us)", "comm(us)");
+    std::vector<std::pair<double, double>> par;
+    for (size_t i = 0; i < sz.size(); ++i) par.emplace_back(static_cast<double>(sz[i]), parallel_for(c, np, sz[i], ring[i]));
+    c.crowd_parallel = cm::Samples(par);
+    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step; copies a ring allgather "
+                "step runs at once\n", np, c.cores);
+    std::printf("%-10s %14s %14s %14s %10s\n", "# Size", "crowded(us)", "comm(us)", "ring step(us)", "parallel");
     for (size_t i = 0; i < sz.size(); ++i)
-        std::printf("%-10zu %14.3f %14.3f\n", sz[i], steps[i].second * 1e6, c.comm.at(static_cast<double>(sz[i])) * 1e6);
+        std::printf("%-10zu %14.3f %14.3f %14.3f %10.2f\n", sz[i], steps[i].second * 1e6,
+                    c.comm.at(static_cast<double>(sz[i])) * 1e6, ring[i] / (np - 1) * 1e6, par[i].second);
     std::ofstream f(path);
     f << cm::to_json(c);
     if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
-    std::printf("# ring allgather step of %zu bytes a rank: %.1f us: %.2f copies at once (crowd_parallel %.2f)\n",
-                big, ring_step * 1e6, k, c.crowd_parallel);
     std::printf("# added to %s\n", path.c_str());
     return 0;
 }
@@ -199,6 +227,19 @@ int run_calibrate(const Options &o) {
     for (const auto &pt : c.comm.points())
         if (pt.first > middle::kDefaultInlineMax) direct.push_back(pt);
     c.comm_direct = cm::Samples(direct);
+    // Blocks in a stream: 2-member pipeline:16 rounds, per block of at
+    // least 64 bytes (the blocks' alignment).
+    std::vector<size_t> rounds;
+    for (size_t s : sz)
+        if (s >= 16 * 64) rounds.push_back(s);
+    std::vector<int> pair = {0, 1};
+    acp_set_col_algorithm("pipeline:16", nullptr);
+    const std::vector<double> piped = round_seconds(o, pair, rounds, 1);
+    acp_set_col_algorithm("", nullptr);
+    if (piped.size() != rounds.size()) return 1;
+    std::vector<std::pair<double, double>> stream;
+    for (size_t i = 0; i < rounds.size(); ++i) stream.emplace_back(rounds[i] / 16.0, piped[i] / 16);
+    c.comm_stream = cm::Samples(stream);
     if (me != 0) return 0;
     c.memcpy = cm::Samples(memcpy_samples(o, sz));
     c.machine = machine();
@@ -210,6 +251,9 @@ int run_calibrate(const Options &o) {
     for (size_t i = 0; i < sz.size(); ++i)
         std::printf("%-10zu %14.3f %14.3f %14.3f\n", sz[i], c.comm.points()[i].second * 1e6,
                     c.comm_direct.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6);
+    std::printf("# a block right behind another (2-member pipeline:16 round / 16)\n%-10s %14s\n", "# Block",
+                "stream(us)");
+    for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
     const std::string path = o.out.empty() ? cm::user_calibration_path() : o.out;
     if (path.empty() || !mkdirs_for(path)) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
     std::ofstream f(path);

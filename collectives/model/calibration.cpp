@@ -13,13 +13,15 @@ namespace {
 
 constexpr const char *kSchema = "acpx-calibration/1";
 
-bool read_samples(const nlohmann::json &j, const char *name, Samples *out, std::string *why) {
+// `unit`: what the second of each pair is, for the messages.
+bool read_samples(const nlohmann::json &j, const char *name, Samples *out, std::string *why,
+                  const char *unit = "seconds") {
     if (!j.contains(name) || !j[name].is_array() || j[name].empty())
         return *why = std::string("\"") + name + "\": missing or not a non-empty array", false;
     std::vector<std::pair<double, double>> pts;
     for (const auto &e : j[name]) {
         if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number())
-            return *why = std::string("\"") + name + "\": every sample is [bytes, seconds]", false;
+            return *why = std::string("\"") + name + "\": every sample is [bytes, " + unit + "]", false;
         const double b = e[0].get<double>(), t = e[1].get<double>();
         if (!(b >= 0) || !std::isfinite(b) || !(t >= 0) || !std::isfinite(t))
             return *why = std::string("\"") + name + "\": sample [" + e[0].dump() + ", " + e[1].dump() +
@@ -68,6 +70,11 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
+double Calibration::parallel_at(double bytes) const {
+    if (crowd_parallel.empty()) return 0;
+    return crowd_parallel.at(std::min(bytes, crowd_parallel.points().back().first));
+}
+
 double Calibration::crowd_wait(double bytes) const {
     return comm_crowded.empty() ? 0 : std::max(0.0, comm_crowded.at(bytes) - comm.at(bytes));
 }
@@ -87,7 +94,7 @@ Calibration builtin_calibration() {
     c.comm_crowded = Samples({{0, 8.5e-6}, {4096, 5.6e-6}, {16384, 5.9e-6}, {32768, 1.2e-5}, {65536, 1.5e-5},
                               {262144, 3.1e-5}, {1 << 20, 9.8e-5}, {4 << 20, 2.9e-4}});
     c.crowd_ranks = 3;
-    c.crowd_parallel = 1.2;
+    c.crowd_parallel = Samples({{0, 1.2}});
     c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
                         {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
     c.cores = 2;
@@ -105,6 +112,7 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     Calibration c;
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
     if (j.contains("comm_direct") && !read_samples(j, "comm_direct", &c.comm_direct, why)) return false;
+    if (j.contains("comm_stream") && !read_samples(j, "comm_stream", &c.comm_stream, why)) return false;
     if (j.contains("comm_crowded") && !read_samples(j, "comm_crowded", &c.comm_crowded, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
@@ -112,10 +120,14 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
         c.crowd_ranks = j["crowd_ranks"].get<unsigned>();
     }
     if (j.contains("crowd_parallel")) {
-        if (!j["crowd_parallel"].is_number() || !(j["crowd_parallel"].get<double>() >= 0) ||
-            j["crowd_parallel"].get<double>() > 1 << 20)
-            return *why = "\"crowd_parallel\": want how many copies proceed at once (>= 0)", false;
-        c.crowd_parallel = j["crowd_parallel"].get<double>();
+        const nlohmann::json &p = j["crowd_parallel"];
+        if (p.is_number()) {  // files before the curve: one figure for all sizes
+            if (!(p.get<double>() >= 0) || p.get<double>() > 1 << 20)
+                return *why = "\"crowd_parallel\": want how many copies proceed at once (>= 0)", false;
+            c.crowd_parallel = Samples({{0, p.get<double>()}});
+        } else if (!read_samples(j, "crowd_parallel", &c.crowd_parallel, why, "copies")) {
+            return false;
+        }
     }
     if (j.contains("cores")) {
         if (!j["cores"].is_number_unsigned() || j["cores"].get<uint64_t>() > 1u << 20)
@@ -138,10 +150,10 @@ std::string to_json(const Calibration &c) {
     j["cores"] = c.cores;
     if (!c.comm_crowded.empty()) {
         j["crowd_ranks"] = c.crowd_ranks;
-        j["crowd_parallel"] = c.crowd_parallel;
     }
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
-                                  std::pair{"memcpy", &c.memcpy}, std::pair{"comm_crowded", &c.comm_crowded}}) {
+                                  std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy}, std::pair{"comm_crowded", &c.comm_crowded},
+                                  std::pair{"crowd_parallel", &c.crowd_parallel}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

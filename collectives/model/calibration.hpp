@@ -18,17 +18,24 @@
 //                                          // what a block of a multi-block
 //                                          // bcast costs (optional; absent:
 //                                          // comm)
+//     "comm_stream": [[bytes, seconds], ...],  // a block that follows
+//                                          // another between the same
+//                                          // two ranks: a 2-member
+//                                          // pipeline:16 round / 16, by
+//                                          // block size (optional;
+//                                          // absent: comm_direct)
 //     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
 //     "comm_crowded": [[bytes, seconds], ...], // one entry while a node runs
 //                                          // more ranks than cores: a step
 //                                          // of a chain bcast over
 //                                          // "crowd_ranks" ranks (optional)
 //     "crowd_ranks": 3,
-//     "crowd_parallel": 1.4                // on-node copies that proceed at
-//                                          // once when crowded, on average
-//                                          // (a ring allgather over
-//                                          // crowd_ranks at the largest
-//                                          // size; optional)
+//     "crowd_parallel": [[bytes, copies], ...] // on-node copies of that
+//                                          // size that proceed at once
+//                                          // when crowded, on average
+//                                          // (ring allgather rounds over
+//                                          // crowd_ranks; optional; a
+//                                          // single number: every size)
 //   }
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
 // times finite and >= 0, and each list needs at least one sample.
@@ -57,9 +64,13 @@ class Samples {
 struct Calibration {
     Samples comm, memcpy;
     Samples comm_direct;  // empty: comm (files without it)
+    Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
     Samples comm_crowded;  // empty: crowding is not modelled
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
-    double crowd_parallel = 0;  // copies that proceed at once when crowded (0: cores)
+    Samples crowd_parallel;  // (bytes, copies that proceed at once when crowded); empty: cores
+    // crowd_parallel for copies of `bytes`: between samples linear, beyond
+    // them the nearest one's (0 without samples).
+    double parallel_at(double bytes) const;
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;

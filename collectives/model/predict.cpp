@@ -21,15 +21,20 @@ constexpr double kTieMargin = 0.02;
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 
-// (step, src, dst) -> bytes, over every block's list.
-using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
+// (step, src, dst) -> bytes over every block's list, and whether the pair
+// carried a block in the step before too (a stream of blocks).
+struct PairLoad {
+    uint64_t bytes = 0;
+    bool streamed = false;
+};
+using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, PairLoad>;
 
 // The trees and the allgathers: an entry's step is its depth.
 void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
     std::vector<uint32_t> depth(l.size(), 0);
     for (size_t e = 0; e < l.size(); ++e) {
         depth[e] = l[e].dep == kNoDep ? 0 : depth[l[e].dep] + 1;
-        (*m)[{depth[e], l[e].src, l[e].dst}] += bytes;
+        (*m)[{depth[e], l[e].src, l[e].dst}].bytes += bytes;
     }
 }
 
@@ -58,7 +63,11 @@ void add_pipelined(const std::vector<CommandList> &lists, const std::vector<uint
         uint32_t step = earliest;
         while (taken.count(step)) ++step;
         taken.insert(step);
-        (*m)[{step, c.src, c.dst}] += bytes[b];
+        PairLoad &load = (*m)[{step, c.src, c.dst}];
+        load.bytes += bytes[b];
+        // Entries leave the queue by earliest step, so none placed later
+        // can take step - 1 of this pair: the flag is final.
+        load.streamed = step > 0 && taken.count(step - 1);
         for (uint32_t next : after[b][e]) ready.push({step + 1, b, next});
     }
 }
@@ -92,41 +101,46 @@ StepMap steps_of(const Case &c) {
 
 // crowded[m]: member m's node holds more members than the calibration's
 // cores, so its copies also wait for CPUs (Calibration::crowd_wait).
-// A crowded node runs crowd_parallel copies at once, on average, not
-// cores: the ranks that wait share the CPUs with those that copy. So
-// there m copies of a step count as m / crowd_parallel (a fraction: it is
-// an average), where they would count ceil(m / cores); and each of its m
-// receivers waits crowd_wait to run, ceil(m / crowd_parallel) of them one
-// after the other. For one copy that is comm_crowded, as calibrated; a
-// k-nomial root's k-1 copies wake k-1 receivers, a chain's one.
+// A crowded node runs crowd_parallel copies of M bytes at once, on
+// average, not cores: the ranks that wait share the CPUs with those that
+// copy, and large copies share the memory bus. So there m copies of a
+// step count as m / crowd_parallel(M) (a fraction: it is an average),
+// where they would count ceil(m / cores); and its receivers wait
+// crowd_wait to run, one after the other as the copies go, m /
+// crowd_parallel(M) waits (at least one). For one copy that is
+// comm_crowded, as calibrated; a k-nomial root's k-1 copies wake k-1
+// receivers, a chain's one.
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
           const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
-    const bool any = std::find(crowded.begin(), crowded.end(), true) != crowded.end();
-    const double par = any ? cal.crowd_parallel : 0;
-    const std::vector<uint32_t> col = collisions(t, pairs, par > 0 ? 0 : cal.cores);
+    const bool crowd = std::find(crowded.begin(), crowded.end(), true) != crowded.end();
+    const std::vector<uint32_t> col = collisions(t, pairs, crowd ? 0 : cal.cores);
     std::map<uint32_t, uint32_t> on_node;  // crowded node -> its on-node copies this step
     auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
-    if (par > 0)
+    if (crowd)
         for (const Message &m : s.msgs)
             if (node(m.src) == node(m.dst) && crowded[m.src]) ++on_node[node(m.src)];
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         const Message &m = s.msgs[i];
-        double c = col[i];
-        if (par > 0 && node(m.src) == node(m.dst) && crowded[m.src])
+        double c = col[i], waits = 1;
+        if (crowd && node(m.src) == node(m.dst) && crowded[m.src]) {
+            double par = cal.parallel_at(static_cast<double>(m.bytes));
+            if (par <= 0) par = cal.cores;  // a file without the curve
             c = std::max(c, on_node[node(m.src)] / par);
+            waits = std::max(1.0, on_node[node(m.src)] / par);
+        }
         s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
         const Samples &entry = cal.entry(inline_round);
-        double secs = entry.at(c * m.bytes);
+        // A block right behind another on its pair skips the wait for the
+        // receiver's ready signal the first one paid.
+        const Samples &copy = m.streamed && !cal.comm_stream.empty() ? cal.comm_stream : entry;
+        double secs = copy.at(c * m.bytes);
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
-        if (par > 0 && crowded[m.src]) {
-            const double waits = node(m.src) == node(m.dst) ? std::ceil(on_node[node(m.src)] / par - 1e-9) : 1;
-            secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
-        }
+        if (crowd && crowded[m.src]) secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
         s.seconds = std::max(s.seconds, secs);
     }
 }
@@ -152,10 +166,10 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     Prediction p;
     if (c.members <= 1) return p;
     const StepMap m = steps_of(c);
-    for (const auto &[key, bytes] : m) {
+    for (const auto &[key, load] : m) {
         const auto [step, src, dst] = key;
         if (p.steps.size() < step + 1) p.steps.resize(step + 1);
-        p.steps[step].msgs.push_back({src, dst, bytes, 1});
+        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
     }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;

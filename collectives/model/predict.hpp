@@ -16,8 +16,11 @@
 // pair is free (pipeline:S over P members: S + P - 2 steps of one block).
 // The calibrated cost of a copy is that of a whole entry between two
 // members (a 2-member round: the receiver's ready signal, the data, the
-// arrival signal), so the signals are not steps of their own: `comm` for rounds through the inline slots, `comm_direct`
-// for the others; from a node with more members than cores,
+// arrival signal), so the signals are not steps of their own: `comm` for
+// rounds through the inline slots, `comm_direct` for the others,
+// `comm_stream` for a block that follows another between the same pair
+// in the step before (the pipeline's segments); from a node with more
+// members than cores,
 // `comm_crowded`, with m copies of a step on it counting as m /
 // crowd_parallel and their receivers waiting in turn (see predict.cpp).
 #pragma once
@@ -49,6 +52,7 @@ struct Message {
     uint32_t src, dst;
     uint64_t bytes;
     uint32_t collisions;
+    bool streamed = false;  // a block right after another between the same pair (comm_stream)
 };
 
 struct Step {

@@ -58,6 +58,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     Calibration c = builtin_calibration();
     c.machine = "test box";
     c.cores = 6;
+    c.comm_stream = Samples({{64, 3e-6}, {65536, 7e-6}});
     Calibration back;
     std::string why;
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
@@ -65,6 +66,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.cores, 6u);
     EXPECT_EQ(back.comm.points(), c.comm.points());
     EXPECT_EQ(back.comm_direct.points(), c.comm_direct.points());
+    EXPECT_EQ(back.comm_stream.points(), c.comm_stream.points());
     EXPECT_EQ(back.memcpy.points(), c.memcpy.points());
     // comm_direct is optional: without it, every round costs comm.
     ASSERT_TRUE(parse_calibration(R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]]})", &back, &why));
@@ -73,11 +75,19 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     // The crowded curve and its parallelism round-trip too.
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
     c.crowd_ranks = 3;
-    c.crowd_parallel = 1.39;
+    c.crowd_parallel = Samples({{0, 1.7}, {1 << 20, 1.2}});
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
-    EXPECT_DOUBLE_EQ(back.crowd_parallel, 1.39);
+    EXPECT_EQ(back.crowd_parallel.points(), c.crowd_parallel.points());
+    // Between samples linear; beyond the largest its value, not its slope.
+    EXPECT_DOUBLE_EQ(back.parallel_at(1 << 19), 1.45);
+    EXPECT_DOUBLE_EQ(back.parallel_at(1 << 24), 1.2);
+    // Files from before the curve hold one figure for every size.
+    ASSERT_TRUE(parse_calibration(
+        R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_parallel":1.39})", &back, &why));
+    EXPECT_DOUBLE_EQ(back.parallel_at(0), 1.39);
+    EXPECT_DOUBLE_EQ(back.parallel_at(1e9), 1.39);
     const std::pair<const char *, const char *> bad[] = {
         {"[1,2]", "not a JSON object"},
         {R"({"schema":"other","comm":[[0,1]],"memcpy":[[0,1]]})", "schema"},
@@ -89,6 +99,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_parallel":-1})", "crowd_parallel"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_parallel":[[0]]})",
+         "[bytes, copies]"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -261,6 +273,31 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     EXPECT_NEAR(predict(c, two, &line).comm_s, 3 * 1e-3, 1e-12);  // 3 steps, none inline
 }
 
+TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm_stream = Samples({{0, 2e-7}, {1 << 30, 2e-7 + 1e-9 * (1 << 30)}});
+    // pipeline:4 over 2 members: the first block pays a whole entry, the
+    // three behind it the stream's cost.
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0};
+    Prediction p = predict(c, cal, nullptr);
+    ASSERT_EQ(p.steps.size(), 4u);
+    EXPECT_FALSE(p.steps[0].msgs[0].streamed);
+    EXPECT_TRUE(p.steps[3].msgs[0].streamed);
+    // The floor: no block is faster than its share of the whole round's entry.
+    const double block = std::max(cal.comm_stream.at(1024), cal.comm.at(4096) / 4);
+    EXPECT_NEAR(p.comm_s, cal.comm.at(1024) + 3 * block, 1e-12);
+    // Over 3 members the second hop starts a step later: its first block
+    // is not streamed, the ones behind it are.
+    c.members = 3;
+    p = predict(c, cal, nullptr);
+    ASSERT_EQ(p.steps.size(), 5u);
+    for (const Message &m : p.steps[1].msgs) EXPECT_EQ(m.streamed, m.src == 0) << m.src;
+    // Trees never stream: every pair carries one message a round.
+    c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    for (const Step &s : predict(c, cal, nullptr).steps)
+        for (const Message &m : s.msgs) EXPECT_FALSE(m.streamed);
+}
+
 TEST(Predict, ACrowdedNodeCostsCrowdedCopiesAtItsParallelism) {
     // Ring allgather over 4 ranks of one node of 2 cores: 4 copies a step.
     Calibration cal = linear(1e-6, 1e-9);
@@ -269,14 +306,19 @@ TEST(Predict, ACrowdedNodeCostsCrowdedCopiesAtItsParallelism) {
     const double calm = predict(c, cal, nullptr).comm_s;
     EXPECT_NEAR(calm, 3 * cal.comm.at(2000), 1e-12);  // ceil(4 / 2 cores) = 2
     // Crowded (4 ranks > 2 cores): a crowded entry costs 10 us + 1 ns/B,
-    // so a receiver waits 9 us to run; 1.6 copies proceed at once: 4 / 1.6
-    // = 2.5 copies' worth a step, and ceil(2.5) = 3 waits one after the other.
+    // so a receiver waits 9 us to run; 1.6 copies of 1000 B proceed at
+    // once: 4 / 1.6 = 2.5 copies' worth a step, and 2.5 waits one after
+    // the other.
     cal.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 1e-9 * (1 << 30)}});
-    cal.crowd_parallel = 1.6;
+    cal.crowd_parallel = Samples({{0, 2.0}, {1000, 1.6}, {2000, 1.0}});
     EXPECT_NEAR(cal.crowd_wait(1000), 9e-6, 1e-12);
     const Prediction p = predict(c, cal, nullptr);
-    EXPECT_NEAR(p.comm_s, 3 * (cal.comm.at(2500) + 3 * 9e-6), 1e-12);
+    EXPECT_NEAR(p.comm_s, 3 * (cal.comm.at(2500) + 2.5 * 9e-6), 1e-12);
     EXPECT_EQ(p.steps[0].msgs[0].collisions, 3u);  // shown rounded up
+    // Copies of 2000 B: one at a time, 4 waits.
+    c.bytes = 2000;
+    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 3 * (cal.comm.at(8000) + 4 * cal.crowd_wait(2000)), 1e-12);
+    c.bytes = 1000;
     // A chain step is one copy and one wait: comm_crowded, as calibrated.
     Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 4, 0, 1000, false, 0};
     EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, 3 * cal.comm_crowded.at(1000), 1e-12);

@@ -12,8 +12,13 @@ fail() { echo "bench_model_quick: $*"; exit 1; }
 
 run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/cal.txt"
 grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration file: $(cat "$dir/cal.json")"
-[ "$(grep -c '^[0-9]' "$dir/cal.txt")" -eq 8 ] || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
+[ "$(sed '/right behind/q' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 8 ] \
+    || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
+# Streamed blocks: pipeline:16 rounds of 1K..64K, blocks of 64..4096 bytes.
+[ "$(sed '1,/right behind/d' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 7 ] \
+    || fail "calibrate: want 7 stream blocks (64..4096): $(cat "$dir/cal.txt")"
 grep -q '"comm_direct"' "$dir/cal.json" || fail "calibration file: no comm_direct"
+grep -q '"comm_stream"' "$dir/cal.json" || fail "calibration file: no comm_stream"
 # On more ranks than cores it adds the crowded curve; on as many, it refuses.
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
