@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -141,6 +142,13 @@ int iterations_for(const Options &o, size_t size) {
     if (size <= 8192) return o.iters;
     const long scaled = static_cast<long>(o.iters) * 8192 / static_cast<long>(size);
     return scaled < 20 ? 20 : static_cast<int>(scaled);
+}
+
+int model_rounds(const Options &o, size_t size, int ranks) {
+    if (o.quick) return 20;
+    const long n = size <= 16384 ? 2000 : std::max(20L, 2000L * 16384 / static_cast<long>(size));
+    const bool crowded = ranks > sysconf(_SC_NPROCESSORS_ONLN);
+    return static_cast<int>(crowded ? n / 4 + 10 : n + 10);
 }
 
 double now_us() {

@@ -67,6 +67,12 @@ struct RoundTimes {
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size);
+// Rounds per size for the model's samples (calibrate) and for what it is
+// checked against (model-check): the same counts on both sides, else a
+// 10-round check sample takes scheduling hiccups a 40-round calibration
+// averages away. 2000 up to 16 KiB, then fewer (at least 20); a quarter
+// of that (plus 10) when `ranks` outnumber the cores.
+int model_rounds(const Options &o, size_t size, int ranks);
 
 // Interleaved passes: `passes` times, measure(i, &value) for each item i
 // in turn; *out gets each item's median. A burst of noise on this shared

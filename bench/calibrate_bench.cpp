@@ -43,23 +43,17 @@ namespace {
 
 namespace cm = collectives::model;
 
-int iters_for(const Options &o, size_t size) {
-    if (o.quick) return 20;
-    if (size <= 16384) return 2000;
-    const long n = 2000L * 16384 / static_cast<long>(size);
-    return n < 20 ? 20 : static_cast<int>(n);
-}
-
 // Seconds of a direct bcast (or allgather) round over `group` (the max
 // over ranks, as acpx-bench bcast reports), per size: the median of three passes over
 // all sizes (one with --quick). A single pass left dents of 20% in the
 // curves, and the model reads their shape. Empty on failure.
 std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
-                                  int iters_divisor, bool bcast = true) {
+                                  bool bcast = true) {
     std::vector<double> out;
     const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), [&](size_t i, double *s) {
         RoundTimes t;
-        if (!time_rounds(bcast, false, group, sz[i], iters_for(o, sz[i]) / iters_divisor + 10, &t)) return false;
+        const int rounds = model_rounds(o, sz[i], static_cast<int>(group.size()));
+        if (!time_rounds(bcast, false, group, sz[i], rounds, &t)) return false;
         *s = t.max_us * 1e-6;
         return true;
     }, &out);
@@ -72,7 +66,7 @@ std::vector<double> round_seconds(const Options &o, std::vector<int> &group, con
 std::vector<std::pair<double, double>> entry_times(const Options &o, const std::vector<size_t> &sz) {
     std::vector<int> pair = {0, 1};
     acp_set_col_algorithm("binomial", nullptr);
-    const std::vector<double> secs = round_seconds(o, pair, sz, 1);
+    const std::vector<double> secs = round_seconds(o, pair, sz);
     acp_set_col_algorithm("", nullptr);
     std::vector<std::pair<double, double>> out;
     for (size_t i = 0; i < secs.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), secs[i]);
@@ -85,7 +79,7 @@ std::vector<std::pair<double, double>> memcpy_samples(const Options &o, const st
     std::vector<std::pair<double, double>> out;
     for (size_t size : sz) {
         const size_t stride = (size + 4095) / 4096 * 4096;
-        const int iters = iters_for(o, size) * 2;
+        const int iters = model_rounds(o, size, 1) * 2;
         size_t at = 0;
         const double start = now_us();
         for (int i = 0; i < iters; ++i) {
@@ -171,14 +165,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::vector<int> all(np);
     for (int i = 0; i < np; ++i) all[i] = i;
     acp_set_col_algorithm("chain", nullptr);
-    const std::vector<double> chain = round_seconds(o, all, sz, 4);
+    const std::vector<double> chain = round_seconds(o, all, sz);
     if (chain.size() != sz.size()) return 1;
     std::vector<std::pair<double, double>> steps;
     for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
     // How many copies of each size proceed at once: a ring allgather
     // step has every rank copy one block.
     acp_set_col_algorithm(nullptr, "ring");
-    const std::vector<double> ring = round_seconds(o, all, sz, 4, false);
+    const std::vector<double> ring = round_seconds(o, all, sz, false);
     acp_set_col_algorithm("", "");
     if (ring.size() != sz.size()) return 1;
     if (me != 0) return 0;
@@ -234,7 +228,7 @@ int run_calibrate(const Options &o) {
         if (s >= 16 * 64) rounds.push_back(s);
     std::vector<int> pair = {0, 1};
     acp_set_col_algorithm("pipeline:16", nullptr);
-    const std::vector<double> piped = round_seconds(o, pair, rounds, 1);
+    const std::vector<double> piped = round_seconds(o, pair, rounds);
     acp_set_col_algorithm("", nullptr);
     if (piped.size() != rounds.size()) return 1;
     std::vector<std::pair<double, double>> stream;
