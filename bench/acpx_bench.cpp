@@ -27,7 +27,8 @@ void usage(FILE *to) {
                  "             more ranks than cores, adds the crowded curve to that file\n"
                  "  model-check  every algorithm, measured vs predicted, per size (CSV at --out,\n"
                  "             default model_check.csv; columns op,algo,procs,size,measured_us,\n"
-                 "             predicted_us,ratio), and how often the model picks the best\n"
+                 "             predicted_us,ratio), and how often the model picks the best;\n"
+                 "             --predict-only: the predictions alone (measured 0)\n"
                  "options:\n"
                  "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
                  "  --iters N         iterations per small size (default 10000)\n"
@@ -42,7 +43,8 @@ void usage(FILE *to) {
                  "  --transport ucx|ofi[:PROVIDER]  sets ACP_TRANSPORT (and FI_PROVIDER), e.g.\n"
                  "                    --transport ofi:shm, --transport 'ofi:tcp;ofi_rxm'\n"
                  "  --out FILE        calibrate: the calibration file; model-check: the CSV\n"
-                 "  --quick           two sizes, few iterations (for tests)\n");
+                 "  --quick           two sizes, few iterations (for tests)\n"
+                 "  --predict-only    model-check: no measurements\n");
 }
 }  // namespace
 

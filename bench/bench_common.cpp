@@ -26,6 +26,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"exec", required_argument, nullptr, 'e'},
                                    {"transport", required_argument, nullptr, 't'},
                                    {"out", required_argument, nullptr, 'o'},
+                                   {"predict-only", no_argument, nullptr, 'P'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
@@ -83,6 +84,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                 break;
             }
             case 'o': o->out = optarg; break;
+            case 'P': o->predict_only = true; break;
             default: return false;
         }
     }

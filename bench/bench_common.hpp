@@ -21,6 +21,7 @@ struct Options {
     std::string storage = "direct";  // --mode direct|buffered (collectives)
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
+    bool predict_only = false;       // --predict-only: model-check writes predictions alone
 };
 
 // Parses the options after the subcommand; false (with a message) on error.

@@ -4,7 +4,7 @@ acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_com
 	bench/copy_bench.cpp bench/memory_bench.cpp bench/calibrate_bench.cpp bench/model_check_bench.cpp
 acpx_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_bench_LDADD = libacpx.la
-EXTRA_DIST += bench/compare_copy.sh bench/model_check.sh
+EXTRA_DIST += bench/compare_copy.sh bench/model_check bench/compare
 
 # Peers: the same benchmarks over MPI and OpenSHMEM, each built with its own
 # wrapper compiler (so not as automake programs), when configure found it.

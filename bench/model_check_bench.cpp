@@ -79,8 +79,8 @@ int run_model_check(const Options &o) {
         // and the samples spread over the run, as the calibration's do:
         // this VM's speed drifts by 20-30% over some seconds, and a size
         // measured in one slow stretch read 1.3x off its calibration.
-        std::vector<double> all_measured;
-        const bool ok = median_of_passes(o.quick ? 1 : 3, all_sizes.size() * algos.size(), [&](size_t i, double *us) {
+        std::vector<double> all_measured(all_sizes.size() * algos.size(), 0.0);
+        const bool ok = o.predict_only || median_of_passes(o.quick ? 1 : 3, all_sizes.size() * algos.size(), [&](size_t i, double *us) {
             const size_t size = all_sizes[i / algos.size()];
             const std::string name = cm::algo_name(algos[i % algos.size()]);
             RoundTimes rt;
@@ -108,7 +108,7 @@ int run_model_check(const Options &o) {
             size_t mbest = 0;
             for (size_t i = 0; i < pts.size(); ++i) {
                 const Point &p = pts[i];
-                const double ratio = p.predicted / p.measured;
+                const double ratio = p.measured > 0 ? p.predicted / p.measured : 0;
                 std::printf("%-10s %-10zu %-12s %14.2f %14.2f %8.2f\n", bcast ? "bcast" : "allgather", size,
                             p.algo.c_str(), p.measured, p.predicted, ratio);
                 std::fprintf(csv, "%s,%s,%d,%zu,%.3f,%.3f,%.4f\n", bcast ? "bcast" : "allgather", p.algo.c_str(), np,
@@ -133,15 +133,15 @@ int run_model_check(const Options &o) {
         }
     }
     acp_set_col_algorithm("", "");
-    if (me == 0) {
+    if (me == 0 && !o.predict_only) {
         std::printf("# ratio within 0.8..1.25 at >= 64 KiB: %d of %d (%.0f%%; target: all)\n", in_band, banded,
                     banded ? 100.0 * in_band / banded : 0.0);
         std::printf("# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%); "
                     "with identical schedules as one: %d (%.0f%%)\n",
                     best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0, best_hits + best_same,
                     best_points ? 100.0 * (best_hits + best_same) / best_points : 0.0);
-        std::fclose(csv);
     }
+    if (csv) std::fclose(csv);
     return 0;
 }
 
