@@ -81,20 +81,24 @@ double Calibration::crowd_wait(double bytes) const {
 
 Calibration builtin_calibration() {
     Calibration c;
-    // The reference VM (2 cores, UCX, user arrays), medians of two
-    // calibrations: a 2-member round up to 16 KiB through the inline slots
-    // (plain stores), above it process_vm_writev into the user's array,
-    // which is also what a round costs without inline slots (comm_direct:
-    // ~4.3 us for the system call and signals); 3 ranks on the 2 cores
+    // The reference VM (2 cores, UCX, user arrays), the means of two runs
+    // of bench/model_check (each the fastest of 3 calibrations, ranks
+    // bound to cores): a 2-member round up to 16 KiB through the inline
+    // slots (plain stores), above it process_vm_writev into the user's
+    // array, which is also what a round costs without inline slots
+    // (comm_direct: ~4.5 us for the system call and signals); a block
+    // right behind another (comm_stream); 3 ranks on the 2 cores
     // (comm_crowded, crowd_parallel); memcpy there.
-    c.comm = Samples({{0, 9e-7}, {4096, 9.5e-7}, {16384, 1.3e-6}, {32768, 6.0e-6}, {65536, 7.5e-6},
-                      {262144, 1.5e-5}, {1 << 20, 5.7e-5}, {4 << 20, 2.3e-4}});
-    c.comm_direct = Samples({{0, 9e-7}, {8, 4.3e-6}, {4096, 4.3e-6}, {16384, 5.7e-6}, {32768, 6.0e-6},
-                             {65536, 7.5e-6}, {262144, 1.5e-5}, {1 << 20, 5.7e-5}, {4 << 20, 2.3e-4}});
-    c.comm_crowded = Samples({{0, 8.5e-6}, {4096, 5.6e-6}, {16384, 5.9e-6}, {32768, 1.2e-5}, {65536, 1.5e-5},
-                              {262144, 3.1e-5}, {1 << 20, 9.8e-5}, {4 << 20, 2.9e-4}});
+    c.comm = Samples({{0, 9.5e-7}, {4096, 9.3e-7}, {16384, 1.3e-6}, {32768, 6.1e-6}, {65536, 6.8e-6},
+                      {262144, 1.24e-5}, {1 << 20, 4.85e-5}, {4 << 20, 2.0e-4}});
+    c.comm_direct = Samples({{0, 9e-7}, {8, 4.5e-6}, {4096, 4.5e-6}, {16384, 5.6e-6}, {32768, 6.1e-6},
+                             {65536, 6.8e-6}, {262144, 1.24e-5}, {1 << 20, 4.85e-5}, {4 << 20, 2.0e-4}});
+    c.comm_stream = Samples({{64, 3.05e-6}, {1024, 3.15e-6}, {4096, 3.3e-6}, {16384, 4.0e-6}, {32768, 4.8e-6},
+                             {65536, 6.2e-6}, {262144, 1.65e-5}});
+    c.comm_crowded = Samples({{0, 5.3e-6}, {4096, 5.1e-6}, {16384, 5.6e-6}, {32768, 1.22e-5}, {65536, 1.78e-5},
+                              {262144, 3.3e-5}, {1 << 20, 9.9e-5}, {4 << 20, 3.2e-4}});
     c.crowd_ranks = 3;
-    c.crowd_parallel = Samples({{0, 1.2}});
+    c.crowd_parallel = Samples({{0, 1.9}, {16384, 2.0}, {32768, 1.6}, {65536, 2.0}, {1 << 20, 2.0}, {4 << 20, 1.5}});
     c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
                         {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
     c.cores = 2;

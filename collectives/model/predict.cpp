@@ -26,10 +26,12 @@ constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 struct PairLoad {
     uint64_t bytes = 0;
     bool streamed = false;
+    bool woken = true;  // the sender waited for this data (not the root, not mid-stream)
 };
 using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, PairLoad>;
 
-// The trees and the allgathers: an entry's step is its depth.
+// The allgathers: an entry's step is its depth (every member sends each
+// step; a member's blocks to one peer in a step are one message).
 void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
     std::vector<uint32_t> depth(l.size(), 0);
     for (size_t e = 0; e < l.size(); ++e) {
@@ -38,12 +40,20 @@ void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
     }
 }
 
-// The multi-block bcasts: a pair of members carries one block a step (the
-// pipeline's segments leave the root one after the other). Entries are
-// placed in the order their data can arrive, earlier blocks first, each
-// in the first step after its dependency's in which its pair is free --
-// how the delegated engine runs them, forwarding what has arrived.
-void add_pipelined(const std::vector<CommandList> &lists, const std::vector<uint64_t> &bytes, StepMap *m) {
+// The bcasts, whose entries each member runs as their data arrives:
+// every entry goes in the first step after its dependency's in which it
+// is free to go, earlier blocks and earlier entries first, as the engine
+// issues them. A multi-block bcast's pair of members carries one block a
+// step: a pipeline's segments leave the root one a step. A single-block
+// tree's copy made by its sender's CPU (on a node, where the calibration
+// counts cores) waits for that sender's previous copy: a tree's root then
+// sends to one child a step, as in the textbook binomial tree (4
+// members: 0->1, then 0->2 and 1->3). Copies between nodes leave at once
+// and share the sender's injection port instead (collisions).
+// serial(src, dst): whether that copy occupies its sender.
+template <typename Serial>
+void add_scheduled(const std::vector<CommandList> &lists, const std::vector<uint64_t> &bytes, Serial serial,
+                   StepMap *m) {
     using Item = std::tuple<uint32_t, uint32_t, uint32_t>;  // (earliest step, block, entry)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
     std::vector<std::vector<std::vector<uint32_t>>> after(lists.size());  // entries waiting on an entry
@@ -54,12 +64,13 @@ void add_pipelined(const std::vector<CommandList> &lists, const std::vector<uint
             else after[b][lists[b][e].dep].push_back(e);
         }
     }
-    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> busy;  // pair -> steps taken
+    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> busy;  // (sender, sender) or pair -> steps taken
     while (!ready.empty()) {
         const auto [earliest, b, e] = ready.top();
         ready.pop();
         const Command &c = lists[b][e];
-        std::set<uint32_t> &taken = busy[{c.src, c.dst}];
+        const bool by_sender = serial(c.src, c.dst);
+        std::set<uint32_t> &taken = busy[{c.src, by_sender ? c.src : c.dst}];
         uint32_t step = earliest;
         while (taken.count(step)) ++step;
         taken.insert(step);
@@ -67,7 +78,9 @@ void add_pipelined(const std::vector<CommandList> &lists, const std::vector<uint
         load.bytes += bytes[b];
         // Entries leave the queue by earliest step, so none placed later
         // can take step - 1 of this pair: the flag is final.
-        load.streamed = step > 0 && taken.count(step - 1);
+        load.streamed = !by_sender && step > 0 && taken.count(step - 1);
+        // A root holds its data from the start: it never waits to be woken.
+        load.woken = c.dep != kNoDep;
         for (uint32_t next : after[b][e]) ready.push({step + 1, b, next});
     }
 }
@@ -76,13 +89,15 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
-StepMap steps_of(const Case &c) {
+StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
     StepMap m;
     if (c.op == Op::kBcast) {
         const auto a = static_cast<BcastAlgo>(c.algo);
         const uint32_t blocks = blocks_of(c);
         if (blocks == 1) {
-            add_by_depth(bcast_list(a, c.members, c.root, c.radix), c.bytes, &m);
+            auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
+            add_scheduled({bcast_list(a, c.members, c.root, c.radix)}, {c.bytes},
+                          [&](uint32_t s, uint32_t d) { return cal.cores > 0 && node(s) == node(d); }, &m);
             return m;
         }
         std::vector<CommandList> lists;
@@ -91,7 +106,7 @@ StepMap steps_of(const Case &c) {
             lists.push_back(bcast_block_list(a, c.members, c.root, b, c.radix));
             bytes.push_back(block_range(c.bytes, blocks, b).length);
         }
-        add_pipelined(lists, bytes, &m);
+        add_scheduled(lists, bytes, [](uint32_t, uint32_t) { return false; }, &m);
     } else {
         for (uint32_t b = 0; b < c.members; ++b)
             add_by_depth(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes, &m);
@@ -104,12 +119,24 @@ StepMap steps_of(const Case &c) {
 // A crowded node runs crowd_parallel copies of M bytes at once, on
 // average, not cores: the ranks that wait share the CPUs with those that
 // copy, and large copies share the memory bus. So there m copies of a
-// step count as m / crowd_parallel(M) (a fraction: it is an average),
-// where they would count ceil(m / cores); and its receivers wait
-// crowd_wait to run, one after the other as the copies go, m /
-// crowd_parallel(M) waits (at least one). For one copy that is
-// comm_crowded, as calibrated; a k-nomial root's k-1 copies wake k-1
-// receivers, a chain's one.
+// step count as m / parallel(M) (a fraction: it is an average), where
+// they would count ceil(m / cores). A copy whose sender waited for the
+// data (a forwarder; not a root, which holds it from the start) first
+// waits crowd_wait for that sender to run, m / parallel(M) times in turn
+// (at least once); a bcast's last receivers wait once more at the end
+// (predict()). A chain step is thus comm_crowded, as calibrated.
+// How many of `copies` on-node copies of `bytes` run at once on a crowded
+// node. No more copies than cores: all of them (a 4-rank binomial's
+// second step, two copies, measured as long as one chain step). As many
+// as the calibration's crowd_ranks: crowd_parallel, as measured there;
+// in between, linearly.
+double parallel(const Calibration &cal, double copies, double bytes) {
+    const double cores = cal.cores, full = cal.parallel_at(bytes) > 0 ? cal.parallel_at(bytes) : cores;
+    if (copies <= cores) return copies;
+    if (copies >= cal.crowd_ranks || cal.crowd_ranks <= cal.cores) return full;
+    return cores + (full - cores) * (copies - cores) / (cal.crowd_ranks - cores);
+}
+
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
           const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
@@ -126,10 +153,10 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
         const Message &m = s.msgs[i];
         double c = col[i], waits = 1;
         if (crowd && node(m.src) == node(m.dst) && crowded[m.src]) {
-            double par = cal.parallel_at(static_cast<double>(m.bytes));
-            if (par <= 0) par = cal.cores;  // a file without the curve
-            c = std::max(c, on_node[node(m.src)] / par);
-            waits = std::max(1.0, on_node[node(m.src)] / par);
+            const double here = on_node[node(m.src)];
+            const double par = parallel(cal, here, static_cast<double>(m.bytes));
+            c = std::max(c, here / par);
+            waits = std::max(1.0, here / par);
         }
         s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
         const Samples &entry = cal.entry(inline_round);
@@ -140,7 +167,7 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
-        if (crowd && crowded[m.src]) secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
+        if (crowd && crowded[m.src] && m.woken) secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
         s.seconds = std::max(s.seconds, secs);
     }
 }
@@ -165,19 +192,31 @@ std::string algo_name(const Case &c) {
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     Prediction p;
     if (c.members <= 1) return p;
-    const StepMap m = steps_of(c);
+    const StepMap m = steps_of(c, cal, t);
     for (const auto &[key, load] : m) {
         const auto [step, src, dst] = key;
         if (p.steps.size() < step + 1) p.steps.resize(step + 1);
-        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
+        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed, load.woken});
     }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     const std::vector<bool> crowded = crowded_members(c, cal, t);
-    for (Step &s : p.steps) {
-        cost(s, is_inline, crowded, cal, t, multi_block ? c.bytes : 0);
-        p.comm_s += s.seconds;
+    for (Step &s : p.steps) cost(s, is_inline, crowded, cal, t, multi_block ? c.bytes : 0);
+    // A bcast's last receivers, too, wait to be scheduled before their
+    // round is done (a chain over n crowded members: n-1 copies and n-1
+    // waits, comm_crowded a step as calibrated). An allgather's steps
+    // count a wait for each of theirs.
+    if (c.op == Op::kBcast && !p.steps.empty()) {
+        Step &last = p.steps.back();
+        uint64_t largest = 0;
+        bool crowd_end = false;
+        for (const Message &m : last.msgs) {
+            largest = std::max(largest, m.bytes);
+            crowd_end = crowd_end || crowded[m.dst];
+        }
+        if (crowd_end) last.seconds += cal.crowd_wait(static_cast<double>(largest));
     }
+    for (const Step &s : p.steps) p.comm_s += s.seconds;
     // Local copies on the longest path: what a receiver copies out of the
     // inline slots or its buffer, and what a sender copies in.
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);

@@ -6,23 +6,28 @@
 // local copies. Copy times come from the calibration (calibration.hpp),
 // links from the topology (topology.hpp).
 //
-// A step, for acpx, is a depth of the command lists: the entries whose
-// dependency chain back to the origin has that length, across all
-// blocks, run at once; entries of several blocks between the same pair of
-// members in a step count as one message of their total size (as in the
-// textbook algorithms). The multi-block bcasts (pipeline, scatter_ring)
-// are pipelined instead: a pair of members carries one block a step, and
-// an entry goes in the first step after its dependency's in which its
-// pair is free (pipeline:S over P members: S + P - 2 steps of one block).
+// A step of an allgather, for acpx, is a depth of the command lists:
+// the entries whose dependency chain back to the origin has that length,
+// across all blocks, run at once; entries of several blocks between the
+// same pair of members in a step count as one message of their total
+// size (as in the textbook algorithms). A bcast's entries are scheduled
+// as the engine runs them: each in the first step after its
+// dependency's in which it is free to go. A multi-block bcast's pair of
+// members carries one block a step (pipeline:S over P members: S + P - 2
+// steps of one block); a single-block tree's copy on a node occupies its
+// sender's CPU, so a root sends to one child a step (binomial over 4:
+// 0->1, then 0->2 and 1->3); copies between nodes leave at once and share
+// the sender's injection port.
 // The calibrated cost of a copy is that of a whole entry between two
 // members (a 2-member round: the receiver's ready signal, the data, the
 // arrival signal), so the signals are not steps of their own: `comm` for
 // rounds through the inline slots, `comm_direct` for the others,
 // `comm_stream` for a block that follows another between the same pair
-// in the step before (the pipeline's segments); from a node with more
-// members than cores,
-// `comm_crowded`, with m copies of a step on it counting as m /
-// crowd_parallel and their receivers waiting in turn (see predict.cpp).
+// in the step before (the pipeline's segments). On a node with more
+// members than cores, m copies of a step count as m / crowd_parallel,
+// and a member that waited for its data (not a root), or a bcast's last
+// receiver, first waits to be scheduled: comm_crowded - comm (see
+// predict.cpp).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +58,7 @@ struct Message {
     uint64_t bytes;
     uint32_t collisions;
     bool streamed = false;  // a block right after another between the same pair (comm_stream)
+    bool woken = true;      // its sender waited for the data (crowded nodes: it must be scheduled first)
 };
 
 struct Step {

@@ -273,6 +273,49 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     EXPECT_NEAR(predict(c, two, &line).comm_s, 3 * 1e-3, 1e-12);  // 3 steps, none inline
 }
 
+TEST(Predict, ATreeRootOnANodeSendsToOneChildAStep) {
+    // Copies made by the sender's CPU (the calibration counts cores): the
+    // root's second copy waits for its first. Binomial over 4: 0->1, then
+    // 0->2 and 1->3 -- two steps, as in the textbook tree.
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.cores = 2;
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 4, 0, 1000, false, 0};
+    Prediction p = predict(c, cal, nullptr);
+    ASSERT_EQ(p.steps.size(), 2u);
+    ASSERT_EQ(p.steps[0].msgs.size(), 1u);
+    EXPECT_EQ(p.steps[0].msgs[0].dst, 1u);
+    EXPECT_EQ(p.steps[1].msgs.size(), 2u);
+    EXPECT_NEAR(p.comm_s, 2 * cal.comm.at(1000), 1e-12);
+    // knomial:4 over 4: the root's three copies, one a step.
+    c.algo = static_cast<uint8_t>(BcastAlgo::kKnomial);
+    c.radix = 4;
+    EXPECT_EQ(predict(c, cal, nullptr).steps.size(), 3u);
+    // Between nodes a copy leaves at once and shares the root's injection
+    // port: knomial:4 over 4 nodes is one step of 3 collisions.
+    const Topology line = topo("torus:4");
+    p = predict(c, cal, &line);
+    ASSERT_EQ(p.steps.size(), 1u);
+    EXPECT_EQ(p.steps[0].msgs[0].collisions, 3u);
+}
+
+TEST(Predict, OnACrowdedNodeOnlyForwardersAndLastReceiversWaitToRun) {
+    // 3 members on 2 cores: a receiver that must forward waits to run
+    // (comm_crowded - comm), and so does each last receiver before its
+    // round is done; a root, holding its data, never does.
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.cores = 2;
+    cal.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 1e-9 * (1 << 30)}});
+    cal.crowd_ranks = 3;
+    cal.crowd_parallel = Samples({{0, 1.5}});
+    const double wait = cal.crowd_wait(1000);
+    // Chain: 2 copies, 2 waits: comm_crowded a step, as calibrated.
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, 1000, false, 0};
+    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 2 * cal.comm_crowded.at(1000), 1e-12);
+    // Binomial: the root copies twice, and only the last receiver waits.
+    c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 2 * cal.comm.at(1000) + wait, 1e-12);
+}
+
 TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     Calibration cal = linear(1e-6, 1e-9);
     cal.comm_stream = Samples({{0, 2e-7}, {1 << 30, 2e-7 + 1e-9 * (1 << 30)}});
