@@ -21,12 +21,13 @@ constexpr double kTieMargin = 0.02;
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 
-// (step, src, dst) -> bytes over every block's list, and whether the pair
-// carried a block in the step before too (a stream of blocks).
+// (step, src, dst) -> bytes over every block's list; whether the pair
+// carried a block in the step before too (a stream of blocks), and
+// whether the sender had to wait for the data (not a bcast's root).
 struct PairLoad {
     uint64_t bytes = 0;
     bool streamed = false;
-    bool woken = true;  // the sender waited for this data (not the root, not mid-stream)
+    bool woken = true;
 };
 using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, PairLoad>;
 
@@ -95,7 +96,7 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
         const auto a = static_cast<BcastAlgo>(c.algo);
         const uint32_t blocks = blocks_of(c);
         if (blocks == 1) {
-            auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
+            auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
             add_scheduled({bcast_list(a, c.members, c.root, c.radix)}, {c.bytes},
                           [&](uint32_t s, uint32_t d) { return cal.cores > 0 && node(s) == node(d); }, &m);
             return m;
@@ -114,6 +115,20 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
     return m;
 }
 
+// How many of `copies` on-node copies of `bytes` run at once on a crowded
+// node. No more copies than cores: all of them (a 4-rank binomial's
+// second step, two copies, measured as long as one chain step). As many
+// as the calibration's crowd_ranks: crowd_parallel, as measured there;
+// in between, linearly.
+double parallel(const Calibration &cal, double copies, double bytes) {
+    const double cores = cal.cores;
+    double full = cal.parallel_at(bytes);
+    if (full <= 0) full = cores;  // a file without the curve
+    if (copies <= cores) return copies;
+    if (copies >= cal.crowd_ranks || cal.crowd_ranks <= cal.cores) return full;
+    return cores + (full - cores) * (copies - cores) / (cal.crowd_ranks - cores);
+}
+
 // crowded[m]: member m's node holds more members than the calibration's
 // cores, so its copies also wait for CPUs (Calibration::crowd_wait).
 // A crowded node runs crowd_parallel copies of M bytes at once, on
@@ -125,18 +140,6 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
 // waits crowd_wait for that sender to run, m / parallel(M) times in turn
 // (at least once); a bcast's last receivers wait once more at the end
 // (predict()). A chain step is thus comm_crowded, as calibrated.
-// How many of `copies` on-node copies of `bytes` run at once on a crowded
-// node. No more copies than cores: all of them (a 4-rank binomial's
-// second step, two copies, measured as long as one chain step). As many
-// as the calibration's crowd_ranks: crowd_parallel, as measured there;
-// in between, linearly.
-double parallel(const Calibration &cal, double copies, double bytes) {
-    const double cores = cal.cores, full = cal.parallel_at(bytes) > 0 ? cal.parallel_at(bytes) : cores;
-    if (copies <= cores) return copies;
-    if (copies >= cal.crowd_ranks || cal.crowd_ranks <= cal.cores) return full;
-    return cores + (full - cores) * (copies - cores) / (cal.crowd_ranks - cores);
-}
-
 void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
           const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
