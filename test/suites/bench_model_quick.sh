@@ -77,15 +77,15 @@ ACP_CALIBRATION="$dir/cal.json" "$ACPX_BUILDDIR/acpx-info" | grep -q "^  calibra
     || fail "acpx-info does not show the calibration in use"
 ACP_CALIBRATION=/nonexistent.json "$ACPX_BUILDDIR/acpx-info" | grep -q '^  calibration: unusable: /nonexistent.json' \
     || fail "acpx-info does not say the calibration is unusable"
-# The driver: launches, the fastest of them against the predictions of
-# the fastest calibration (--predict-only: measured 0), a summary per
-# process count; --replay predicts again from the saved launches alike.
+# The driver: each launch's measurements against the predictions of its
+# own calibration (--predict-only: measured 0), a summary per process
+# count; --replay predicts again from the saved launches alike.
 python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/mcd" --quick --np 2,3 > "$dir/mcd.txt" 2>&1 \
     || fail "bench/model_check: $(cat "$dir/mcd.txt")"
 [ "$(grep -c ',3,' "$dir/mcd/model_check.csv")" -eq 26 ] || fail "model_check: want 26 rows at 3: $(cat "$dir/mcd/model_check.csv")"
 grep -q ',2,65536,' "$dir/mcd/model_check.csv" || fail "model_check: no 2-process rows"
-awk -F, 'NR > 1 && $5 != "0.000" { bad = 1 } END { exit bad }' "$dir/mcd/launches/np3-predicted.csv" \
-    || fail "--predict-only measured something: $(cat "$dir/mcd/launches/np3-predicted.csv")"
+awk -F, 'NR > 1 && $5 != "0.000" { bad = 1 } END { exit bad }' "$dir/mcd/launches/np3-1-predicted.csv" \
+    || fail "--predict-only measured something: $(cat "$dir/mcd/launches/np3-1-predicted.csv")"
 [ -s "$dir/mcd/calibration.json" ] && grep -q '"comm_crowded"' "$dir/mcd/calibration-np3.json" \
     || fail "model_check: no merged calibrations"
 grep -q '^# predicted best is the measured best' "$dir/mcd/model_check-np3.txt" || fail "model_check: no summary"
