@@ -7,7 +7,8 @@ libacpx_la_SOURCES += \
 	collectives/check_list.cpp \
 	collectives/model/calibration.hpp collectives/model/calibration.cpp \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
-	collectives/model/predict.hpp collectives/model/predict.cpp
+	collectives/model/predict.hpp collectives/model/predict.cpp \
+	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # acpx-model: the model from the command line (predict, compare).

@@ -1,0 +1,47 @@
+// Rounds of a collective on one node whose members outnumber its cores,
+// simulated event by event. There a round's time is not a sum of steps:
+// it is set by which member holds each core when its data lands. The
+// engine's members poll, and yield the core when nothing moves
+// (acp_wait_col), so a member sharing a core sees its data only once the
+// members ahead of it have yielded; one alone on its core sees it at once.
+//
+// The simulation follows the engine (middle/round.cpp, delegated mode):
+//   - member m runs on core m mod cores (acprun --bind-to core);
+//   - a member starts round k by signalling that it is ready; an entry
+//     goes once its receiver is ready (inline rounds: once the receiver
+//     started round k-1) and, if it forwards, once its sender has seen
+//     the data arrive; its copy occupies the sender's core for copy_s;
+//   - a member's round ends when it has seen all its data, made all its
+//     copies and (inline) all its receivers started the round; it then
+//     starts the next round, as a benchmark loop of send + wait does;
+//   - a member with nothing to do yields: if its core holds others, the
+//     next one runs after switch_s; alone, it waits for the next event.
+// The result is the steady time of a round: the last 4 of 6 rounds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace acpx::collectives::model {
+
+struct SimEntry {
+    uint32_t src, dst;
+    int32_t dep;    // the entry that delivered src's data (index in the input), -1: the root's own
+    double copy_s;  // how long the copy occupies the sender's core
+};
+
+struct SimInput {
+    uint32_t members = 0;
+    unsigned cores = 1;
+    bool eager = false;    // inline round: data may go once the receiver started the previous round
+    double switch_s = 0;   // from one member to the next on a core
+    std::vector<SimEntry> entries;  // each member issues its own in this order
+};
+
+// Seconds per round, steady state, the mean over switch times 0.7-1.3x
+// switch_s; +inf if the entries cannot complete: a member or dependency
+// out of range, a dependency that delivers to another member than the
+// entry's sender, a negative copy time.
+double simulate_rounds(const SimInput &in);
+
+}  // namespace acpx::collectives::model
