@@ -16,7 +16,10 @@
 // On more ranks than cores (acprun -n CORES+1, after the 2-rank run) it
 // adds to that file:
 //   comm_crowded: a step of a chain bcast over every rank (its round time
-//           / (ranks - 1)): one entry while ranks wait for CPUs.
+//           / (ranks - 1)): one entry while ranks wait for CPUs;
+//   comm_fanout: a copy of a flat tree over every rank (knomial:ranks,
+//           the root copies to all others; round time / (ranks - 1)).
+// and prints what the model derives from them (model::crowd_costs).
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,30 +121,6 @@ bool mkdirs_for(const std::string &file) {
     return true;
 }
 
-// The copies at once (1..cores) for which the model's own ring allgather
-// round over np crowded ranks, blocks of `size` bytes, takes `measured`
-// seconds: the model then reproduces the calibration run.
-double parallel_for(cm::Calibration c, int np, size_t size, double measured) {
-    cm::Case ring;
-    ring.op = cm::Op::kAllgather;
-    ring.algo = static_cast<uint8_t>(collectives::AllgatherAlgo::kRing);
-    ring.members = static_cast<uint32_t>(np);
-    ring.bytes = size;
-    ring.inline_bytes = middle::inline_bytes_for(middle::Kind::kAllgather, ring.members, 1);
-    auto predicted = [&](double p) {
-        c.crowd_parallel = cm::Samples({{0, p}});
-        return cm::predict(ring, c, nullptr).total();
-    };
-    double lo = 1, hi = std::max(1.0, static_cast<double>(c.cores));  // predicted(lo) >= predicted(hi)
-    if (measured >= predicted(lo)) return lo;
-    if (measured <= predicted(hi)) return hi;
-    for (int i = 0; i < 30; ++i) {
-        const double mid = (lo + hi) / 2;
-        (predicted(mid) > measured ? lo : hi) = mid;
-    }
-    return (lo + hi) / 2;
-}
-
 // More ranks than cores: the crowded curve, added to the 2-rank file.
 int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
     const int me = acp_rank(), np = acp_procs();
@@ -169,24 +148,30 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     if (chain.size() != sz.size()) return 1;
     std::vector<std::pair<double, double>> steps;
     for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
-    // How many copies of each size proceed at once: a ring allgather
-    // step has every rank copy one block.
-    acp_set_col_algorithm(nullptr, "ring");
-    const std::vector<double> ring = round_seconds(o, all, sz, false);
+    // The flat tree: the root copies to every other rank, nobody forwards.
+    const std::string flat = "knomial:" + std::to_string(np);
+    acp_set_col_algorithm(flat.c_str(), nullptr);
+    const std::vector<double> fan = round_seconds(o, all, sz);
     acp_set_col_algorithm("", "");
-    if (ring.size() != sz.size()) return 1;
+    if (fan.size() != sz.size()) return 1;
     if (me != 0) return 0;
+    std::vector<std::pair<double, double>> fans;
+    for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
     c.comm_crowded = cm::Samples(steps);
+    c.comm_fanout = cm::Samples(fans);
     c.crowd_ranks = static_cast<unsigned>(np);
-    std::vector<std::pair<double, double>> par;
-    for (size_t i = 0; i < sz.size(); ++i) par.emplace_back(static_cast<double>(sz[i]), parallel_for(c, np, sz[i], ring[i]));
-    c.crowd_parallel = cm::Samples(par);
-    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step; copies a ring allgather "
-                "step runs at once\n", np, c.cores);
-    std::printf("%-10s %14s %14s %14s %10s\n", "# Size", "crowded(us)", "comm(us)", "ring step(us)", "parallel");
-    for (size_t i = 0; i < sz.size(); ++i)
-        std::printf("%-10zu %14.3f %14.3f %14.3f %10.2f\n", sz[i], steps[i].second * 1e6,
-                    c.comm.at(static_cast<double>(sz[i])) * 1e6, ring[i] / (np - 1) * 1e6, par[i].second);
+    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, and what\n"
+                "# the model derives from them: the switch between ranks on a core, how much slower a copy is,\n"
+                "# what a forwarded copy costs more\n", np, c.cores);
+    std::printf("%-10s %12s %12s %12s %12s %8s %12s\n", "# Size", "chain(us)", "fanout(us)", "comm(us)", "switch(us)",
+                "slow", "forward(us)");
+    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+    for (size_t i = 0; i < sz.size(); ++i) {
+        const auto b = static_cast<double>(sz[i]);
+        const cm::CrowdCosts k = cm::crowd_costs(c, b, sz[i] > 0 && sz[i] <= inline_max);
+        std::printf("%-10zu %12.3f %12.3f %12.3f %12.3f %8.2f %12.3f\n", sz[i], steps[i].second * 1e6,
+                    fans[i].second * 1e6, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6);
+    }
     std::ofstream f(path);
     f << cm::to_json(c);
     if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;

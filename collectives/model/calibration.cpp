@@ -70,15 +70,6 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
-double Calibration::parallel_at(double bytes) const {
-    if (crowd_parallel.empty()) return 0;
-    return crowd_parallel.at(std::min(bytes, crowd_parallel.points().back().first));
-}
-
-double Calibration::crowd_wait(double bytes) const {
-    return comm_crowded.empty() ? 0 : std::max(0.0, comm_crowded.at(bytes) - comm.at(bytes));
-}
-
 Calibration builtin_calibration() {
     Calibration c;
     // The reference VM (2 cores, UCX, user arrays), the means of two runs
@@ -88,7 +79,8 @@ Calibration builtin_calibration() {
     // array, which is also what a round costs without inline slots
     // (comm_direct: ~4.5 us for the system call and signals); a block
     // right behind another (comm_stream); 3 ranks on the 2 cores
-    // (comm_crowded, crowd_parallel); memcpy there.
+    // (comm_crowded; comm_fanout: medians of 4 model-check runs' flat
+    // trees, 12 launches); memcpy there.
     c.comm = Samples({{0, 9.5e-7}, {4096, 9.3e-7}, {16384, 1.3e-6}, {32768, 6.1e-6}, {65536, 6.8e-6},
                       {262144, 1.24e-5}, {1 << 20, 4.85e-5}, {4 << 20, 2.0e-4}});
     c.comm_direct = Samples({{0, 9e-7}, {8, 4.5e-6}, {4096, 4.5e-6}, {16384, 5.6e-6}, {32768, 6.1e-6},
@@ -97,8 +89,9 @@ Calibration builtin_calibration() {
                              {65536, 6.2e-6}, {262144, 1.65e-5}});
     c.comm_crowded = Samples({{0, 5.3e-6}, {4096, 5.1e-6}, {16384, 5.6e-6}, {32768, 1.22e-5}, {65536, 1.78e-5},
                               {262144, 3.3e-5}, {1 << 20, 9.9e-5}, {4 << 20, 3.2e-4}});
+    c.comm_fanout = Samples({{0, 6.0e-6}, {4096, 6.15e-6}, {16384, 6.4e-6}, {32768, 1.38e-5}, {65536, 1.59e-5},
+                             {262144, 2.84e-5}, {1 << 20, 8.0e-5}, {4 << 20, 2.44e-4}});
     c.crowd_ranks = 3;
-    c.crowd_parallel = Samples({{0, 1.9}, {16384, 2.0}, {32768, 1.6}, {65536, 2.0}, {1 << 20, 2.0}, {4 << 20, 1.5}});
     c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
                         {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
     c.cores = 2;
@@ -118,21 +111,13 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (j.contains("comm_direct") && !read_samples(j, "comm_direct", &c.comm_direct, why)) return false;
     if (j.contains("comm_stream") && !read_samples(j, "comm_stream", &c.comm_stream, why)) return false;
     if (j.contains("comm_crowded") && !read_samples(j, "comm_crowded", &c.comm_crowded, why)) return false;
+    if (j.contains("comm_fanout") && !read_samples(j, "comm_fanout", &c.comm_fanout, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
         c.crowd_ranks = j["crowd_ranks"].get<unsigned>();
     }
-    if (j.contains("crowd_parallel")) {
-        const nlohmann::json &p = j["crowd_parallel"];
-        if (p.is_number()) {  // files before the curve: one figure for all sizes
-            if (!(p.get<double>() >= 0) || p.get<double>() > 1 << 20)
-                return *why = "\"crowd_parallel\": want how many copies proceed at once (>= 0)", false;
-            c.crowd_parallel = Samples({{0, p.get<double>()}});
-        } else if (!read_samples(j, "crowd_parallel", &c.crowd_parallel, why, "copies")) {
-            return false;
-        }
-    }
+    // "crowd_parallel" (files before the crowded simulation): no longer used.
     if (j.contains("cores")) {
         if (!j["cores"].is_number_unsigned() || j["cores"].get<uint64_t>() > 1u << 20)
             return *why = "\"cores\": want a count of cores (0: no limit)", false;
@@ -156,8 +141,8 @@ std::string to_json(const Calibration &c) {
         j["crowd_ranks"] = c.crowd_ranks;
     }
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
-                                  std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy}, std::pair{"comm_crowded", &c.comm_crowded},
-                                  std::pair{"crowd_parallel", &c.crowd_parallel}}) {
+                                  std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
+                                  std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

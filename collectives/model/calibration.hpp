@@ -29,14 +29,14 @@
 //                                          // more ranks than cores: a step
 //                                          // of a chain bcast over
 //                                          // "crowd_ranks" ranks (optional)
-//     "crowd_ranks": 3,
-//     "crowd_parallel": [[bytes, copies], ...] // on-node copies of that
-//                                          // size that proceed at once
-//                                          // when crowded, on average
-//                                          // (ring allgather rounds over
-//                                          // crowd_ranks; optional; a
-//                                          // single number: every size)
+//     "comm_fanout": [[bytes, seconds], ...],  // one copy of a flat tree
+//                                          // (the root copies to every
+//                                          // other of "crowd_ranks" ranks;
+//                                          // round / (ranks - 1); optional)
+//     "crowd_ranks": 3
 //   }
+// Files written before 2026-11-23 may hold "crowd_parallel" (copies at
+// once on a crowded node): it is accepted and no longer used.
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
 // times finite and >= 0, and each list needs at least one sample.
 #pragma once
@@ -66,19 +66,12 @@ struct Calibration {
     Samples comm_direct;  // empty: comm (files without it)
     Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
     Samples comm_crowded;  // empty: crowding is not modelled
+    Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
-    Samples crowd_parallel;  // (bytes, copies that proceed at once when crowded); empty: cores
-    // crowd_parallel for copies of `bytes`: between samples linear, beyond
-    // them the nearest one's (0 without samples).
-    double parallel_at(double bytes) const;
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
     }
-    // What a rank on a node with more ranks than cores waits, beyond the
-    // copy, before an entry of `bytes` has reached it and it runs again:
-    // comm_crowded - comm (0 without comm_crowded).
-    double crowd_wait(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"

@@ -1,6 +1,8 @@
 // Steps from command lists, collisions per step, time per step.
 #include "predict.hpp"
 
+#include "crowded_sim.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,13 +23,11 @@ constexpr double kTieMargin = 0.02;
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 
-// (step, src, dst) -> bytes over every block's list; whether the pair
-// carried a block in the step before too (a stream of blocks), and
-// whether the sender had to wait for the data (not a bcast's root).
+// (step, src, dst) -> bytes over every block's list, and whether the
+// pair carried a block in the step before too (a stream of blocks).
 struct PairLoad {
     uint64_t bytes = 0;
     bool streamed = false;
-    bool woken = true;
 };
 using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, PairLoad>;
 
@@ -80,8 +80,6 @@ void add_scheduled(const std::vector<CommandList> &lists, const std::vector<uint
         // Entries leave the queue by earliest step, so none placed later
         // can take step - 1 of this pair: the flag is final.
         load.streamed = !by_sender && step > 0 && taken.count(step - 1);
-        // A root holds its data from the start: it never waits to be woken.
-        load.woken = c.dep != kNoDep;
         for (uint32_t next : after[b][e]) ready.push({step + 1, b, next});
     }
 }
@@ -115,53 +113,18 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
     return m;
 }
 
-// How many of `copies` on-node copies of `bytes` run at once on a crowded
-// node. No more copies than cores: all of them (a 4-rank binomial's
-// second step, two copies, measured as long as one chain step). As many
-// as the calibration's crowd_ranks: crowd_parallel, as measured there;
-// in between, linearly.
-double parallel(const Calibration &cal, double copies, double bytes) {
-    const double cores = cal.cores;
-    double full = cal.parallel_at(bytes);
-    if (full <= 0) full = cores;  // a file without the curve
-    if (copies <= cores) return copies;
-    if (copies >= cal.crowd_ranks || cal.crowd_ranks <= cal.cores) return full;
-    return cores + (full - cores) * (copies - cores) / (cal.crowd_ranks - cores);
-}
-
-// crowded[m]: member m's node holds more members than the calibration's
-// cores, so its copies also wait for CPUs (Calibration::crowd_wait).
-// A crowded node runs crowd_parallel copies of M bytes at once, on
-// average, not cores: the ranks that wait share the CPUs with those that
-// copy, and large copies share the memory bus. So there m copies of a
-// step count as m / parallel(M) (a fraction: it is an average), where
-// they would count ceil(m / cores). A copy whose sender waited for the
-// data (a forwarder; not a root, which holds it from the start) first
-// waits crowd_wait for that sender to run, m / parallel(M) times in turn
-// (at least once); a bcast's last receivers wait once more at the end
-// (predict()). A chain step is thus comm_crowded, as calibrated.
-void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Calibration &cal,
-          const Topology *t, uint64_t round_bytes) {
+// A step costs its slowest message: C collisions cost a copy of C x M
+// bytes (seed 003); on a node, the copies beyond its cores wait as
+// collisions too.
+void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
-    const bool crowd = std::find(crowded.begin(), crowded.end(), true) != crowded.end();
-    const std::vector<uint32_t> col = collisions(t, pairs, crowd ? 0 : cal.cores);
-    std::map<uint32_t, uint32_t> on_node;  // crowded node -> its on-node copies this step
-    auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
-    if (crowd)
-        for (const Message &m : s.msgs)
-            if (node(m.src) == node(m.dst) && crowded[m.src]) ++on_node[node(m.src)];
+    const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         const Message &m = s.msgs[i];
-        double c = col[i], waits = 1;
-        if (crowd && node(m.src) == node(m.dst) && crowded[m.src]) {
-            const double here = on_node[node(m.src)];
-            const double par = parallel(cal, here, static_cast<double>(m.bytes));
-            c = std::max(c, here / par);
-            waits = std::max(1.0, here / par);
-        }
-        s.msgs[i].collisions = static_cast<uint32_t>(std::ceil(c - 1e-9));
+        const double c = col[i];
+        s.msgs[i].collisions = col[i];
         const Samples &entry = cal.entry(inline_round);
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
@@ -170,19 +133,106 @@ void cost(Step &s, bool inline_round, const std::vector<bool> &crowded, const Ca
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
-        if (crowd && crowded[m.src] && m.woken) secs += waits * cal.crowd_wait(static_cast<double>(m.bytes));
         s.seconds = std::max(s.seconds, secs);
     }
 }
 
-std::vector<bool> crowded_members(const Case &c, const Calibration &cal, const Topology *t) {
-    std::vector<bool> out(c.members, false);
-    if (cal.cores == 0 || cal.comm_crowded.empty()) return out;
-    std::map<uint32_t, uint32_t> per_node;
-    auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0; };  // no topology: one node
-    for (uint32_t m = 0; m < c.members; ++m) ++per_node[node(m)];
-    for (uint32_t m = 0; m < c.members; ++m) out[m] = per_node[node(m)] > cal.cores;
-    return out;
+// Every entry of the round, for the simulation: a multi-block round's
+// lists one after the other (dependencies renumbered); a block that
+// follows another between the same pair costs comm_stream.
+SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline) {
+    SimInput in;
+    in.members = c.members;
+    in.cores = cal.cores;
+    in.eager = is_inline;
+    auto add = [&](const CommandList &l, uint64_t bytes, bool multi, std::set<std::pair<uint32_t, uint32_t>> *pairs) {
+        const auto base = static_cast<int32_t>(in.entries.size());
+        for (const Command &x : l) {
+            const bool streamed = multi && !pairs->insert({x.src, x.dst}).second && !cal.comm_stream.empty();
+            const Samples &copy = streamed ? cal.comm_stream : cal.entry(is_inline);
+            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
+                                  copy.at(static_cast<double>(bytes))});
+        }
+    };
+    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    if (c.op == Op::kBcast) {
+        const auto a = static_cast<BcastAlgo>(c.algo);
+        const uint32_t blocks = blocks_of(c);
+        for (uint32_t b = 0; b < blocks; ++b)
+            add(bcast_block_list(a, c.members, c.root, b, c.radix),
+                blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length, blocks > 1, &pairs);
+    } else {
+        for (uint32_t b = 0; b < c.members; ++b)
+            add(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes, false, &pairs);
+    }
+    return in;
+}
+
+// A chain (or a flat tree: the root copies to every other member) over
+// crowd_ranks members, entries of `bytes`: copies take `slow` times the
+// 2-member copy, forwarded ones forward_s more.
+double sample_round(const Calibration &cal, bool flat, double bytes, bool is_inline, double switch_s, double slow,
+                    double forward_s) {
+    SimInput in;
+    in.members = cal.crowd_ranks;
+    in.cores = cal.cores;
+    in.eager = is_inline;
+    in.switch_s = switch_s;
+    const double copy = cal.entry(is_inline).at(bytes) * slow;
+    for (uint32_t m = 0; m + 1 < cal.crowd_ranks; ++m) {
+        if (flat) in.entries.push_back({0, m + 1, -1, copy});
+        else in.entries.push_back({m, m + 1, m == 0 ? -1 : static_cast<int32_t>(m - 1), copy + (m == 0 ? 0 : forward_s)});
+    }
+    return simulate_rounds(in);
+}
+
+// x in [lo, hi] where the growing f(x) reaches want.
+template <typename F>
+double solve(F f, double want, double lo, double hi) {
+    for (int i = 0; i < 40; ++i) {
+        const double x = (lo + hi) / 2;
+        (f(x) < want ? lo : hi) = x;
+    }
+    return (lo + hi) / 2;
+}
+
+}  // namespace
+
+CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
+    constexpr double kSmall = 1024;
+    CrowdCosts k;
+    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return k;
+    const double n = cal.crowd_ranks - 1;
+    const double small = n * cal.comm_crowded.at(kSmall);
+    k.switch_s = solve([&](double w) { return sample_round(cal, false, kSmall, true, w, 1, 0); }, small, 0, small);
+    // Inline rounds are plain stores into the control blocks: a few us
+    // at most, hidden behind the switches (a forward cost there would
+    // change the chain by nothing until it outgrows a switch, then by a
+    // whole turn). Only process_vm_writev rounds are slower, and more so
+    // when they forward.
+    if (is_inline) return k;
+    if (!cal.comm_fanout.empty()) {
+        const double fan = n * cal.comm_fanout.at(bytes);
+        k.slow = solve([&](double s) { return sample_round(cal, true, bytes, is_inline, k.switch_s, s, 0); }, fan, 1, 8);
+    }
+    // Likewise where the chain is close already (within 10%: a quarter
+    // turn of the spread switches), there is no forward cost to find.
+    const double chain = n * cal.comm_crowded.at(bytes);
+    auto with = [&](double f) { return sample_round(cal, false, bytes, is_inline, k.switch_s, k.slow, f); };
+    if (with(0) < 0.9 * chain) k.forward_s = solve(with, chain, 0, chain);
+    return k;
+}
+
+namespace {
+
+// Whether the round runs on one node with more members than cores, and
+// the calibration has the crowded figure to simulate it with.
+bool simulated(const Case &c, const Calibration &cal, const Topology *t) {
+    if (cal.cores == 0 || c.members <= cal.cores || c.members > kMaxSimulatedMembers) return false;
+    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores) return false;
+    for (uint32_t m = 1; t && m < c.members; ++m)
+        if (t->node_of(m) != t->node_of(0)) return false;
+    return true;
 }
 
 }  // namespace
@@ -199,27 +249,22 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     for (const auto &[key, load] : m) {
         const auto [step, src, dst] = key;
         if (p.steps.size() < step + 1) p.steps.resize(step + 1);
-        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed, load.woken});
+        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
     }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
-    const std::vector<bool> crowded = crowded_members(c, cal, t);
-    for (Step &s : p.steps) cost(s, is_inline, crowded, cal, t, multi_block ? c.bytes : 0);
-    // A bcast's last receivers, too, wait to be scheduled before their
-    // round is done (a chain over n crowded members: n-1 copies and n-1
-    // waits, comm_crowded a step as calibrated). An allgather's steps
-    // count a wait for each of theirs.
-    if (c.op == Op::kBcast && !p.steps.empty()) {
-        Step &last = p.steps.back();
-        uint64_t largest = 0;
-        bool crowd_end = false;
-        for (const Message &m : last.msgs) {
-            largest = std::max(largest, m.bytes);
-            crowd_end = crowd_end || crowded[m.dst];
-        }
-        if (crowd_end) last.seconds += cal.crowd_wait(static_cast<double>(largest));
-    }
+    for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0);
     for (const Step &s : p.steps) p.comm_s += s.seconds;
+    if (simulated(c, cal, t)) {  // the steps stay, for the tools; the time is the simulation's
+        SimInput in = sim_input(c, cal, is_inline);
+        const uint64_t entry_bytes = multi_block ? block_range(c.bytes, blocks_of(c), 0).length : c.bytes;
+        const CrowdCosts k = crowd_costs(cal, static_cast<double>(entry_bytes), is_inline);
+        in.switch_s = k.switch_s;
+        for (SimEntry &e : in.entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
+        p.comm_s = simulate_rounds(in);
+        p.simulated = true;
+        p.crowd = k;
+    }
     // Local copies on the longest path: what a receiver copies out of the
     // inline slots or its buffer, and what a sender copies in.
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);

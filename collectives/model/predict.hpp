@@ -23,11 +23,14 @@
 // arrival signal), so the signals are not steps of their own: `comm` for
 // rounds through the inline slots, `comm_direct` for the others,
 // `comm_stream` for a block that follows another between the same pair
-// in the step before (the pipeline's segments). On a node with more
-// members than cores, m copies of a step count as m / crowd_parallel,
-// and a member that waited for its data (not a root), or a bcast's last
-// receiver, first waits to be scheduled: comm_crowded - comm (see
-// predict.cpp).
+// in the step before (the pipeline's segments).
+// A round on one node with more members than cores is not a sum of
+// steps: who holds a core when its data lands decides. Its time comes
+// from simulating the engine's members on the cores, event by event
+// (crowded_sim.hpp), with two costs taken from the calibrated chain step
+// comm_crowded: the switch between members on a core, and the extra of
+// a forwarded copy (predict.cpp, crowd_costs). Its steps are still
+// listed, costed as if the node had enough cores.
 #pragma once
 
 #include <cstdint>
@@ -58,7 +61,6 @@ struct Message {
     uint64_t bytes;
     uint32_t collisions;
     bool streamed = false;  // a block right after another between the same pair (comm_stream)
-    bool woken = true;      // its sender waited for the data (crowded nodes: it must be scheduled first)
 };
 
 struct Step {
@@ -66,13 +68,39 @@ struct Step {
     double seconds = 0;
 };
 
+// What makes a round on a crowded node slower than its copies, from the
+// calibration's crowded figures over crowd_ranks members (all seconds):
+//   switch_s   from one member to the next on a core (sched_yield and a
+//              context switch), whatever the size: what makes a 1 KiB
+//              chain step take comm_crowded;
+//   slow       how much longer a copy through process_vm_writev (rounds
+//              above the inline size) takes than between 2 members: what
+//              makes a flat tree (the root copies to every other member)
+//              take comm_fanout a copy; 1 for inline rounds (plain
+//              stores) and without comm_fanout;
+//   forward_s  what a forwarded copy costs beyond that: the rest of the
+//              chain step comm_crowded of that size. Its data was just
+//              written by another core (at 256 KiB and up a chain step is
+//              2-3x a copy on the 2-core VM, a flat tree's copy ~1.3x);
+//              0 for inline rounds, and where the chain is within 10%
+//              without it.
+// Without comm_crowded, or with crowd_ranks <= cores: 0, 1 and 0.
+struct CrowdCosts {
+    double switch_s = 0, slow = 1, forward_s = 0;
+};
+
 struct Prediction {
     std::vector<Step> steps;
     double comm_s = 0, memcpy_s = 0;
+    bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
+    CrowdCosts crowd;        // what that simulation used
     double total() const { return comm_s + memcpy_s; }
 };
 
 std::string algo_name(const Case &c);
+
+// The CrowdCosts of entries of `bytes` (see above).
+CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline);
 
 // Predicts one round. t: nullptr for a fully connected node.
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
@@ -93,5 +121,10 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
 // Largest group for which allgather is modelled at create (the lists of
 // every block are walked: O(P^2)); above it the default algorithm is used.
 inline constexpr uint32_t kMaxModelledAllgather = 1024;
+
+// Largest crowded node whose rounds are simulated (crowded_sim.hpp: the
+// simulation keeps every entry of six rounds); above it, its steps are
+// costed as on a node with enough cores.
+inline constexpr uint32_t kMaxSimulatedMembers = 256;
 
 }  // namespace acpx::collectives::model

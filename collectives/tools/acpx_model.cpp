@@ -156,6 +156,11 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         std::printf("%6zu %10zu %7u %14llu %12.2f%s\n", s, p.steps[s].msgs.size(), most,
                     static_cast<unsigned long long>(largest), p.steps[s].seconds * 1e6, "");
     }
+    if (p.simulated) {
+        const cm::CrowdCosts &k = p.crowd;
+        std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
+                    "x%.2f, forwards +%.2f us)\n", c.members, cal.cores, k.switch_s * 1e6, k.slow, k.forward_s * 1e6);
+    }
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
     return 0;

@@ -23,8 +23,12 @@ grep -q '"comm_stream"' "$dir/cal.json" || fail "calibration file: no comm_strea
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
-grep -q '"comm_crowded"' "$dir/cal.json" && grep -q '"crowd_parallel"' "$dir/cal.json" \
-    || fail "crowded calibrate wrote no comm_crowded/crowd_parallel: $(cat "$dir/cal.json")"
+grep -q '"comm_crowded"' "$dir/cal.json" && grep -q '"comm_fanout"' "$dir/cal.json" \
+    || fail "crowded calibrate wrote no comm_crowded/comm_fanout: $(cat "$dir/cal.json")"
+# One row per size (0, 1K..64K), each with a switch time > 0 derived.
+[ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && !($5 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+    || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
 if [ "$(nproc)" -ge 3 ]; then
     if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
         fail "calibrate on 3 ranks with $(nproc) cores: accepted"
@@ -55,6 +59,9 @@ model="$ACPX_BUILDDIR/acpx-model"
 "$model" predict --algo bruck --procs 24 --size 1M --topology torus:1x6x4 --calibration "$dir/cal.json" > "$dir/p.txt"
 [ "$(grep -c '^ *[0-9]' "$dir/p.txt")" -eq 4 ] || fail "bruck over 24: want 4 steps (the depths of its lists): $(cat "$dir/p.txt")"
 grep -q "calibration: $dir/cal.json" "$dir/p.txt" || fail "predict does not name its calibration"
+# More ranks than the calibration's cores on one node: simulated, and said so.
+"$model" predict --algo binomial --procs "$crowd" --size 64K --calibration "$dir/cal.json" > "$dir/p.txt"
+grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node: $(cat "$dir/p.txt")"
 "$model" compare --op allgather --procs 24 --sizes 1K:4M --topology torus:1x6x4 > "$dir/c.txt"
 grep -q '^# crossovers' "$dir/c.txt" || fail "compare: no crossovers section: $(cat "$dir/c.txt")"
 [ "$(grep '^ *[0-9]' "$dir/c.txt" | grep -c '\*')" -eq 13 ] || fail "compare: want one best per size (13): $(cat "$dir/c.txt")"
