@@ -50,6 +50,11 @@ int run_model_check(const Options &o) {
         return 1;
     }
     const cm::Topology *t = spec && *spec ? &topo : nullptr;
+    uint32_t inline_max = 0;  // the handles' inline cap, as create reads it
+    if (!middle::inline_max_from_env(&inline_max, &why)) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_COL_INLINE: %s\n", why.c_str());
+        return 1;
+    }
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
     FILE *csv = nullptr;
@@ -69,8 +74,9 @@ int run_model_check(const Options &o) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
-        base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
-                                                     base.members, 1);
+        base.inline_bytes = std::min(inline_max, middle::inline_bytes_for(bcast ? middle::Kind::kBcast
+                                                                                : middle::Kind::kAllgather,
+                                                                          base.members, 1));
         const std::vector<cm::Case> algos = cm::candidates(base);
         const std::vector<size_t> all_sizes = sizes(o);
         // Every (size, algorithm) once, then again: the median of three

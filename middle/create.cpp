@@ -14,7 +14,6 @@
 #include <cstring>
 #include <thread>
 
-#include "basic/config.hpp"
 #include "basic/errors.hpp"
 #include "choose.hpp"
 
@@ -211,14 +210,8 @@ bool read_choices(const char *fn, Params *p) {
         p->exec = Exec::kRoot;
     else
         return report(fn, "ACP_COL_EXEC", "'%s' is not one of: root, delegated", exec);
-    p->inline_max = kDefaultInlineMax;
-    if (const char *inl = std::getenv("ACP_COL_INLINE"); inl && *inl) {
-        size_t v = 0;
-        if (!basic::parse_size(inl, &v) || v > kDefaultInlineMax)
-            return report(fn, "ACP_COL_INLINE", "'%s' is not a size from 0 to %u bytes (K suffix allowed)", inl,
-                          kDefaultInlineMax);
-        p->inline_max = static_cast<uint32_t>(v);
-    }
+    if (std::string why; !inline_max_from_env(&p->inline_max, &why))
+        return report(fn, "ACP_COL_INLINE", "%s", why.c_str());
     return read_algorithm(fn, State::get(), p);
 }
 

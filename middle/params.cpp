@@ -1,5 +1,8 @@
 #include "params.hpp"
 
+#include <cstdlib>
+
+#include "basic/config.hpp"
 #include "collectives/algorithms.hpp"
 
 namespace acpx::middle {
@@ -12,6 +15,20 @@ std::string algo_name(const Params &p) {
     return p.kind == Kind::kBcast
                ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
                : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
+}
+
+bool inline_max_from_env(uint32_t *out, std::string *why) {
+    *out = kDefaultInlineMax;
+    const char *inl = std::getenv("ACP_COL_INLINE");
+    if (!inl || !*inl) return true;
+    size_t v = 0;
+    if (!basic::parse_size(inl, &v) || v > kDefaultInlineMax) {
+        *why = "'" + std::string(inl) + "' is not a size from 0 to " + std::to_string(kDefaultInlineMax) +
+               " bytes (K suffix allowed)";
+        return false;
+    }
+    *out = static_cast<uint32_t>(v);
+    return true;
 }
 
 std::string first_difference(const Params &a, const Params &b) {

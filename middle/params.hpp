@@ -32,6 +32,12 @@ struct Params {
     uint64_t group_hash = 0;  // of the group as listed (order matters)
 };
 
+// The inline cap ACP_COL_INLINE sets (kDefaultInlineMax when unset or
+// empty); false if it is not a size from 0 to kDefaultInlineMax (K
+// suffix allowed), with *why saying so. The library and the tools that
+// predict its rounds (acpx-model, acpx-bench model-check) read it alike.
+bool inline_max_from_env(uint32_t *out, std::string *why);
+
 // "" if a and b agree, else which field differs, as "root 1 vs 0".
 std::string first_difference(const Params &a, const Params &b);
 

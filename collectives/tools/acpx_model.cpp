@@ -4,6 +4,7 @@
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
 #include <getopt.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -47,6 +48,7 @@ struct Args {
     std::string cmd, algo, op, topology, map, calibration;
     uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
     bool buffered = false;
+    uint32_t inline_max = acpx::middle::kDefaultInlineMax;  // ACP_COL_INLINE, as the library reads it
 };
 
 bool fail(const char *what) {
@@ -116,8 +118,10 @@ cm::Case base_case(const Args &a, uint64_t size) {
     c.root = static_cast<uint32_t>(a.root);
     c.bytes = size;
     c.buffered = a.buffered;
-    c.inline_bytes = acpx::middle::inline_bytes_for(
-        c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1);
+    c.inline_bytes = std::min(a.inline_max, acpx::middle::inline_bytes_for(c.op == cm::Op::kBcast
+                                                                                ? acpx::middle::Kind::kBcast
+                                                                                : acpx::middle::Kind::kAllgather,
+                                                                            c.members, 1));
     return c;
 }
 
@@ -208,6 +212,8 @@ int main(int argc, char **argv) {
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;
+    if (!acpx::middle::inline_max_from_env(&a.inline_max, &why))
+        return std::fprintf(stderr, "acpx-model: ACP_COL_INLINE: %s\n", why.c_str()), 2;
     cm::Calibration cal;
     if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
     if (!cm::load_calibration(&cal, &why)) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;

@@ -59,6 +59,15 @@ model="$ACPX_BUILDDIR/acpx-model"
 "$model" predict --algo bruck --procs 24 --size 1M --topology torus:1x6x4 --calibration "$dir/cal.json" > "$dir/p.txt"
 [ "$(grep -c '^ *[0-9]' "$dir/p.txt")" -eq 4 ] || fail "bruck over 24: want 4 steps (the depths of its lists): $(cat "$dir/p.txt")"
 grep -q "calibration: $dir/cal.json" "$dir/p.txt" || fail "predict does not name its calibration"
+# ACP_COL_INLINE as the library reads it: 0 sends a 1 KiB round through
+# the data path (comm_direct), a bad value is refused.
+a=$("$model" predict --algo binomial --procs 2 --size 1K --calibration "$dir/cal.json" | tail -1)
+b=$(ACP_COL_INLINE=0 "$model" predict --algo binomial --procs 2 --size 1K --calibration "$dir/cal.json" | tail -1)
+[ "$a" != "$b" ] || fail "ACP_COL_INLINE=0 does not change the prediction: $a"
+if ACP_COL_INLINE=lots "$model" predict --algo binomial --procs 2 --size 1K > "$dir/out" 2>&1; then
+    fail "ACP_COL_INLINE=lots: accepted"
+fi
+grep -q '^acpx-model: ACP_COL_INLINE: ' "$dir/out" || fail "ACP_COL_INLINE=lots: $(cat "$dir/out")"
 # More ranks than the calibration's cores on one node: simulated, and said so.
 "$model" predict --algo binomial --procs "$crowd" --size 64K --calibration "$dir/cal.json" > "$dir/p.txt"
 grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node: $(cat "$dir/p.txt")"
