@@ -30,6 +30,7 @@ bool load_model(const char *fn, State &st) {
                             env_text("ACP_TOPOLOGY_MAP");
     if (st.model_loaded && env == st.model_env) return true;
     st.model_loaded = false;
+    st.crowd_costs.clear();
     st.has_topology = false;
     st.topology = {};
     std::string why;
@@ -120,7 +121,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
         t.map.resize(group.size());
         for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
     }
-    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr, predicted_s);
+    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr, predicted_s, &st.crowd_costs);
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
     return true;

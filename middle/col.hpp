@@ -15,6 +15,7 @@
 
 #include "basic/layer.hpp"
 #include "collectives/model/calibration.hpp"
+#include "collectives/model/predict.hpp"
 #include "collectives/model/topology.hpp"
 #include "params.hpp"
 #include "plan.hpp"
@@ -85,6 +86,7 @@ struct State final : basic::layer::LayerState {
     bool model_loaded = false;
     std::string model_env;  // those three variables when last loaded
     collectives::model::Calibration calibration;
+    collectives::model::CrowdCache crowd_costs;  // from that calibration (cleared with it)
     bool has_topology = false;
     collectives::model::Topology topology;
     // acp_set_col_algorithm: the forced names ("" = none: the environment

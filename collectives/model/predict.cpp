@@ -189,22 +189,26 @@ double sample_round(const Calibration &cal, bool flat, double bytes, bool is_inl
 // x in [lo, hi] where the growing f(x) reaches want.
 template <typename F>
 double solve(F f, double want, double lo, double hi) {
-    for (int i = 0; i < 40; ++i) {
+    for (int i = 0; i < 30; ++i) {  // 1e-9 of the range
         const double x = (lo + hi) / 2;
         (f(x) < want ? lo : hi) = x;
     }
     return (lo + hi) / 2;
 }
 
-}  // namespace
-
-CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
+// The switch between members on a core: what makes a 1 KiB chain over
+// crowd_ranks members take its calibrated time (the same for every size).
+double switch_time(const Calibration &cal) {
     constexpr double kSmall = 1024;
+    const double small = (cal.crowd_ranks - 1) * cal.comm_crowded.at(kSmall);
+    return solve([&](double w) { return sample_round(cal, false, kSmall, true, w, 1, 0); }, small, 0, small);
+}
+
+CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
     if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return k;
     const double n = cal.crowd_ranks - 1;
-    const double small = n * cal.comm_crowded.at(kSmall);
-    k.switch_s = solve([&](double w) { return sample_round(cal, false, kSmall, true, w, 1, 0); }, small, 0, small);
+    k.switch_s = switch_s;
     // Inline rounds are plain stores into the control blocks: a few us
     // at most, hidden behind the switches (a forward cost there would
     // change the chain by nothing until it outgrows a switch, then by a
@@ -221,6 +225,28 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
     auto with = [&](double f) { return sample_round(cal, false, bytes, is_inline, k.switch_s, k.slow, f); };
     if (with(0) < 0.9 * chain) k.forward_s = solve(with, chain, 0, chain);
     return k;
+}
+
+}  // namespace
+
+CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
+    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return {};
+    return costs_with(cal, bytes, is_inline, switch_time(cal));
+}
+
+CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
+    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return {};
+    if (switch_s_ < 0) switch_s_ = switch_time(cal);
+    const auto key = std::make_pair(bytes, is_inline);
+    auto it = costs_.find(key);
+    if (it == costs_.end()) it = costs_.emplace(key, costs_with(cal, bytes, is_inline, switch_s_)).first;
+    return it->second;
+}
+
+void CrowdCache::clear() {
+    switch_s_ = -1;
+    costs_.clear();
+    rounds.clear();
 }
 
 namespace {
@@ -242,7 +268,9 @@ std::string algo_name(const Case &c) {
                               : name_of(static_cast<AllgatherAlgo>(c.algo));
 }
 
-Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
+    CrowdCache own;
+    if (!cache) cache = &own;
     Prediction p;
     if (c.members <= 1) return p;
     const StepMap m = steps_of(c, cal, t);
@@ -256,12 +284,18 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t) {
     for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0);
     for (const Step &s : p.steps) p.comm_s += s.seconds;
     if (simulated(c, cal, t)) {  // the steps stay, for the tools; the time is the simulation's
-        SimInput in = sim_input(c, cal, is_inline);
         const uint64_t entry_bytes = multi_block ? block_range(c.bytes, blocks_of(c), 0).length : c.bytes;
-        const CrowdCosts k = crowd_costs(cal, static_cast<double>(entry_bytes), is_inline);
-        in.switch_s = k.switch_s;
-        for (SimEntry &e : in.entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
-        p.comm_s = simulate_rounds(in);
+        const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes), is_inline);
+        const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
+                                       is_inline};
+        if (const auto it = cache->rounds.find(key); it != cache->rounds.end()) {
+            p.comm_s = it->second;
+        } else {
+            SimInput in = sim_input(c, cal, is_inline);
+            in.switch_s = k.switch_s;
+            for (SimEntry &e : in.entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
+            p.comm_s = cache->rounds[key] = simulate_rounds(in);
+        }
         p.simulated = true;
         p.crowd = k;
     }
@@ -314,10 +348,12 @@ size_t pick_fastest(const std::vector<double> &seconds) {
     return pick;
 }
 
-Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds) {
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds, CrowdCache *cache) {
     const std::vector<Case> all = candidates(c);
     std::vector<double> secs;
-    for (const Case &k : all) secs.push_back(predict(k, cal, t).total());
+    CrowdCache own;
+    if (!cache) cache = &own;
+    for (const Case &k : all) secs.push_back(predict(k, cal, t, cache).total());
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];
     return all[i];

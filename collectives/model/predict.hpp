@@ -34,7 +34,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "calibration.hpp"
@@ -102,8 +105,27 @@ std::string algo_name(const Case &c);
 // The CrowdCosts of entries of `bytes` (see above).
 CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline);
 
-// Predicts one round. t: nullptr for a fully connected node.
-Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
+// crowd_costs and simulated rounds, remembered: a solve takes ~100
+// simulated sample rounds and a round up to 4 x 6 of the case's, while a
+// job's creates all use one calibration and mostly the same few shapes
+// (10,000 creates on 3 ranks took 11 minutes under the sanitizers
+// without it). Clear it when the calibration changes.
+class CrowdCache {
+  public:
+    CrowdCosts get(const Calibration &cal, double bytes, bool is_inline);
+    // (op, algo, radix, members, root, bytes, inline) -> seconds
+    using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
+    std::map<RoundKey, double> rounds;
+    void clear();
+
+  private:
+    double switch_s_ = -1;  // the same for every size
+    std::map<std::pair<double, bool>, CrowdCosts> costs_;
+};
+
+// Predicts one round. t: nullptr for a fully connected node. cache: for
+// crowded nodes, shared across predictions from cal (nullptr: none).
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
 
 // Every algorithm that applies to c.op and c.members, as Cases like c
 // (pipeline with 4, 8, 16 and 32 segments).
@@ -116,7 +138,8 @@ size_t pick_fastest(const std::vector<double> &seconds);
 // The candidate with the lowest predicted time (within 2%: a tie, which
 // the first listed wins);
 // *seconds, if given, gets that time.
-Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr);
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr,
+          CrowdCache *cache = nullptr);
 
 // Largest group for which allgather is modelled at create (the lists of
 // every block are walked: O(P^2)); above it the default algorithm is used.

@@ -329,6 +329,15 @@ TEST(Predict, ACrowdedNodeIsSimulatedAndReproducesItsCalibration) {
     EXPECT_EQ(crowd_costs(cal, 1024, true).slow, 1);
     // The switch does not depend on the size.
     EXPECT_DOUBLE_EQ(crowd_costs(cal, 1 << 20, false).switch_s, k.switch_s);
+    // The cache gives the same, until the calibration changes and it is
+    // cleared; predictions through it are the same too.
+    CrowdCache cache;
+    EXPECT_DOUBLE_EQ(cache.get(cal, 65536, false).forward_s, k.forward_s);
+    EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr, &cache).comm_s, predict(chain, cal, nullptr).comm_s);
+    Calibration slower = cal;
+    slower.comm_crowded = Samples({{0, 2e-5}, {1 << 30, 2e-5 + 2e-9 * (1 << 30)}});
+    cache.clear();
+    EXPECT_GT(cache.get(slower, 65536, false).switch_s, k.switch_s);
 }
 
 TEST(Predict, OnACrowdedNodeTheChainWinsSmallRounds) {
