@@ -196,6 +196,12 @@ double solve(F f, double want, double lo, double hi) {
     return (lo + hi) / 2;
 }
 
+// Whether cal measured a crowded node (comm_crowded over more ranks than
+// its cores).
+bool has_crowd(const Calibration &cal) {
+    return !cal.comm_crowded.empty() && cal.cores > 0 && cal.crowd_ranks > cal.cores;
+}
+
 // The switch between members on a core: what makes a 1 KiB chain over
 // crowd_ranks members take its calibrated time (the same for every size).
 double switch_time(const Calibration &cal) {
@@ -206,7 +212,7 @@ double switch_time(const Calibration &cal) {
 
 CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
-    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return k;
+    if (!has_crowd(cal)) return k;
     const double n = cal.crowd_ranks - 1;
     k.switch_s = switch_s;
     // Inline rounds are plain stores into the control blocks: a few us
@@ -230,12 +236,12 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
 }  // namespace
 
 CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
-    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return {};
+    if (!has_crowd(cal)) return {};
     return costs_with(cal, bytes, is_inline, switch_time(cal));
 }
 
 CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
-    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores || cal.cores == 0) return {};
+    if (!has_crowd(cal)) return {};
     if (switch_s_ < 0) switch_s_ = switch_time(cal);
     const auto key = std::make_pair(bytes, is_inline);
     auto it = costs_.find(key);
@@ -254,8 +260,7 @@ namespace {
 // Whether the round runs on one node with more members than cores, and
 // the calibration has the crowded figure to simulate it with.
 bool simulated(const Case &c, const Calibration &cal, const Topology *t) {
-    if (cal.cores == 0 || c.members <= cal.cores || c.members > kMaxSimulatedMembers) return false;
-    if (cal.comm_crowded.empty() || cal.crowd_ranks <= cal.cores) return false;
+    if (!has_crowd(cal) || c.members <= cal.cores || c.members > kMaxSimulatedMembers) return false;
     for (uint32_t m = 1; t && m < c.members; ++m)
         if (t->node_of(m) != t->node_of(0)) return false;
     return true;
