@@ -116,17 +116,26 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     EXPECT_LT(r.seconds, 20);
 }
 
-// Persistent collectives: a member that never sends makes the others'
-// waits fail after ACP_TIMEOUT, naming it; the job still ends cleanly.
+// Persistent collectives: a member that never sends makes the waits of
+// those that send to it fail after ACP_TIMEOUT, naming it; the job still
+// ends cleanly. The tree is forced (the model picks chain for small
+// rounds on 3 ranks of 2 cores): its root sends to rank 2 itself.
 TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     for (const char *mode : {"ACP_COL_EXEC=delegated", "ACP_COL_EXEC=root"}) {
-        JobResult r = acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", mode});
+        JobResult r = acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", mode, "ACP_COL_BCAST_ALGO=binomial"});
         EXPECT_EQ(r.status, 0) << mode << "\n" << r.err;
         EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned -1")) << mode << "\n" << r.err;
         EXPECT_TRUE(has(r.err, "acpx: acp_wait_col: request: handle")) << r.err;
         EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << mode << "\n" << r.err;
         EXPECT_LT(r.seconds, 20);
     }
+    // Down a delegated chain only rank 1 sends to rank 2: the root's round
+    // completes, rank 1's fails naming rank 2.
+    JobResult r = acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", "ACP_COL_EXEC=delegated", "ACP_COL_BCAST_ALGO=chain"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1: acp_wait_col returned -1")) << r.err;
+    EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << r.err;
 }
 
 TEST(Collectives, MemberKilledMidRoundEndsTheJob) {
