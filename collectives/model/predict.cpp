@@ -168,21 +168,24 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline) {
     return in;
 }
 
+// Copies on a crowded node: `slow` times the 2-member copy, forwarded
+// ones (that waited for their data) forward_s more.
+void apply(const CrowdCosts &k, SimInput *in) {
+    in->switch_s = k.switch_s;
+    for (SimEntry &e : in->entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
+}
+
 // A chain (or a flat tree: the root copies to every other member) over
-// crowd_ranks members, entries of `bytes`: copies take `slow` times the
-// 2-member copy, forwarded ones forward_s more.
-double sample_round(const Calibration &cal, bool flat, double bytes, bool is_inline, double switch_s, double slow,
-                    double forward_s) {
-    SimInput in;
-    in.members = cal.crowd_ranks;
-    in.cores = cal.cores;
-    in.eager = is_inline;
-    in.switch_s = switch_s;
-    const double copy = cal.entry(is_inline).at(bytes) * slow;
-    for (uint32_t m = 0; m + 1 < cal.crowd_ranks; ++m) {
-        if (flat) in.entries.push_back({0, m + 1, -1, copy});
-        else in.entries.push_back({m, m + 1, m == 0 ? -1 : static_cast<int32_t>(m - 1), copy + (m == 0 ? 0 : forward_s)});
-    }
+// crowd_ranks members, entries of `bytes`, with the costs k.
+double sample_round(const Calibration &cal, bool flat, double bytes, bool is_inline, const CrowdCosts &k) {
+    Case c;
+    c.op = Op::kBcast;
+    c.algo = static_cast<uint8_t>(flat ? BcastAlgo::kKnomial : BcastAlgo::kChain);
+    c.radix = cal.crowd_ranks;  // knomial:N over N: the root sends to all
+    c.members = cal.crowd_ranks;
+    c.bytes = static_cast<uint64_t>(bytes);
+    SimInput in = sim_input(c, cal, is_inline);
+    apply(k, &in);
     return simulate_rounds(in);
 }
 
@@ -207,12 +210,11 @@ bool has_crowd(const Calibration &cal) {
 double switch_time(const Calibration &cal) {
     constexpr double kSmall = 1024;
     const double small = (cal.crowd_ranks - 1) * cal.comm_crowded.at(kSmall);
-    return solve([&](double w) { return sample_round(cal, false, kSmall, true, w, 1, 0); }, small, 0, small);
+    return solve([&](double w) { return sample_round(cal, false, kSmall, true, {w, 1, 0}); }, small, 0, small);
 }
 
 CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
-    if (!has_crowd(cal)) return k;
     const double n = cal.crowd_ranks - 1;
     k.switch_s = switch_s;
     // Inline rounds are plain stores into the control blocks: a few us
@@ -223,12 +225,12 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     if (is_inline) return k;
     if (!cal.comm_fanout.empty()) {
         const double fan = n * cal.comm_fanout.at(bytes);
-        k.slow = solve([&](double s) { return sample_round(cal, true, bytes, is_inline, k.switch_s, s, 0); }, fan, 1, 8);
+        k.slow = solve([&](double s) { return sample_round(cal, true, bytes, is_inline, {k.switch_s, s, 0}); }, fan, 1, 8);
     }
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
     const double chain = n * cal.comm_crowded.at(bytes);
-    auto with = [&](double f) { return sample_round(cal, false, bytes, is_inline, k.switch_s, k.slow, f); };
+    auto with = [&](double f) { return sample_round(cal, false, bytes, is_inline, {k.switch_s, k.slow, f}); };
     if (with(0) < 0.9 * chain) k.forward_s = solve(with, chain, 0, chain);
     return k;
 }
@@ -236,8 +238,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
 }  // namespace
 
 CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
-    if (!has_crowd(cal)) return {};
-    return costs_with(cal, bytes, is_inline, switch_time(cal));
+    return CrowdCache().get(cal, bytes, is_inline);
 }
 
 CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
@@ -297,8 +298,7 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
             p.comm_s = it->second;
         } else {
             SimInput in = sim_input(c, cal, is_inline);
-            in.switch_s = k.switch_s;
-            for (SimEntry &e : in.entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
+            apply(k, &in);
             p.comm_s = cache->rounds[key] = simulate_rounds(in);
         }
         p.simulated = true;
