@@ -18,7 +18,10 @@
 //   comm_crowded: a step of a chain bcast over every rank (its round time
 //           / (ranks - 1)): one entry while ranks wait for CPUs;
 //   comm_fanout: a copy of a flat tree over every rank (knomial:ranks,
-//           the root copies to all others; round time / (ranks - 1)).
+//           the root copies to all others; round time / (ranks - 1));
+//   comm_crowd_stream: a block of a pipeline:4 over every rank (round
+//           time / (4 + ranks - 2)), by block size, blocks of 64 bytes
+//           and up.
 // and prints what the model derives from them (model::crowd_costs).
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -152,25 +155,45 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     const std::string flat = "knomial:" + std::to_string(np);
     acp_set_col_algorithm(flat.c_str(), nullptr);
     const std::vector<double> fan = round_seconds(o, all, sz);
-    acp_set_col_algorithm("", "");
     if (fan.size() != sz.size()) return 1;
+    // A pipeline down the chain: its blocks follow each other.
+    constexpr unsigned kS = cm::kCrowdStreamSegments;
+    std::vector<size_t> piped_sz;
+    for (size_t s : sz)
+        if (s >= kS * 64) piped_sz.push_back(s);
+    acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
+    const std::vector<double> piped = round_seconds(o, all, piped_sz);
+    acp_set_col_algorithm("", "");
+    if (piped.size() != piped_sz.size()) return 1;
     if (me != 0) return 0;
-    std::vector<std::pair<double, double>> fans;
+    std::vector<std::pair<double, double>> fans, blocks;
     for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
+    for (size_t i = 0; i < piped_sz.size(); ++i)
+        blocks.emplace_back(static_cast<double>(piped_sz[i] / kS), piped[i] / (kS + np - 2));
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
+    c.comm_crowd_stream = cm::Samples(blocks);
     c.crowd_ranks = static_cast<unsigned>(np);
-    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, and what\n"
-                "# the model derives from them: the switch between ranks on a core, how much slower a copy is,\n"
-                "# what a forwarded copy costs more\n", np, c.cores);
-    std::printf("%-10s %12s %12s %12s %12s %8s %12s\n", "# Size", "chain(us)", "fanout(us)", "comm(us)", "switch(us)",
-                "slow", "forward(us)");
+    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
+                "# pipeline:%u's block, and what the model derives from them: the switch between ranks on a\n"
+                "# core, how much slower a copy is, what a forwarded copy costs more, how much slower a block\n"
+                "# in a stream is\n", np, c.cores, kS);
+    std::printf("%-10s %10s %10s %10s %10s %10s %6s %10s %6s\n", "# Size", "chain(us)", "fanout(us)", "pipe(us)",
+                "comm(us)", "switch(us)", "slow", "fwd(us)", "stream");
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
         const cm::CrowdCosts k = cm::crowd_costs(c, b, sz[i] > 0 && sz[i] <= inline_max);
-        std::printf("%-10zu %12.3f %12.3f %12.3f %12.3f %8.2f %12.3f\n", sz[i], steps[i].second * 1e6,
-                    fans[i].second * 1e6, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6);
+        // The block sample of this size, if one was measured.
+        const auto blk = std::find_if(blocks.begin(), blocks.end(), [&](const auto &p) { return p.first == b; });
+        char pipe[32] = "-", stream[32] = "-";
+        if (blk != blocks.end()) {  // blocks are never inline: theirs is the non-inline factor
+            std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
+            std::snprintf(stream, sizeof stream, "%.2f", cm::crowd_costs(c, b, false).stream_slow);
+        }
+        std::printf("%-10zu %10.3f %10.3f %10s %10.3f %10.3f %6.2f %10.3f %6s\n", sz[i], steps[i].second * 1e6,
+                    fans[i].second * 1e6, pipe, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6,
+                    stream);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

@@ -91,6 +91,11 @@ Calibration builtin_calibration() {
                               {262144, 3.3e-5}, {1 << 20, 9.9e-5}, {4 << 20, 3.2e-4}});
     c.comm_fanout = Samples({{0, 6.0e-6}, {4096, 6.15e-6}, {16384, 6.4e-6}, {32768, 1.38e-5}, {65536, 1.59e-5},
                              {262144, 2.84e-5}, {1 << 20, 8.0e-5}, {4 << 20, 2.44e-4}});
+    // A pipeline:4's block on the 3 ranks: the median of 3 calibrations
+    // (2026-11-24).
+    c.comm_crowd_stream = Samples({{64, 6.0e-6}, {1024, 6.2e-6}, {4096, 7.8e-6}, {16384, 8.2e-6}, {32768, 9.6e-6},
+                                   {65536, 1.35e-5}, {131072, 2.25e-5}, {262144, 3.9e-5}, {524288, 6.6e-5},
+                                   {1 << 20, 1.12e-4}});
     c.crowd_ranks = 3;
     c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
                         {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
@@ -112,6 +117,8 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (j.contains("comm_stream") && !read_samples(j, "comm_stream", &c.comm_stream, why)) return false;
     if (j.contains("comm_crowded") && !read_samples(j, "comm_crowded", &c.comm_crowded, why)) return false;
     if (j.contains("comm_fanout") && !read_samples(j, "comm_fanout", &c.comm_fanout, why)) return false;
+    if (j.contains("comm_crowd_stream") && !read_samples(j, "comm_crowd_stream", &c.comm_crowd_stream, why))
+        return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
@@ -142,7 +149,8 @@ std::string to_json(const Calibration &c) {
     }
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
                                   std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
-                                  std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout}}) {
+                                  std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
+                                  std::pair{"comm_crowd_stream", &c.comm_crowd_stream}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

@@ -33,6 +33,11 @@
 //                                          // (the root copies to every
 //                                          // other of "crowd_ranks" ranks;
 //                                          // round / (ranks - 1); optional)
+//     "comm_crowd_stream": [[bytes, seconds], ...], // a block of a
+//                                          // pipeline:4 round over
+//                                          // "crowd_ranks" ranks: round /
+//                                          // (4 + ranks - 2), by block
+//                                          // size (optional)
 //     "crowd_ranks": 3
 //   }
 // Files written before 2026-11-23 may hold "crowd_parallel" (copies at
@@ -67,6 +72,7 @@ struct Calibration {
     Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
     Samples comm_crowded;  // empty: crowding is not modelled
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
+    Samples comm_crowd_stream;  // a block of a pipeline:4 over crowd_ranks (empty: blocks as other copies)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {

@@ -137,21 +137,26 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
     }
 }
 
-// Every entry of the round, for the simulation: a multi-block round's
-// lists one after the other (dependencies renumbered); a block that
-// follows another between the same pair costs comm_stream.
-SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline) {
+// Every entry of the round, for the simulation, costed for a crowded
+// node by k: a multi-block round's lists one after the other
+// (dependencies renumbered). A copy costs `slow` times the 2-member one,
+// forward_s more if it forwards; a block that follows another between
+// the same pair costs comm_stream, stream_slow times (when calibrated).
+SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     SimInput in;
     in.members = c.members;
     in.cores = cal.cores;
     in.eager = is_inline;
+    in.switch_s = k.switch_s;
     auto add = [&](const CommandList &l, uint64_t bytes, bool multi, std::set<std::pair<uint32_t, uint32_t>> *pairs) {
         const auto base = static_cast<int32_t>(in.entries.size());
         for (const Command &x : l) {
             const bool streamed = multi && !pairs->insert({x.src, x.dst}).second && !cal.comm_stream.empty();
-            const Samples &copy = streamed ? cal.comm_stream : cal.entry(is_inline);
-            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  copy.at(static_cast<double>(bytes))});
+            const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(bytes));
+            const double secs = streamed && k.stream_slow > 0
+                                    ? copy * k.stream_slow
+                                    : copy * k.slow + (x.dep == kNoDep ? 0 : k.forward_s);
+            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), secs});
         }
     };
     std::set<std::pair<uint32_t, uint32_t>> pairs;
@@ -168,25 +173,18 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline) {
     return in;
 }
 
-// Copies on a crowded node: `slow` times the 2-member copy, forwarded
-// ones (that waited for their data) forward_s more.
-void apply(const CrowdCosts &k, SimInput *in) {
-    in->switch_s = k.switch_s;
-    for (SimEntry &e : in->entries) e.copy_s = e.copy_s * k.slow + (e.dep >= 0 ? k.forward_s : 0);
-}
-
-// A chain (or a flat tree: the root copies to every other member) over
-// crowd_ranks members, entries of `bytes`, with the costs k.
-double sample_round(const Calibration &cal, bool flat, double bytes, bool is_inline, const CrowdCosts &k) {
+// A round of bcast a (radix) over crowd_ranks members, of `bytes`, with
+// the costs k: what calibrate measured on the crowded node (a chain, a
+// flat tree knomial:N, a pipeline).
+double sample_round(const Calibration &cal, BcastAlgo a, unsigned radix, double bytes, bool is_inline,
+                    const CrowdCosts &k) {
     Case c;
     c.op = Op::kBcast;
-    c.algo = static_cast<uint8_t>(flat ? BcastAlgo::kKnomial : BcastAlgo::kChain);
-    c.radix = cal.crowd_ranks;  // knomial:N over N: the root sends to all
+    c.algo = static_cast<uint8_t>(a);
+    c.radix = radix;
     c.members = cal.crowd_ranks;
     c.bytes = static_cast<uint64_t>(bytes);
-    SimInput in = sim_input(c, cal, is_inline);
-    apply(k, &in);
-    return simulate_rounds(in);
+    return simulate_rounds(sim_input(c, cal, is_inline, k));
 }
 
 // x in [lo, hi] where the growing f(x) reaches want.
@@ -210,7 +208,8 @@ bool has_crowd(const Calibration &cal) {
 double switch_time(const Calibration &cal) {
     constexpr double kSmall = 1024;
     const double small = (cal.crowd_ranks - 1) * cal.comm_crowded.at(kSmall);
-    return solve([&](double w) { return sample_round(cal, false, kSmall, true, {w, 1, 0}); }, small, 0, small);
+    return solve([&](double w) { return sample_round(cal, BcastAlgo::kChain, 2, kSmall, true, {w, 1, 0}); }, small, 0,
+                 small);
 }
 
 CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
@@ -225,13 +224,33 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     if (is_inline) return k;
     if (!cal.comm_fanout.empty()) {
         const double fan = n * cal.comm_fanout.at(bytes);
-        k.slow = solve([&](double s) { return sample_round(cal, true, bytes, is_inline, {k.switch_s, s, 0}); }, fan, 1, 8);
+        auto flat = [&](double s) {
+            return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, is_inline, {k.switch_s, s, 0});
+        };
+        k.slow = solve(flat, fan, 1, 8);
     }
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
     const double chain = n * cal.comm_crowded.at(bytes);
-    auto with = [&](double f) { return sample_round(cal, false, bytes, is_inline, {k.switch_s, k.slow, f}); };
+    auto with = [&](double f) {
+        return sample_round(cal, BcastAlgo::kChain, 2, bytes, is_inline, {k.switch_s, k.slow, f});
+    };
     if (with(0) < 0.9 * chain) k.forward_s = solve(with, chain, 0, chain);
+    // Blocks in a stream, from the crowded pipeline: its first blocks cost
+    // as above, the rest stream_slow times comm_stream. Measured on the
+    // 2-core VM, 3 ranks: 5-6 us a small block, not comm_stream's 3 (the
+    // core the root shares with the last member is not all the root's),
+    // and less than slow + forward_s for blocks of 128 KiB and up.
+    if (!cal.comm_crowd_stream.empty() && !cal.comm_stream.empty()) {
+        constexpr unsigned kS = kCrowdStreamSegments;
+        const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
+        auto piped = [&](double s) {
+            CrowdCosts t = k;
+            t.stream_slow = s;
+            return sample_round(cal, BcastAlgo::kPipeline, kS, bytes * kS, is_inline, t);
+        };
+        k.stream_slow = solve(piped, round, 0.25, 8);
+    }
     return k;
 }
 
@@ -297,9 +316,7 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
         if (const auto it = cache->rounds.find(key); it != cache->rounds.end()) {
             p.comm_s = it->second;
         } else {
-            SimInput in = sim_input(c, cal, is_inline);
-            apply(k, &in);
-            p.comm_s = cache->rounds[key] = simulate_rounds(in);
+            p.comm_s = cache->rounds[key] = simulate_rounds(sim_input(c, cal, is_inline, k));
         }
         p.simulated = true;
         p.crowd = k;

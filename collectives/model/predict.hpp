@@ -27,10 +27,10 @@
 // A round on one node with more members than cores is not a sum of
 // steps: who holds a core when its data lands decides. Its time comes
 // from simulating the engine's members on the cores, event by event
-// (crowded_sim.hpp), with two costs taken from the calibrated chain step
-// comm_crowded: the switch between members on a core, and the extra of
-// a forwarded copy (predict.cpp, crowd_costs). Its steps are still
-// listed, costed as if the node had enough cores.
+// (crowded_sim.hpp), with the costs CrowdCosts (below) solved from the
+// calibration's crowded rounds: a chain, a flat tree and a pipeline:4
+// over crowd_ranks members. Its steps are still listed, costed as if
+// the node had enough cores.
 #pragma once
 
 #include <cstdint>
@@ -87,10 +87,19 @@ struct Step {
 //              2-3x a copy on the 2-core VM, a flat tree's copy ~1.3x);
 //              0 for inline rounds, and where the chain is within 10%
 //              without it.
-// Without comm_crowded, or with crowd_ranks <= cores: 0, 1 and 0.
+//   stream_slow how much longer a block right behind another between the
+//              same pair (comm_stream) takes, forward or not: what makes
+//              a pipeline:4 round (kCrowdStreamSegments) take
+//              comm_crowd_stream a block; 0 without it (such blocks cost
+//              as other copies).
+// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0 and 0.
 struct CrowdCosts {
-    double switch_s = 0, slow = 1, forward_s = 0;
+    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0;
 };
+
+// The segments of the crowded pipeline that calibrate measures
+// (comm_crowd_stream).
+inline constexpr unsigned kCrowdStreamSegments = 4;
 
 struct Prediction {
     std::vector<Step> steps;

@@ -75,10 +75,12 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     // The crowded curves round-trip too.
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
+    c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
     c.crowd_ranks = 3;
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
+    EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
     // Files from before the simulation hold crowd_parallel (a number or a
     // curve): they still load.
@@ -97,6 +99,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout":[[0,-1]]})", "comm_fanout"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowd_stream":[]})",
+         "comm_crowd_stream"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -338,6 +342,33 @@ TEST(Predict, ACrowdedNodeIsSimulatedAndReproducesItsCalibration) {
     slower.comm_crowded = Samples({{0, 2e-5}, {1 << 30, 2e-5 + 2e-9 * (1 << 30)}});
     cache.clear();
     EXPECT_GT(cache.get(slower, 65536, false).switch_s, k.switch_s);
+}
+
+TEST(Predict, ACrowdedPipelineReproducesItsCalibration) {
+    // 2-member stream blocks of 3 us + 1 ns/B; on the crowded node a
+    // pipeline:4 block of 8 us + 2 ns/B (round / (4 + 3 - 2)).
+    Calibration cal = crowded_cal();
+    cal.comm_stream = Samples({{0, 3e-6}, {1 << 30, 3e-6 + 1e-9 * (1 << 30)}});
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), kCrowdStreamSegments, 3, 0, 4 * 16384, false, 0};
+    const double before = predict(c, cal, nullptr).comm_s;
+    EXPECT_EQ(crowd_costs(cal, 16384, false).stream_slow, 0);  // without the curve: blocks cost as other copies
+    cal.comm_crowd_stream = Samples({{64, 8e-6 + 128e-9}, {1 << 20, 8e-6 + 2e-9 * (1 << 20)}});
+    // What calibrate measured comes back (within 1%: the switch times
+    // spread), and the blocks behind the first are slower than between 2.
+    const Prediction p = predict(c, cal, nullptr);
+    EXPECT_TRUE(p.simulated);
+    EXPECT_NEAR(p.comm_s, 5 * cal.comm_crowd_stream.at(16384), 1e-2 * p.comm_s);
+    EXPECT_NE(p.comm_s, before);
+    EXPECT_GT(p.crowd.stream_slow, 1);
+    // Other segment counts are predicted from it: more, smaller blocks.
+    c.radix = 16;
+    const double s16 = predict(c, cal, nullptr).comm_s;
+    EXPECT_GT(s16, p.comm_s);
+    EXPECT_LT(s16, 4 * p.comm_s);
+    // Single-block rounds do not stream: the curve changes nothing there.
+    Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, 65536, false, 0};
+    const double chain_round = 2 * cal.comm_crowded.at(65536);
+    EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, chain_round, 1e-2 * chain_round);
 }
 
 TEST(Predict, OnACrowdedNodeTheChainWinsSmallRounds) {
