@@ -28,6 +28,7 @@ libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 bin_PROGRAMS += acprun acpx-info
 acprun_SOURCES = basic/launcher/acprun.cpp basic/launcher/binding.cpp basic/launcher/binding.hpp \
+	basic/launcher/failures.cpp basic/launcher/failures.hpp \
 	basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
 acprun_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
 acprun_LDADD = $(HWLOC_LIBS)

@@ -9,8 +9,8 @@ test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_ut
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
-test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp
-test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
+test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp basic/launcher/failures.cpp
+test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
 test_launcher_fault_prog_LDADD = libacpx.la

@@ -5,7 +5,8 @@
 // so no other process can. Forwards INT/TERM/HUP/QUIT/USR1/USR2 to the
 // ranks. When a rank fails (non-zero exit or a signal), prints which and
 // how, stops the others, and exits with that rank's status (128+signal for
-// a signal). Option parsing: getopt_long, from the C library.
+// a signal); of the ranks that fail within 250 ms, it names one killed by
+// a signal first (failures.hpp). Option parsing: getopt_long, from the C library.
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -28,6 +29,7 @@
 
 #include "../bootstrap/wire.hpp"
 #include "binding.hpp"
+#include "failures.hpp"
 #include "acpx_config.h"
 
 namespace {
@@ -62,8 +64,10 @@ void usage(FILE *to) {
                  "  -v, --verbose              print the set-up (ACP_VERBOSE=1)\n"
                  "  -h, --help                 this text\n"
                  "  -V, --version              the acpx version\n\n"
-                 "Exit status: 0 if every rank exits 0; otherwise the first failing rank's\n"
-                 "exit status, or 128+signal if it was killed by a signal.\n");
+                 "Exit status: 0 if every rank exits 0; otherwise the failing rank's exit\n"
+                 "status, or 128+signal if it was killed by a signal. Of the ranks that fail\n"
+                 "within 250 ms of the first, one killed by a signal is named first: the\n"
+                 "others' errors are likely its peers losing it.\n");
 }
 
 bool parse(int argc, char **argv, Options *o) {
@@ -266,9 +270,15 @@ class Launcher {
         return true;
     }
 
+    using Clock = std::chrono::steady_clock;
+
+    // Milliseconds until t (0 if past), for poll.
+    static int ms_until(Clock::time_point t) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+        return left > 0 ? static_cast<int>(left) : 0;
+    }
+
     void loop() {
-        using clock = std::chrono::steady_clock;
-        clock::time_point kill_at{};
         while (running_ > 0) {
             std::vector<pollfd> fds{{sig_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
             std::vector<int> who;
@@ -278,24 +288,47 @@ class Launcher {
                     who.push_back(r);
                 }
             int wait_ms = -1;
-            if (stopping_) {
-                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - clock::now());
-                wait_ms = left.count() > 0 ? static_cast<int>(left.count()) : 0;
-            }
+            if (stopping_) wait_ms = ms_until(kill_at_);
+            else if (!failures_.empty()) wait_ms = ms_until(name_at_);
             const int n = poll(fds.data(), fds.size(), wait_ms);
             if (n < 0 && errno != EINTR) break;
-            if (stopping_ && clock::now() >= kill_at) stop_all(SIGKILL);
-            if (n <= 0) continue;
-            if (fds[0].revents) {
-                const bool was_stopping = stopping_;
-                on_signal();
-                if (stopping_ && !was_stopping) kill_at = clock::now() + std::chrono::seconds(3);
+            if (stopping_ && Clock::now() >= kill_at_) {
+                stop_all(SIGKILL);
+                kill_at_ = Clock::now() + std::chrono::seconds(1);  // poll, not spin, until they are reaped
             }
-            if (fds[1].revents & POLLIN) accept_rank();
-            for (size_t i = 2; i < fds.size(); ++i)  // skip ranks reaped above
-                if (fds[i].revents && ranks_[who[i - 2]].fd == fds[i].fd) read_rank(who[i - 2]);
-            maybe_answer_allgather();
+            if (n > 0) {
+                if (fds[0].revents) on_signal();
+                if (fds[1].revents & POLLIN) accept_rank();
+                for (size_t i = 2; i < fds.size(); ++i)  // skip ranks reaped above
+                    if (fds[i].revents && ranks_[who[i - 2]].fd == fds[i].fd) read_rank(who[i - 2]);
+                maybe_answer_allgather();
+            }
+            if (!failures_.empty() && !named_ && (Clock::now() >= name_at_ || running_ == 0)) name_failure();
         }
+        if (!failures_.empty() && !named_) name_failure();  // every rank ended within the window
+    }
+
+    // Stops the ranks: SIGTERM now (sig), SIGKILL to those left after 3 s.
+    void begin_stopping(int sig) {
+        if (stopping_) return;
+        stopping_ = true;
+        kill_at_ = Clock::now() + std::chrono::seconds(3);
+        if (sig) stop_all(sig);
+    }
+
+    // The window after the first failure is over: name its cause (and the
+    // others), end the job with its status, stop the rest.
+    void name_failure() {
+        named_ = true;
+        const size_t cause = acpx::launcher::root_cause(failures_);
+        std::fprintf(stderr, "acprun: %s; stopping the other ranks\n",
+                     acpx::launcher::describe(failures_[cause]).c_str());
+        for (size_t i = 0; i < failures_.size(); ++i)
+            if (i != cause)
+                std::fprintf(stderr, "acprun: %s, within %d ms\n", acpx::launcher::describe(failures_[i]).c_str(),
+                             acpx::launcher::kFailureWindowMs);
+        exit_status_ = acpx::launcher::job_status(failures_[cause]);
+        begin_stopping(SIGTERM);
     }
 
     void on_signal() {
@@ -309,8 +342,8 @@ class Launcher {
             for (auto &r : ranks_)
                 if (r.running) kill(r.pid, static_cast<int>(si.ssi_signo));
             if (si.ssi_signo != SIGUSR1 && si.ssi_signo != SIGUSR2 && !stopping_) {
-                stopping_ = true;
                 if (exit_status_ == 0) exit_status_ = 128 + static_cast<int>(si.ssi_signo);
+                begin_stopping(0);
             }
         }
     }
@@ -326,18 +359,11 @@ class Launcher {
             --running_;
             close_rank(r);
             const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-            if (!failed || stopping_) continue;
-            if (WIFSIGNALED(status)) {
-                std::fprintf(stderr, "acprun: rank %d (pid %d) was killed by signal %d (%s); stopping the other ranks\n",
-                             r, pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
-                exit_status_ = 128 + WTERMSIG(status);
-            } else {
-                std::fprintf(stderr, "acprun: rank %d (pid %d) exited with status %d; stopping the other ranks\n",
-                             r, pid, WEXITSTATUS(status));
-                exit_status_ = WEXITSTATUS(status);
-            }
-            stopping_ = true;
-            stop_all(SIGTERM);
+            // Failures after the job is stopping are acprun's own kills.
+            if (!failed || stopping_ || named_) continue;
+            if (failures_.empty())
+                name_at_ = Clock::now() + std::chrono::milliseconds(acpx::launcher::kFailureWindowMs);
+            failures_.push_back({r, pid, status});
         }
     }
 
@@ -410,6 +436,10 @@ class Launcher {
     sigset_t old_mask_{};
     int running_ = 0;
     bool stopping_ = false;
+    Clock::time_point kill_at_{};
+    std::vector<acpx::launcher::Failure> failures_;  // within the window after the first
+    Clock::time_point name_at_{};                     // when the window ends
+    bool named_ = false;
     int exit_status_ = 0;
 };
 

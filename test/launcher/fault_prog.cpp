@@ -1,6 +1,9 @@
 // A program whose ranks misbehave on purpose, for launcher_test.
 //   fault_prog exit N      rank 1 exits with status N; the others wait in acp_sync
 //   fault_prog kill        rank 1 is killed by SIGKILL; the others wait in acp_sync
+//   fault_prog exit-then-kill  rank 2 exits with status 1, rank 1 is killed by
+//                          SIGKILL 50 ms later (a death that reaches acprun
+//                          after the error exit it caused)
 //   fault_prog never-sync  rank 1 never calls acp_sync; the others time out there
 //   fault_prog sleep       every rank sleeps (for signal forwarding)
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
@@ -62,7 +65,12 @@ int main(int argc, char **argv) {
     // Connect everyone first, so the survivors wait for the failed rank in
     // the next acp_sync (and acprun reports it) rather than failing to
     // connect to a rank that is already gone.
-    if ((mode == "exit" || mode == "kill") && acp_sync() != 0) return 1;
+    if ((mode == "exit" || mode == "kill" || mode == "exit-then-kill") && acp_sync() != 0) return 1;
+    if (mode == "exit-then-kill" && me == 2) _exit(1);
+    if (mode == "exit-then-kill" && me == 1) {
+        usleep(50 * 1000);
+        raise(SIGKILL);
+    }
     if (mode == "exit" && me == 1) _exit(argc > 2 ? std::atoi(argv[2]) : 3);
     if (mode == "kill" && me == 1) raise(SIGKILL);
     if (mode == "never-sync" && me == 1) {

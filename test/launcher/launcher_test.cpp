@@ -14,6 +14,7 @@
 
 #include "acp.h"
 #include "acpx_config.h"
+#include "basic/launcher/failures.hpp"
 
 namespace {
 
@@ -108,6 +109,33 @@ TEST(Acprun, KilledRankEndsTheJobNamingTheSignal) {
     EXPECT_LT(r.seconds, 15);
 }
 
+// A peer's error exit that reaches acprun before the kill that caused it:
+// the kill is named, the exit listed after it, the job ends with 128+9.
+TEST(Acprun, KillIsNamedBeforeAnErrorExitJustAhead) {
+    JobResult r = acprun(3, {"exit-then-kill"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    const size_t kill = r.err.find("rank 1 (pid"), exit = r.err.find("rank 2 (pid");
+    ASSERT_NE(kill, std::string::npos) << r.err;
+    ASSERT_NE(exit, std::string::npos) << r.err;
+    EXPECT_LT(kill, exit) << r.err;
+    EXPECT_TRUE(has(r.err, "killed by signal 9 (Killed); stopping the other ranks")) << r.err;
+    EXPECT_TRUE(has(r.err, "exited with status 1, within 250 ms")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
+TEST(Failures, ASignalIsTheCauseElseTheFirst) {
+    using acpx::launcher::Failure;
+    const Failure exited{2, 43, W_EXITCODE(1, 0)}, killed{1, 42, W_EXITCODE(0, SIGKILL)},
+        other{0, 41, W_EXITCODE(3, 0)};
+    EXPECT_EQ(acpx::launcher::root_cause({exited, killed}), 1u);
+    EXPECT_EQ(acpx::launcher::root_cause({exited, other}), 0u);
+    EXPECT_EQ(acpx::launcher::root_cause({}), 0u);
+    EXPECT_EQ(acpx::launcher::describe(killed), "rank 1 (pid 42) was killed by signal 9 (Killed)");
+    EXPECT_EQ(acpx::launcher::describe(exited), "rank 2 (pid 43) exited with status 1");
+    EXPECT_EQ(acpx::launcher::job_status(killed), 137);
+    EXPECT_EQ(acpx::launcher::job_status(other), 3);
+}
+
 TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     JobResult r = acprun(2, {"never-sync"}, {"ACP_TIMEOUT=2"});
     EXPECT_NE(r.status, 0);
@@ -138,15 +166,17 @@ TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << r.err;
 }
 
-// Binomial: rank 2's signals then go to rank 0, not to the killed rank 1.
-// Down a chain rank 2 signals rank 1 and may fail on its endpoint before
-// acprun has reaped rank 1; acprun then names rank 2 (exit status 1) as
-// the first to end, not the kill (the job still ends at once).
+// Down a binomial tree rank 2's signals go to rank 0; down a chain they
+// go to the killed rank 1, and rank 2 may fail on its endpoint before
+// acprun has reaped rank 1: the kill is still the one named.
 TEST(Collectives, MemberKilledMidRoundEndsTheJob) {
-    JobResult r = acprun(3, {"col-kill"}, {"ACP_COL_BCAST_ALGO=binomial"});
-    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
-    EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
-    EXPECT_LT(r.seconds, 15);
+    for (const char *algo : {"ACP_COL_BCAST_ALGO=binomial", "ACP_COL_BCAST_ALGO=chain"}) {
+        JobResult r = acprun(3, {"col-kill"}, {algo});
+        EXPECT_EQ(r.status, 128 + SIGKILL) << algo << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "rank 1 (pid")) << r.err;
+        EXPECT_TRUE(has(r.err, "killed by signal 9 (Killed); stopping the other ranks")) << r.err;
+        EXPECT_LT(r.seconds, 15);
+    }
 }
 
 TEST(Acprun, ForwardsTerminationToTheRanks) {
