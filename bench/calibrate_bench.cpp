@@ -13,6 +13,11 @@
 //           wait for; 3.2 us, not 4.3, for small ones on the 2-core VM).
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
+//   comm_footprint: a 1 MiB entry of a 2-member direct bcast whose round
+//           offset walks arrays of 1 to 128 MiB, by the bytes the two
+//           arrays span: how much slower a copy gets once a round's data
+//           outgrows the caches (a 4 MiB allgather on 3 ranks spans 36 MiB
+//           and ran at 0.75x the speed its copies predicted).
 // On more ranks than cores (acprun -n CORES+1, after the 2-rank run) it
 // adds to that file:
 //   comm_crowded: a step of a chain bcast over every rank (its round time
@@ -76,6 +81,42 @@ std::vector<std::pair<double, double>> entry_times(const Options &o, const std::
     acp_set_col_algorithm("", nullptr);
     std::vector<std::pair<double, double>> out;
     for (size_t i = 0; i < secs.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), secs[i]);
+    return out;
+}
+
+// comm_footprint (see the top): seconds of a 1 MiB entry against the
+// bytes both ranks' arrays span. Each pass walks the array at least twice,
+// so the largest ones are out of every cache when they are read again.
+std::vector<std::pair<double, double>> footprint_times(const Options &o) {
+    constexpr size_t kEntry = 1u << 20;
+    std::vector<size_t> arrays;
+    for (size_t a = kEntry; a <= (o.quick ? 16u : 128u) << 20; a *= o.quick ? 16 : 2) arrays.push_back(a);
+    std::vector<int> pair = {0, 1};
+    acp_set_col_algorithm("binomial", nullptr);
+    std::vector<double> secs;
+    const bool ok = median_of_passes(o.quick ? 1 : 3, arrays.size(), [&](size_t i, double *s) {
+        const size_t bytes = arrays[i], slots = bytes / kEntry;
+        std::vector<char> array(bytes, 1);
+        const acp_col_t h = acp_create_bcast_direct(0, 2, pair.data(), array.data(), bytes);
+        if (h == ACP_COL_NULL) return false;
+        const int rounds = std::max(model_rounds(o, kEntry, 2), static_cast<int>(2 * slots));
+        bool sent = true;
+        for (size_t k = 0; k < slots && sent; ++k)  // warm-up: the whole array once
+            sent = acp_wait_col(acp_send_bcast_direct(h, k * kEntry, kEntry)) == 0;
+        acp_sync();
+        const double start = now_us();
+        for (int k = 0; k < rounds && sent; ++k)
+            sent = acp_wait_col(acp_send_bcast_direct(h, (k % slots) * kEntry, kEntry)) == 0;
+        const double mine = (now_us() - start) / rounds;
+        if (acp_free_col(h) != 0 || !sent) return false;
+        const std::vector<double> all = gather(mine);
+        *s = *std::max_element(all.begin(), all.end()) * 1e-6;
+        return true;
+    }, &secs);
+    acp_set_col_algorithm("", nullptr);
+    std::vector<std::pair<double, double>> out;
+    if (!ok) return out;
+    for (size_t i = 0; i < arrays.size(); ++i) out.emplace_back(2.0 * arrays[i], secs[i]);
     return out;
 }
 
@@ -217,6 +258,11 @@ int run_calibrate(const Options &o) {
         return 2;
     }
     cm::Calibration c;
+    // First: it touches 128 MiB arrays, and the samples after it should
+    // see the memory as the jobs after calibrate will.
+    const auto footprint = footprint_times(o);
+    if (footprint.empty()) return 1;
+    c.comm_footprint = cm::Samples(footprint);
     c.comm = cm::Samples(entry_times(o, sz));
     if (c.comm.points().size() != sz.size()) return 1;
     std::vector<size_t> small;
@@ -256,6 +302,9 @@ int run_calibrate(const Options &o) {
     std::printf("# a block right behind another (2-member pipeline:16 round / 16)\n%-10s %14s\n", "# Block",
                 "stream(us)");
     for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
+    std::printf("# a 1 MiB entry whose rounds walk arrays spanning this many bytes (both ranks)\n%-10s %14s\n",
+                "# Span", "entry(us)");
+    for (const auto &[b, t] : footprint) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
     const std::string path = o.out.empty() ? cm::user_calibration_path() : o.out;
     if (path.empty() || !mkdirs_for(path)) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
     std::ofstream f(path);

@@ -70,6 +70,11 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
+double Samples::clamped(double bytes) const {
+    if (!pts_.empty() && bytes >= pts_.back().first) return pts_.back().second;
+    return at(bytes);
+}
+
 Calibration builtin_calibration() {
     Calibration c;
     // The reference VM (2 cores, UCX, user arrays), the means of two runs
@@ -97,6 +102,9 @@ Calibration builtin_calibration() {
                                    {65536, 1.35e-5}, {131072, 2.25e-5}, {262144, 3.9e-5}, {524288, 6.6e-5},
                                    {1 << 20, 1.12e-4}});
     c.crowd_ranks = 3;
+    // A 1 MiB entry by the bytes its rounds span: medians of 6 calibrations.
+    c.comm_footprint = Samples({{2 << 20, 5.3e-5}, {4 << 20, 6.3e-5}, {8 << 20, 5.9e-5}, {16 << 20, 7.6e-5},
+                                {32 << 20, 1.05e-4}, {64 << 20, 1.3e-4}, {128 << 20, 1.42e-4}, {256 << 20, 1.39e-4}});
     c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
                         {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
     c.cores = 2;
@@ -119,6 +127,7 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (j.contains("comm_fanout") && !read_samples(j, "comm_fanout", &c.comm_fanout, why)) return false;
     if (j.contains("comm_crowd_stream") && !read_samples(j, "comm_crowd_stream", &c.comm_crowd_stream, why))
         return false;
+    if (j.contains("comm_footprint") && !read_samples(j, "comm_footprint", &c.comm_footprint, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
@@ -150,7 +159,8 @@ std::string to_json(const Calibration &c) {
     for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
                                   std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
                                   std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
-                                  std::pair{"comm_crowd_stream", &c.comm_crowd_stream}}) {
+                                  std::pair{"comm_crowd_stream", &c.comm_crowd_stream},
+                                  std::pair{"comm_footprint", &c.comm_footprint}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

@@ -25,6 +25,10 @@
 //                                          // block size (optional;
 //                                          // absent: comm_direct)
 //     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
+//     "comm_footprint": [[bytes, seconds], ...], // a 1 MiB entry of a
+//                                          // 2-member round whose data
+//                                          // spans that many bytes (both
+//                                          // ranks' arrays; optional)
 //     "comm_crowded": [[bytes, seconds], ...], // one entry while a node runs
 //                                          // more ranks than cores: a step
 //                                          // of a chain bcast over
@@ -59,6 +63,9 @@ class Samples {
     // Seconds for `bytes`: linear between the two nearest samples (eq. 1);
     // below the smallest, its time; above the largest, its bandwidth.
     double at(double bytes) const;
+    // The same, but flat above the largest sample too (a time that
+    // stops growing, e.g. once nothing fits in a cache).
+    double clamped(double bytes) const;
     const std::vector<std::pair<double, double>> &points() const { return pts_; }
     bool empty() const { return pts_.empty(); }
 
@@ -73,6 +80,7 @@ struct Calibration {
     Samples comm_crowded;  // empty: crowding is not modelled
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
     Samples comm_crowd_stream;  // a block of a pipeline:4 over crowd_ranks (empty: blocks as other copies)
+    Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {

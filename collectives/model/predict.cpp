@@ -88,6 +88,43 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
+// The bytes of one entry of c: a block of a multi-block bcast, else the
+// round's (allgather: a block).
+uint64_t entry_bytes_of(const Case &c) {
+    const uint32_t blocks = blocks_of(c);
+    return c.op == Op::kBcast && blocks > 1 ? block_range(c.bytes, blocks, 0).length : c.bytes;
+}
+
+// How much slower c's copies are because its data outgrows the caches
+// the calibration's copies ran in: comm_footprint at the bytes a copying
+// core's rounds span (every member's array on the node, over the cores
+// that copy: each streams through its own caches; a bcast's last
+// receiver copies nothing), over its value at the span of the largest
+// comm sample (both arrays of that 2-member round; smaller copies'
+// samples hold their own cache effects). At least 1. On the 2-core VM a
+// 4 MiB allgather spans 36 MiB on 3 ranks, 18 a core: 1.15x, where it
+// measured 1.0-1.33x; a 2-rank 16 MiB allgather spans 32 MiB a core:
+// 1.6x, measured 2.6x (the two cores' copies also share the memory's
+// bandwidth, which this leaves out).
+double footprint_factor(const Case &c, const Calibration &cal, const Topology *t) {
+    if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return 1;
+    std::set<uint32_t> nodes;
+    for (uint32_t m = 0; t && m < c.members; ++m) nodes.insert(t->node_of(m));
+    const double on_node = std::ceil(static_cast<double>(c.members) / std::max<size_t>(1, nodes.size()));
+    const bool bcast = c.op == Op::kBcast;
+    const double array = static_cast<double>(c.bytes) * (bcast ? 1 : c.members);
+    const double senders = std::max(1.0, bcast ? on_node - 1 : on_node);
+    const double copiers = cal.cores ? std::min<double>(cal.cores, senders) : senders;
+    const double span = on_node * array / copiers;
+    // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
+    // the base is the slowest up to the comm sample's span.
+    const double sampled = 2 * cal.comm.points().back().first;
+    double base = cal.comm_footprint.clamped(sampled);
+    for (const auto &[bytes, secs] : cal.comm_footprint.points())
+        if (bytes <= sampled) base = std::max(base, secs);
+    return base > 0 ? std::max(1.0, cal.comm_footprint.clamped(span) / base) : 1;
+}
+
 StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
     StepMap m;
     if (c.op == Op::kBcast) {
@@ -116,7 +153,8 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
 // A step costs its slowest message: C collisions cost a copy of C x M
 // bytes (seed 003); on a node, the copies beyond its cores wait as
 // collisions too.
-void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes) {
+void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes,
+          double footprint) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
@@ -133,7 +171,7 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
-        s.seconds = std::max(s.seconds, secs);
+        s.seconds = std::max(s.seconds, secs * footprint);
     }
 }
 
@@ -142,7 +180,9 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // (dependencies renumbered). A copy costs `slow` times the 2-member one,
 // forward_s more if it forwards; a block that follows another between
 // the same pair costs comm_stream, stream_slow times (when calibrated).
+// All of them footprint_factor times (one node).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
+    const double footprint = footprint_factor(c, cal, nullptr);
     SimInput in;
     in.members = c.members;
     in.cores = cal.cores;
@@ -156,7 +196,8 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             const double secs = streamed && k.stream_slow > 0
                                     ? copy * k.stream_slow
                                     : copy * k.slow + (x.dep == kNoDep ? 0 : k.forward_s);
-            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), secs});
+            in.entries.push_back(
+                {x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), secs * footprint});
         }
     };
     std::set<std::pair<uint32_t, uint32_t>> pairs;
@@ -306,11 +347,11 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
     }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
-    for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0);
+    const double footprint = footprint_factor(c, cal, t);
+    for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
     for (const Step &s : p.steps) p.comm_s += s.seconds;
     if (simulated(c, cal, t)) {  // the steps stay, for the tools; the time is the simulation's
-        const uint64_t entry_bytes = multi_block ? block_range(c.bytes, blocks_of(c), 0).length : c.bytes;
-        const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes), is_inline);
+        const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
         const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
                                        is_inline};
         if (const auto it = cache->rounds.find(key); it != cache->rounds.end()) {

@@ -52,6 +52,10 @@ TEST(Samples, InterpolatesBetweenTheTwoNearest) {
     EXPECT_DOUBLE_EQ(Samples({{0, 5}}).at(1e6), 5);
     // A noisy calibration whose last pair slopes down never predicts 0.
     EXPECT_DOUBLE_EQ(Samples({{1000, 10}, {2000, 4}}).at(4000), 8);
+    // clamped: the same between samples, flat outside them.
+    EXPECT_DOUBLE_EQ(s.clamped(250), 6);
+    EXPECT_DOUBLE_EQ(s.clamped(600), 9);
+    EXPECT_DOUBLE_EQ(s.clamped(0), 1);
 }
 
 TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
@@ -76,11 +80,13 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
+    c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.crowd_ranks = 3;
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
+    EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
     // Files from before the simulation hold crowd_parallel (a number or a
     // curve): they still load.
@@ -432,6 +438,32 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
     for (const Step &s : predict(c, cal, nullptr).steps)
         for (const Message &m : s.msgs) EXPECT_FALSE(m.streamed);
+}
+
+TEST(Predict, CopiesSlowDownOnceARoundOutgrowsTheCaches) {
+    // comm sampled up to 4 MiB (its round spans 8 MiB); a 1 MiB entry
+    // costs 50 us while the rounds span up to 8 MiB (the 4 MiB sample
+    // reads 60: noise, the base is the slowest up to 8), 120 from 32 MiB.
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm = Samples({{0, 1e-6}, {4 << 20, 1e-6 + 1e-9 * (4 << 20)}});
+    cal.cores = 2;
+    const Calibration plain = cal;
+    cal.comm_footprint = Samples({{2 << 20, 5e-5}, {4 << 20, 6e-5}, {8 << 20, 5e-5}, {32 << 20, 1.2e-4}});
+    // 2-member allgather of 16 MiB blocks: 64 MiB over 2 copying cores,
+    // 32 MiB a core: 1.2e-4 / 6e-5 = 2x.
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 16 << 20, false, 0};
+    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 2 * predict(c, plain, nullptr).comm_s, 1e-12);
+    // 2 MiB blocks span 4 MiB a core: within the samples' own, as before.
+    c.bytes = 2 << 20;
+    EXPECT_DOUBLE_EQ(predict(c, cal, nullptr).comm_s, predict(c, plain, nullptr).comm_s);
+    // A 2-member bcast has one copier: 16 MiB spans 32 MiB on it.
+    Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 16 << 20, false, 0};
+    EXPECT_NEAR(predict(b, cal, nullptr).comm_s, 2 * predict(b, plain, nullptr).comm_s, 1e-12);
+    // Spread over 8 nodes of a torus, the ranks' arrays are on 8 nodes.
+    c.members = 8;
+    c.bytes = 1 << 20;
+    const Topology ring8 = topo("torus:8");
+    EXPECT_DOUBLE_EQ(predict(c, cal, &ring8).comm_s, predict(c, plain, &ring8).comm_s);
 }
 
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
