@@ -24,9 +24,9 @@
 //           / (ranks - 1)): one entry while ranks wait for CPUs;
 //   comm_fanout: a copy of a flat tree over every rank (knomial:ranks,
 //           the root copies to all others; round time / (ranks - 1));
-//   comm_crowd_stream: a block of a pipeline:4 over every rank (round
-//           time / (4 + ranks - 2)), by block size, blocks of 64 bytes
-//           and up.
+//   comm_crowd_stream: a block of a pipeline:16 over every rank (round
+//           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
+//           up to a quarter of the largest size (pipeline:4's blocks).
 // and prints what the model derives from them (model::crowd_costs).
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -200,8 +200,7 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
     std::vector<size_t> piped_sz;
-    for (size_t s : sz)
-        if (s >= kS * 64) piped_sz.push_back(s);
+    for (size_t s = kS * 64; s <= sz.back() / 4 * kS; s *= 2) piped_sz.push_back(s);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
     const std::vector<double> piped = round_seconds(o, all, piped_sz);
     acp_set_col_algorithm("", "");

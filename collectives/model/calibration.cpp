@@ -96,11 +96,11 @@ Calibration builtin_calibration() {
                               {262144, 3.3e-5}, {1 << 20, 9.9e-5}, {4 << 20, 3.2e-4}});
     c.comm_fanout = Samples({{0, 6.0e-6}, {4096, 6.15e-6}, {16384, 6.4e-6}, {32768, 1.38e-5}, {65536, 1.59e-5},
                              {262144, 2.84e-5}, {1 << 20, 8.0e-5}, {4 << 20, 2.44e-4}});
-    // A pipeline:4's block on the 3 ranks: the median of 3 calibrations
+    // A pipeline:16's block on the 3 ranks: the median of 3 calibrations
     // (2026-11-24).
-    c.comm_crowd_stream = Samples({{64, 6.0e-6}, {1024, 6.2e-6}, {4096, 7.8e-6}, {16384, 8.2e-6}, {32768, 9.6e-6},
-                                   {65536, 1.35e-5}, {131072, 2.25e-5}, {262144, 3.9e-5}, {524288, 6.6e-5},
-                                   {1 << 20, 1.12e-4}});
+    c.comm_crowd_stream = Samples({{64, 5.6e-6}, {1024, 5.8e-6}, {4096, 5.1e-6}, {16384, 6.5e-6}, {32768, 7.9e-6},
+                                   {65536, 1.24e-5}, {131072, 1.94e-5}, {262144, 3.11e-5}, {524288, 5.15e-5},
+                                   {1 << 20, 1.23e-4}});
     c.crowd_ranks = 3;
     // A 1 MiB entry by the bytes its rounds span: medians of 6 calibrations.
     c.comm_footprint = Samples({{2 << 20, 5.3e-5}, {4 << 20, 6.3e-5}, {8 << 20, 5.9e-5}, {16 << 20, 7.6e-5},

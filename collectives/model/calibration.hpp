@@ -38,9 +38,9 @@
 //                                          // other of "crowd_ranks" ranks;
 //                                          // round / (ranks - 1); optional)
 //     "comm_crowd_stream": [[bytes, seconds], ...], // a block of a
-//                                          // pipeline:4 round over
+//                                          // pipeline:16 round over
 //                                          // "crowd_ranks" ranks: round /
-//                                          // (4 + ranks - 2), by block
+//                                          // (16 + ranks - 2), by block
 //                                          // size (optional)
 //     "crowd_ranks": 3
 //   }
@@ -79,7 +79,7 @@ struct Calibration {
     Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
     Samples comm_crowded;  // empty: crowding is not modelled
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
-    Samples comm_crowd_stream;  // a block of a pipeline:4 over crowd_ranks (empty: blocks as other copies)
+    Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
     // The entry cost of a round that does (not) go through the inline slots.

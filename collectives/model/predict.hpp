@@ -28,7 +28,7 @@
 // steps: who holds a core when its data lands decides. Its time comes
 // from simulating the engine's members on the cores, event by event
 // (crowded_sim.hpp), with the costs CrowdCosts (below) solved from the
-// calibration's crowded rounds: a chain, a flat tree and a pipeline:4
+// calibration's crowded rounds: a chain, a flat tree and a pipeline:16
 // over crowd_ranks members. Its steps are still listed, costed as if
 // the node had enough cores.
 #pragma once
@@ -89,7 +89,7 @@ struct Step {
 //              without it.
 //   stream_slow how much longer a block right behind another between the
 //              same pair (comm_stream) takes, forward or not: what makes
-//              a pipeline:4 round (kCrowdStreamSegments) take
+//              a pipeline:16 round (kCrowdStreamSegments) take
 //              comm_crowd_stream a block; 0 without it (such blocks cost
 //              as other copies).
 // Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0 and 0.
@@ -98,8 +98,11 @@ struct CrowdCosts {
 };
 
 // The segments of the crowded pipeline that calibrate measures
-// (comm_crowd_stream).
-inline constexpr unsigned kCrowdStreamSegments = 4;
+// (comm_crowd_stream): 16, so that the blocks in a stream outweigh the
+// first ones. Fitted on pipeline:4, 4-rank pipeline:16 and :32 of small
+// blocks came out at 0.4-0.55x and 2-4 MiB ones at 1.3-1.46x (19 of 28
+// pipeline points at 64 KiB and up in band); on pipeline:16, 28 of 28.
+inline constexpr unsigned kCrowdStreamSegments = 16;
 
 struct Prediction {
     std::vector<Step> steps;
