@@ -15,20 +15,30 @@ grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration fi
 [ "$(sed '/right behind/q' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 8 ] \
     || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
 # Streamed blocks: pipeline:16 rounds of 1K..64K, blocks of 64..4096 bytes.
-[ "$(sed '1,/right behind/d' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 7 ] \
+[ "$(sed -n '/right behind/,/walk arrays/p' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 7 ] \
     || fail "calibrate: want 7 stream blocks (64..4096): $(cat "$dir/cal.txt")"
-grep -q '"comm_direct"' "$dir/cal.json" || fail "calibration file: no comm_direct"
-grep -q '"comm_stream"' "$dir/cal.json" || fail "calibration file: no comm_stream"
+# The footprint walk (--quick: arrays of 1 and 16 MiB, spans of 2 and 32),
+# a 1 MiB entry taking longer than nothing.
+[ "$(sed '1,/walk arrays/d' "$dir/cal.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 2 ] \
+    || fail "calibrate: want 2 footprint spans: $(cat "$dir/cal.txt")"
+for k in comm_direct comm_stream comm_footprint; do
+    grep -q "\"$k\"" "$dir/cal.json" || fail "calibration file: no $k"
+done
 # On more ranks than cores it adds the crowded curve; on as many, it refuses.
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
-grep -q '"comm_crowded"' "$dir/cal.json" && grep -q '"comm_fanout"' "$dir/cal.json" \
-    || fail "crowded calibrate wrote no comm_crowded/comm_fanout: $(cat "$dir/cal.json")"
-# One row per size (0, 1K..64K), each with a switch time > 0 derived.
+for k in comm_crowded comm_fanout comm_crowd_stream; do
+    grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
+done
+# One row per size (0, 1K..64K), each with a switch time > 0 derived; the
+# pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
+# with its stream factor.
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && !($5 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && !($6 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($4 == "-" || !($9 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+    || fail "crowded calibrate: a block without its pipeline time or factor: $(cat "$dir/crowd.txt")"
 if [ "$(nproc)" -ge 3 ]; then
     if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
         fail "calibrate on 3 ranks with $(nproc) cores: accepted"
