@@ -310,10 +310,17 @@ CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline)
     return it->second;
 }
 
+const double *CrowdCache::round(const RoundKey &key) const {
+    const auto it = rounds_.find(key);
+    return it == rounds_.end() ? nullptr : &it->second;
+}
+
+void CrowdCache::remember(const RoundKey &key, double seconds) { rounds_[key] = seconds; }
+
 void CrowdCache::clear() {
     switch_s_ = -1;
     costs_.clear();
-    rounds.clear();
+    rounds_.clear();
 }
 
 namespace {
@@ -327,37 +334,37 @@ bool simulated(const Case &c, const Calibration &cal, const Topology *t) {
     return true;
 }
 
-}  // namespace
-
-std::string algo_name(const Case &c) {
-    return c.op == Op::kBcast ? name_of(static_cast<BcastAlgo>(c.algo), c.radix)
-                              : name_of(static_cast<AllgatherAlgo>(c.algo));
-}
-
-Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
+// predict(); list_steps false: a simulated round's steps are not listed
+// (best() wants the time alone, and create calls it per candidate).
+Prediction predict_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache,
+                         bool list_steps) {
     CrowdCache own;
     if (!cache) cache = &own;
     Prediction p;
     if (c.members <= 1) return p;
-    const StepMap m = steps_of(c, cal, t);
-    for (const auto &[key, load] : m) {
-        const auto [step, src, dst] = key;
-        if (p.steps.size() < step + 1) p.steps.resize(step + 1);
-        p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
-    }
     const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
-    const double footprint = footprint_factor(c, cal, t);
-    for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
-    for (const Step &s : p.steps) p.comm_s += s.seconds;
-    if (simulated(c, cal, t)) {  // the steps stay, for the tools; the time is the simulation's
+    const bool sim = simulated(c, cal, t);
+    if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
+        const StepMap m = steps_of(c, cal, t);
+        for (const auto &[key, load] : m) {
+            const auto [step, src, dst] = key;
+            if (p.steps.size() < step + 1) p.steps.resize(step + 1);
+            p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
+        }
+        const double footprint = footprint_factor(c, cal, t);
+        for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
+        for (const Step &s : p.steps) p.comm_s += s.seconds;
+    }
+    if (sim) {
         const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
         const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
                                        is_inline};
-        if (const auto it = cache->rounds.find(key); it != cache->rounds.end()) {
-            p.comm_s = it->second;
+        if (const double *known = cache->round(key)) {
+            p.comm_s = *known;
         } else {
-            p.comm_s = cache->rounds[key] = simulate_rounds(sim_input(c, cal, is_inline, k));
+            p.comm_s = simulate_rounds(sim_input(c, cal, is_inline, k));
+            cache->remember(key, p.comm_s);
         }
         p.simulated = true;
         p.crowd = k;
@@ -373,6 +380,17 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
         if (!is_inline) p.memcpy_s += blocks_in * one;          // out (inline: already counted)
     }
     return p;
+}
+
+}  // namespace
+
+std::string algo_name(const Case &c) {
+    return c.op == Op::kBcast ? name_of(static_cast<BcastAlgo>(c.algo), c.radix)
+                              : name_of(static_cast<AllgatherAlgo>(c.algo));
+}
+
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
+    return predict_round(c, cal, t, cache, true);
 }
 
 std::vector<Case> candidates(const Case &c) {
@@ -416,7 +434,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
     std::vector<double> secs;
     CrowdCache own;
     if (!cache) cache = &own;
-    for (const Case &k : all) secs.push_back(predict(k, cal, t, cache).total());
+    for (const Case &k : all) secs.push_back(predict_round(k, cal, t, cache, false).total());
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];
     return all[i];

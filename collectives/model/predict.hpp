@@ -127,12 +127,14 @@ class CrowdCache {
     CrowdCosts get(const Calibration &cal, double bytes, bool is_inline);
     // (op, algo, radix, members, root, bytes, inline) -> seconds
     using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
-    std::map<RoundKey, double> rounds;
+    const double *round(const RoundKey &key) const;  // nullptr: not simulated yet
+    void remember(const RoundKey &key, double seconds);
     void clear();
 
   private:
     double switch_s_ = -1;  // the same for every size
     std::map<std::pair<double, bool>, CrowdCosts> costs_;
+    std::map<RoundKey, double> rounds_;
 };
 
 // Predicts one round. t: nullptr for a fully connected node. cache: for
