@@ -46,7 +46,7 @@ struct Options {
     std::string starter_memsize;
     std::string timeout;
     bool verbose = false;
-    acpx::launcher::BindTo bind_to = acpx::launcher::BindTo::kNone;
+    acpx::launcher::BindTo bind_to = acpx::launcher::BindTo::kAuto;
     char **argv = nullptr;  // the program and its arguments
 };
 
@@ -59,8 +59,9 @@ void usage(FILE *to) {
                  "      --starter-memsize B    starter memory per rank, bytes, K/M/G suffix\n"
                  "                             (sets ACP_STARTER_MEMSIZE)\n"
                  "      --timeout S            seconds an internal wait may last (ACP_TIMEOUT)\n"
-                 "      --bind-to none|core    none (default): the kernel places the ranks;\n"
-                 "                             core: rank r runs on core r mod cores\n"
+                 "      --bind-to auto|none|core  auto (default): core when the ranks fit on\n"
+                 "                             the cores, else none; none: the kernel places\n"
+                 "                             the ranks; core: rank r runs on core r mod cores\n"
                  "  -v, --verbose              print the set-up (ACP_VERBOSE=1)\n"
                  "  -h, --help                 this text\n"
                  "  -V, --version              the acpx version\n\n"
@@ -106,7 +107,7 @@ bool parse(int argc, char **argv, Options *o) {
             case kTimeout: o->timeout = optarg; break;
             case kBindTo:
                 if (!acpx::launcher::parse_bind_to(optarg, &o->bind_to)) {
-                    std::fprintf(stderr, "acprun: --bind-to: '%s' is not none or core\n", optarg);
+                    std::fprintf(stderr, "acprun: --bind-to: '%s' is not auto, none or core\n", optarg);
                     return false;
                 }
                 break;
@@ -172,9 +173,14 @@ class Launcher {
 
     int run() {
         std::string why;
-        if (!binding_.init(opt_.bind_to, &why)) {
+        if (!binding_.init(opt_.bind_to, opt_.np, &why)) {
             std::fprintf(stderr, "acprun: --bind-to core: %s\n", why.c_str());
             return 1;
+        }
+        if (opt_.verbose && opt_.bind_to == acpx::launcher::BindTo::kAuto) {
+            const bool bound = binding_.how() == acpx::launcher::BindTo::kCore;
+            std::fprintf(stderr, "acprun: --bind-to auto: %s (%d ranks, %d cores%s%s)\n", bound ? "core" : "none",
+                         opt_.np, binding_.cores(), why.empty() ? "" : "; ", why.c_str());
         }
         if (!listen_socket() || !block_signals()) return 1;
         cookie_ = make_cookie();

@@ -10,6 +10,7 @@ namespace acpx::launcher {
 bool parse_bind_to(const char *text, BindTo *out) {
     if (std::strcmp(text, "none") == 0) return *out = BindTo::kNone, true;
     if (std::strcmp(text, "core") == 0) return *out = BindTo::kCore, true;
+    if (std::strcmp(text, "auto") == 0) return *out = BindTo::kAuto, true;
     return false;
 }
 
@@ -17,14 +18,19 @@ Binding::~Binding() {
     if (topo_) hwloc_topology_destroy(topo_);
 }
 
-bool Binding::init(BindTo how, std::string *why) {
+bool Binding::init(BindTo how, int ranks, std::string *why) {
     how_ = how;
     if (how == BindTo::kNone) return true;
-    if (hwloc_topology_init(&topo_) != 0) return *why = "hwloc cannot start", false;
-    if (hwloc_topology_load(topo_) != 0) return *why = "hwloc cannot read this machine's topology", false;
-    cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
-    if (cores_ <= 0) return *why = "hwloc finds no cores on this machine", false;
-    return true;
+    bool ok = hwloc_topology_init(&topo_) == 0;
+    if (!ok) *why = "hwloc cannot start";
+    if (ok && !(ok = hwloc_topology_load(topo_) == 0)) *why = "hwloc cannot read this machine's topology";
+    if (ok) cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+    if (ok && !(ok = cores_ > 0)) *why = "hwloc finds no cores on this machine";
+    if (how == BindTo::kAuto) {  // best effort: unbound if it cannot bind or the ranks do not fit
+        how_ = ok && ranks <= cores_ ? BindTo::kCore : BindTo::kNone;
+        return true;
+    }
+    return ok;
 }
 
 bool Binding::apply(int rank, std::string *where, std::string *why) const {

@@ -220,13 +220,24 @@ TEST(Acprun, BindToCorePinsEachRankToItsCore) {
         EXPECT_TRUE(has(r.err, "rank " + std::to_string(rank) + " allowed " + cpus + "\n")) << r.err;
     }
     EXPECT_TRUE(has(r.err, "acprun: rank 0 bound to core 0 ")) << r.err;
-    // Without it nothing is bound, and a placement acprun does not know is refused.
-    r = run({builddir() + "/acprun", "-n", "2", "-v", "/bin/sh", "-c", report});
+    // --bind-to none binds nothing, and a placement acprun does not know is refused.
+    r = run({builddir() + "/acprun", "-n", "2", "-v", "--bind-to", "none", "/bin/sh", "-c", report});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_FALSE(has(r.err, "bound to")) << r.err;
     r = run({builddir() + "/acprun", "-n", "2", "--bind-to", "socket", "true"});
     EXPECT_EQ(r.status, 2);
-    EXPECT_TRUE(has(r.err, "--bind-to: 'socket' is not none or core")) << r.err;
+    EXPECT_TRUE(has(r.err, "--bind-to: 'socket' is not auto, none or core")) << r.err;
+    // The default (auto): bound when the ranks fit on the cores (one rank
+    // always does), unbound when they outnumber the CPUs.
+    r = run({builddir() + "/acprun", "-n", "1", "-v", "/bin/sh", "-c", report});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "--bind-to auto: core (1 ranks")) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: rank 0 bound to core 0 ")) << r.err;
+    const std::string crowd = std::to_string(sysconf(_SC_NPROCESSORS_ONLN) + 1);
+    r = run({builddir() + "/acprun", "-n", crowd, "-v", "/bin/sh", "-c", report});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "--bind-to auto: none (" + crowd + " ranks")) << r.err;
+    EXPECT_FALSE(has(r.err, "bound to")) << r.err;
 }
 
 TEST(Acprun, BadConfigurationIsReportedAtInit) {
