@@ -221,15 +221,16 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::printf("%-10s %10s %10s %10s %10s %10s %6s %10s %6s\n", "# Size", "chain(us)", "fanout(us)", "pipe(us)",
                 "comm(us)", "switch(us)", "slow", "fwd(us)", "stream");
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+    cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
-        const cm::CrowdCosts k = cm::crowd_costs(c, b, sz[i] > 0 && sz[i] <= inline_max);
+        const cm::CrowdCosts k = costs.get(c, b, sz[i] > 0 && sz[i] <= inline_max);
         // The block sample of this size, if one was measured.
         const auto blk = std::find_if(blocks.begin(), blocks.end(), [&](const auto &p) { return p.first == b; });
         char pipe[32] = "-", stream[32] = "-";
         if (blk != blocks.end()) {  // blocks are never inline: theirs is the non-inline factor
             std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
-            std::snprintf(stream, sizeof stream, "%.2f", cm::crowd_costs(c, b, false).stream_slow);
+            std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10.3f %10.3f %6.2f %10.3f %6s\n", sz[i], steps[i].second * 1e6,
                     fans[i].second * 1e6, pipe, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6,
