@@ -365,8 +365,9 @@ class Launcher {
             --running_;
             close_rank(r);
             const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-            // Failures after the job is stopping are acprun's own kills.
-            if (!failed || stopping_ || named_) continue;
+            // Failures after the job is stopping are acprun's own kills
+            // (naming a failure stops the job).
+            if (!failed || stopping_) continue;
             if (failures_.empty())
                 name_at_ = Clock::now() + std::chrono::milliseconds(acpx::launcher::kFailureWindowMs);
             failures_.push_back({r, pid, status});
