@@ -16,7 +16,7 @@
 //     starts the next round, as a benchmark loop of send + wait does;
 //   - a member with nothing to do yields: if its core holds others, the
 //     next one runs after switch_s; alone, it waits for the next event.
-// The result is the steady time of a round: the last 4 of 6 rounds.
+// The result is the steady time of a round: rounds 2-5 of 8.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ struct SimInput {
     std::vector<SimEntry> entries;  // each member issues its own in this order
 };
 
-// Seconds per round, steady state, the mean over switch times 0.7-1.3x
+// Seconds per round, steady state, the mean over switch times 0.65-1.35x
 // switch_s; +inf if the entries cannot complete: a member or dependency
 // out of range, a dependency that delivers to another member than the
 // entry's sender, a negative copy time.

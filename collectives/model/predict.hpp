@@ -160,7 +160,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
 inline constexpr uint32_t kMaxModelledAllgather = 1024;
 
 // Largest crowded node whose rounds are simulated (crowded_sim.hpp: the
-// simulation keeps every entry of six rounds); above it, its steps are
+// simulation keeps every entry of eight rounds); above it, its steps are
 // costed as on a node with enough cores.
 inline constexpr uint32_t kMaxSimulatedMembers = 256;
 
