@@ -31,6 +31,7 @@ struct Core {
     bool waiting = false;   // every member looked in vain: the core waits for an event
     double idle_from = 0;   // ... since then, when member `cur` was due to look
     double last = -1;       // when it last looked
+    double copy_end = -1;   // when its last copy ended
 };
 
 class Sim {
@@ -103,7 +104,8 @@ class Sim {
             const SimEntry &x = in_.entries[e];
             if (issued_[at(k, e)] || !ready(x.dst, k, t) || (x.dep >= 0 && !seen_[at(k, x.dep)])) continue;
             issued_[at(k, e)] = 1;
-            c.t = t + x.copy_s;
+            c.t = t + x.copy_s + (c.copy_end == t ? 0 : x.cold_s);
+            c.copy_end = c.t;
             arrive_[at(k, e)] = c.t;
             post(c.t);
             return true;
@@ -169,7 +171,8 @@ class Sim {
 double simulate_rounds(const SimInput &in) {
     for (size_t e = 0; e < in.entries.size(); ++e) {
         const SimEntry &x = in.entries[e];
-        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0)) return kInf;
+        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0))
+            return kInf;
         if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
             return kInf;  // its sender never gets that data
     }

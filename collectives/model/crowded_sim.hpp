@@ -10,7 +10,9 @@
 //   - a member starts round k by signalling that it is ready; an entry
 //     goes once its receiver is ready (inline rounds: once the receiver
 //     started round k-1) and, if it forwards, once its sender has seen
-//     the data arrive; its copy occupies the sender's core for copy_s;
+//     the data arrive; its copy occupies the sender's core for copy_s,
+//     and cold_s more unless that core went straight on from another
+//     copy (a forward of data that waited: see predict.hpp, forward_s);
 //   - a member's round ends when it has seen all its data, made all its
 //     copies and (inline) all its receivers started the round; it then
 //     starts the next round, as a benchmark loop of send + wait does;
@@ -28,6 +30,7 @@ struct SimEntry {
     uint32_t src, dst;
     int32_t dep;    // the entry that delivered src's data (index in the input), -1: the root's own
     double copy_s;  // how long the copy occupies the sender's core
+    double cold_s = 0;  // more, unless the sender's core went straight on from another copy
 };
 
 struct SimInput {
@@ -41,7 +44,7 @@ struct SimInput {
 // Seconds per round, steady state, the mean over switch times 0.65-1.35x
 // switch_s; +inf if the entries cannot complete: a member or dependency
 // out of range, a dependency that delivers to another member than the
-// entry's sender, a negative copy time.
+// entry's sender, a negative copy or cold time.
 double simulate_rounds(const SimInput &in);
 
 }  // namespace acpx::collectives::model

@@ -178,8 +178,10 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // Every entry of the round, for the simulation, costed for a crowded
 // node by k: a multi-block round's lists one after the other
 // (dependencies renumbered). A copy costs `slow` times the 2-member one,
-// forward_s more if it forwards; a block that follows another between
-// the same pair costs comm_stream, stream_slow times (when calibrated).
+// forward_s more if it forwards (unless its core goes straight on from
+// another copy: the simulation decides); a block that follows another
+// between the same pair costs comm_stream, stream_slow times (when
+// calibrated).
 // All of them footprint_factor times (one node).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     const double footprint = footprint_factor(c, cal, nullptr);
@@ -193,11 +195,11 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
         for (const Command &x : l) {
             const bool streamed = multi && !pairs->insert({x.src, x.dst}).second && !cal.comm_stream.empty();
             const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(bytes));
-            const double secs = streamed && k.stream_slow > 0
-                                    ? copy * k.stream_slow
-                                    : copy * k.slow + (x.dep == kNoDep ? 0 : k.forward_s);
-            in.entries.push_back(
-                {x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), secs * footprint});
+            const bool stream = streamed && k.stream_slow > 0;
+            const double secs = stream ? copy * k.stream_slow : copy * k.slow;
+            const double cold = stream || x.dep == kNoDep ? 0 : k.forward_s;
+            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
+                                  secs * footprint, cold * footprint});
         }
     };
     std::set<std::pair<uint32_t, uint32_t>> pairs;

@@ -86,7 +86,14 @@ struct Step {
 //              written by another core (at 256 KiB and up a chain step is
 //              2-3x a copy on the 2-core VM, a flat tree's copy ~1.3x);
 //              0 for inline rounds, and where the chain is within 10%
-//              without it.
+//              without it. Paid by a forward made after waiting for its
+//              data, not by one its core makes straight after another
+//              copy: recursive doubling over 3 members, whose member 0
+//              forwards between its own copies, measured 595 us a round
+//              of 1 MiB blocks, and was predicted 911 with it on every
+//              forward, 735 without it there. (It also comes and goes
+//              with the VM: in some launches a 3-member chain step costs
+//              1.05 copies, in others 1.8.)
 //   stream_slow how much longer a block right behind another between the
 //              same pair (comm_stream) takes, forward or not: what makes
 //              a pipeline:16 round (kCrowdStreamSegments) take

@@ -73,6 +73,22 @@ TEST(CrowdedSim, ARoundTakesAtLeastItsBusiestCoresCopies) {
     EXPECT_NEAR(t, 210 * kUs, 1 * kUs);
 }
 
+TEST(CrowdedSim, AForwardPaysItsColdCostUnlessItsCoreWentStraightOn) {
+    // 3 members on 3 cores, no switches. A chain: 1 waits for its data,
+    // then forwards it: c + c + cold a round.
+    SimInput chain = on_two_cores(3, 0);
+    chain.cores = 3;
+    chain.entries = {{0, 1, -1, kUs}, {1, 2, 0, kUs, 5 * kUs}};
+    EXPECT_NEAR(simulate_rounds(chain), 7 * kUs, 1e-9);
+    // 0 copies 10 us to 2 while 1's block lands (1 us), then forwards
+    // that block right after: no cold cost, 11 us a round.
+    SimInput busy = chain;
+    busy.entries = {{1, 0, -1, kUs}, {0, 2, -1, 10 * kUs}, {0, 2, 0, kUs, 5 * kUs}};
+    EXPECT_NEAR(simulate_rounds(busy), 11 * kUs, 1e-9);
+    busy.entries[2].cold_s = -kUs;  // a negative cost is no list
+    EXPECT_TRUE(std::isinf(simulate_rounds(busy)));
+}
+
 TEST(CrowdedSim, EagerRoundsSendIntoTheNextRoundEarly) {
     // Inline rounds go once the receiver started the previous round, so
     // the root does not wait for 2's ready signal: fewer switches a round.
