@@ -96,26 +96,25 @@ uint64_t entry_bytes_of(const Case &c) {
 }
 
 // How much slower c's copies are because its data outgrows the caches
-// the calibration's copies ran in: comm_footprint at the bytes a copying
-// core's rounds span (every member's array on the node, over the cores
-// that copy: each streams through its own caches; a bcast's last
-// receiver copies nothing), over its value at the span of the largest
-// comm sample (both arrays of that 2-member round; smaller copies'
-// samples hold their own cache effects). At least 1. On the 2-core VM a
-// 4 MiB allgather spans 36 MiB on 3 ranks, 18 a core: 1.15x, where it
-// measured 1.0-1.33x; a 2-rank 16 MiB allgather spans 32 MiB a core:
-// 1.6x, measured 2.6x (the two cores' copies also share the memory's
-// bandwidth, which this leaves out).
+// the calibration's copies ran in: comm_footprint at the bytes the
+// round spans on a node (every member's array there: the cores share
+// the last-level cache), over its value at the span of the largest comm
+// sample (both arrays of that 2-member round; smaller copies' samples
+// hold their own cache effects). At least 1. On the 2-core VM (one
+// 32 MiB L3) a 4 MiB allgather spans 36 MiB on 3 ranks: 1.7x, where its
+// copies alone predicted 0.71-0.79 of it in three sets of launches out
+// of four. Taken per copying core (18 MiB, 1.2x) instead, the four sets
+// had 531 points in band against 531, and 614 against 621 with a fifth.
+// A 2-rank 16 MiB allgather spans 64 MiB: 1.9-2x, measured 2.6x (the two
+// cores' copies also share the memory's bandwidth: not modelled). On a
+// node with several last-level caches this overstates it.
 double footprint_factor(const Case &c, const Calibration &cal, const Topology *t) {
     if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return 1;
     std::set<uint32_t> nodes;
     for (uint32_t m = 0; t && m < c.members; ++m) nodes.insert(t->node_of(m));
     const double on_node = std::ceil(static_cast<double>(c.members) / std::max<size_t>(1, nodes.size()));
-    const bool bcast = c.op == Op::kBcast;
-    const double array = static_cast<double>(c.bytes) * (bcast ? 1 : c.members);
-    const double senders = std::max(1.0, bcast ? on_node - 1 : on_node);
-    const double copiers = cal.cores ? std::min<double>(cal.cores, senders) : senders;
-    const double span = on_node * array / copiers;
+    const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
+    const double span = on_node * array;
     // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
     // the base is the slowest up to the comm sample's span.
     const double sampled = 2 * cal.comm.points().back().first;

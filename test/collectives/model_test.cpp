@@ -454,11 +454,12 @@ TEST(Predict, CopiesSlowDownOnceARoundOutgrowsTheCaches) {
     cal.cores = 2;
     const Calibration plain = cal;
     cal.comm_footprint = Samples({{2 << 20, 5e-5}, {4 << 20, 6e-5}, {8 << 20, 5e-5}, {32 << 20, 1.2e-4}});
-    // 2-member allgather of 16 MiB blocks: 64 MiB over 2 copying cores,
-    // 32 MiB a core: 1.2e-4 / 6e-5 = 2x.
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 16 << 20, false, 0};
+    // 2-member allgather of 8 MiB blocks: two arrays of 16 MiB span
+    // 32 MiB of the node's shared cache: 1.2e-4 / 6e-5 = 2x (not 1.22x,
+    // as it would be at 16 MiB a copying core).
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 8 << 20, false, 0};
     EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 2 * predict(c, plain, nullptr).comm_s, 1e-12);
-    // 2 MiB blocks span 4 MiB a core: within the samples' own, as before.
+    // 2 MiB blocks span 8 MiB: within the samples' own, as before.
     c.bytes = 2 << 20;
     EXPECT_DOUBLE_EQ(predict(c, cal, nullptr).comm_s, predict(c, plain, nullptr).comm_s);
     // A 2-member bcast has one copier: 16 MiB spans 32 MiB on it.
