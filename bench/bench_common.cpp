@@ -153,6 +153,8 @@ int model_rounds(const Options &o, size_t size, int ranks) {
     return static_cast<int>(crowded ? n / 4 + 10 : n + 10);
 }
 
+double model_min_ms(const Options &o) { return o.quick ? 0 : 50; }
+
 double now_us() {
     timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -61,11 +61,16 @@ class Csv {
 // barrier, `iters` rounds of `size` bytes; per-rank averages over ranks
 // (collective: every rank calls it). The handle's algorithm is the
 // process's current choice (acp_set_col_algorithm / ACP_COL_*_ALGO / model).
+// With min_ms > 0 it times at least that long: more than `iters` rounds
+// if the warm-up (iters / 10 + 1 rounds, the slowest rank's) says they
+// take less (at most kMaxTimedRounds).
 struct RoundTimes {
     double avg_us = 0, min_us = 0, max_us = 0, create_us = 0, free_us = 0;
     std::string algo;
 };
-bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out);
+inline constexpr int kMaxTimedRounds = 100000;
+bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
+                 double min_ms = 0);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size);
 // Rounds per size for the model's samples (calibrate) and for what it is
@@ -74,6 +79,12 @@ int rounds_for(const Options &o, size_t size);
 // averages away. 2000 up to 16 KiB, then fewer (at least 20); a quarter
 // of that (plus 10) when `ranks` outnumber the cores.
 int model_rounds(const Options &o, size_t size, int ranks);
+// The least time those rounds are timed for (time_rounds' min_ms), so
+// that large rounds on a crowded node span many scheduler slices: 15
+// rounds of a 3-rank pipeline:16 of 4 MiB last ~10 ms, and its
+// calibration and its check in one launch differed by up to 1.5x (once
+// 2.9x). 0 with --quick.
+double model_min_ms(const Options &o);
 
 // Interleaved passes: `passes` times, measure(i, &value) for each item i
 // in turn; *out gets each item's median. A burst of noise on this shared

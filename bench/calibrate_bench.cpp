@@ -64,7 +64,7 @@ std::vector<double> round_seconds(const Options &o, std::vector<int> &group, con
     const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), [&](size_t i, double *s) {
         RoundTimes t;
         const int rounds = model_rounds(o, sz[i], static_cast<int>(group.size()));
-        if (!time_rounds(bcast, false, group, sz[i], rounds, &t)) return false;
+        if (!time_rounds(bcast, false, group, sz[i], rounds, &t, model_min_ms(o))) return false;
         *s = t.max_us * 1e-6;
         return true;
     }, &out);

@@ -4,6 +4,8 @@
 // minimum and maximum of those averages over ranks (osu_bcast's columns);
 // the CSV's latency_us is the maximum (the slowest member bounds a round).
 // The one-time cost of create and free is printed once.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -75,14 +77,22 @@ int rounds_for(const Options &o, size_t size) {
     return n < 10 ? 10 : static_cast<int>(n);
 }
 
-bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out) {
+bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
+                 double min_ms) {
     const double t0 = now_us();
     Handle x = create(bcast, buffered, group, size);
     const double t1 = now_us();
     if (x.h == ACP_COL_NULL) return false;
     out->algo = acp_query_col_algorithm(x.h);
-    for (int i = 0; i < iters / 10 + 1; ++i)
+    const int warm = iters / 10 + 1;
+    const double warm_start = now_us();
+    for (int i = 0; i < warm; ++i)
         if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
+    if (min_ms > 0) {  // every rank takes the same count: from the slowest rank's warm-up
+        const double per_round = over_ranks((now_us() - warm_start) / warm).max;
+        if (per_round > 0)
+            iters = std::max(iters, static_cast<int>(std::min<double>(kMaxTimedRounds, std::ceil(min_ms * 1e3 / per_round))));
+    }
     acp_sync();
     const double start = now_us();
     for (int i = 0; i < iters; ++i)

@@ -91,7 +91,7 @@ int run_model_check(const Options &o) {
             const std::string name = cm::algo_name(algos[i % algos.size()]);
             RoundTimes rt;
             if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
-                !time_rounds(bcast, false, group, size, model_rounds(o, size, np), &rt))
+                !time_rounds(bcast, false, group, size, model_rounds(o, size, np), &rt, model_min_ms(o)))
                 return false;
             *us = rt.max_us;
             return true;
