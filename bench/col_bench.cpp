@@ -90,8 +90,8 @@ bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size
         if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
     if (min_ms > 0) {  // every rank takes the same count: from the slowest rank's warm-up
         const double per_round = over_ranks((now_us() - warm_start) / warm).max;
-        if (per_round > 0)
-            iters = std::max(iters, static_cast<int>(std::min<double>(kMaxTimedRounds, std::ceil(min_ms * 1e3 / per_round))));
+        const double wanted = per_round > 0 ? std::ceil(min_ms * 1e3 / per_round) : 0;
+        iters = std::max(iters, static_cast<int>(std::min<double>(kMaxTimedRounds, wanted)));
     }
     acp_sync();
     const double start = now_us();

@@ -101,10 +101,9 @@ uint64_t entry_bytes_of(const Case &c) {
 // the last-level cache), over its value at the span of the largest comm
 // sample (both arrays of that 2-member round; smaller copies' samples
 // hold their own cache effects). At least 1. On the 2-core VM (one
-// 32 MiB L3) a 4 MiB allgather spans 36 MiB on 3 ranks: 1.7x, where its
-// copies alone predicted 0.71-0.79 of it in three sets of launches out
-// of four. Taken per copying core (18 MiB, 1.2x) instead, the four sets
-// had 531 points in band against 531, and 614 against 621 with a fifth.
+// 32 MiB L3) a 4 MiB allgather spans 36 MiB on 3 ranks: 1.7x. Taken
+// per copying core instead (18 MiB, 1.2x), it was predicted at 0.71-0.79
+// of measured in three sets of launches out of four.
 // A 2-rank 16 MiB allgather spans 64 MiB: 1.9-2x, measured 2.6x (the two
 // cores' copies also share the memory's bandwidth: not modelled). On a
 // node with several last-level caches this overstates it.
