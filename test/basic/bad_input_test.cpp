@@ -127,16 +127,19 @@ TEST(BadInput, InitTwice) {
 }
 
 TEST(BadInput, UnregisterWithCopiesInFlight) {
-    // A local copy ordered after a delegated copy (which needs a message to
-    // another rank and back) is still waiting right after it is issued,
-    // unless this rank's agent was quicker; try until it is caught waiting.
-    SharedBuffer b(64);
+    // A local copy ordered after a delegated copy is still waiting right
+    // after it is issued, unless the delegated one is done by then; try
+    // until it is caught waiting. The delegated copy is 4 MiB (~0.4 ms):
+    // of 16 bytes, it was done first in all 200 tries in 1 of 6 3-rank
+    // runs on 2 cores (another core ran it before unregister was called).
+    constexpr size_t kSlow = 4 << 20;
+    SharedBuffer b(2 * kSlow);
     std::vector<char> mine(64);
     const int peer = (me() + 1) % np();
     bool refused = false;
     for (int attempt = 0; attempt < 200 && np() > 1 && !refused; ++attempt) {
         acp_atkey_t k = acp_register_memory(mine.data(), mine.size(), 0);
-        acp_handle_t d = acp_copy(b.ga[peer] + 32, b.ga[peer], 16, ACP_HANDLE_NULL);
+        acp_handle_t d = acp_copy(b.ga[peer] + kSlow, b.ga[peer], kSlow, ACP_HANDLE_NULL);
         ASSERT_NE(d, ACP_HANDLE_NULL);
         acp_handle_t w = acp_copy(acp_query_ga(k, mine.data()), b.local(), 16, d);
         ASSERT_NE(w, ACP_HANDLE_NULL);
