@@ -462,7 +462,7 @@ TEST(Predict, CopiesSlowDownOnceARoundOutgrowsTheCaches) {
     // 2 MiB blocks span 8 MiB: within the samples' own, as before.
     c.bytes = 2 << 20;
     EXPECT_DOUBLE_EQ(predict(c, cal, nullptr).comm_s, predict(c, plain, nullptr).comm_s);
-    // A 2-member bcast has one copier: 16 MiB spans 32 MiB on it.
+    // A 2-member bcast of 16 MiB: two arrays of 16 MiB span 32 MiB.
     Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 16 << 20, false, 0};
     EXPECT_NEAR(predict(b, cal, nullptr).comm_s, 2 * predict(b, plain, nullptr).comm_s, 1e-12);
     // Spread over 8 nodes of a torus, the ranks' arrays are on 8 nodes.
