@@ -38,6 +38,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -54,20 +55,59 @@ namespace {
 
 namespace cm = collectives::model;
 
+using Measure = std::function<bool(size_t, double *)>;
+
+// A sample standing this far above the line between its neighbours is
+// measured again (cm::bumps). One launch on the 2-core VM read its
+// 512 KiB entry at 49 us, between 18 at 256 KiB and 69 at 1 MiB (1.39x
+// the line; 0.98x in the other launches), and predicted the trees
+// there at 1.4x what its check measured right after. A real step (the
+// inline slots' end at 32 KiB: 1.5x) stays when measured again.
+constexpr double kBump = 1.25;
+constexpr int kBumpRetries = 2;
+
+// secs[i] was measured (median_of_passes) at x[i]: the bumps among
+// them are measured again, up to kBumpRetries times, and each keeps the
+// lower median. Every rank sees the same times (the max over ranks),
+// so all take the same turns. False if a measurement fails.
+bool remeasure_bumps(const Options &o, const std::vector<double> &x, const Measure &measure,
+                     std::vector<double> *secs) {
+    for (int retry = 0; retry < kBumpRetries && !o.quick; ++retry) {
+        std::vector<std::pair<double, double>> pts;
+        for (size_t i = 0; i < x.size(); ++i) pts.emplace_back(x[i], (*secs)[i]);
+        const std::vector<size_t> bumped = cm::bumps(pts, kBump);
+        if (bumped.empty()) return true;
+        std::vector<double> again;
+        if (!median_of_passes(3, bumped.size(), [&](size_t j, double *s) { return measure(bumped[j], s); }, &again))
+            return false;
+        for (size_t j = 0; j < bumped.size(); ++j) {
+            double &old = (*secs)[bumped[j]];
+            if (acp_rank() == 0 && again[j] < old / 1.1)
+                std::fprintf(stderr, "acpx-bench calibrate: the %.0f-byte sample read %.3f us, above its "
+                             "neighbours; measured again: %.3f us\n", x[bumped[j]], old * 1e6, again[j] * 1e6);
+            old = std::min(old, again[j]);
+        }
+    }
+    return true;
+}
+
 // Seconds of a direct bcast (or allgather) round over `group` (the max
 // over ranks, as acpx-bench bcast reports), per size: the median of three passes over
-// all sizes (one with --quick). A single pass left dents of 20% in the
-// curves, and the model reads their shape. Empty on failure.
+// all sizes (one with --quick), bumps measured again. A single pass left
+// dents of 20% in the curves, and the model reads their shape. Empty on
+// failure.
 std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
                                   bool bcast = true) {
-    std::vector<double> out;
-    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), [&](size_t i, double *s) {
+    const Measure measure = [&](size_t i, double *s) {
         RoundTimes t;
         const int rounds = model_rounds(o, sz[i], static_cast<int>(group.size()));
         if (!time_rounds(bcast, false, group, sz[i], rounds, &t, model_min_ms(o))) return false;
         *s = t.max_us * 1e-6;
         return true;
-    }, &out);
+    };
+    std::vector<double> out;
+    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &out) &&
+                    remeasure_bumps(o, std::vector<double>(sz.begin(), sz.end()), measure, &out);
     return ok ? out : std::vector<double>{};
 }
 
@@ -93,8 +133,7 @@ std::vector<std::pair<double, double>> footprint_times(const Options &o) {
     for (size_t a = kEntry; a <= (o.quick ? 16u : 128u) << 20; a *= o.quick ? 16 : 2) arrays.push_back(a);
     std::vector<int> pair = {0, 1};
     acp_set_col_algorithm("binomial", nullptr);
-    std::vector<double> secs;
-    const bool ok = median_of_passes(o.quick ? 1 : 3, arrays.size(), [&](size_t i, double *s) {
+    const Measure measure = [&](size_t i, double *s) {
         const size_t bytes = arrays[i], slots = bytes / kEntry;
         std::vector<char> array(bytes, 1);
         const acp_col_t h = acp_create_bcast_direct(0, 2, pair.data(), array.data(), bytes);
@@ -112,11 +151,15 @@ std::vector<std::pair<double, double>> footprint_times(const Options &o) {
         const std::vector<double> all = gather(mine);
         *s = *std::max_element(all.begin(), all.end()) * 1e-6;
         return true;
-    }, &secs);
+    };
+    std::vector<double> secs, spans;
+    for (size_t a : arrays) spans.push_back(2.0 * static_cast<double>(a));
+    const bool ok = median_of_passes(o.quick ? 1 : 3, arrays.size(), measure, &secs) &&
+                    remeasure_bumps(o, spans, measure, &secs);
     acp_set_col_algorithm("", nullptr);
     std::vector<std::pair<double, double>> out;
     if (!ok) return out;
-    for (size_t i = 0; i < arrays.size(); ++i) out.emplace_back(2.0 * arrays[i], secs[i]);
+    for (size_t i = 0; i < arrays.size(); ++i) out.emplace_back(spans[i], secs[i]);
     return out;
 }
 

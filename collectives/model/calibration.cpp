@@ -70,6 +70,19 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
+std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, double factor) {
+    std::vector<size_t> out;
+    for (size_t i = 1; i + 1 < points.size(); ++i) {
+        const auto [x0, y0] = points[i - 1];
+        const auto [x1, y1] = points[i];
+        const auto [x2, y2] = points[i + 1];
+        if (!(x0 < x1 && x1 < x2)) continue;
+        const double chord = y0 + (y2 - y0) * (x1 - x0) / (x2 - x0);
+        if (y1 > factor * chord) out.push_back(i);
+    }
+    return out;
+}
+
 double Samples::clamped(double bytes) const {
     if (!pts_.empty() && bytes >= pts_.back().first) return pts_.back().second;
     return at(bytes);

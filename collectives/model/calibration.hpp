@@ -73,6 +73,13 @@ class Samples {
     std::vector<std::pair<double, double>> pts_;
 };
 
+// The samples (bytes ascending) that stand more than `factor` times
+// above the line between their two neighbours: a burst of noise while
+// they were measured, or a real step (a protocol switch looks the same
+// at three points), which only measuring again tells apart. Neither end
+// is judged.
+std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, double factor);
+
 struct Calibration {
     Samples comm, memcpy;
     Samples comm_direct;  // empty: comm (files without it)

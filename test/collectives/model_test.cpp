@@ -58,6 +58,24 @@ TEST(Samples, InterpolatesBetweenTheTwoNearest) {
     EXPECT_DOUBLE_EQ(s.clamped(0), 1);
 }
 
+TEST(Samples, BumpsStandAboveTheirNeighboursLine) {
+    // A launch's 2-rank entries (us) at 256 KiB - 2 MiB, 512 KiB noisy:
+    // 1.39x the line from 18.2 to 69.3.
+    const std::vector<std::pair<double, double>> noisy = {
+        {256 << 10, 18.2}, {512 << 10, 48.9}, {1 << 20, 69.3}, {2 << 20, 135.6}};
+    EXPECT_EQ(bumps(noisy, 1.25), std::vector<size_t>{1});
+    EXPECT_TRUE(bumps(noisy, 1.4).empty());
+    // The same launch's next curve, smooth; a copy twice as slow a byte
+    // from 512 KiB on (a cache's end) stands 1.2x above the line.
+    EXPECT_TRUE(bumps({{256 << 10, 17.7}, {512 << 10, 33.5}, {1 << 20, 68.6}, {2 << 20, 132}}, 1.25).empty());
+    EXPECT_TRUE(bumps({{256 << 10, 16}, {512 << 10, 64}, {1 << 20, 128}}, 1.25).empty());
+    EXPECT_EQ(bumps({{256 << 10, 16}, {512 << 10, 64}, {1 << 20, 128}}, 1.15), std::vector<size_t>{1});
+    // The ends have one neighbour: never judged; nor unsorted points.
+    EXPECT_TRUE(bumps({{1, 100}, {2, 1}, {4, 1}, {8, 100}}, 1.25).empty());
+    EXPECT_TRUE(bumps({{4, 1}, {2, 9}, {8, 1}}, 1.25).empty());
+    EXPECT_TRUE(bumps({}, 1.25).empty());
+}
+
 TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     Calibration c = builtin_calibration();
     c.machine = "test box";
