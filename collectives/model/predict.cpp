@@ -95,32 +95,69 @@ uint64_t entry_bytes_of(const Case &c) {
     return c.op == Op::kBcast && blocks > 1 ? block_range(c.bytes, blocks, 0).length : c.bytes;
 }
 
-// How much slower c's copies are because its data outgrows the caches
-// the calibration's copies ran in: comm_footprint at the bytes the
-// round spans on a node (every member's array there: the cores share
-// the last-level cache), over its value at the span of the largest comm
-// sample (both arrays of that 2-member round; smaller copies' samples
-// hold their own cache effects). At least 1. On the 2-core VM (one
-// 32 MiB L3) a 4 MiB allgather spans 36 MiB on 3 ranks: 1.7x. Taken
-// per copying core instead (18 MiB, 1.2x), it was predicted at 0.71-0.79
-// of measured in three sets of launches out of four.
-// A 2-rank 16 MiB allgather spans 64 MiB: 1.9-2x, measured 2.6x (the two
-// cores' copies also share the memory's bandwidth: not modelled). On a
-// node with several last-level caches this overstates it.
-double footprint_factor(const Case &c, const Calibration &cal, const Topology *t) {
-    if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return 1;
-    std::set<uint32_t> nodes;
-    for (uint32_t m = 0; t && m < c.members; ++m) nodes.insert(t->node_of(m));
-    const double on_node = std::ceil(static_cast<double>(c.members) / std::max<size_t>(1, nodes.size()));
-    const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
-    const double span = on_node * array;
+// c's round as one command list per block, with each block's bytes: a
+// single-block bcast one list of the round's bytes.
+struct BlockList {
+    CommandList list;
+    uint64_t bytes;
+};
+std::vector<BlockList> block_lists(const Case &c) {
+    std::vector<BlockList> out;
+    if (c.op == Op::kBcast) {
+        const auto a = static_cast<BcastAlgo>(c.algo);
+        const uint32_t blocks = blocks_of(c);
+        for (uint32_t b = 0; b < blocks; ++b)
+            out.push_back({bcast_block_list(a, c.members, c.root, b, c.radix),
+                           blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length});
+    } else {
+        for (uint32_t b = 0; b < c.members; ++b)
+            out.push_back({allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes});
+    }
+    return out;
+}
+
+// How much slower each member's copies are because the data its core
+// touches in a round outgrows the caches the calibration's copies ran
+// in: comm_footprint at the bytes of the blocks that core's copies read
+// and write on its node (each once), over its value at the largest comm
+// sample's
+// (its root's core touches both arrays). At least 1. A member's core is
+// its place among its node's members modulo the cores (acprun
+// --bind-to core); with no core count, its own.
+// Why a core's bytes, not its node's: the 2-core VM reports one 32 MiB
+// L3, but a 2-rank bcast of 8 MiB (one core touches 16 MiB) copies at
+// 1.4x the time a byte of 4 MiB, while a 2-rank allgather of 4 MiB (16
+// MiB on the node, 8 a core) copies at 1.1x, and a 3-rank one of 2 MiB
+// (18 MiB on the node; 12 on the core of members 0 and 2) at 1.0x,
+// where the node's 18 MiB read 1.3-1.4x.
+std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t) {
+    std::vector<double> out(c.members, 1.0);
+    if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return out;
+    std::map<uint32_t, uint32_t> on_node;  // node -> members placed so far
+    std::vector<uint64_t> core(c.members);
+    for (uint32_t m = 0; m < c.members; ++m) {
+        const uint32_t node = t ? t->node_of(m) : 0;
+        const uint32_t local = on_node[node]++;
+        core[m] = (uint64_t{node} << 32) | (cal.cores > 0 ? local % cal.cores : local);
+    }
+    std::map<uint64_t, std::set<std::pair<uint32_t, uint32_t>>> touched;  // core -> (member, block)
+    std::map<uint64_t, double> bytes;
+    const std::vector<BlockList> lists = block_lists(c);
+    for (uint32_t b = 0; b < lists.size(); ++b)
+        for (const Command &x : lists[b].list)
+            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
+                if (core[member] >> 32 == core[x.src] >> 32 && touched[core[x.src]].insert({member, b}).second)
+                    bytes[core[x.src]] += static_cast<double>(lists[b].bytes);
     // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
     // the base is the slowest up to the comm sample's span.
     const double sampled = 2 * cal.comm.points().back().first;
     double base = cal.comm_footprint.clamped(sampled);
-    for (const auto &[bytes, secs] : cal.comm_footprint.points())
-        if (bytes <= sampled) base = std::max(base, secs);
-    return base > 0 ? std::max(1.0, cal.comm_footprint.clamped(span) / base) : 1;
+    for (const auto &[span, secs] : cal.comm_footprint.points())
+        if (span <= sampled) base = std::max(base, secs);
+    if (!(base > 0)) return out;
+    for (uint32_t m = 0; m < c.members; ++m)
+        out[m] = std::max(1.0, cal.comm_footprint.clamped(bytes[core[m]]) / base);
+    return out;
 }
 
 StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
@@ -152,7 +189,7 @@ StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
 // bytes (seed 003); on a node, the copies beyond its cores wait as
 // collisions too.
 void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes,
-          double footprint) {
+          const std::vector<double> &footprint) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
@@ -169,7 +206,7 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
                                       entry.at(static_cast<double>(round_bytes)));
-        s.seconds = std::max(s.seconds, secs * footprint);
+        s.seconds = std::max(s.seconds, secs * footprint[m.src]);
     }
 }
 
@@ -179,37 +216,27 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // forward_s more if it forwards (unless its core goes straight on from
 // another copy: the simulation decides); a block that follows another
 // between the same pair costs comm_stream, stream_slow times (when
-// calibrated).
-// All of them footprint_factor times (one node).
+// calibrated). All of them its sender's footprint factor times (one node).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
-    const double footprint = footprint_factor(c, cal, nullptr);
+    const std::vector<double> footprint = footprint_factors(c, cal, nullptr);
+    const bool multi = c.op == Op::kBcast && blocks_of(c) > 1;
     SimInput in;
     in.members = c.members;
     in.cores = cal.cores;
     in.eager = is_inline;
     in.switch_s = k.switch_s;
-    auto add = [&](const CommandList &l, uint64_t bytes, bool multi, std::set<std::pair<uint32_t, uint32_t>> *pairs) {
+    std::set<std::pair<uint32_t, uint32_t>> pairs;
+    for (const BlockList &l : block_lists(c)) {
         const auto base = static_cast<int32_t>(in.entries.size());
-        for (const Command &x : l) {
-            const bool streamed = multi && !pairs->insert({x.src, x.dst}).second && !cal.comm_stream.empty();
-            const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(bytes));
+        for (const Command &x : l.list) {
+            const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
+            const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(l.bytes));
             const bool stream = streamed && k.stream_slow > 0;
             const double secs = stream ? copy * k.stream_slow : copy * k.slow;
             const double cold = stream || x.dep == kNoDep ? 0 : k.forward_s;
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  secs * footprint, cold * footprint});
+                                  secs * footprint[x.src], cold * footprint[x.src]});
         }
-    };
-    std::set<std::pair<uint32_t, uint32_t>> pairs;
-    if (c.op == Op::kBcast) {
-        const auto a = static_cast<BcastAlgo>(c.algo);
-        const uint32_t blocks = blocks_of(c);
-        for (uint32_t b = 0; b < blocks; ++b)
-            add(bcast_block_list(a, c.members, c.root, b, c.radix),
-                blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length, blocks > 1, &pairs);
-    } else {
-        for (uint32_t b = 0; b < c.members; ++b)
-            add(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes, false, &pairs);
     }
     return in;
 }
@@ -352,7 +379,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             if (p.steps.size() < step + 1) p.steps.resize(step + 1);
             p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
         }
-        const double footprint = footprint_factor(c, cal, t);
+        const std::vector<double> footprint = footprint_factors(c, cal, t);
         for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
         for (const Step &s : p.steps) p.comm_s += s.seconds;
     }

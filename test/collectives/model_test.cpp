@@ -463,31 +463,44 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
         for (const Message &m : s.msgs) EXPECT_FALSE(m.streamed);
 }
 
-TEST(Predict, CopiesSlowDownOnceARoundOutgrowsTheCaches) {
-    // comm sampled up to 4 MiB (its round spans 8 MiB); a 1 MiB entry
-    // costs 50 us while the rounds span up to 8 MiB (the 4 MiB sample
-    // reads 60: noise, the base is the slowest up to 8), 120 from 32 MiB.
+TEST(Predict, CopiesSlowDownOnceWhatTheirCoreTouchesOutgrowsTheCaches) {
+    // comm sampled up to 4 MiB (its root's core touches 8 MiB); a 1 MiB
+    // entry costs 50 us while its core touches up to 8 MiB (the 4 MiB
+    // sample reads 60: noise, the base is the slowest up to 8), 120 from
+    // 32 MiB.
     Calibration cal = linear(1e-6, 1e-9);
     cal.comm = Samples({{0, 1e-6}, {4 << 20, 1e-6 + 1e-9 * (4 << 20)}});
     cal.cores = 2;
     const Calibration plain = cal;
     cal.comm_footprint = Samples({{2 << 20, 5e-5}, {4 << 20, 6e-5}, {8 << 20, 5e-5}, {32 << 20, 1.2e-4}});
-    // 2-member allgather of 8 MiB blocks: two arrays of 16 MiB span
-    // 32 MiB of the node's shared cache: 1.2e-4 / 6e-5 = 2x (not 1.22x,
-    // as it would be at 16 MiB a copying core).
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 8 << 20, false, 0};
-    EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 2 * predict(c, plain, nullptr).comm_s, 1e-12);
-    // 2 MiB blocks span 8 MiB: within the samples' own, as before.
-    c.bytes = 2 << 20;
-    EXPECT_DOUBLE_EQ(predict(c, cal, nullptr).comm_s, predict(c, plain, nullptr).comm_s);
-    // A 2-member bcast of 16 MiB: two arrays of 16 MiB span 32 MiB.
+    auto ratio = [&](const Case &c, const Topology *t = nullptr) {
+        return predict(c, cal, t).comm_s / predict(c, plain, t).comm_s;
+    };
+    // A 2-member bcast of 16 MiB: its root's core reads 16 MiB and writes
+    // 16: 1.2e-4 / 6e-5 = 2x.
     Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 16 << 20, false, 0};
-    EXPECT_NEAR(predict(b, cal, nullptr).comm_s, 2 * predict(b, plain, nullptr).comm_s, 1e-12);
-    // Spread over 8 nodes of a torus, the ranks' arrays are on 8 nodes.
+    EXPECT_NEAR(ratio(b), 2, 1e-9);
+    // A 2-member allgather of 8 MiB blocks: each core reads its block and
+    // writes it into the other array, 16 MiB (the node's 32 would be 2x):
+    // 5e-5 + 7e-5 * 8 / 24 over 6e-5.
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 8 << 20, false, 0};
+    EXPECT_NEAR(ratio(c), (5e-5 + 7e-5 / 3) / 6e-5, 1e-9);
+    // 2 MiB blocks: 4 MiB a core, within the samples' own.
+    c.bytes = 2 << 20;
+    EXPECT_DOUBLE_EQ(ratio(c), 1);
+    // 4 members on the 2 cores (0 and 2 share one): a ring's core copies
+    // three blocks of each of its members into the next: 12 blocks of
+    // 2 MiB, 24 MiB: 5e-5 + 7e-5 * 16 / 24 over 6e-5.
+    c.members = 4;
+    EXPECT_NEAR(ratio(c), (5e-5 + 7e-5 * 16 / 24) / 6e-5, 1e-9);
+    // Spread over 8 nodes of a torus, a core copies its own array's
+    // blocks to another node: 7 MiB of its node's memory.
     c.members = 8;
     c.bytes = 1 << 20;
     const Topology ring8 = topo("torus:8");
-    EXPECT_DOUBLE_EQ(predict(c, cal, &ring8).comm_s, predict(c, plain, &ring8).comm_s);
+    EXPECT_DOUBLE_EQ(ratio(c, &ring8), 1);
+    c.bytes = 4 << 20;  // 28 MiB: 5e-5 + 7e-5 * 20 / 24
+    EXPECT_NEAR(ratio(c, &ring8), (5e-5 + 7e-5 * 20 / 24) / 6e-5, 1e-9);
 }
 
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
