@@ -80,8 +80,8 @@ int rounds_for(const Options &o, size_t size);
 // of that (plus 10) when `ranks` outnumber the cores.
 int model_rounds(const Options &o, size_t size, int ranks);
 // The least time time_rounds times those rounds for (its min_ms:
-// calibrate's round samples and model-check; the footprint walk and the
-// memcpy samples keep model_rounds' counts), so that large rounds on a
+// calibrate's round samples and model-check; the footprint walk takes
+// it too, the memcpy samples keep model_rounds' counts), so that large rounds on a
 // crowded node span many scheduler slices: 15 rounds of a 3-rank
 // pipeline:16 of 4 MiB last ~10 ms, and its calibration and its check in
 // one launch differed by up to 1.5x (once 2.9x). 0 with --quick.

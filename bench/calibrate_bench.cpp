@@ -138,10 +138,18 @@ std::vector<std::pair<double, double>> footprint_times(const Options &o) {
         std::vector<char> array(bytes, 1);
         const acp_col_t h = acp_create_bcast_direct(0, 2, pair.data(), array.data(), bytes);
         if (h == ACP_COL_NULL) return false;
-        const int rounds = std::max(model_rounds(o, kEntry, 2), static_cast<int>(2 * slots));
+        int rounds = std::max(model_rounds(o, kEntry, 2), static_cast<int>(2 * slots));
         bool sent = true;
+        const double warm_start = now_us();
         for (size_t k = 0; k < slots && sent; ++k)  // warm-up: the whole array once
             sent = acp_wait_col(acp_send_bcast_direct(h, k * kEntry, kEntry)) == 0;
+        // At least model_min_ms, as the round samples: the spans up to
+        // 8 MiB are every factor's base, and their 41 rounds took 3 ms.
+        const std::vector<double> warm = gather((now_us() - warm_start) / static_cast<double>(slots));
+        const double per_round = *std::max_element(warm.begin(), warm.end());
+        if (per_round > 0 && model_min_ms(o) > 0)
+            rounds = std::max(rounds, static_cast<int>(std::min<double>(
+                                          kMaxTimedRounds, std::ceil(model_min_ms(o) * 1e3 / per_round))));
         acp_sync();
         const double start = now_us();
         for (int k = 0; k < rounds && sent; ++k)
