@@ -120,10 +120,9 @@ std::vector<BlockList> block_lists(const Case &c) {
 // touches in a round outgrows the caches the calibration's copies ran
 // in: comm_footprint at the bytes of the blocks that core's copies read
 // and write on its node (each once), over its value at the largest comm
-// sample's
-// (its root's core touches both arrays). At least 1. A member's core is
-// its place among its node's members modulo the cores (acprun
-// --bind-to core); with no core count, its own.
+// sample's (whose root's core touches both arrays). At least 1. A
+// member's core is its place among its node's members modulo the cores
+// (acprun --bind-to core); with no core count, its own.
 // Why a core's bytes, not its node's: the 2-core VM reports one 32 MiB
 // L3, but a 2-rank bcast of 8 MiB (one core touches 16 MiB) copies at
 // 1.4x the time a byte of 4 MiB, while a 2-rank allgather of 4 MiB (16
@@ -133,21 +132,6 @@ std::vector<BlockList> block_lists(const Case &c) {
 std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t) {
     std::vector<double> out(c.members, 1.0);
     if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return out;
-    std::map<uint32_t, uint32_t> on_node;  // node -> members placed so far
-    std::vector<uint64_t> core(c.members);
-    for (uint32_t m = 0; m < c.members; ++m) {
-        const uint32_t node = t ? t->node_of(m) : 0;
-        const uint32_t local = on_node[node]++;
-        core[m] = (uint64_t{node} << 32) | (cal.cores > 0 ? local % cal.cores : local);
-    }
-    std::map<uint64_t, std::set<std::pair<uint32_t, uint32_t>>> touched;  // core -> (member, block)
-    std::map<uint64_t, double> bytes;
-    const std::vector<BlockList> lists = block_lists(c);
-    for (uint32_t b = 0; b < lists.size(); ++b)
-        for (const Command &x : lists[b].list)
-            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
-                if (core[member] >> 32 == core[x.src] >> 32 && touched[core[x.src]].insert({member, b}).second)
-                    bytes[core[x.src]] += static_cast<double>(lists[b].bytes);
     // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
     // the base is the slowest up to the comm sample's span.
     const double sampled = 2 * cal.comm.points().back().first;
@@ -155,6 +139,30 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     for (const auto &[span, secs] : cal.comm_footprint.points())
         if (span <= sampled) base = std::max(base, secs);
     if (!(base > 0)) return out;
+    std::map<uint32_t, uint32_t> on_node;  // node -> members placed so far
+    std::vector<uint64_t> core(c.members);
+    for (uint32_t m = 0; m < c.members; ++m) {
+        const uint32_t node = t ? t->node_of(m) : 0;
+        const uint32_t local = on_node[node]++;
+        core[m] = (uint64_t{node} << 32) | (cal.cores > 0 ? local % cal.cores : local);
+    }
+    // A core touches at most its node's arrays: no list to walk (create
+    // walks these for every candidate) while those fit the base.
+    uint32_t most = 0;
+    for (const auto &[node, n] : on_node) most = std::max(most, n);
+    const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
+    if (most * array <= sampled) return out;
+    // (core, member, block) once each, then bytes per core.
+    const std::vector<BlockList> lists = block_lists(c);
+    std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> touched;
+    for (uint32_t b = 0; b < lists.size(); ++b)
+        for (const Command &x : lists[b].list)
+            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
+                if (core[member] >> 32 == core[x.src] >> 32) touched.emplace_back(core[x.src], member, b);
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    std::map<uint64_t, double> bytes;
+    for (const auto &[k, member, b] : touched) bytes[k] += static_cast<double>(lists[b].bytes);
     for (uint32_t m = 0; m < c.members; ++m)
         out[m] = std::max(1.0, cal.comm_footprint.clamped(bytes[core[m]]) / base);
     return out;
