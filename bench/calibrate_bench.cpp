@@ -28,6 +28,10 @@
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
 // and prints what the model derives from them (model::crowd_costs).
+// Every curve but memcpy is the median of three interleaved passes, each
+// sample timed for at least 50 ms, and a sample standing over 1.25x
+// above the line between its neighbours is measured again
+// (remeasure_bumps); --quick: one pass, short, nothing measured again.
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
