@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -154,6 +155,14 @@ int model_rounds(const Options &o, size_t size, int ranks) {
 }
 
 double model_min_ms(const Options &o) { return o.quick ? 0 : 50; }
+
+int rounds_for_min_ms(int rounds, double my_round_us, double min_ms) {
+    if (!(min_ms > 0)) return rounds;
+    const std::vector<double> all = gather(my_round_us);
+    const double slowest = *std::max_element(all.begin(), all.end());
+    if (!(slowest > 0)) return rounds;
+    return std::max(rounds, static_cast<int>(std::min<double>(kMaxTimedRounds, std::ceil(min_ms * 1e3 / slowest))));
+}
 
 double now_us() {
     timespec t;

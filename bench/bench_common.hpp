@@ -86,6 +86,10 @@ int model_rounds(const Options &o, size_t size, int ranks);
 // pipeline:16 of 4 MiB last ~10 ms, and its calibration and its check in
 // one launch differed by up to 1.5x (once 2.9x). 0 with --quick.
 double model_min_ms(const Options &o);
+// `rounds`, or more if min_ms > 0 and rounds of the slowest rank's
+// `my_round_us` (its warm-up's) would time less than min_ms; at most
+// kMaxTimedRounds. Collective when min_ms > 0: every rank gets the same.
+int rounds_for_min_ms(int rounds, double my_round_us, double min_ms);
 
 // Interleaved passes: `passes` times, measure(i, &value) for each item i
 // in turn; *out gets each item's median. A burst of noise on this shared

@@ -149,11 +149,7 @@ std::vector<std::pair<double, double>> footprint_times(const Options &o) {
             sent = acp_wait_col(acp_send_bcast_direct(h, k * kEntry, kEntry)) == 0;
         // At least model_min_ms, as the round samples: the spans up to
         // 8 MiB are every factor's base, and their 41 rounds took 3 ms.
-        const std::vector<double> warm = gather((now_us() - warm_start) / static_cast<double>(slots));
-        const double per_round = *std::max_element(warm.begin(), warm.end());
-        if (per_round > 0 && model_min_ms(o) > 0)
-            rounds = std::max(rounds, static_cast<int>(std::min<double>(
-                                          kMaxTimedRounds, std::ceil(model_min_ms(o) * 1e3 / per_round))));
+        rounds = rounds_for_min_ms(rounds, (now_us() - warm_start) / static_cast<double>(slots), model_min_ms(o));
         acp_sync();
         const double start = now_us();
         for (int k = 0; k < rounds && sent; ++k)

@@ -5,7 +5,6 @@
 // the CSV's latency_us is the maximum (the slowest member bounds a round).
 // The one-time cost of create and free is printed once.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -88,11 +87,7 @@ bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size
     const double warm_start = now_us();
     for (int i = 0; i < warm; ++i)
         if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
-    if (min_ms > 0) {  // every rank takes the same count: from the slowest rank's warm-up
-        const double per_round = over_ranks((now_us() - warm_start) / warm).max;
-        const double wanted = per_round > 0 ? std::ceil(min_ms * 1e3 / per_round) : 0;
-        iters = std::max(iters, static_cast<int>(std::min<double>(kMaxTimedRounds, wanted)));
-    }
+    iters = rounds_for_min_ms(iters, (now_us() - warm_start) / warm, min_ms);
     acp_sync();
     const double start = now_us();
     for (int i = 0; i < iters; ++i)
