@@ -41,6 +41,12 @@ void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
     }
 }
 
+// One block's command list and its bytes (block_lists).
+struct BlockList {
+    CommandList list;
+    uint64_t bytes;
+};
+
 // The bcasts, whose entries each member runs as their data arrives:
 // every entry goes in the first step after its dependency's in which it
 // is free to go, earlier blocks and earlier entries first, as the engine
@@ -53,30 +59,30 @@ void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
 // and share the sender's injection port instead (collisions).
 // serial(src, dst): whether that copy occupies its sender.
 template <typename Serial>
-void add_scheduled(const std::vector<CommandList> &lists, const std::vector<uint64_t> &bytes, Serial serial,
-                   StepMap *m) {
+void add_scheduled(const std::vector<BlockList> &blocks, Serial serial, StepMap *m) {
     using Item = std::tuple<uint32_t, uint32_t, uint32_t>;  // (earliest step, block, entry)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
-    std::vector<std::vector<std::vector<uint32_t>>> after(lists.size());  // entries waiting on an entry
-    for (uint32_t b = 0; b < lists.size(); ++b) {
-        after[b].resize(lists[b].size());
-        for (uint32_t e = 0; e < lists[b].size(); ++e) {
-            if (lists[b][e].dep == kNoDep) ready.push({0, b, e});
-            else after[b][lists[b][e].dep].push_back(e);
+    std::vector<std::vector<std::vector<uint32_t>>> after(blocks.size());  // entries waiting on an entry
+    for (uint32_t b = 0; b < blocks.size(); ++b) {
+        const CommandList &l = blocks[b].list;
+        after[b].resize(l.size());
+        for (uint32_t e = 0; e < l.size(); ++e) {
+            if (l[e].dep == kNoDep) ready.push({0, b, e});
+            else after[b][l[e].dep].push_back(e);
         }
     }
     std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> busy;  // (sender, sender) or pair -> steps taken
     while (!ready.empty()) {
         const auto [earliest, b, e] = ready.top();
         ready.pop();
-        const Command &c = lists[b][e];
+        const Command &c = blocks[b].list[e];
         const bool by_sender = serial(c.src, c.dst);
         std::set<uint32_t> &taken = busy[{c.src, by_sender ? c.src : c.dst}];
         uint32_t step = earliest;
         while (taken.count(step)) ++step;
         taken.insert(step);
         PairLoad &load = (*m)[{step, c.src, c.dst}];
-        load.bytes += bytes[b];
+        load.bytes += blocks[b].bytes;
         // Entries leave the queue by earliest step, so none placed later
         // can take step - 1 of this pair: the flag is final.
         load.streamed = !by_sender && step > 0 && taken.count(step - 1);
@@ -97,10 +103,6 @@ uint64_t entry_bytes_of(const Case &c) {
 
 // c's round as one command list per block, with each block's bytes: a
 // single-block bcast one list of the round's bytes.
-struct BlockList {
-    CommandList list;
-    uint64_t bytes;
-};
 std::vector<BlockList> block_lists(const Case &c) {
     std::vector<BlockList> out;
     if (c.op == Op::kBcast) {
@@ -170,26 +172,15 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
 
 StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
     StepMap m;
-    if (c.op == Op::kBcast) {
-        const auto a = static_cast<BcastAlgo>(c.algo);
-        const uint32_t blocks = blocks_of(c);
-        if (blocks == 1) {
-            auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
-            add_scheduled({bcast_list(a, c.members, c.root, c.radix)}, {c.bytes},
-                          [&](uint32_t s, uint32_t d) { return cal.cores > 0 && node(s) == node(d); }, &m);
-            return m;
-        }
-        std::vector<CommandList> lists;
-        std::vector<uint64_t> bytes;
-        for (uint32_t b = 0; b < blocks; ++b) {
-            lists.push_back(bcast_block_list(a, c.members, c.root, b, c.radix));
-            bytes.push_back(block_range(c.bytes, blocks, b).length);
-        }
-        add_scheduled(lists, bytes, [](uint32_t, uint32_t) { return false; }, &m);
-    } else {
-        for (uint32_t b = 0; b < c.members; ++b)
-            add_by_depth(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes, &m);
+    const std::vector<BlockList> blocks = block_lists(c);
+    if (c.op == Op::kAllgather) {
+        for (const BlockList &b : blocks) add_by_depth(b.list, b.bytes, &m);
+        return m;
     }
+    // A single block's copies on a node occupy their sender (add_scheduled).
+    auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
+    const bool single = blocks.size() == 1;
+    add_scheduled(blocks, [&](uint32_t s, uint32_t d) { return single && cal.cores > 0 && node(s) == node(d); }, &m);
     return m;
 }
 
