@@ -9,7 +9,6 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <set>
 
 namespace acpx::collectives::model {
 namespace {
@@ -44,6 +43,8 @@ class Sim {
             inc_[in.entries[e].dst].push_back(e);
         }
         round_.assign(in.members, 0);
+        in_done_.assign(in.members, 0);
+        out_done_.assign(in.members, 0);
         started_.assign(static_cast<size_t>(in.members) * kRounds, kInf);
         for (uint32_t m = 0; m < in.members; ++m) started_[m * kRounds] = 0;
         arrive_.assign(n_ * kRounds, kInf);
@@ -80,7 +81,9 @@ class Sim {
     // core looks again then; one whose clock already passed it may have
     // something to do at its next look.
     void post(double when) {
-        events_.insert(when);
+        // Sorted and unique; most events come after the ones posted so far.
+        const auto at = std::lower_bound(events_.begin(), events_.end(), when);
+        if (at == events_.end() || *at != when) events_.insert(at, when);
         for (Core &c : cores_) {
             if (c.waiting) c.t = std::min(c.t, std::max(c.idle_from, when));
             else if (when <= c.t) c.idle_looks = 0;
@@ -98,22 +101,28 @@ class Sim {
         if (k >= kRounds) return false;
         const double t = c.t;
         bool moved = false;
-        for (uint32_t e : inc_[m])
-            if (!seen_[at(k, e)] && arrive_[at(k, e)] <= t) seen_[at(k, e)] = 1, moved = true;
-        for (uint32_t e : out_[m]) {
+        // Entries before in_done_/out_done_ are seen/issued this round:
+        // a pipeline's member has dozens, and every look would scan them.
+        const std::vector<uint32_t> &inc = inc_[m], &out = out_[m];
+        for (size_t i = in_done_[m]; i < inc.size(); ++i)
+            if (!seen_[at(k, inc[i])] && arrive_[at(k, inc[i])] <= t) seen_[at(k, inc[i])] = 1, moved = true;
+        while (in_done_[m] < inc.size() && seen_[at(k, inc[in_done_[m]])]) ++in_done_[m];
+        for (size_t i = out_done_[m]; i < out.size(); ++i) {
+            const uint32_t e = out[i];
             const SimEntry &x = in_.entries[e];
             if (issued_[at(k, e)] || !ready(x.dst, k, t) || (x.dep >= 0 && !seen_[at(k, x.dep)])) continue;
             issued_[at(k, e)] = 1;
+            while (out_done_[m] < out.size() && issued_[at(k, out[out_done_[m]])]) ++out_done_[m];
             c.t = t + x.copy_s + (c.copy_end == t ? 0 : x.cold_s);
             c.copy_end = c.t;
             arrive_[at(k, e)] = c.t;
             post(c.t);
             return true;
         }
-        for (uint32_t e : inc_[m])
-            if (!seen_[at(k, e)]) return moved;
-        for (uint32_t e : out_[m])
-            if (!issued_[at(k, e)] || (in_.eager && started(in_.entries[e].dst, k) > t)) return moved;
+        if (in_done_[m] < inc.size() || out_done_[m] < out.size()) return moved;
+        for (uint32_t e : out)  // inline: every receiver started the round
+            if (in_.eager && started(in_.entries[e].dst, k) > t) return moved;
+        in_done_[m] = out_done_[m] = 0;
         end_[k] = std::max(end_[k], t);
         round_[m] = k + 1;
         if (k + 1 < kRounds) started_[m * kRounds + k + 1] = t;
@@ -130,7 +139,7 @@ class Sim {
         if (c.waiting) c.idle_looks = 0;  // woken by an event
         c.waiting = false;
         // An event since its last look: every member may have news.
-        if (const auto e = events_.upper_bound(c.last); e != events_.end() && *e <= c.t) c.idle_looks = 0;
+        if (const auto e = after(c.last); e != events_.end() && *e <= c.t) c.idle_looks = 0;
         c.last = c.t;
         if (act(c)) {
             c.idle_looks = 0;
@@ -150,7 +159,7 @@ class Sim {
         if (++c.idle_looks >= c.members.size()) {
             c.waiting = true;
             c.idle_from = c.t;
-            const auto e = events_.upper_bound(c.last);  // one already posted, still ahead
+            const auto e = after(c.last);  // one already posted, still ahead
             c.t = e == events_.end() ? kInf : std::max(c.t, *e);
         }
     }
@@ -159,11 +168,16 @@ class Sim {
     const size_t n_;
     std::vector<std::vector<uint32_t>> out_, inc_;
     std::vector<int> round_;
+    std::vector<size_t> in_done_, out_done_;  // per member, this round
     std::vector<double> started_, arrive_;
     std::vector<char> seen_, issued_;
     std::array<double, kRounds> end_{};
     std::vector<Core> cores_;
-    std::set<double> events_;  // every event's time
+    std::vector<double>::const_iterator after(double t) const {
+        return std::upper_bound(events_.begin(), events_.end(), t);
+    }
+
+    std::vector<double> events_;  // every event's time, ascending
 };
 
 }  // namespace
