@@ -116,6 +116,24 @@ awk -F, 'NR > 1 && $5 != "0.000" { bad = 1 } END { exit bad }' "$dir/mcd/launche
     || fail "model_check: no merged calibrations"
 grep -q '^# predicted best is the measured best' "$dir/mcd/model_check-np3.txt" || fail "model_check: no summary"
 cp "$dir/mcd/model_check.csv" "$dir/first.csv"
+# Each launch: how the rounds its calibration is made of read in its check.
+grep -q '^# launch 1: the calibration.s own rounds in the check.*: binomial x[0-9.]* (' "$dir/mcd/model_check-np2.txt" \
+    || fail "model_check: no calibration drift at 2: $(cat "$dir/mcd/model_check-np2.txt")"
+chain_x() { sed -n 's/^# launch 1: .* chain x\([0-9.]*\) .*/\1/p' "$1"; }
+x1=$(chain_x "$dir/mcd/model_check-np3.txt")
+[ -n "$x1" ] || fail "model_check: no chain drift at 3: $(cat "$dir/mcd/model_check-np3.txt")"
+# The same launch with its check's chain rounds read twice as slow: the
+# drift doubles and the launch is flagged.
+mkdir -p "$dir/moved"
+cp -r "$dir/mcd/launches" "$dir/moved/"
+awk -F, -v OFS=, '$2 == "chain" && $3 == 3 { $5 = sprintf("%.3f", 2 * $5) } 1' "$dir/mcd/launches/np3-1.csv" \
+    > "$dir/moved/launches/np3-1.csv"
+python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/moved" --quick --np 3 --replay > "$dir/moved.txt" 2>&1 \
+    || fail "bench/model_check --replay (moved): $(cat "$dir/moved.txt")"
+x2=$(chain_x "$dir/moved/model_check-np3.txt")
+awk -v a="$x1" -v b="$x2" 'BEGIN { exit !(b > 1.9 * a && b < 2.1 * a) }' || fail "chain drift $x1, doubled: $x2"
+grep -q '^# launch 1: .*(MOVED: the machine changed' "$dir/moved/model_check-np3.txt" \
+    || fail "a doubled chain is not flagged: $(cat "$dir/moved/model_check-np3.txt")"
 python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/mcd" --quick --np 2,3 --replay > "$dir/mcd.txt" 2>&1 \
     || fail "bench/model_check --replay: $(cat "$dir/mcd.txt")"
 cmp -s "$dir/first.csv" "$dir/mcd/model_check.csv" || fail "--replay changed the rows"
