@@ -9,6 +9,7 @@
 #include <queue>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace acpx::collectives::model {
 namespace {
@@ -23,21 +24,46 @@ constexpr double kTieMargin = 0.02;
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 
-// (step, src, dst) -> bytes over every block's list, and whether the
-// pair carried a block in the step before too (a stream of blocks).
-struct PairLoad {
-    uint64_t bytes = 0;
-    bool streamed = false;
+// One message of a step: the bytes a pair carries in it, over every
+// block's list, and whether the pair carried a block in the step before
+// too (a stream of blocks). steps_of gives them sorted by (step, src,
+// dst), one per triple. A flat vector, not a map: a pipeline:32 over
+// 65,536 members has 2 million of them, which took 415 MB as map nodes.
+struct StepMsg {
+    uint32_t step, src, dst;
+    uint64_t bytes;
+    bool streamed;
 };
-using StepMap = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, PairLoad>;
+using StepMsgs = std::vector<StepMsg>;
+
+bool step_order(const StepMsg &a, const StepMsg &b) {
+    return std::tie(a.step, a.src, a.dst) < std::tie(b.step, b.src, b.dst);
+}
+
+// Sorts m by (step, src, dst) and makes one message of each triple, the
+// bytes summed. Only the allgathers' have several (add_scheduled places
+// one entry a step per pair), and those are never streamed.
+void merge_steps(StepMsgs *m) {
+    std::sort(m->begin(), m->end(), step_order);
+    size_t out = 0;
+    for (size_t i = 0; i < m->size(); ++i) {
+        if (out > 0 && !step_order((*m)[out - 1], (*m)[i])) {
+            (*m)[out - 1].bytes += (*m)[i].bytes;
+        } else {
+            (*m)[out++] = (*m)[i];
+        }
+    }
+    m->resize(out);
+}
 
 // The allgathers: an entry's step is its depth (every member sends each
-// step; a member's blocks to one peer in a step are one message).
-void add_by_depth(const CommandList &l, uint64_t bytes, StepMap *m) {
-    std::vector<uint32_t> depth(l.size(), 0);
+// step; a member's blocks to one peer in a step are one message, once
+// merged).
+void add_by_depth(const CommandList &l, uint64_t bytes, std::vector<uint32_t> *depth, StepMsgs *m) {
+    depth->assign(l.size(), 0);
     for (size_t e = 0; e < l.size(); ++e) {
-        depth[e] = l[e].dep == kNoDep ? 0 : depth[l[e].dep] + 1;
-        (*m)[{depth[e], l[e].src, l[e].dst}].bytes += bytes;
+        (*depth)[e] = l[e].dep == kNoDep ? 0 : (*depth)[l[e].dep] + 1;
+        m->push_back({(*depth)[e], l[e].src, l[e].dst, bytes, false});
     }
 }
 
@@ -59,34 +85,45 @@ struct BlockList {
 // and share the sender's injection port instead (collisions).
 // serial(src, dst): whether that copy occupies its sender.
 template <typename Serial>
-void add_scheduled(const std::vector<BlockList> &blocks, Serial serial, StepMap *m) {
+void add_scheduled(const std::vector<BlockList> &blocks, Serial serial, StepMsgs *m) {
+    // Entry e of block b is number first[b] + e; the entries waiting on
+    // entry i are waiting[from[i] .. from[i + 1]).
+    std::vector<uint32_t> first(blocks.size() + 1, 0);
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+        first[b + 1] = first[b] + static_cast<uint32_t>(blocks[b].list.size());
+    std::vector<uint32_t> from(first.back() + 1, 0), waiting(first.back());
     using Item = std::tuple<uint32_t, uint32_t, uint32_t>;  // (earliest step, block, entry)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
-    std::vector<std::vector<std::vector<uint32_t>>> after(blocks.size());  // entries waiting on an entry
-    for (uint32_t b = 0; b < blocks.size(); ++b) {
-        const CommandList &l = blocks[b].list;
-        after[b].resize(l.size());
-        for (uint32_t e = 0; e < l.size(); ++e) {
-            if (l[e].dep == kNoDep) ready.push({0, b, e});
-            else after[b][l[e].dep].push_back(e);
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+        for (uint32_t e = 0; e < blocks[b].list.size(); ++e) {
+            const uint32_t dep = blocks[b].list[e].dep;
+            if (dep == kNoDep) ready.push({0, b, e});
+            else ++from[first[b] + dep + 1];
         }
-    }
-    std::map<std::pair<uint32_t, uint32_t>, std::set<uint32_t>> busy;  // (sender, sender) or pair -> steps taken
+    for (size_t i = 1; i < from.size(); ++i) from[i] += from[i - 1];
+    std::vector<uint32_t> filled(from.begin(), from.end() - 1);
+    for (uint32_t b = 0; b < blocks.size(); ++b)
+        for (uint32_t e = 0; e < blocks[b].list.size(); ++e)
+            if (const uint32_t dep = blocks[b].list[e].dep; dep != kNoDep) waiting[filled[first[b] + dep]++] = e;
+    // (sender, sender) or (sender, receiver) -> the steps it took, ascending
+    std::unordered_map<uint64_t, std::vector<uint32_t>> busy;
+    m->reserve(m->size() + first.back());
     while (!ready.empty()) {
         const auto [earliest, b, e] = ready.top();
         ready.pop();
         const Command &c = blocks[b].list[e];
         const bool by_sender = serial(c.src, c.dst);
-        std::set<uint32_t> &taken = busy[{c.src, by_sender ? c.src : c.dst}];
+        std::vector<uint32_t> &taken = busy[uint64_t{c.src} << 32 | (by_sender ? c.src : c.dst)];
         uint32_t step = earliest;
-        while (taken.count(step)) ++step;
-        taken.insert(step);
-        PairLoad &load = (*m)[{step, c.src, c.dst}];
-        load.bytes += blocks[b].bytes;
+        auto at = std::lower_bound(taken.begin(), taken.end(), step);
+        for (; at != taken.end() && *at == step; ++at) ++step;
+        taken.insert(at, step);
         // Entries leave the queue by earliest step, so none placed later
         // can take step - 1 of this pair: the flag is final.
-        load.streamed = !by_sender && step > 0 && taken.count(step - 1);
-        for (uint32_t next : after[b][e]) ready.push({step + 1, b, next});
+        const bool streamed = !by_sender && step > 0 && std::binary_search(taken.begin(), taken.end(), step - 1);
+        m->push_back({step, c.src, c.dst, blocks[b].bytes, streamed});
+        const uint32_t i = first[b] + e;
+        for (uint32_t k = from[i]; k < from[i + 1]; ++k) ready.push({step + 1, b, waiting[k]});
     }
 }
 
@@ -131,7 +168,8 @@ std::vector<BlockList> block_lists(const Case &c) {
 // MiB on the node, 8 a core) copies at 1.1x, and a 3-rank one of 2 MiB
 // (18 MiB on the node; 12 on the core of members 0 and 2) at 1.0x,
 // where the node's 18 MiB read 1.3-1.4x.
-std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t) {
+std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t,
+                                      const std::vector<BlockList> &lists) {
     std::vector<double> out(c.members, 1.0);
     if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return out;
     // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
@@ -155,7 +193,6 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
     if (most * array <= sampled) return out;
     // (core, member, block) once each, then bytes per core.
-    const std::vector<BlockList> lists = block_lists(c);
     std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> touched;
     for (uint32_t b = 0; b < lists.size(); ++b)
         for (const Command &x : lists[b].list)
@@ -170,17 +207,19 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     return out;
 }
 
-StepMap steps_of(const Case &c, const Calibration &cal, const Topology *t) {
-    StepMap m;
-    const std::vector<BlockList> blocks = block_lists(c);
+StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, const std::vector<BlockList> &blocks) {
+    StepMsgs m;
     if (c.op == Op::kAllgather) {
-        for (const BlockList &b : blocks) add_by_depth(b.list, b.bytes, &m);
-        return m;
+        std::vector<uint32_t> depth;
+        for (const BlockList &b : blocks) add_by_depth(b.list, b.bytes, &depth, &m);
+    } else {
+        // A single block's copies on a node occupy their sender (add_scheduled).
+        auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
+        const bool single = blocks.size() == 1;
+        add_scheduled(blocks, [&](uint32_t s, uint32_t d) { return single && cal.cores > 0 && node(s) == node(d); },
+                      &m);
     }
-    // A single block's copies on a node occupy their sender (add_scheduled).
-    auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
-    const bool single = blocks.size() == 1;
-    add_scheduled(blocks, [&](uint32_t s, uint32_t d) { return single && cal.cores > 0 && node(s) == node(d); }, &m);
+    merge_steps(&m);
     return m;
 }
 
@@ -217,7 +256,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // between the same pair costs comm_stream, stream_slow times (when
 // calibrated). All of them its sender's footprint factor times (one node).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
-    const std::vector<double> footprint = footprint_factors(c, cal, nullptr);
+    const std::vector<BlockList> lists = block_lists(c);
+    const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
     const bool multi = c.op == Op::kBcast && blocks_of(c) > 1;
     SimInput in;
     in.members = c.members;
@@ -225,7 +265,7 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
     in.eager = is_inline;
     in.switch_s = k.switch_s;
     std::set<std::pair<uint32_t, uint32_t>> pairs;
-    for (const BlockList &l : block_lists(c)) {
+    for (const BlockList &l : lists) {
         const auto base = static_cast<int32_t>(in.entries.size());
         for (const Command &x : l.list) {
             const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
@@ -372,15 +412,22 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
     const bool sim = simulated(c, cal, t);
     if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
-        const StepMap m = steps_of(c, cal, t);
-        for (const auto &[key, load] : m) {
-            const auto [step, src, dst] = key;
-            if (p.steps.size() < step + 1) p.steps.resize(step + 1);
-            p.steps[step].msgs.push_back({src, dst, load.bytes, 1, load.streamed});
+        const std::vector<BlockList> lists = block_lists(c);
+        const std::vector<double> footprint = footprint_factors(c, cal, t, lists);
+        const StepMsgs m = steps_of(c, cal, t, lists);
+        // One step at a time: create (best) keeps none of them.
+        Step s;
+        for (size_t i = 0; i < m.size();) {
+            const uint32_t step = m[i].step;
+            s.msgs.clear();
+            for (; i < m.size() && m[i].step == step; ++i)
+                s.msgs.push_back({m[i].src, m[i].dst, m[i].bytes, 1, m[i].streamed});
+            cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
+            p.comm_s += s.seconds;
+            if (!list_steps) continue;
+            p.steps.resize(step);  // a step without messages stays empty
+            p.steps.push_back(s);
         }
-        const std::vector<double> footprint = footprint_factors(c, cal, t);
-        for (Step &s : p.steps) cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
-        for (const Step &s : p.steps) p.comm_s += s.seconds;
     }
     if (sim) {
         const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
@@ -417,6 +464,10 @@ std::string algo_name(const Case &c) {
 
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
     return predict_round(c, cal, t, cache, true);
+}
+
+double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
+    return predict_round(c, cal, t, cache, false).total();
 }
 
 std::vector<Case> candidates(const Case &c) {
@@ -460,7 +511,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
     std::vector<double> secs;
     CrowdCache own;
     if (!cache) cache = &own;
-    for (const Case &k : all) secs.push_back(predict_round(k, cal, t, cache, false).total());
+    for (const Case &k : all) secs.push_back(predict_seconds(k, cal, t, cache));
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];
     return all[i];

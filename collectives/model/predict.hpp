@@ -148,6 +148,10 @@ class CrowdCache {
 // crowded nodes, shared across predictions from cal (nullptr: none).
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
 
+// predict(c, ...).total() without listing the steps: what create
+// computes for each candidate.
+double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
+
 // Every algorithm that applies to c.op and c.members, as Cases like c
 // (pipeline with 4, 8, 16 and 32 segments).
 std::vector<Case> candidates(const Case &c);

@@ -185,12 +185,13 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     for (const cm::Case &k : algos) std::printf(" %13s", cm::algo_name(k).c_str());
     std::printf("\n");
     std::string prev, crossings;
+    cm::CrowdCache cache;  // as create keeps one per calibration
     for (uint64_t size = a.min_size; size <= a.max_size; size *= 2) {
         std::vector<double> us;
         for (const cm::Case &k0 : algos) {
             cm::Case k = k0;
             k.bytes = size;
-            us.push_back(cm::predict(k, cal, t).total() * 1e6);
+            us.push_back(cm::predict_seconds(k, cal, t, &cache) * 1e6);
         }
         const size_t best = cm::pick_fastest(us);
         std::printf("%10s", human(size).c_str());

@@ -297,6 +297,34 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     EXPECT_NEAR(predict(c, two, &line).comm_s, 3 * 1e-3, 1e-12);  // 3 steps, none inline
 }
 
+TEST(Predict, WhatCreateComputesIsTheListedStepsSum) {
+    // predict_seconds (create) keeps no steps; predict lists them. Both
+    // must give one time, and the listed steps must add up to it.
+    const Calibration cal = linear(1e-6, 1e-9);
+    const Topology torus = topo("torus:2x3x4");
+    for (const bool on_torus : {false, true})
+        for (const Op op : {Op::kBcast, Op::kAllgather}) {
+            Case k{op, 0, 4, 24, 5, 3 * 1024, false, 0};
+            for (const Case &c : candidates(k)) {
+                const Topology *t = on_torus ? &torus : nullptr;
+                const Prediction p = predict(c, cal, t);
+                EXPECT_EQ(predict_seconds(c, cal, t), p.total()) << algo_name(c);
+                double sum = 0;
+                size_t msgs = 0;
+                for (const Step &st : p.steps) sum += st.seconds, msgs += st.msgs.size();
+                EXPECT_NEAR(sum, p.comm_s, 1e-15) << algo_name(c);
+                EXPECT_GT(msgs, 0u) << algo_name(c);
+            }
+        }
+    // A crowded node: the simulation, the same by either call.
+    Calibration crowded = cal;
+    crowded.cores = 2;
+    crowded.crowd_ranks = 3;
+    crowded.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 2e-9 * (1 << 30)}});
+    for (const Case &c : candidates(Case{Op::kBcast, 0, 4, 3, 0, 1 << 20, false, 0}))
+        EXPECT_EQ(predict_seconds(c, crowded, nullptr), predict(c, crowded, nullptr).total()) << algo_name(c);
+}
+
 TEST(Predict, ATreeRootOnANodeSendsToOneChildAStep) {
     // Copies made by the sender's CPU (the calibration counts cores): the
     // root's second copy waits for its first. Binomial over 4: 0->1, then
