@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
@@ -506,12 +507,73 @@ size_t pick_fastest(const std::vector<double> &seconds) {
     return pick;
 }
 
+namespace {
+
+// The least of samples.at(x) over x >= bytes: at(bytes), or a sample
+// above it (between samples the curve is linear; above the last it grows).
+double floor_from(const Samples &samples, double bytes) {
+    double least = samples.at(bytes);
+    for (const auto &[x, y] : samples.points())
+        if (x >= bytes) least = std::min(least, y);
+    return least;
+}
+
+// Steps of a list: the longest chain of dependencies.
+uint32_t depth_of(const CommandList &l) {
+    std::vector<uint32_t> depth(l.size(), 1);
+    uint32_t most = 0;
+    for (size_t e = 0; e < l.size(); ++e) {
+        if (l[e].dep != kNoDep) depth[e] = depth[l[e].dep] + 1;
+        most = std::max(most, depth[e]);
+    }
+    return most;
+}
+
+}  // namespace
+
+double round_lower_bound(const Case &c, const Calibration &cal) {
+    if (c.members < 2) return 0;
+    const uint32_t blocks = blocks_of(c);
+    const bool multi = c.op == Op::kBcast && blocks > 1;
+    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi;
+    // The least a message of `bytes` can cost in a step.
+    auto least = [&](uint64_t bytes) {
+        double l = floor_from(cal.entry(is_inline), static_cast<double>(bytes));
+        if (multi && !cal.comm_stream.empty()) l = std::min(l, floor_from(cal.comm_stream, static_cast<double>(bytes)));
+        return l;
+    };
+    if (c.op == Op::kAllgather)
+        return depth_of(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, 0)) * least(c.bytes);
+    // Block 0 (the largest) takes a step per entry on its longest chain.
+    const auto a = static_cast<BcastAlgo>(c.algo);
+    const uint64_t first = multi ? block_range(c.bytes, blocks, 0).length : c.bytes;
+    double bound = depth_of(bcast_block_list(a, c.members, c.root, 0, c.radix)) * least(first);
+    if (a == BcastAlgo::kPipeline) {
+        // The root sends one block a step to the next member; the last
+        // block to leave has members - 2 hops still to go: every one of
+        // those steps carries some block, the smallest at least.
+        uint64_t smallest = first;
+        for (uint32_t b = 1; b < blocks; ++b) smallest = std::min(smallest, block_range(c.bytes, blocks, b).length);
+        bound = std::max(bound, (blocks + c.members - 2) * least(smallest));
+    }
+    return bound;
+}
+
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds, CrowdCache *cache) {
     const std::vector<Case> all = candidates(c);
     std::vector<double> secs;
     CrowdCache own;
     if (!cache) cache = &own;
-    for (const Case &k : all) secs.push_back(predict_seconds(k, cal, t, cache));
+    // A candidate whose lower bound already loses to the pick so far is
+    // not modelled: it could not be picked (pick_fastest), and a pipeline
+    // or chain over tens of thousands of members is most of create's work.
+    size_t pick = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+        const bool hopeless = i > 0 && !simulated(all[i], cal, t) &&
+                              round_lower_bound(all[i], cal) >= secs[pick] * (1 - kTieMargin);
+        secs.push_back(hopeless ? std::numeric_limits<double>::infinity() : predict_seconds(all[i], cal, t, cache));
+        if (secs[i] < secs[pick] * (1 - kTieMargin)) pick = i;
+    }
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];
     return all[i];

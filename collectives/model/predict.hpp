@@ -152,6 +152,14 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
 // computes for each candidate.
 double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
 
+// A time c's round cannot beat where it is costed by steps (not on a
+// crowded node): a step for each entry on the longest dependency chain
+// of its first (largest) block's list, each at least a copy of that
+// block; for pipeline:S over P members also S + P - 2 steps of at least
+// its smallest block. "A copy of M" is the cheapest the curves give for
+// M bytes or more. best() skips candidates that lose on it.
+double round_lower_bound(const Case &c, const Calibration &cal);
+
 // Every algorithm that applies to c.op and c.members, as Cases like c
 // (pipeline with 4, 8, 16 and 32 segments).
 std::vector<Case> candidates(const Case &c);

@@ -541,6 +541,41 @@ TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 4 * 1e-6, 1e-15);
 }
 
+TEST(Select, SkipsOnlyCandidatesThatCannotWin) {
+    // best() does not model a candidate whose lower bound loses to the
+    // pick so far. The bound must hold, and the pick must be the one of
+    // all predictions, on the built-in and linear calibrations, with and
+    // without topologies, inline and not, over 2-130 members.
+    const Topology torus = topo("torus:4x4x4");
+    const Topology mesh = topo("mesh:3x5");
+    size_t skipped = 0;
+    for (const Calibration &cal : {builtin_calibration(), linear(1e-6, 1e-9), linear(0, 1e-9)})
+        for (const Topology *t : {static_cast<const Topology *>(nullptr), &torus, &mesh})
+            for (uint32_t procs : {2u, 3u, 7u, 16u, 64u, 130u})
+                for (uint64_t bytes : {uint64_t{8}, uint64_t{1} << 16, uint64_t{3} << 20})
+                    for (Op op : {Op::kBcast, Op::kAllgather}) {
+                        Case c{op, 0, 2, procs, procs / 2, bytes, false, 16384};
+                        // All on one node with more members than cores:
+                        // simulated, not costed by steps, never skipped.
+                        if (!t && !cal.comm_crowded.empty() && cal.crowd_ranks > cal.cores && cal.cores > 0 &&
+                            procs > cal.cores && procs <= kMaxSimulatedMembers)
+                            continue;
+                        std::vector<double> all;
+                        for (const Case &k : candidates(c)) {
+                            all.push_back(predict_seconds(k, cal, t));
+                            EXPECT_LE(round_lower_bound(k, cal), all.back() * (1 + 1e-12))
+                                << algo_name(k) << " procs " << procs << " bytes " << bytes;
+                        }
+                        double got = 0;
+                        const Case pick = best(c, cal, t, &got);
+                        const size_t want = pick_fastest(all);
+                        EXPECT_EQ(algo_name(pick), algo_name(candidates(c)[want])) << procs << " " << bytes;
+                        EXPECT_EQ(got, all[want]);
+                        for (const Case &k : candidates(c)) skipped += round_lower_bound(k, cal) >= got;
+                    }
+    EXPECT_GT(skipped, 100u);  // the bound does rule out many: chains and pipelines over many members
+}
+
 TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
     for (double a : {1e-3, 1e-6, 0.0})
         for (uint32_t procs : {2u, 5u, 8u, 16u})
