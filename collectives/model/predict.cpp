@@ -37,9 +37,12 @@ struct StepMsg {
 };
 using StepMsgs = std::vector<StepMsg>;
 
-bool step_order(const StepMsg &a, const StepMsg &b) {
-    return std::tie(a.step, a.src, a.dst) < std::tie(b.step, b.src, b.dst);
-}
+struct StepOrder {
+    bool operator()(const StepMsg &a, const StepMsg &b) const {
+        return std::tie(a.step, a.src, a.dst) < std::tie(b.step, b.src, b.dst);
+    }
+};
+constexpr StepOrder step_order;
 
 // Sorts m by (step, src, dst) and makes one message of each triple, the
 // bytes summed. Only the allgathers' have several (add_scheduled places
