@@ -320,8 +320,9 @@ int acp_inquire(acp_handle_t handle);
  * which a handle got): unless forced, create picks the one the model of
  * the collectives predicts fastest for the handle's size (arraysize,
  * blocksize or buffersize) from the calibration file and ACP_TOPOLOGY
- * (collision-aware on meshes and tori); allgather groups above 1024
- * members take "tree" without modelling. acprun -v prints each choice.
+ * (collision-aware on meshes and tori) of the group's lowest rank, which
+ * sends its choice to the others; allgather groups above 1024 members
+ * take "tree" without modelling. acprun -v prints each choice.
  *
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
  * of the members (any handle's), and in root mode also in the agents.

@@ -39,10 +39,9 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     p.root = root;
     State &st = State::get();
     double predicted_s = 0;
-    if (!choose_algorithm(fn, st, std::vector<int>(group, group + np_group), &p, &predicted_s))
-        return ACP_COL_NULL;
-    Col *c = create_col(fn, st, p, me, group, array, array_bytes);
+    Col *c = create_col(fn, st, p, me, group, array, array_bytes, &predicted_s);
     if (!c) return ACP_COL_NULL;
+    p = c->p;  // with the algorithm
     c->algo_label = algo_name(p);
     if (acpx::basic::layer::verbose() &&
         (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))

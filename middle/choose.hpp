@@ -1,8 +1,9 @@
 // The algorithm of a new handle: forced (acp_set_col_algorithm, else
 // ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO), else the one the
-// collectives' model predicts fastest for the handle's size. Every member
-// computes the same choice from the same calibration and topology; members
-// that disagree (different calibration files) fail create, naming both.
+// collectives' model predicts fastest for the handle's size. The group's
+// coordinator (its lowest rank) computes the model's choice from its
+// calibration and topology and sends it to the others (create.cpp), so
+// members need not load the same calibration file.
 #pragma once
 
 #include <string>

@@ -1,9 +1,11 @@
-// Create: every member sends the coordinator (the group's lowest rank) its
-// arguments and GAs; the coordinator compares them and answers every
-// member with the table of GAs, or with the first disagreement. Members
-// derive their plan from the table (plan.cpp). Creates are matched by the
-// member set and the number of creates this process made on that set, so
-// handles on different or overlapping groups may be created in any order.
+// Create: the coordinator (the group's lowest rank) chooses the algorithm
+// and sends it to every member (the control block's layout depends on
+// it); every member then sends the coordinator its arguments and GAs; the
+// coordinator compares them and answers every member with the table of
+// GAs, or with the first disagreement. Members derive their plan from the
+// table (plan.cpp). Creates are matched by the member set and the number
+// of creates this process made on that set, so handles on different or
+// overlapping groups may be created in any order.
 #include "create.hpp"
 
 #include <sched.h>
@@ -23,7 +25,7 @@ namespace {
 using basic::report;
 using basic::layer::Bytes;
 
-enum class MsgType : uint8_t { kInfo = 1, kReply = 2 };
+enum class MsgType : uint8_t { kInfo = 1, kReply = 2, kChoice = 3 };
 
 struct Header {
     MsgType type;
@@ -41,6 +43,16 @@ struct Reply {
     int32_t status;  // 0 ok
     char reason[240];
     // then np_group MemberAddr, when ok
+};
+// The coordinator's algorithm, sent before anything else: one member
+// models the candidates, not all of them (on a node with more ranks than
+// cores, each rank's modelling competed for the cores).
+struct Choice {
+    Header h;
+    int32_t status;  // 0 ok; else the coordinator could not choose, and reason says why
+    uint8_t auto_algo, algo, radix;
+    double predicted_s;
+    char arg[48], reason[240];  // what its message named, and why
 };
 
 uint64_t fnv1a(const int *v, size_t n) {
@@ -179,6 +191,57 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
     return true;
 }
 
+// The coordinator: chooses (choose.hpp) and tells every other member.
+bool send_choice(const char *fn, State &st, const CreateKey &key, const int *group, uint32_t me, Params *p,
+                 double *predicted_s) {
+    basic::clear_last_error();
+    const bool ok = choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
+    Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]}, ok ? 0 : 1, p->auto_algo, p->algo, p->radix,
+              *predicted_s, {}, {}};
+    if (!ok) {  // its message, "acpx: <function>: <argument>: <reason>"
+        const std::string &line = basic::last_error();
+        const size_t fn_end = line.find(": ", line.find(": ") + 2), arg_end = line.find(": ", fn_end + 2);
+        const bool parsed = fn_end != std::string::npos && arg_end != std::string::npos;
+        std::snprintf(ch.arg, sizeof ch.arg, "%s", parsed ? line.substr(fn_end + 2, arg_end - fn_end - 2).c_str() : "group");
+        std::snprintf(ch.reason, sizeof ch.reason, "%s", parsed ? line.c_str() + arg_end + 2 : line.c_str());
+    }
+    for (uint32_t i = 0; i < p->members; ++i)
+        if (i != me && !basic::layer::send(group[i], &ch, sizeof ch, fn)) return false;
+    return ok;
+}
+
+// A member: takes the coordinator's choice when it too lets the model
+// choose; a forced algorithm it checks itself, and the exchange compares it.
+bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, Params *p, double *predicted_s) {
+    Choice ch{};
+    const bool got = poll_until(st, [&] {
+        auto it = st.mailbox.find(key);
+        if (it == st.mailbox.end()) return false;
+        for (auto m = it->second.begin(); m != it->second.end(); ++m)
+            if (m->size() == sizeof(Choice) && static_cast<MsgType>((*m)[0]) == MsgType::kChoice) {
+                std::memcpy(&ch, m->data(), sizeof ch);
+                it->second.erase(m);
+                return true;
+            }
+        return false;
+    });
+    if (!got)
+        return report(fn, "group",
+                      "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to create it; it never "
+                      "created this handle with the same group",
+                      basic::layer::timeout_seconds(), coordinator);
+    ch.arg[sizeof ch.arg - 1] = ch.reason[sizeof ch.reason - 1] = '\0';
+    if (ch.status != 0)
+        return report(fn, ch.arg, "on rank %d (the group's lowest rank, which chooses the algorithm): %s", coordinator,
+                      ch.reason);
+    if (!p->auto_algo) return choose_algorithm(fn, st, {}, p, predicted_s);
+    if (!ch.auto_algo) return true;  // it forced one: the exchange reports the disagreement
+    p->algo = ch.algo;
+    p->radix = ch.radix;
+    *predicted_s = ch.predicted_s;
+    return true;
+}
+
 }  // namespace
 
 bool check_group(const char *fn, int root, int np_group, const int *group, uint32_t *me) {
@@ -223,14 +286,18 @@ void release(Col &c) {
 }
 
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes) {
+                size_t array_bytes, double *predicted_s) {
     const uint32_t n = p.members;
     p.group_hash = fnv1a(group, n);
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
     const uint64_t set_hash = fnv1a(sorted.data(), n);
     const CreateKey key{set_hash, st.creates_per_set[set_hash]++};
-
+    const int coordinator = sorted[0];
+    *predicted_s = 0;
+    if (!(coordinator == group[me] ? send_choice(fn, st, key, group, me, &p, predicted_s)
+                                   : take_choice(fn, st, key, coordinator, &p, predicted_s)))
+        return nullptr;
     auto c = std::make_unique<Col>();
     c->p = p;
     c->rank = group[me];
@@ -258,7 +325,6 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     // for it until ACP_TIMEOUT: it sends a NULL GA, which fails them all.
     const MemberAddr mine{ok ? c->my_data : ACP_GA_NULL, ok ? c->ctl_mem.ga : ACP_GA_NULL};
     std::vector<MemberAddr> table;
-    const int coordinator = sorted[0];
     const bool exchanged = coordinator == c->rank
                                ? coordinate(fn, st, key, p, group, me, mine, &table)
                                : join(fn, st, key, p, coordinator, c->rank, n, mine, &table);

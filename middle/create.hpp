@@ -16,12 +16,14 @@ bool check_group(const char *fn, int root, int np_group, const int *group, uint3
 // False, reported under fn, on a value that is not one of the choices.
 bool read_choices(const char *fn, Params *p);
 
-// Runs the collective part of a create. array/array_bytes: direct, the
+// Runs the collective part of a create: the algorithm (the coordinator's
+// choice, choose.hpp), then the exchange. array/array_bytes: direct, the
 // user's array; buffered: nullptr, and the buffer is allocated here.
-// Returns the new handle (owned by st), or nullptr with every member
-// returning failure, the message naming what went wrong.
+// Returns the new handle (owned by st; its p holds the algorithm), or
+// nullptr with every member returning failure, the message naming what
+// went wrong. *predicted_s: the model's time for a round (0 if forced).
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes);
+                size_t array_bytes, double *predicted_s);
 
 // Releases what a handle owns (its registrations and memory).
 void release(Col &c);

@@ -53,11 +53,7 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));
-    if (a.algo != b.algo || a.radix != b.radix)
-        return str("algorithm", algo_name(a), algo_name(b)) +
-               (a.auto_algo ? " (chosen by the model: do all members load the same calibration "
-                              "(ACP_CALIBRATION) and ACP_TOPOLOGY?)"
-                            : "");
+    if (a.algo != b.algo || a.radix != b.radix) return str("algorithm", algo_name(a), algo_name(b));
     return "";
 }
 

@@ -3,6 +3,7 @@
 // acp_set_col_algorithm, ACP_COL_*_ALGO or the C++ API; members that
 // choose differently, and unusable model inputs, fail create with a reason.
 #include <fstream>
+#include <optional>
 
 #include "../report_util.hpp"
 #include "col_util.hpp"
@@ -121,15 +122,37 @@ TEST(Choice, MembersThatChooseDifferentlyAllFailNamingIt) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+TEST(Choice, TheLowestRankChoosesForAll) {
+    if (np() < 2) GTEST_SKIP() << "needs two members";
+    std::vector<int> g = everyone();
+    // Only rank 0 (the group's lowest) models: the others' calibration,
+    // unreadable here, is never read, and they take its choice.
+    std::optional<ScopedEnv> unread;
+    if (me() != 0) unread.emplace("ACP_CALIBRATION", "/nonexistent/calibration.json");
+    char name[64] = {};
+    const acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), name, sizeof name);
+    ASSERT_NE(h, ACP_COL_NULL);
+    if (me() == 0) std::snprintf(name, sizeof name, "%s", acp_query_col_algorithm(h));
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, sizeof name)), 0);
+    EXPECT_STREQ(name, acp_query_col_algorithm(h));  // rank 0's, on every rank
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 TEST(Choice, UnusableModelInputsFailCreate) {
     std::vector<int> g = everyone();
     const int n = static_cast<int>(g.size());
     acp_col_t h = ACP_COL_NULL;
     if (n >= 2) {  // one member needs no model
         {
+            // The lowest rank chooses; the others report its reason.
             ScopedEnv bad("ACP_TOPOLOGY", "torus:4x0");
-            EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); }),
-                           "acp_create_bcast_buffered", "ACP_TOPOLOGY");
+            const std::string err = stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); });
+            EXPECT_REPORTS(err, "acp_create_bcast_buffered", "ACP_TOPOLOGY");
+            EXPECT_NE(err.find("'4x0'"), std::string::npos) << err;
+            if (me() != 0) {
+                EXPECT_NE(err.find("on rank 0 (the group's lowest rank"), std::string::npos) << err;
+            }
             EXPECT_EQ(h, ACP_COL_NULL);
         }
         {
