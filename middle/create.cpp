@@ -202,7 +202,8 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
         const std::string &line = basic::last_error();
         const size_t fn_end = line.find(": ", line.find(": ") + 2), arg_end = line.find(": ", fn_end + 2);
         const bool parsed = fn_end != std::string::npos && arg_end != std::string::npos;
-        std::snprintf(ch.arg, sizeof ch.arg, "%s", parsed ? line.substr(fn_end + 2, arg_end - fn_end - 2).c_str() : "group");
+        const std::string arg = parsed ? line.substr(fn_end + 2, arg_end - fn_end - 2) : "group";
+        std::snprintf(ch.arg, sizeof ch.arg, "%s", arg.c_str());
         std::snprintf(ch.reason, sizeof ch.reason, "%s", parsed ? line.c_str() + arg_end + 2 : line.c_str());
     }
     for (uint32_t i = 0; i < p->members; ++i)

@@ -115,7 +115,8 @@ TEST(Choice, MembersThatChooseDifferentlyAllFailNamingIt) {
         ASSERT_EQ(acp_set_col_algorithm("binary", nullptr), 0);
     }
     acp_col_t h = ACP_COL_NULL;
-    const std::string err = stderr_of([&] { h = acp_create_bcast_buffered(0, static_cast<int>(g.size()), g.data(), 64); });
+    const std::string err =
+        stderr_of([&] { h = acp_create_bcast_buffered(0, static_cast<int>(g.size()), g.data(), 64); });
     EXPECT_EQ(h, ACP_COL_NULL);
     EXPECT_NE(err.find("algorithm"), std::string::npos) << err;
     ASSERT_EQ(acp_set_col_algorithm("", nullptr), 0);
