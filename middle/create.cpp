@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -52,8 +53,9 @@ struct Choice {
     int32_t status;  // 0 ok; else the coordinator could not choose, and reason says why
     uint8_t auto_algo, algo, radix;
     double predicted_s;
-    char arg[48], reason[240];  // what its message named, and why
+    char arg[48], reason[240];  // what its message named, and why: sent only on failure
 };
+constexpr size_t kChoiceOk = offsetof(Choice, arg);
 
 uint64_t fnv1a(const int *v, size_t n) {
     uint64_t h = 1469598103934665603ULL;
@@ -207,7 +209,7 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
         std::snprintf(ch.reason, sizeof ch.reason, "%s", parsed ? line.c_str() + arg_end + 2 : line.c_str());
     }
     for (uint32_t i = 0; i < p->members; ++i)
-        if (i != me && !basic::layer::send(group[i], &ch, sizeof ch, fn)) return false;
+        if (i != me && !basic::layer::send(group[i], &ch, ok ? kChoiceOk : sizeof ch, fn)) return false;
     return ok;
 }
 
@@ -219,8 +221,9 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
         auto it = st.mailbox.find(key);
         if (it == st.mailbox.end()) return false;
         for (auto m = it->second.begin(); m != it->second.end(); ++m)
-            if (m->size() == sizeof(Choice) && static_cast<MsgType>((*m)[0]) == MsgType::kChoice) {
-                std::memcpy(&ch, m->data(), sizeof ch);
+            if ((m->size() == kChoiceOk || m->size() == sizeof(Choice)) &&
+                static_cast<MsgType>((*m)[0]) == MsgType::kChoice) {
+                std::memcpy(&ch, m->data(), m->size());
                 it->second.erase(m);
                 return true;
             }
