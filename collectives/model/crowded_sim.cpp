@@ -120,8 +120,9 @@ class Sim {
             return true;
         }
         if (in_done_[m] < inc.size() || out_done_[m] < out.size()) return moved;
-        for (uint32_t e : out)  // inline: every receiver started the round
-            if (in_.eager && started(in_.entries[e].dst, k) > t) return moved;
+        if (in_.eager)  // and every receiver started the round
+            for (uint32_t e : out)
+                if (started(in_.entries[e].dst, k) > t) return moved;
         in_done_[m] = out_done_[m] = 0;
         end_[k] = std::max(end_[k], t);
         round_[m] = k + 1;

@@ -60,15 +60,19 @@ void merge_steps(StepMsgs *m) {
     m->resize(out);
 }
 
+// Each entry's depth: the entries on its dependency chain before it
+// (0: it sends the origin's own data).
+void entry_depths(const CommandList &l, std::vector<uint32_t> *depth) {
+    depth->assign(l.size(), 0);
+    for (size_t e = 0; e < l.size(); ++e) (*depth)[e] = l[e].dep == kNoDep ? 0 : (*depth)[l[e].dep] + 1;
+}
+
 // The allgathers: an entry's step is its depth (every member sends each
 // step; a member's blocks to one peer in a step are one message, once
 // merged).
 void add_by_depth(const CommandList &l, uint64_t bytes, std::vector<uint32_t> *depth, StepMsgs *m) {
-    depth->assign(l.size(), 0);
-    for (size_t e = 0; e < l.size(); ++e) {
-        (*depth)[e] = l[e].dep == kNoDep ? 0 : (*depth)[l[e].dep] + 1;
-        m->push_back({(*depth)[e], l[e].src, l[e].dst, bytes, false});
-    }
+    entry_depths(l, depth);
+    for (size_t e = 0; e < l.size(); ++e) m->push_back({(*depth)[e], l[e].src, l[e].dst, bytes, false});
 }
 
 // One block's command list and its bytes (block_lists).
@@ -135,11 +139,16 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
-// The bytes of one entry of c: a block of a multi-block bcast, else the
-// round's (allgather: a block).
+// A bcast in several blocks (pipeline, scatter_ring): never inline (plan.hpp).
+bool multi_block(const Case &c) { return c.op == Op::kBcast && blocks_of(c) > 1; }
+
+// Whether c's round goes through the inline slots.
+bool inline_round(const Case &c) { return c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block(c); }
+
+// The bytes of one entry of c: a block of a multi-block bcast (the
+// first, the largest), else the round's (allgather: a block).
 uint64_t entry_bytes_of(const Case &c) {
-    const uint32_t blocks = blocks_of(c);
-    return c.op == Op::kBcast && blocks > 1 ? block_range(c.bytes, blocks, 0).length : c.bytes;
+    return multi_block(c) ? block_range(c.bytes, blocks_of(c), 0).length : c.bytes;
 }
 
 // c's round as one command list per block, with each block's bytes: a
@@ -262,7 +271,7 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     const std::vector<BlockList> lists = block_lists(c);
     const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
-    const bool multi = c.op == Op::kBcast && blocks_of(c) > 1;
+    const bool multi = multi_block(c);
     SimInput in;
     in.members = c.members;
     in.cores = cal.cores;
@@ -412,8 +421,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     if (!cache) cache = &own;
     Prediction p;
     if (c.members <= 1) return p;
-    const bool multi_block = c.op == Op::kBcast && blocks_of(c) > 1;  // never inline (plan.hpp)
-    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi_block;
+    const bool multi = multi_block(c), is_inline = inline_round(c);
     const bool sim = simulated(c, cal, t);
     if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
         const std::vector<BlockList> lists = block_lists(c);
@@ -426,7 +434,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             s.msgs.clear();
             for (; i < m.size() && m[i].step == step; ++i)
                 s.msgs.push_back({m[i].src, m[i].dst, m[i].bytes, 1, m[i].streamed});
-            cost(s, is_inline, cal, t, multi_block ? c.bytes : 0, footprint);
+            cost(s, is_inline, cal, t, multi ? c.bytes : 0, footprint);
             p.comm_s += s.seconds;
             if (!list_steps) continue;
             p.steps.resize(step);  // a step without messages stays empty
@@ -521,15 +529,11 @@ double floor_from(const Samples &samples, double bytes) {
     return least;
 }
 
-// Steps of a list: the longest chain of dependencies.
+// Steps of a list: the entries on its longest chain of dependencies.
 uint32_t depth_of(const CommandList &l) {
-    std::vector<uint32_t> depth(l.size(), 1);
-    uint32_t most = 0;
-    for (size_t e = 0; e < l.size(); ++e) {
-        if (l[e].dep != kNoDep) depth[e] = depth[l[e].dep] + 1;
-        most = std::max(most, depth[e]);
-    }
-    return most;
+    std::vector<uint32_t> depth;
+    entry_depths(l, &depth);
+    return l.empty() ? 0 : *std::max_element(depth.begin(), depth.end()) + 1;
 }
 
 }  // namespace
@@ -537,8 +541,7 @@ uint32_t depth_of(const CommandList &l) {
 double round_lower_bound(const Case &c, const Calibration &cal) {
     if (c.members < 2) return 0;
     const uint32_t blocks = blocks_of(c);
-    const bool multi = c.op == Op::kBcast && blocks > 1;
-    const bool is_inline = c.bytes > 0 && c.bytes <= c.inline_bytes && !multi;
+    const bool multi = multi_block(c), is_inline = inline_round(c);
     // The least a message of `bytes` can cost in a step.
     auto least = [&](uint64_t bytes) {
         double l = floor_from(cal.entry(is_inline), static_cast<double>(bytes));
@@ -549,7 +552,7 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
         return depth_of(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, 0)) * least(c.bytes);
     // Block 0 (the largest) takes a step per entry on its longest chain.
     const auto a = static_cast<BcastAlgo>(c.algo);
-    const uint64_t first = multi ? block_range(c.bytes, blocks, 0).length : c.bytes;
+    const uint64_t first = entry_bytes_of(c);
     double bound = depth_of(bcast_block_list(a, c.members, c.root, 0, c.radix)) * least(first);
     if (a == BcastAlgo::kPipeline) {
         // The root sends one block a step to the next member; the last
@@ -570,12 +573,10 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
     // A candidate whose lower bound already loses to the pick so far is
     // not modelled: it could not be picked (pick_fastest), and a pipeline
     // or chain over tens of thousands of members is most of create's work.
-    size_t pick = 0;
     for (size_t i = 0; i < all.size(); ++i) {
         const bool hopeless = i > 0 && !simulated(all[i], cal, t) &&
-                              round_lower_bound(all[i], cal) >= secs[pick] * (1 - kTieMargin);
+                              round_lower_bound(all[i], cal) >= secs[pick_fastest(secs)] * (1 - kTieMargin);
         secs.push_back(hopeless ? std::numeric_limits<double>::infinity() : predict_seconds(all[i], cal, t, cache));
-        if (secs[i] < secs[pick] * (1 - kTieMargin)) pick = i;
     }
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];
