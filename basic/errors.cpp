@@ -7,7 +7,7 @@
 
 namespace acpx::basic {
 namespace {
-thread_local std::string tls_last_error;
+thread_local std::string tls_last_error, tls_last_arg, tls_last_reason;
 
 std::string vformat(const char *fmt, va_list ap) {
     va_list copy;
@@ -23,15 +23,22 @@ std::string vformat(const char *fmt, va_list ap) {
 bool report(const char *fn, const char *arg, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    const std::string reason = vformat(fmt, ap);
+    tls_last_reason = vformat(fmt, ap);
     va_end(ap);
-    tls_last_error = std::string("acpx: ") + fn + ": " + arg + ": " + reason;
+    tls_last_arg = arg;
+    tls_last_error = std::string("acpx: ") + fn + ": " + arg + ": " + tls_last_reason;
     std::fprintf(stderr, "%s\n", tls_last_error.c_str());
     return false;
 }
 
 const std::string &last_error() { return tls_last_error; }
-void clear_last_error() { tls_last_error.clear(); }
+const std::string &last_error_arg() { return tls_last_arg; }
+const std::string &last_error_reason() { return tls_last_reason; }
+void clear_last_error() {
+    tls_last_error.clear();
+    tls_last_arg.clear();
+    tls_last_reason.clear();
+}
 
 void fatal(const char *fmt, ...) {
     va_list ap;

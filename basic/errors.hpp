@@ -13,8 +13,11 @@ namespace acpx::basic {
 [[gnu::format(printf, 3, 4)]] bool report(const char *fn, const char *arg,
                                           const char *fmt, ...);
 
-// The last line report() printed on this thread ("" if none).
+// The last line report() printed on this thread ("" if none), and the
+// argument and reason it named, to pass on to another rank.
 const std::string &last_error();
+const std::string &last_error_arg();
+const std::string &last_error_reason();
 void clear_last_error();
 
 // Prints "acpx: rank R: fatal: <what>" and ends the job (acp_abort).

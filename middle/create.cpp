@@ -100,6 +100,22 @@ bool poll_until(State &st, Done done) {
     }
 }
 
+// Waits (poll_until) for the message of `type`, at least min_size bytes,
+// that this create's coordinator sends, and takes it out of the mailbox.
+bool await_message(State &st, const CreateKey &key, MsgType type, size_t min_size, Bytes *out) {
+    return poll_until(st, [&] {
+        auto it = st.mailbox.find(key);
+        if (it == st.mailbox.end()) return false;
+        for (auto m = it->second.begin(); m != it->second.end(); ++m)
+            if (m->size() >= min_size && static_cast<MsgType>((*m)[0]) == type) {
+                *out = std::move(*m);
+                it->second.erase(m);
+                return true;
+            }
+        return false;
+    });
+}
+
 // The coordinator: gathers every member's Info, checks, answers.
 bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p,
                 const int *group, uint32_t me, const MemberAddr &mine,
@@ -166,16 +182,7 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
     Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine};
     if (!basic::layer::send(coordinator, &in, sizeof in, fn)) return false;
     Bytes reply;
-    const bool got = poll_until(st, [&] {
-        auto it = st.mailbox.find(key);
-        if (it == st.mailbox.end()) return false;
-        for (auto &m : it->second)
-            if (m.size() >= sizeof(Reply) && static_cast<MsgType>(m[0]) == MsgType::kReply) {
-                reply = std::move(m);
-                return true;
-            }
-        return false;
-    });
+    const bool got = await_message(st, key, MsgType::kReply, sizeof(Reply), &reply);
     st.mailbox.erase(key);
     if (!got)
         return report(fn, "group",
@@ -200,13 +207,10 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
     const bool ok = choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
     Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]}, ok ? 0 : 1, p->auto_algo, p->algo, p->radix,
               *predicted_s, {}, {}};
-    if (!ok) {  // its message, "acpx: <function>: <argument>: <reason>"
-        const std::string &line = basic::last_error();
-        const size_t fn_end = line.find(": ", line.find(": ") + 2), arg_end = line.find(": ", fn_end + 2);
-        const bool parsed = fn_end != std::string::npos && arg_end != std::string::npos;
-        const std::string arg = parsed ? line.substr(fn_end + 2, arg_end - fn_end - 2) : "group";
-        std::snprintf(ch.arg, sizeof ch.arg, "%s", arg.c_str());
-        std::snprintf(ch.reason, sizeof ch.reason, "%s", parsed ? line.c_str() + arg_end + 2 : line.c_str());
+    if (!ok) {  // what its own message named, and why
+        const bool named = !basic::last_error_arg().empty();
+        std::snprintf(ch.arg, sizeof ch.arg, "%s", named ? basic::last_error_arg().c_str() : "group");
+        std::snprintf(ch.reason, sizeof ch.reason, "%s", basic::last_error_reason().c_str());
     }
     for (uint32_t i = 0; i < p->members; ++i)
         if (i != me && !basic::layer::send(group[i], &ch, ok ? kChoiceOk : sizeof ch, fn)) return false;
@@ -216,24 +220,16 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
 // A member: takes the coordinator's choice when it too lets the model
 // choose; a forced algorithm it checks itself, and the exchange compares it.
 bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, Params *p, double *predicted_s) {
-    Choice ch{};
-    const bool got = poll_until(st, [&] {
-        auto it = st.mailbox.find(key);
-        if (it == st.mailbox.end()) return false;
-        for (auto m = it->second.begin(); m != it->second.end(); ++m)
-            if ((m->size() == kChoiceOk || m->size() == sizeof(Choice)) &&
-                static_cast<MsgType>((*m)[0]) == MsgType::kChoice) {
-                std::memcpy(&ch, m->data(), m->size());
-                it->second.erase(m);
-                return true;
-            }
-        return false;
-    });
-    if (!got)
+    Bytes msg;
+    if (!await_message(st, key, MsgType::kChoice, kChoiceOk, &msg))
         return report(fn, "group",
                       "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to create it; it never "
                       "created this handle with the same group",
                       basic::layer::timeout_seconds(), coordinator);
+    if (msg.size() != kChoiceOk && msg.size() != sizeof(Choice))
+        return report(fn, "group", "malformed choice from rank %d", coordinator);
+    Choice ch{};
+    std::memcpy(&ch, msg.data(), msg.size());
     ch.arg[sizeof ch.arg - 1] = ch.reason[sizeof ch.reason - 1] = '\0';
     if (ch.status != 0)
         return report(fn, ch.arg, "on rank %d (the group's lowest rank, which chooses the algorithm): %s", coordinator,
