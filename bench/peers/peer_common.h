@@ -1,7 +1,10 @@
 /*
  * What the peer benchmarks share with each other and with acpx-bench, so
  * that every implementation is measured alike: size parsing, the rounds
- * per size (bench/col_bench.cpp uses the same counts), the clock.
+ * per size (bench/col_bench.cpp uses the same counts), the clock, and the
+ * bytes of the checked rounds (every benchmark, acpx's included, checks
+ * after timing that two rounds of fresh bytes arrive whole on every rank:
+ * a round that moves nothing times fast).
  */
 #ifndef ACPX_PEER_COMMON_H
 #define ACPX_PEER_COMMON_H
@@ -33,6 +36,28 @@ static inline double peer_now_us(void) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return tv.tv_sec * 1e6 + tv.tv_usec;
+}
+
+/* Checked rounds per size, and the bytes receivers hold before each. */
+enum { PEER_CHECKED_ROUNDS = 2, PEER_POISON = 0xEE };
+
+/* Byte i of the block `src` sends in checked round `round`: every round's
+ * differ from the last's at every byte, so a stale copy shows. */
+static inline unsigned char peer_pattern(int round, int src, size_t i) {
+    return (unsigned char)(i * 7 + (size_t)src * 29 + (size_t)round * 101 + 1);
+}
+
+static inline void peer_fill(void *block, size_t n, int round, int src) {
+    unsigned char *b = (unsigned char *)block;
+    for (size_t i = 0; i < n; ++i) b[i] = peer_pattern(round, src, i);
+}
+
+/* The first byte of `block` that is not src's round bytes, or -1. */
+static inline long peer_first_bad(const void *block, size_t n, int round, int src) {
+    const unsigned char *b = (const unsigned char *)block;
+    for (size_t i = 0; i < n; ++i)
+        if (b[i] != peer_pattern(round, src, i)) return (long)i;
+    return -1;
 }
 
 #endif

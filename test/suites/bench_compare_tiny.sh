@@ -19,6 +19,12 @@ for impl in $expect; do
     done
 done
 grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; exit 1; }
+# The checked rounds are accounted for; acpx is never among the points left out.
+grep -q -e "^Every point's checked rounds" -e "^\*\*Left out: wrong data" "$out/collectives.md" \
+    || { echo "no account of the checked rounds"; exit 1; }
+if grep -q "^- .*, acpx-" "$out/collectives.md"; then
+    echo "acpx delivered wrong bytes:"; grep "^- " "$out/collectives.md"; exit 1
+fi
 # Memory: acpx's per-handle figures with a non-zero query, and a row per MPI peer.
 awk -F, '$1 == "acpx" && $2 == "bcast-direct" && $5 == 2 && $6 > 0 && $8 > 0 { ok = 1 } END { exit !ok }' \
     "$out/memory.csv" || { echo "no acpx memory row"; cat "$out/memory.csv"; exit 1; }
