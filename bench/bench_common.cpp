@@ -115,6 +115,13 @@ std::vector<double> gather(double mine) {
     return all;
 }
 
+bool wrong_data(const char *what, const RoundTimes &t, size_t size) {
+    if (acp_rank() == 0)
+        std::fprintf(stderr, "acpx-bench %s: %s rounds of %zu bytes ended with wrong bytes on %d ranks (see above)\n",
+                     what, t.algo.c_str(), size, t.wrong_ranks);
+    return false;
+}
+
 size_t rss_bytes() {
     FILE *f = std::fopen("/proc/self/status", "r");
     if (!f) return 0;

@@ -63,12 +63,17 @@ class Csv {
 // process's current choice (acp_set_col_algorithm / ACP_COL_*_ALGO / model).
 // With min_ms > 0 it times at least that long: more than `iters` rounds
 // if the warm-up (iters / 10 + 1 rounds, the slowest rank's) says they
-// take less (at most kMaxTimedRounds).
+// take less (at most kMaxTimedRounds). Then two untimed rounds of fresh
+// bytes are checked on every member (wrong_ranks).
 struct RoundTimes {
     double avg_us = 0, min_us = 0, max_us = 0, create_us = 0, free_us = 0;
     std::string algo;
+    int wrong_ranks = 0;  // members that ended a checked round (after timing) with wrong bytes
 };
 inline constexpr int kMaxTimedRounds = 100000;
+// Says on rank 0 that `what`'s rounds of `size` bytes (algorithm t.algo)
+// ended with wrong bytes on t.wrong_ranks members; returns false.
+bool wrong_data(const char *what, const RoundTimes &t, size_t size);
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
                  double min_ms = 0);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).

@@ -106,6 +106,7 @@ std::vector<double> round_seconds(const Options &o, std::vector<int> &group, con
         RoundTimes t;
         const int rounds = model_rounds(o, sz[i], static_cast<int>(group.size()));
         if (!time_rounds(bcast, false, group, sz[i], rounds, &t, model_min_ms(o))) return false;
+        if (t.wrong_ranks > 0) return wrong_data("calibrate", t, sz[i]);
         *s = t.max_us * 1e-6;
         return true;
     };

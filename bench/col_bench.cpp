@@ -3,8 +3,12 @@
 // (send + wait). Each rank averages its rounds; the table gives the mean,
 // minimum and maximum of those averages over ranks (osu_bcast's columns);
 // the CSV's latency_us is the maximum (the slowest member bounds a round).
+// Then two untimed rounds of fresh bytes are checked on every member, as
+// the peers do (bench/peers/peer_common.h): a wrong byte is reported, the
+// CSV's latency is nan and acpx-bench exits 1.
 // The one-time cost of create and free is printed once.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -12,6 +16,7 @@
 
 #include "acp.h"
 #include "bench_common.hpp"
+#include "peers/peer_common.h"
 
 namespace acpx::bench {
 namespace {
@@ -66,6 +71,39 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
                     : acp_send_allgather_direct(x.h, 0, size);
 }
 
+// Whether this member holds, after checked round `round`, what it should:
+// fills the sources' blocks and poisons the rest first. On a wrong byte it
+// names it on stderr.
+bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size,
+                   int round) {
+    const int me = acp_rank(), n = static_cast<int>(group.size());
+    const int mine = static_cast<int>(std::find(group.begin(), group.end(), me) - group.begin());
+    const size_t block = size ? size : 1;
+    char *blocks = nullptr;  // where the round's blocks land, in group order
+    if (bcast) {
+        char *a = const_cast<char *>(x.array.data());
+        if (mine == 0) peer_fill(a, size, round, 0);
+        else std::memset(a, PEER_POISON, size);
+        blocks = a;
+    } else {
+        char *own = buffered ? const_cast<char *>(x.in.data()) : const_cast<char *>(x.array.data()) + mine * block;
+        blocks = const_cast<char *>(buffered ? x.out.data() : x.array.data());
+        std::memset(blocks, PEER_POISON, block * n);
+        peer_fill(own, size, round, mine);
+    }
+    if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
+    for (int src = 0; src < (bcast ? 1 : n); ++src) {
+        const char *got = blocks + src * block;
+        const long at = peer_first_bad(got, size, round, src);
+        if (at < 0) continue;
+        std::fprintf(stderr, "rank %d: %zu bytes, checked round %d: block of member %d, byte %ld is 0x%02x, not 0x%02x\n",
+                     me, size, round, src, at, static_cast<unsigned char>(got[at]),
+                     peer_pattern(round, src, static_cast<size_t>(at)));
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
@@ -93,6 +131,9 @@ bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size
     for (int i = 0; i < iters; ++i)
         if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
     const double mine = (now_us() - start) / iters;
+    bool right = true;
+    for (int round = 1; round <= PEER_CHECKED_ROUNDS; ++round)
+        right = checked_round(x, bcast, buffered, group, size, round) && right;
     const double t2 = now_us();
     if (acp_free_col(x.h) != 0) return false;
     const double t3 = now_us();
@@ -102,6 +143,8 @@ bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size
     out->max_us = s.max;
     out->create_us = c.max;
     out->free_us = f.max;
+    out->wrong_ranks = 0;
+    for (double w : gather(right ? 0 : 1)) out->wrong_ranks += w > 0;
     return true;
 }
 
@@ -122,6 +165,7 @@ int run_collective(const Options &o, bool bcast) {
                     "Max Latency(us)", "Iterations");
     }
     double create_us = 0, free_us = 0;
+    bool wrong = false;
     for (size_t size : sizes(o)) {
         const int iters = rounds_for(o, size);
         RoundTimes t;
@@ -130,15 +174,20 @@ int run_collective(const Options &o, bool bcast) {
             create_us = t.create_us;
             free_us = t.free_us;
         }
+        wrong = wrong || t.wrong_ranks > 0;
         if (me == 0) {
             std::printf("%-10zu %16.2f %16.2f %16.2f %12d\n", size, t.avg_us, t.min_us, t.max_us, iters);
+            if (t.wrong_ranks > 0)
+                std::printf("# %zu: WRONG DATA on %d of %d ranks in the checked rounds: not a latency\n", size,
+                            t.wrong_ranks, np);
             std::fflush(stdout);
-            csv.row(bcast ? "bcast" : "allgather", what, size, t.max_us, size / t.max_us, iters, np,
+            const double latency = t.wrong_ranks > 0 ? std::nan("") : t.max_us;
+            csv.row(bcast ? "bcast" : "allgather", what, size, latency, size / latency, iters, np,
                     transport_label());
         }
     }
     if (me == 0) std::printf("# create %.1f us, free %.1f us (first size, max over ranks)\n", create_us, free_us);
-    return 0;
+    return wrong ? 1 : 0;
 }
 
 }  // namespace acpx::bench

@@ -93,6 +93,7 @@ int run_model_check(const Options &o) {
             if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
                 !time_rounds(bcast, false, group, size, model_rounds(o, size, np), &rt, model_min_ms(o)))
                 return false;
+            if (rt.wrong_ranks > 0) return wrong_data("model-check", rt, size);
             *us = rt.max_us;
             return true;
         }, &all_measured);
