@@ -39,6 +39,57 @@ uint64_t link_key(const Link &l) {
     return (l.node << 8) | (uint64_t{l.dim} << 1) | (l.dir > 0 ? 1 : 0);
 }
 
+// Walks dimension-order routes with no allocation per message: the
+// collision count routes every message of a step twice, and a step of an
+// allgather over 1,024 members has hundreds of thousands of them.
+class Router {
+  public:
+    explicit Router(const Topology &t)
+        : t_(t), stride_(t.dims.size(), 1), at_(t.dims.size()), to_(t.dims.size()) {
+        for (size_t d = 1; d < t.dims.size(); ++d) stride_[d] = stride_[d - 1] * t.dims[d - 1];
+    }
+
+    // f(link) for each link from node a to node b, in order: dimension by
+    // dimension in t.order, the shorter way around a ring (ties: +).
+    template <typename F>
+    void each(uint64_t a, uint64_t b, F &&f) {
+        coords(a, &at_);
+        coords(b, &to_);
+        uint64_t node = a;
+        for (uint32_t d : t_.order) {
+            const int64_t n = t_.dims[d], from = at_[d], dest = to_[d];
+            if (from == dest) continue;
+            int64_t up = dest - from;  // hops in the + direction without wrapping (may be < 0)
+            int dir = up > 0 ? 1 : -1;
+            int64_t hops = up > 0 ? up : -up;
+            if (t_.wrap[d]) {
+                const int64_t plus = ((dest - from) % n + n) % n, minus = n - plus;
+                dir = plus <= minus ? 1 : -1;
+                hops = plus <= minus ? plus : minus;
+            }
+            for (int64_t h = 0; h < hops; ++h) {
+                f(Link{node, d, dir});
+                int64_t next = static_cast<int64_t>(at_[d]) + dir;
+                next = next == n ? 0 : next < 0 ? n - 1 : next;
+                node = node - uint64_t{at_[d]} * stride_[d] + static_cast<uint64_t>(next) * stride_[d];
+                at_[d] = static_cast<uint32_t>(next);
+            }
+        }
+    }
+
+  private:
+    void coords(uint64_t node, std::vector<uint32_t> *c) const {
+        for (size_t d = 0; d < t_.dims.size(); ++d) {
+            (*c)[d] = static_cast<uint32_t>(node % t_.dims[d]);
+            node /= t_.dims[d];
+        }
+    }
+
+    const Topology &t_;
+    std::vector<uint64_t> stride_;
+    std::vector<uint32_t> at_, to_;
+};
+
 }  // namespace
 
 uint64_t Topology::nodes() const {
@@ -145,36 +196,19 @@ bool read_node_map(const std::string &path, Topology *t, std::string *why) {
 
 std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
     std::vector<Link> links;
-    std::vector<uint32_t> at = t.coords(a);
-    const std::vector<uint32_t> to = t.coords(b);
-    std::vector<uint64_t> stride(t.dims.size(), 1);
-    for (size_t d = 1; d < t.dims.size(); ++d) stride[d] = stride[d - 1] * t.dims[d - 1];
-    uint64_t node = a;
-    for (uint32_t d : t.order) {
-        const int64_t n = t.dims[d], from = at[d], dest = to[d];
-        if (from == dest) continue;
-        int64_t up = dest - from;  // hops in the + direction without wrapping (may be < 0)
-        int dir = up > 0 ? 1 : -1;
-        int64_t hops = up > 0 ? up : -up;
-        if (t.wrap[d]) {
-            const int64_t plus = ((dest - from) % n + n) % n, minus = n - plus;
-            dir = plus <= minus ? 1 : -1;
-            hops = plus <= minus ? plus : minus;
-        }
-        for (int64_t h = 0; h < hops; ++h) {
-            links.push_back({node, d, dir});
-            const int64_t next = ((static_cast<int64_t>(at[d]) + dir) % n + n) % n;
-            node = node - uint64_t{at[d]} * stride[d] + static_cast<uint64_t>(next) * stride[d];
-            at[d] = static_cast<uint32_t>(next);
-        }
-    }
+    Router(t).each(a, b, [&](const Link &l) { links.push_back(l); });
     return links;
 }
 
 std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                  unsigned cores) {
     std::unordered_map<uint32_t, uint32_t> sends, recvs, on_node;
-    auto node = [&](uint32_t rank) { return t ? t->node_of(rank) : 0u; };
+    sends.reserve(msgs.size());
+    recvs.reserve(msgs.size());
+    const uint64_t nodes = t ? t->nodes() : 1;
+    auto node = [&](uint32_t rank) {
+        return !t ? 0u : rank < t->map.size() ? t->map[rank] : static_cast<uint32_t>(rank % nodes);
+    };
     for (const auto &[s, d] : msgs) {
         ++sends[s];
         ++recvs[d];
@@ -189,12 +223,26 @@ std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over
     // 1,024 members has 500,000 messages, whose routes took 80 MB.
+    // Messages per link: in an array of every link where the step has
+    // messages enough to touch a good part of them (an allgather's), else
+    // in a map (a pipeline's step: a few messages on a large network).
+    Router r(*t);
+    const uint64_t links = nodes * t->dims.size() * 2;
+    if (links <= 8 * msgs.size()) {
+        std::vector<uint32_t> load(links, 0);
+        auto slot = [&](const Link &l) { return (l.node * t->dims.size() + l.dim) * 2 + (l.dir > 0); };
+        for (const auto &[s, d] : msgs) r.each(node(s), node(d), [&](const Link &l) { ++load[slot(l)]; });
+        for (size_t i = 0; i < msgs.size(); ++i)
+            r.each(node(msgs[i].first), node(msgs[i].second),
+                   [&](const Link &l) { c[i] = std::max(c[i], load[slot(l)]); });
+        return c;
+    }
     std::unordered_map<uint64_t, uint32_t> load;
-    for (const auto &[s, d] : msgs)
-        for (const Link &l : route(*t, t->node_of(s), t->node_of(d))) ++load[link_key(l)];
+    load.reserve(msgs.size());
+    for (const auto &[s, d] : msgs) r.each(node(s), node(d), [&](const Link &l) { ++load[link_key(l)]; });
     for (size_t i = 0; i < msgs.size(); ++i)
-        for (const Link &l : route(*t, t->node_of(msgs[i].first), t->node_of(msgs[i].second)))
-            c[i] = std::max(c[i], load[link_key(l)]);
+        r.each(node(msgs[i].first), node(msgs[i].second),
+               [&](const Link &l) { c[i] = std::max(c[i], load.find(link_key(l))->second); });
     return c;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <tuple>
 
 #include "collectives/model/predict.hpp"
 
@@ -219,6 +221,44 @@ TEST(Collisions, RingAndBruckOnTwoShapesOf24Nodes) {
     // Without a topology only the ports count: one message each way, C = 1.
     std::vector<std::pair<uint32_t, uint32_t>> fan = {{0, 1}, {0, 2}, {0, 3}, {4, 3}};
     EXPECT_EQ(collisions(nullptr, fan), (std::vector<uint32_t>{3, 3, 3, 2}));
+}
+
+TEST(Collisions, EveryMessageCountsTheBusiestLinkOfItsRoute) {
+    // collisions() counts a step's load in an array of every link when its
+    // messages are many for the network, in a map when they are few: both
+    // must give what counting each route's links by hand gives (plus the
+    // ports: at least what a message's source sends and its destination
+    // receives). Random steps of 1 to 400 messages on three shapes, ranks
+    // mapped onto nodes in a shuffled order, some nodes holding two.
+    std::srand(7);
+    for (const char *spec : {"torus:4x4x4", "mesh:8x3", "torus:2x3x4:order=ZXY"}) {
+        Topology t = topo(spec);
+        const auto nodes = static_cast<uint32_t>(t.nodes());
+        t.map.resize(nodes + nodes / 4);
+        for (uint32_t r = 0; r < t.map.size(); ++r) t.map[r] = static_cast<uint32_t>(std::rand()) % nodes;
+        for (size_t count : {1u, 3u, 10u, 40u, 400u}) {
+            std::vector<std::pair<uint32_t, uint32_t>> step;
+            for (size_t i = 0; i < count; ++i) {
+                const uint32_t s = static_cast<uint32_t>(std::rand()) % t.map.size();
+                const uint32_t d = static_cast<uint32_t>(std::rand()) % t.map.size();
+                if (s != d) step.emplace_back(s, d);
+            }
+            std::map<std::tuple<uint64_t, uint32_t, int>, uint32_t> load;
+            std::map<uint32_t, uint32_t> sends, recvs;
+            for (const auto &[s, d] : step) {
+                ++sends[s], ++recvs[d];
+                for (const Link &l : route(t, t.node_of(s), t.node_of(d))) ++load[{l.node, l.dim, l.dir}];
+            }
+            const std::vector<uint32_t> got = collisions(&t, step);
+            ASSERT_EQ(got.size(), step.size());
+            for (size_t i = 0; i < step.size(); ++i) {
+                uint32_t want = std::max(sends[step[i].first], recvs[step[i].second]);
+                for (const Link &l : route(t, t.node_of(step[i].first), t.node_of(step[i].second)))
+                    want = std::max(want, load[{l.node, l.dim, l.dir}]);
+                EXPECT_EQ(got[i], want) << spec << ", " << count << " messages, message " << i;
+            }
+        }
+    }
 }
 
 TEST(Predict, RingIsPMinusOneCopies) {
