@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace acpx::collectives::model {
 namespace {
@@ -32,8 +33,8 @@ constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 // 65,536 members has 2 million of them, which took 415 MB as map nodes.
 struct StepMsg {
     uint32_t step, src, dst;
-    uint64_t bytes;
     bool streamed;
+    uint64_t bytes;
 };
 using StepMsgs = std::vector<StepMsg>;
 
@@ -44,11 +45,51 @@ struct StepOrder {
 };
 constexpr StepOrder step_order;
 
+// Orders (*m)[a, b), one step's messages, by (src, dst). Where its
+// members are few for its messages (an allgather's step: every member
+// sends), by two counting passes, linear; else by a sort.
+void sort_step(StepMsgs *m, size_t a, size_t b, StepMsgs *tmp, std::vector<size_t> *count) {
+    uint32_t top = 0;
+    for (size_t i = a; i < b; ++i) top = std::max({top, (*m)[i].src, (*m)[i].dst});
+    if (uint64_t{top} + 1 > 2 * (b - a)) {
+        std::sort(m->begin() + static_cast<ptrdiff_t>(a), m->begin() + static_cast<ptrdiff_t>(b), step_order);
+        return;
+    }
+    tmp->resize(b - a);
+    // Stable by dst into tmp, then stable by src back: ordered by (src, dst).
+    auto pass = [&](auto key, const StepMsg *from, StepMsg *to) {
+        count->assign(top + 2, 0);
+        for (size_t i = 0; i < b - a; ++i) ++(*count)[key(from[i]) + 1];
+        for (uint32_t v = 0; v <= top; ++v) (*count)[v + 1] += (*count)[v];
+        for (size_t i = 0; i < b - a; ++i) to[(*count)[key(from[i])]++] = from[i];
+    };
+    pass([](const StepMsg &x) { return x.dst; }, m->data() + a, tmp->data());
+    pass([](const StepMsg &x) { return x.src; }, tmp->data(), m->data() + a);
+}
+
 // Sorts m by (step, src, dst) and makes one message of each triple, the
 // bytes summed. Only the allgathers' have several (add_scheduled places
 // one entry a step per pair), and those are never streamed.
 void merge_steps(StepMsgs *m) {
-    std::sort(m->begin(), m->end(), step_order);
+    // By step first (counting), then each step's messages: an allgather
+    // over 1,024 members has a million in a few steps, and one sort of
+    // them all was a quarter of create's modelling.
+    uint32_t steps = 0;
+    for (const StepMsg &x : *m) steps = std::max(steps, x.step + 1);
+    std::vector<size_t> start(steps + 1, 0);
+    for (const StepMsg &x : *m) ++start[x.step + 1];
+    for (uint32_t k = 0; k < steps; ++k) start[k + 1] += start[k];
+    const bool by_step = std::is_sorted(m->begin(), m->end(),
+                                        [](const StepMsg &a, const StepMsg &b) { return a.step < b.step; });
+    if (!by_step) {  // the allgathers' come so (add_by_depth)
+        StepMsgs sorted(m->size());
+        std::vector<size_t> next(start.begin(), start.end() - 1);
+        for (const StepMsg &x : *m) sorted[next[x.step]++] = x;
+        m->swap(sorted);
+    }
+    StepMsgs tmp;
+    std::vector<size_t> count;
+    for (uint32_t k = 0; k < steps; ++k) sort_step(m, start[k], start[k + 1], &tmp, &count);
     size_t out = 0;
     for (size_t i = 0; i < m->size(); ++i) {
         if (out > 0 && !step_order((*m)[out - 1], (*m)[i])) {
@@ -69,11 +110,10 @@ void entry_depths(const CommandList &l, std::vector<uint32_t> *depth) {
 
 // The allgathers: an entry's step is its depth (every member sends each
 // step; a member's blocks to one peer in a step are one message, once
-// merged).
-void add_by_depth(const CommandList &l, uint64_t bytes, std::vector<uint32_t> *depth, StepMsgs *m) {
-    entry_depths(l, depth);
-    for (size_t e = 0; e < l.size(); ++e) m->push_back({(*depth)[e], l[e].src, l[e].dst, bytes, false});
-}
+// merged). Placed in step order (counted first), as merge_steps wants
+// them: a million entries over 1,024 members are not copied to order them.
+struct BlockList;
+void add_by_depth(const std::vector<BlockList> &blocks, StepMsgs *m);
 
 // One block's command list and its bytes (block_lists).
 struct BlockList {
@@ -129,9 +169,29 @@ void add_scheduled(const std::vector<BlockList> &blocks, Serial serial, StepMsgs
         // Entries leave the queue by earliest step, so none placed later
         // can take step - 1 of this pair: the flag is final.
         const bool streamed = !by_sender && step > 0 && std::binary_search(taken.begin(), taken.end(), step - 1);
-        m->push_back({step, c.src, c.dst, blocks[b].bytes, streamed});
+        m->push_back({step, c.src, c.dst, streamed, blocks[b].bytes});
         const uint32_t i = first[b] + e;
         for (uint32_t k = from[i]; k < from[i + 1]; ++k) ready.push({step + 1, b, waiting[k]});
+    }
+}
+
+void add_by_depth(const std::vector<BlockList> &blocks, StepMsgs *m) {
+    std::vector<uint32_t> depth;
+    std::vector<size_t> next;  // per step: its count, then where its next entry goes
+    for (const BlockList &b : blocks) {
+        entry_depths(b.list, &depth);
+        for (uint32_t d : depth) {
+            if (d >= next.size()) next.resize(d + 1, 0);
+            ++next[d];
+        }
+    }
+    size_t at = m->size();
+    for (size_t &n : next) at += std::exchange(n, at);
+    m->resize(at);
+    for (const BlockList &b : blocks) {
+        entry_depths(b.list, &depth);
+        for (size_t e = 0; e < b.list.size(); ++e)
+            (*m)[next[depth[e]]++] = {depth[e], b.list[e].src, b.list[e].dst, false, b.bytes};
     }
 }
 
@@ -205,26 +265,36 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     for (const auto &[node, n] : on_node) most = std::max(most, n);
     const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
     if (most * array <= sampled) return out;
-    // (core, member, block) once each, then bytes per core.
-    std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> touched;
-    for (uint32_t b = 0; b < lists.size(); ++b)
-        for (const Command &x : lists[b].list)
-            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
-                if (core[member] >> 32 == core[x.src] >> 32) touched.emplace_back(core[x.src], member, b);
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    std::map<uint64_t, double> bytes;
-    for (const auto &[k, member, b] : touched) bytes[k] += static_cast<double>(lists[b].bytes);
+    // Cores numbered densely, then per block each (core, member) it
+    // touches once: a block's keys are few and sort in cache, where one
+    // sort of every block's (1,024 members: 2 million) took a fifth of
+    // create's modelling.
+    std::vector<uint64_t> ids(core);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<uint64_t> dense(c.members);
     for (uint32_t m = 0; m < c.members; ++m)
-        out[m] = std::max(1.0, cal.comm_footprint.clamped(bytes[core[m]]) / base);
+        dense[m] = static_cast<uint64_t>(std::lower_bound(ids.begin(), ids.end(), core[m]) - ids.begin());
+    std::vector<double> bytes(ids.size(), 0.0);
+    std::vector<uint64_t> keys;  // core << 32 | member
+    for (const BlockList &l : lists) {
+        keys.clear();
+        for (const Command &x : l.list)
+            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
+                if (core[member] >> 32 == core[x.src] >> 32) keys.push_back(dense[x.src] << 32 | member);
+        std::sort(keys.begin(), keys.end());
+        for (size_t i = 0; i < keys.size(); ++i)
+            if (i == 0 || keys[i] != keys[i - 1]) bytes[keys[i] >> 32] += static_cast<double>(l.bytes);
+    }
+    for (uint32_t m = 0; m < c.members; ++m)
+        out[m] = std::max(1.0, cal.comm_footprint.clamped(bytes[dense[m]]) / base);
     return out;
 }
 
 StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, const std::vector<BlockList> &blocks) {
     StepMsgs m;
     if (c.op == Op::kAllgather) {
-        std::vector<uint32_t> depth;
-        for (const BlockList &b : blocks) add_by_depth(b.list, b.bytes, &depth, &m);
+        add_by_depth(blocks, &m);
     } else {
         // A single block's copies on a node occupy their sender (add_scheduled).
         auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
@@ -427,14 +497,31 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         const std::vector<BlockList> lists = block_lists(c);
         const std::vector<double> footprint = footprint_factors(c, cal, t, lists);
         const StepMsgs m = steps_of(c, cal, t, lists);
-        // One step at a time: create (best) keeps none of them.
-        Step s;
+        // One step at a time: create (best) keeps none of them. Steps
+        // repeat (every step of a ring, every other of a neighbor
+        // exchange): one with the messages of one of the last two costs
+        // what that one did, without routing them again.
+        Step s, last[2];
+        auto same = [](const std::vector<Message> &a, const std::vector<Message> &b) {
+            return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const Message &x, const Message &y) {
+                       return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.streamed == y.streamed;
+                   });
+        };
         for (size_t i = 0; i < m.size();) {
             const uint32_t step = m[i].step;
             s.msgs.clear();
             for (; i < m.size() && m[i].step == step; ++i)
                 s.msgs.push_back({m[i].src, m[i].dst, m[i].bytes, 1, m[i].streamed});
-            cost(s, is_inline, cal, t, multi ? c.bytes : 0, footprint);
+            if (same(s.msgs, last[0].msgs)) {
+                s = last[0];
+            } else if (same(s.msgs, last[1].msgs)) {
+                s = last[1];
+                std::swap(last[0], last[1]);
+            } else {
+                cost(s, is_inline, cal, t, multi ? c.bytes : 0, footprint);
+                last[1] = std::move(last[0]);
+                last[0] = s;
+            }
             p.comm_s += s.seconds;
             if (!list_steps) continue;
             p.steps.resize(step);  // a step without messages stays empty
