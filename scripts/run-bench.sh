@@ -2,7 +2,8 @@
 # Installs the Debian packages, builds acpx, and runs the main job:
 #  1. acp_copy against ucx_perftest: results/copy.csv, perftest.csv, summary.md;
 #  2. the collectives' model: calibration, then predicted against measured
-#     for every algorithm at 2, 3 and 4 processes, 3 launches each
+#     for every algorithm at 2, 3 and 4 processes, 3 launches each (up to
+#     3 more where launches find the machine changed since their calibration)
 #     (bench/model_check): results/calibration.json, model_check.csv,
 #     model_check-np{2,3,4}.txt, model-check-np{2,3,4}.png;
 #  3. persistent bcast/allgather against MPICH, Open MPI and OpenSHMEM at 2
