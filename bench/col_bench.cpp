@@ -96,8 +96,9 @@ bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector
         const char *got = blocks + src * block;
         const long at = peer_first_bad(got, size, round, src);
         if (at < 0) continue;
-        std::fprintf(stderr, "rank %d: %zu bytes, checked round %d: block of member %d, byte %ld is 0x%02x, not 0x%02x\n",
-                     me, size, round, src, at, static_cast<unsigned char>(got[at]),
+        std::fprintf(stderr,
+                     "rank %d: %zu bytes, checked round %d: block of member %d, byte %ld is 0x%02x, not 0x%02x\n", me,
+                     size, round, src, at, static_cast<unsigned char>(got[at]),
                      peer_pattern(round, src, static_cast<size_t>(at)));
         return false;
     }

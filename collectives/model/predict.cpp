@@ -81,7 +81,9 @@ void merge_steps(StepMsgs *m) {
     for (uint32_t k = 0; k < steps; ++k) start[k + 1] += start[k];
     const bool by_step = std::is_sorted(m->begin(), m->end(),
                                         [](const StepMsg &a, const StepMsg &b) { return a.step < b.step; });
-    if (!by_step) {  // the allgathers' come so (add_by_depth)
+    // add_by_depth places the allgathers' in step order already; the
+    // bcasts' (add_scheduled) come in the order their entries were placed.
+    if (!by_step) {
         StepMsgs sorted(m->size());
         std::vector<size_t> next(start.begin(), start.end() - 1);
         for (const StepMsg &x : *m) sorted[next[x.step]++] = x;
@@ -502,10 +504,11 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         // exchange): one with the messages of one of the last two costs
         // what that one did, without routing them again.
         Step s, last[2];
-        auto same = [](const std::vector<Message> &a, const std::vector<Message> &b) {
-            return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const Message &x, const Message &y) {
-                       return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.streamed == y.streamed;
-                   });
+        auto same_msg = [](const Message &x, const Message &y) {
+            return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.streamed == y.streamed;
+        };
+        auto same = [&](const std::vector<Message> &a, const std::vector<Message> &b) {
+            return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same_msg);
         };
         for (size_t i = 0; i < m.size();) {
             const uint32_t step = m[i].step;
