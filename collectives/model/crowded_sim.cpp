@@ -30,7 +30,6 @@ struct Core {
     bool waiting = false;   // every member looked in vain: the core waits for an event
     double idle_from = 0;   // ... since then, when member `cur` was due to look
     double last = -1;       // when it last looked
-    double copy_end = -1;   // when its last copy ended
 };
 
 class Sim {
@@ -54,6 +53,9 @@ class Sim {
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
         for (uint32_t m = 0; m < in.members; ++m) cores_[m % cores].members.push_back(m);
+        feeds_other_core_.assign(n_, 0);
+        for (const SimEntry &f : in.entries)
+            if (f.dep >= 0 && f.src % cores != in.entries[f.dep].src % cores) feeds_other_core_[f.dep] = 1;
     }
 
     double run() {
@@ -113,8 +115,7 @@ class Sim {
             if (issued_[at(k, e)] || !ready(x.dst, k, t) || (x.dep >= 0 && !seen_[at(k, x.dep)])) continue;
             issued_[at(k, e)] = 1;
             while (out_done_[m] < out.size() && issued_[at(k, out[out_done_[m]])]) ++out_done_[m];
-            c.t = t + x.copy_s + (c.copy_end == t ? 0 : x.cold_s);
-            c.copy_end = c.t;
+            c.t = t + x.copy_s + (feeds_other_core_[e] ? x.cold_s : 0);
             arrive_[at(k, e)] = c.t;
             post(c.t);
             return true;
@@ -172,6 +173,7 @@ class Sim {
     std::vector<size_t> in_done_, out_done_;  // per member, this round
     std::vector<double> started_, arrive_;
     std::vector<char> seen_, issued_;
+    std::vector<char> feeds_other_core_;  // per entry: a forward of its data runs on another core
     std::array<double, kRounds> end_{};
     std::vector<Core> cores_;
     std::vector<double>::const_iterator after(double t) const {

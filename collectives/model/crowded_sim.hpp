@@ -11,8 +11,8 @@
 //     goes once its receiver is ready (inline rounds: once the receiver
 //     started round k-1) and, if it forwards, once its sender has seen
 //     the data arrive; its copy occupies the sender's core for copy_s,
-//     and cold_s more unless that core went straight on from another
-//     copy (a forward of data that waited: see predict.hpp, forward_s);
+//     and cold_s more if its receiver forwards that data from another
+//     core: it writes lines that core then reads (predict.hpp, forward_s);
 //   - a member's round ends when it has seen all its data, made all its
 //     copies and (inline) all its receivers started the round; it then
 //     starts the next round, as a benchmark loop of send + wait does;
@@ -30,7 +30,7 @@ struct SimEntry {
     uint32_t src, dst;
     int32_t dep;    // the entry that delivered src's data (index in the input), -1: the root's own
     double copy_s;  // how long the copy occupies the sender's core
-    double cold_s = 0;  // more, unless the sender's core went straight on from another copy
+    double cold_s = 0;  // more, if an entry that forwards this one's data runs on another core
 };
 
 struct SimInput {

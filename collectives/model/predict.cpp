@@ -336,10 +336,11 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // Every entry of the round, for the simulation, costed for a crowded
 // node by k: a multi-block round's lists one after the other
 // (dependencies renumbered). A copy costs `slow` times the 2-member one,
-// forward_s more if it forwards (unless its core goes straight on from
-// another copy: the simulation decides); a block that follows another
-// between the same pair costs comm_stream, stream_slow times (when
-// calibrated). All of them its sender's footprint factor times (one node).
+// forward_s more if its receiver forwards that data from another core
+// (see CrowdCosts; the simulation knows the cores); a block that follows
+// another between the same pair costs comm_stream, stream_slow times
+// (when calibrated), and never forward_s. All of them its sender's
+// footprint factor times (one node).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     const std::vector<BlockList> lists = block_lists(c);
     const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
@@ -357,9 +358,8 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(l.bytes));
             const bool stream = streamed && k.stream_slow > 0;
             const double secs = stream ? copy * k.stream_slow : copy * k.slow;
-            const double cold = stream || x.dep == kNoDep ? 0 : k.forward_s;
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  secs * footprint[x.src], cold * footprint[x.src]});
+                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src]});
         }
     }
     return in;

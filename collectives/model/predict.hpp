@@ -81,19 +81,23 @@ struct Step {
 //              makes a flat tree (the root copies to every other member)
 //              take comm_fanout a copy; 1 for inline rounds (plain
 //              stores) and without comm_fanout;
-//   forward_s  what a forwarded copy costs beyond that: the rest of the
-//              chain step comm_crowded of that size. Its data was just
-//              written by another core (at 256 KiB and up a chain step is
-//              2-3x a copy on the 2-core VM, a flat tree's copy ~1.3x);
-//              0 for inline rounds, and where the chain is within 10%
-//              without it. Paid by a forward made after waiting for its
-//              data, not by one its core makes straight after another
-//              copy: recursive doubling over 3 members, whose member 0
-//              forwards between its own copies, measured 595 us a round
-//              of 1 MiB blocks, and was predicted 911 with it on every
-//              forward, 735 without it there. (It also comes and goes
-//              with the VM: in some launches a 3-member chain step costs
-//              1.05 copies, in others 1.8.)
+//   forward_s  what a copy costs beyond that when its receiver forwards
+//              the data from another core (member m runs on core m mod
+//              cores): the rest of the chain step comm_crowded of that
+//              size; 0 for inline rounds, and where the chain is within
+//              10% without it. The writer pays, not the forwarder: it
+//              writes lines the other core then reads. On the 2-core VM,
+//              in a chain of three processes on cores 0, 1, 0 copying
+//              1 MiB with process_vm_writev, the first copy took 111 us
+//              when its receiver forwarded the buffer and 82 when not;
+//              the forward itself 96; all three on one core, 83-90.
+//              Charged to the forward instead (unless its core went
+//              straight on from another copy), 3-member recursive
+//              doubling, whose member 0 forwards what member 1 wrote, was
+//              predicted 1.2-1.9x its time, and 4-member Bruck, the same
+//              messages as recursive doubling, 0.7-0.8x while recursive
+//              doubling was in band. (The chain step also comes and goes
+//              with the VM: in some launches 1.05 copies, in others 2.5.)
 //   stream_slow how much longer a block right behind another between the
 //              same pair (comm_stream) takes, forward or not: what makes
 //              a pipeline:16 round (kCrowdStreamSegments) take

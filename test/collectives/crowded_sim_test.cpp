@@ -73,19 +73,30 @@ TEST(CrowdedSim, ARoundTakesAtLeastItsBusiestCoresCopies) {
     EXPECT_NEAR(t, 210 * kUs, 1 * kUs);
 }
 
-TEST(CrowdedSim, AForwardPaysItsColdCostUnlessItsCoreWentStraightOn) {
-    // 3 members on 3 cores, no switches. A chain: 1 waits for its data,
-    // then forwards it: c + c + cold a round.
+TEST(CrowdedSim, ACopyPaysItsColdCostWhenAnotherCoreForwardsItsData) {
+    // 3 members on 3 cores, no switches. A chain: 1 forwards on another
+    // core what 0 wrote, so 0's copy pays: c + cold + c a round.
     SimInput chain = on_two_cores(3, 0);
     chain.cores = 3;
-    chain.entries = {{0, 1, -1, kUs}, {1, 2, 0, kUs, 5 * kUs}};
+    chain.entries = {{0, 1, -1, kUs, 5 * kUs}, {1, 2, 0, kUs}};
     EXPECT_NEAR(simulate_rounds(chain), 7 * kUs, 1e-9);
-    // 0 copies 10 us to 2 while 1's block lands (1 us), then forwards
-    // that block right after: no cold cost, 11 us a round.
-    SimInput busy = chain;
-    busy.entries = {{1, 0, -1, kUs}, {0, 2, -1, 10 * kUs}, {0, 2, 0, kUs, 5 * kUs}};
-    EXPECT_NEAR(simulate_rounds(busy), 11 * kUs, 1e-9);
-    busy.entries[2].cold_s = -kUs;  // a negative cost is no list
+    // The last copy's data goes nowhere: its cold cost is never paid.
+    chain.entries[1].cold_s = 5 * kUs;
+    EXPECT_NEAR(simulate_rounds(chain), 7 * kUs, 1e-9);
+    // On 2 cores, 2 forwards on core 0 what 0 wrote there: no cold cost.
+    // Each round 0 copies to 2, 2 to 1: 2 c, and the switches to 2 and
+    // back, which are 0 here.
+    SimInput same = on_two_cores(3, 0);
+    same.entries = {{0, 2, -1, kUs, 5 * kUs}, {2, 1, 0, kUs}};
+    EXPECT_NEAR(simulate_rounds(same), 2 * kUs, 1e-9);
+    // Paid however busy the writer: 0 also copies 10 us to 2 each round,
+    // and 1 forwards beside it, so a round is 0's copies and the cold
+    // cost (11 us without it).
+    SimInput busy = on_two_cores(3, 0);
+    busy.cores = 3;
+    busy.entries = {{0, 2, -1, 10 * kUs}, {0, 1, -1, kUs, 5 * kUs}, {1, 2, 1, kUs}};
+    EXPECT_NEAR(simulate_rounds(busy), 16 * kUs, 1e-9);
+    busy.entries[1].cold_s = -kUs;  // a negative cost is no list
     EXPECT_TRUE(std::isinf(simulate_rounds(busy)));
 }
 
