@@ -40,7 +40,8 @@
  *                        ~/.config/acpx/calibration.json, else the one
  *                        installed in <prefix>/share/acpx, else built-in
  *   ACP_TOPOLOGY         the network, for collisions: "torus:4x6x4",
- *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101"
+ *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101";
+ *                        unset, empty or "none": one fully connected node
  *   ACP_TOPOLOGY_MAP     file of node indices, one per rank (default: rank r
  *                        on node r)
  */

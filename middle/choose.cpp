@@ -36,12 +36,12 @@ bool load_model(const char *fn, State &st) {
     std::string why;
     if (!cm::load_calibration(&st.calibration, &why)) return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
     const char *spec = std::getenv("ACP_TOPOLOGY");
-    st.has_topology = spec && *spec;
+    st.has_topology = spec && !cm::is_no_topology(spec);
     if (st.has_topology && !cm::parse_topology(spec, &st.topology, &why))
         return report(fn, "ACP_TOPOLOGY", "%s", why.c_str());
     const char *map = std::getenv("ACP_TOPOLOGY_MAP");
     if (map && *map) {
-        if (!st.has_topology) return report(fn, "ACP_TOPOLOGY_MAP", "is set but ACP_TOPOLOGY is not");
+        if (!st.has_topology) return report(fn, "ACP_TOPOLOGY_MAP", "is set but ACP_TOPOLOGY names no network");
         if (!cm::read_node_map(map, &st.topology, &why)) return report(fn, "ACP_TOPOLOGY_MAP", "%s", why.c_str());
     }
     st.model_loaded = true;

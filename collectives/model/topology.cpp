@@ -126,10 +126,12 @@ std::string Topology::describe() const {
     return s;
 }
 
+bool is_no_topology(const std::string &spec) { return spec.empty() || spec == "none"; }
+
 bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
     const auto parts = split(spec, ':');
     if (parts.size() < 2 || (parts[0] != "torus" && parts[0] != "mesh"))
-        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...)", false;
+        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), or none", false;
     Topology t;
     for (const std::string &d : split(parts[1], 'x')) {
         uint64_t v = 0;

@@ -4,6 +4,7 @@
 //   torus:4x2x8x2x3x2[:order=XYZACB]   every dimension wraps around
 //   mesh:4x4[:order=YX]                 no dimension wraps
 //   ...:wrap=101                        per dimension, 1 wraps (overrides)
+//   none (or unset, or empty)           one fully connected node
 // Dimensions are named X Y Z A B C (Tofu's names; a seventh and further by
 // digits 6, 7, ...); order= is the dimension-order routing sequence
 // (default: X Y Z ... as listed). Node index i has coordinates with the
@@ -42,7 +43,9 @@ struct Link {
     bool operator==(const Link &o) const { return node == o.node && dim == o.dim && dir == o.dir; }
 };
 
-// Parses ACP_TOPOLOGY syntax; false with *why on error.
+// True for a spec that names no network: empty or "none".
+bool is_no_topology(const std::string &spec);
+// Parses ACP_TOPOLOGY syntax (a network, not none); false with *why on error.
 bool parse_topology(const std::string &spec, Topology *out, std::string *why);
 // Reads a rank -> node map file into t->map (checked against t->nodes()).
 bool read_node_map(const std::string &path, Topology *t, std::string *why);

@@ -37,7 +37,7 @@ void usage(FILE *to) {
                  "  --root R           bcast root (default 0)\n"
                  "  --buffered         a buffered handle (adds its copies in and out)\n"
                  "  --topology SPEC    torus:AxBx..., mesh:..., [:order=XYZ...][:wrap=10...]\n"
-                 "                     (default: ACP_TOPOLOGY; none: fully connected)\n"
+                 "                     or none: one fully connected node (default: ACP_TOPOLOGY, else none)\n"
                  "  --map FILE         node index of each rank, one per line (default: rank r on node r)\n"
                  "  --calibration FILE (default: ACP_CALIBRATION, ~/.config/acpx/calibration.json,\n"
                  "                     the installed one, else built-in)\n",
@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
     if (!cm::load_calibration(&cal, &why)) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
     if (a.topology.empty())
         if (const char *env = std::getenv("ACP_TOPOLOGY")) a.topology = env;
+    if (cm::is_no_topology(a.topology)) a.topology.clear();  // "none" overrides ACP_TOPOLOGY
     cm::Topology topo;
     if (!a.topology.empty() && !cm::parse_topology(a.topology, &topo, &why))
         return std::fprintf(stderr, "acpx-model: --topology: %s\n", why.c_str()), 2;

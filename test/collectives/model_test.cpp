@@ -175,6 +175,11 @@ TEST(TopologySpec, ParsesShapesOrdersAndWraps) {
     for (const char *s : {"ring:4", "torus", "torus:4x0", "torus:4xq", "torus:4x4:order=XZ", "torus:4x4:order=XX",
                           "torus:4x4:order=Y", "mesh:4x4:wrap=1", "mesh:4x4:speed=fast"})
         EXPECT_FALSE(parse_topology(s, &bad, &why)) << s;
+    // "none" (as empty) names no network: the caller costs one fully connected node.
+    EXPECT_TRUE(is_no_topology("none"));
+    EXPECT_TRUE(is_no_topology(""));
+    EXPECT_FALSE(is_no_topology("torus:4"));
+    EXPECT_FALSE(is_no_topology("None"));
 }
 
 TEST(Routes, ShorterWayRoundEachRingInDimensionOrder) {

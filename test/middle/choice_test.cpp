@@ -170,6 +170,13 @@ TEST(Choice, UnusableModelInputsFailCreate) {
                 EXPECT_EQ(h, ACP_COL_NULL);
             }
         }
+        {
+            // "none" names no network: one fully connected node, as unset.
+            ScopedEnv none("ACP_TOPOLOGY", "none");
+            h = acp_create_bcast_buffered(0, n, g.data(), 64);
+            ASSERT_NE(h, ACP_COL_NULL);
+            EXPECT_EQ(acp_free_col(h), 0);
+        }
         // A torus the group fits on is used, and the handle works.
         ScopedEnv torus("ACP_TOPOLOGY", "torus:" + std::to_string(n) + ":order=X");
         h = acp_create_bcast_buffered(0, n, g.data(), 64);
