@@ -30,25 +30,34 @@ struct Core {
     bool waiting = false;   // every member looked in vain: the core waits for an event
     double idle_from = 0;   // ... since then, when member `cur` was due to look
     double last = -1;       // when it last looked
+    size_t finished = 0;    // members that ran every round
 };
 
 class Sim {
   public:
     explicit Sim(const SimInput &in) : in_(in), n_(in.entries.size()) {
         out_.resize(in.members);
-        inc_.resize(in.members);
+        incoming_.assign(in.members, 0);
+        pos_.resize(n_);
+        fed_.resize(n_);
         for (uint32_t e = 0; e < n_; ++e) {
-            out_[in.entries[e].src].push_back(e);
-            inc_[in.entries[e].dst].push_back(e);
+            const SimEntry &x = in.entries[e];
+            pos_[e] = static_cast<uint32_t>(out_[x.src].size());
+            out_[x.src].push_back(e);
+            ++incoming_[x.dst];
+            if (x.dep >= 0) fed_[x.dep].push_back(e);
         }
         round_.assign(in.members, 0);
-        in_done_.assign(in.members, 0);
-        out_done_.assign(in.members, 0);
+        seen_count_.assign(in.members, 0);
+        receivers_started_.assign(in.members, 0);
+        issued_count_.assign(in.members, 0);
+        pending_.resize(static_cast<size_t>(in.members) * kRounds);
+        candidates_.resize(in.members);
+        parked_.resize(static_cast<size_t>(in.members) * kRounds);
+        for (uint32_t m = 0; m < in.members; ++m) start_candidates(m);
         started_.assign(static_cast<size_t>(in.members) * kRounds, kInf);
         for (uint32_t m = 0; m < in.members; ++m) started_[m * kRounds] = 0;
         arrive_.assign(n_ * kRounds, kInf);
-        seen_.assign(n_ * kRounds, 0);
-        issued_.assign(n_ * kRounds, 0);
         end_.fill(0);
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
@@ -69,6 +78,7 @@ class Sim {
                 if (c.t < kInf && (!next || c.t < next->t)) next = &c;
             if (!next) break;  // everyone done, or stuck
             step(*next);
+            if (i % 64 == 63) forget_seen_events();
         }
         for (uint32_t m = 0; m < in_.members; ++m)
             if (round_[m] < kRounds) return kInf;
@@ -77,7 +87,27 @@ class Sim {
 
   private:
     size_t at(int k, uint32_t e) const { return static_cast<size_t>(k) * n_ + e; }
+    std::vector<uint32_t> &pending(uint32_t m, int k) { return pending_[m * kRounds + k]; }
+
+    // A round starts with the member's entries that forward nothing.
+    void start_candidates(uint32_t m) {
+        candidates_[m].clear();
+        for (uint32_t e : out_[m])
+            if (in_.entries[e].dep < 0) candidates_[m].push_back(pos_[e]);
+    }
     double started(uint32_t m, int k) const { return started_[m * kRounds + k]; }
+
+    // Member m started round r: entries that waited for that may go. (A
+    // core acts only at the earliest clock, so every later look is at or
+    // after the time just recorded; their senders are still in the round
+    // that parked them, as a round ends only when all its entries went.)
+    void unpark(uint32_t m, int r) {
+        for (const auto &[sender, place] : parked_[m * kRounds + r]) {
+            std::vector<uint32_t> &can_go = candidates_[sender];
+            can_go.insert(std::lower_bound(can_go.begin(), can_go.end(), place), place);
+        }
+        parked_[m * kRounds + r].clear();
+    }
 
     // An event at time `when` (data landed, a member ready). A waiting
     // core looks again then; one whose clock already passed it may have
@@ -92,6 +122,17 @@ class Sim {
         }
     }
 
+    // Events no core can still be looking for: at or before every core's
+    // last look (clocks only move on). A round of a large allgather
+    // posts ~P^2 of them, and searching and inserting among them all
+    // took most of the simulation's time.
+    void forget_seen_events() {
+        double oldest = kInf;
+        for (const Core &c : cores_)
+            if (c.finished < c.members.size()) oldest = std::min(oldest, c.last);
+        events_.erase(events_.begin(), std::upper_bound(events_.begin(), events_.end(), oldest));
+    }
+
     bool ready(uint32_t dst, int k, double t) const {
         return started(dst, k) <= t || (in_.eager && (k == 0 || started(dst, k - 1) <= t));
     }
@@ -103,31 +144,65 @@ class Sim {
         if (k >= kRounds) return false;
         const double t = c.t;
         bool moved = false;
-        // Entries before in_done_/out_done_ are seen/issued this round:
-        // a pipeline's member has dozens, and every look would scan them.
-        const std::vector<uint32_t> &inc = inc_[m], &out = out_[m];
-        for (size_t i = in_done_[m]; i < inc.size(); ++i)
-            if (!seen_[at(k, inc[i])] && arrive_[at(k, inc[i])] <= t) seen_[at(k, inc[i])] = 1, moved = true;
-        while (in_done_[m] < inc.size() && seen_[at(k, inc[in_done_[m]])]) ++in_done_[m];
-        for (size_t i = out_done_[m]; i < out.size(); ++i) {
-            const uint32_t e = out[i];
+        // Only entries already sent to it can land, and only entries whose
+        // data it has can go: a look walks those lists, not the member's
+        // every entry (an allgather's member has P - 1 each way, and looks
+        // thousands of times a round on a crowded node).
+        std::vector<uint32_t> &landing = pending(m, k), &can_go = candidates_[m];
+        for (size_t i = 0; i < landing.size();) {
+            const uint32_t e = landing[i];
+            if (arrive_[at(k, e)] > t) {
+                ++i;
+                continue;
+            }
+            landing[i] = landing.back();
+            landing.pop_back();
+            ++seen_count_[m], moved = true;
+            for (uint32_t f : fed_[e])  // in list order, as the engine walks it
+                can_go.insert(std::lower_bound(can_go.begin(), can_go.end(), pos_[f]), pos_[f]);
+        }
+        // The first in list order whose receiver is ready goes; the ones
+        // before it whose receivers have not started wait out of the way
+        // until they do (one started a hair after t, as a core's turns
+        // round its clock, stays).
+        const std::vector<uint32_t> &out = out_[m];
+        for (size_t i = 0; i < can_go.size();) {
+            const uint32_t e = out[can_go[i]];
             const SimEntry &x = in_.entries[e];
-            if (issued_[at(k, e)] || !ready(x.dst, k, t) || (x.dep >= 0 && !seen_[at(k, x.dep)])) continue;
-            issued_[at(k, e)] = 1;
-            while (out_done_[m] < out.size() && issued_[at(k, out[out_done_[m]])]) ++out_done_[m];
+            if (!ready(x.dst, k, t)) {
+                const int r = in_.eager ? k - 1 : k;  // k > 0 here: eager round 0 is always ready
+                if (started(x.dst, r) < kInf) {
+                    ++i;
+                } else {
+                    parked_[x.dst * kRounds + r].push_back({m, can_go[i]});
+                    can_go.erase(can_go.begin() + static_cast<std::ptrdiff_t>(i));
+                }
+                continue;
+            }
+            can_go.erase(can_go.begin() + static_cast<std::ptrdiff_t>(i));
+            ++issued_count_[m];
             c.t = t + x.copy_s + (feeds_other_core_[e] ? x.cold_s : 0);
             arrive_[at(k, e)] = c.t;
+            pending(x.dst, k).push_back(e);
             post(c.t);
             return true;
         }
-        if (in_done_[m] < inc.size() || out_done_[m] < out.size()) return moved;
-        if (in_.eager)  // and every receiver started the round
-            for (uint32_t e : out)
-                if (started(in_.entries[e].dst, k) > t) return moved;
-        in_done_[m] = out_done_[m] = 0;
+        if (seen_count_[m] < incoming_[m] || issued_count_[m] < out.size()) return moved;
+        if (in_.eager) {  // and every receiver started the round (those seen to have, still have: t only grows)
+            size_t &r = receivers_started_[m];
+            while (r < out.size() && started(in_.entries[out[r]].dst, k) <= t) ++r;
+            if (r < out.size()) return moved;
+        }
+        seen_count_[m] = issued_count_[m] = receivers_started_[m] = 0;
+        start_candidates(m);
         end_[k] = std::max(end_[k], t);
         round_[m] = k + 1;
-        if (k + 1 < kRounds) started_[m * kRounds + k + 1] = t;
+        if (k + 1 < kRounds) {
+            started_[m * kRounds + k + 1] = t;
+            unpark(m, k + 1);
+        } else {
+            ++c.finished;
+        }
         post(t);
         return true;
     }
@@ -147,7 +222,7 @@ class Sim {
             c.idle_looks = 0;
             return;
         }
-        if (std::all_of(c.members.begin(), c.members.end(), [&](uint32_t m) { return round_[m] >= kRounds; })) {
+        if (c.finished == c.members.size()) {
             c.t = kInf;
             return;
         }
@@ -168,11 +243,18 @@ class Sim {
 
     const SimInput &in_;
     const size_t n_;
-    std::vector<std::vector<uint32_t>> out_, inc_;
+    std::vector<std::vector<uint32_t>> out_;  // per member, the entries it sends, in list order
+    std::vector<uint32_t> pos_;                // per entry, its place in its sender's out_
+    std::vector<std::vector<uint32_t>> fed_;   // per entry, the entries that forward its data
+    std::vector<size_t> incoming_;             // per member, the entries it receives
     std::vector<int> round_;
-    std::vector<size_t> in_done_, out_done_;  // per member, this round
+    std::vector<size_t> seen_count_, issued_count_;   // per member, this round
+    std::vector<size_t> receivers_started_;           // per member: out_[m][0, this) have started the round
+    std::vector<std::vector<uint32_t>> pending_;      // per member and round: sent to it, not yet seen
+    std::vector<std::vector<uint32_t>> candidates_;   // per member: out_ places it could send now, ascending
+    // per member and round: (sender, out_ place) of entries waiting for it to start that round
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked_;
     std::vector<double> started_, arrive_;
-    std::vector<char> seen_, issued_;
     std::vector<char> feeds_other_core_;  // per entry: a forward of its data runs on another core
     std::array<double, kRounds> end_{};
     std::vector<Core> cores_;
