@@ -49,7 +49,6 @@ class Sim {
         }
         round_.assign(in.members, 0);
         seen_count_.assign(in.members, 0);
-        receivers_started_.assign(in.members, 0);
         issued_count_.assign(in.members, 0);
         pending_.resize(static_cast<size_t>(in.members) * kRounds);
         candidates_.resize(in.members);
@@ -88,6 +87,14 @@ class Sim {
   private:
     size_t at(int k, uint32_t e) const { return static_cast<size_t>(k) * n_ + e; }
     std::vector<uint32_t> &pending(uint32_t m, int k) { return pending_[m * kRounds + k]; }
+    std::vector<std::pair<uint32_t, uint32_t>> &parked(uint32_t m, int k) { return parked_[m * kRounds + k]; }
+
+    // The entry at `place` of m's out_ may go: kept in list order, as the
+    // engine walks the list.
+    void add_candidate(uint32_t m, uint32_t place) {
+        std::vector<uint32_t> &can_go = candidates_[m];
+        can_go.insert(std::lower_bound(can_go.begin(), can_go.end(), place), place);
+    }
 
     // A round starts with the member's entries that forward nothing.
     void start_candidates(uint32_t m) {
@@ -102,11 +109,8 @@ class Sim {
     // after the time just recorded; their senders are still in the round
     // that parked them, as a round ends only when all its entries went.)
     void unpark(uint32_t m, int r) {
-        for (const auto &[sender, place] : parked_[m * kRounds + r]) {
-            std::vector<uint32_t> &can_go = candidates_[sender];
-            can_go.insert(std::lower_bound(can_go.begin(), can_go.end(), place), place);
-        }
-        parked_[m * kRounds + r].clear();
+        for (const auto &[sender, place] : parked(m, r)) add_candidate(sender, place);
+        parked(m, r).clear();
     }
 
     // An event at time `when` (data landed, a member ready). A waiting
@@ -158,8 +162,7 @@ class Sim {
             landing[i] = landing.back();
             landing.pop_back();
             ++seen_count_[m], moved = true;
-            for (uint32_t f : fed_[e])  // in list order, as the engine walks it
-                can_go.insert(std::lower_bound(can_go.begin(), can_go.end(), pos_[f]), pos_[f]);
+            for (uint32_t f : fed_[e]) add_candidate(m, pos_[f]);
         }
         // The first in list order whose receiver is ready goes; the ones
         // before it whose receivers have not started wait out of the way
@@ -174,7 +177,7 @@ class Sim {
                 if (started(x.dst, r) < kInf) {
                     ++i;
                 } else {
-                    parked_[x.dst * kRounds + r].push_back({m, can_go[i]});
+                    parked(x.dst, r).push_back({m, can_go[i]});
                     can_go.erase(can_go.begin() + static_cast<std::ptrdiff_t>(i));
                 }
                 continue;
@@ -188,12 +191,10 @@ class Sim {
             return true;
         }
         if (seen_count_[m] < incoming_[m] || issued_count_[m] < out.size()) return moved;
-        if (in_.eager) {  // and every receiver started the round (those seen to have, still have: t only grows)
-            size_t &r = receivers_started_[m];
-            while (r < out.size() && started(in_.entries[out[r]].dst, k) <= t) ++r;
-            if (r < out.size()) return moved;
-        }
-        seen_count_[m] = issued_count_[m] = receivers_started_[m] = 0;
+        if (in_.eager)  // and every receiver started the round
+            for (uint32_t e : out)
+                if (started(in_.entries[e].dst, k) > t) return moved;
+        seen_count_[m] = issued_count_[m] = 0;
         start_candidates(m);
         end_[k] = std::max(end_[k], t);
         round_[m] = k + 1;
@@ -249,7 +250,6 @@ class Sim {
     std::vector<size_t> incoming_;             // per member, the entries it receives
     std::vector<int> round_;
     std::vector<size_t> seen_count_, issued_count_;   // per member, this round
-    std::vector<size_t> receivers_started_;           // per member: out_[m][0, this) have started the round
     std::vector<std::vector<uint32_t>> pending_;      // per member and round: sent to it, not yet seen
     std::vector<std::vector<uint32_t>> candidates_;   // per member: out_ places it could send now, ascending
     // per member and round: (sender, out_ place) of entries waiting for it to start that round
