@@ -8,6 +8,7 @@ libacpx_la_SOURCES += \
 	collectives/model/calibration.hpp collectives/model/calibration.cpp \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp \
+	collectives/model/footprint.hpp collectives/model/footprint.cpp \
 	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 

@@ -2,6 +2,7 @@
 #include "predict.hpp"
 
 #include "crowded_sim.hpp"
+#include "footprint.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,14 +115,7 @@ void entry_depths(const CommandList &l, std::vector<uint32_t> *depth) {
 // step; a member's blocks to one peer in a step are one message, once
 // merged). Placed in step order (counted first), as merge_steps wants
 // them: a million entries over 1,024 members are not copied to order them.
-struct BlockList;
 void add_by_depth(const std::vector<BlockList> &blocks, StepMsgs *m);
-
-// One block's command list and its bytes (block_lists).
-struct BlockList {
-    CommandList list;
-    uint64_t bytes;
-};
 
 // The bcasts, whose entries each member runs as their data arrives:
 // every entry goes in the first step after its dependency's in which it
@@ -201,6 +195,23 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
+// g > 0 where every block's list of the allgather c is that of block
+// b mod g with every member moved on by b - b mod g (ring, Bruck and the
+// per-block trees: g = 1; neighbor exchange, by pairs: 2): its steps
+// then come from g lists (turned_steps), not from every block's.
+// Recursive doubling pairs members by xor: 0.
+uint32_t turn_period(const Case &c) {
+    if (c.op != Op::kAllgather) return 0;
+    switch (static_cast<AllgatherAlgo>(c.algo)) {
+        case AllgatherAlgo::kBlockTree:
+        case AllgatherAlgo::kRing:
+        case AllgatherAlgo::kBruck: return 1;
+        case AllgatherAlgo::kNeighborExchange: return c.members % 2 == 0 ? 2 : 0;
+        case AllgatherAlgo::kRecursiveDoubling: return 0;
+    }
+    return 0;
+}
+
 // A bcast in several blocks (pipeline, scatter_ring): never inline (plan.hpp).
 bool multi_block(const Case &c) { return c.op == Op::kBcast && blocks_of(c) > 1; }
 
@@ -230,66 +241,48 @@ std::vector<BlockList> block_lists(const Case &c) {
     return out;
 }
 
-// How much slower each member's copies are because the data its core
-// touches in a round outgrows the caches the calibration's copies ran
-// in: comm_footprint at the bytes of the blocks that core's copies read
-// and write on its node (each once), over its value at the largest comm
-// sample's (whose root's core touches both arrays). At least 1. A
-// member's core is its place among its node's members modulo the cores
-// (acprun --bind-to core); with no core count, its own.
-// Why a core's bytes, not its node's: the 2-core VM reports one 32 MiB
-// L3, but a 2-rank bcast of 8 MiB (one core touches 16 MiB) copies at
-// 1.4x the time a byte of 4 MiB, while a 2-rank allgather of 4 MiB (16
-// MiB on the node, 8 a core) copies at 1.1x, and a 3-rank one of 2 MiB
-// (18 MiB on the node; 12 on the core of members 0 and 2) at 1.0x,
-// where the node's 18 MiB read 1.3-1.4x.
-std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t,
-                                      const std::vector<BlockList> &lists) {
-    std::vector<double> out(c.members, 1.0);
-    if (cal.comm_footprint.empty() || cal.comm.empty() || c.members < 2) return out;
-    // The samples are noisy (the VM's 4 MiB span read 65 us, its 8 MiB 61):
-    // the base is the slowest up to the comm sample's span.
-    const double sampled = 2 * cal.comm.points().back().first;
-    double base = cal.comm_footprint.clamped(sampled);
-    for (const auto &[span, secs] : cal.comm_footprint.points())
-        if (span <= sampled) base = std::max(base, secs);
-    if (!(base > 0)) return out;
-    std::map<uint32_t, uint32_t> on_node;  // node -> members placed so far
-    std::vector<uint64_t> core(c.members);
-    for (uint32_t m = 0; m < c.members; ++m) {
-        const uint32_t node = t ? t->node_of(m) : 0;
-        const uint32_t local = on_node[node]++;
-        core[m] = (uint64_t{node} << 32) | (cal.cores > 0 ? local % cal.cores : local);
+// A turned allgather's steps (turn_period g > 0); step d is depth d of
+// every block's list, as add_by_depth places them. Block r + k g's
+// entries are block r's moved on by k g, so the depth-d entries of blocks
+// 0..g-1, as (sender mod g, distance dst - src), give the whole step:
+// from every member a of that class to a + distance, a block for each
+// such entry. Steps of the same entries are the same step (a ring's
+// n - 1 all are): each is built once, its messages by (src, dst).
+struct TurnedSteps {
+    std::vector<std::vector<Message>> distinct;
+    std::vector<uint32_t> of_step;  // step -> its index in distinct
+};
+
+TurnedSteps turned_steps(const Case &c, uint32_t g) {
+    const uint32_t n = c.members;
+    using Key = std::pair<uint32_t, uint32_t>;  // (sender mod g, distance)
+    std::vector<std::vector<Key>> at_depth;
+    std::vector<uint32_t> depth;
+    for (uint32_t r = 0; r < g; ++r) {
+        const CommandList l = allgather_block_list(static_cast<AllgatherAlgo>(c.algo), n, r);
+        entry_depths(l, &depth);
+        for (size_t e = 0; e < l.size(); ++e) {
+            if (depth[e] >= at_depth.size()) at_depth.resize(depth[e] + 1);
+            at_depth[depth[e]].push_back({l[e].src % g, (l[e].dst + n - l[e].src) % n});
+        }
     }
-    // A core touches at most its node's arrays: no list to walk (create
-    // walks these for every candidate) while those fit the base.
-    uint32_t most = 0;
-    for (const auto &[node, n] : on_node) most = std::max(most, n);
-    const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
-    if (most * array <= sampled) return out;
-    // Cores numbered densely, then per block each (core, member) it
-    // touches once: a block's keys are few and sort in cache, where one
-    // sort of every block's (1,024 members: 2 million) took a fifth of
-    // create's modelling.
-    std::vector<uint64_t> ids(core);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::vector<uint64_t> dense(c.members);
-    for (uint32_t m = 0; m < c.members; ++m)
-        dense[m] = static_cast<uint64_t>(std::lower_bound(ids.begin(), ids.end(), core[m]) - ids.begin());
-    std::vector<double> bytes(ids.size(), 0.0);
-    std::vector<uint64_t> keys;  // core << 32 | member
-    for (const BlockList &l : lists) {
-        keys.clear();
-        for (const Command &x : l.list)
-            for (uint32_t member : {x.src, x.dst})  // a copy to another node writes none of this node's memory
-                if (core[member] >> 32 == core[x.src] >> 32) keys.push_back(dense[x.src] << 32 | member);
+    TurnedSteps out;
+    std::map<std::vector<Key>, uint32_t> index;
+    for (std::vector<Key> &keys : at_depth) {
         std::sort(keys.begin(), keys.end());
-        for (size_t i = 0; i < keys.size(); ++i)
-            if (i == 0 || keys[i] != keys[i - 1]) bytes[keys[i] >> 32] += static_cast<double>(l.bytes);
+        const auto [it, fresh] = index.emplace(keys, static_cast<uint32_t>(out.distinct.size()));
+        out.of_step.push_back(it->second);
+        if (!fresh) continue;
+        std::vector<Message> msgs;
+        for (size_t i = 0, j = 0; i < keys.size(); i = j) {
+            while (j < keys.size() && keys[j] == keys[i]) ++j;
+            for (uint32_t a = keys[i].first; a < n; a += g)
+                msgs.push_back({a, static_cast<uint32_t>((uint64_t{a} + keys[i].second) % n), c.bytes * (j - i), 1});
+        }
+        std::sort(msgs.begin(), msgs.end(),
+                  [](const Message &x, const Message &y) { return std::tie(x.src, x.dst) < std::tie(y.src, y.dst); });
+        out.distinct.push_back(std::move(msgs));
     }
-    for (uint32_t m = 0; m < c.members; ++m)
-        out[m] = std::max(1.0, cal.comm_footprint.clamped(bytes[dense[m]]) / base);
     return out;
 }
 
@@ -495,7 +488,21 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     if (c.members <= 1) return p;
     const bool multi = multi_block(c), is_inline = inline_round(c);
     const bool sim = simulated(c, cal, t);
-    if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
+    const uint32_t g = turn_period(c);
+    if ((list_steps || !sim) && g > 0) {  // from g lists: each distinct step costed once
+        const std::vector<double> footprint = footprint_factors(c, cal, t, {}, g);
+        TurnedSteps ts = turned_steps(c, g);
+        std::vector<Step> costed(ts.distinct.size());
+        std::vector<uint8_t> done(ts.distinct.size(), 0);
+        for (const uint32_t i : ts.of_step) {
+            if (!std::exchange(done[i], 1)) {
+                costed[i].msgs = std::move(ts.distinct[i]);
+                cost(costed[i], is_inline, cal, t, 0, footprint);
+            }
+            p.comm_s += costed[i].seconds;
+            if (list_steps) p.steps.push_back(costed[i]);
+        }
+    } else if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
         const std::vector<BlockList> lists = block_lists(c);
         const std::vector<double> footprint = footprint_factors(c, cal, t, lists);
         const StepMsgs m = steps_of(c, cal, t, lists);
@@ -558,6 +565,12 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
 }
 
 }  // namespace
+
+std::vector<double> member_footprints(const Case &c, const Calibration &cal, const Topology *t) {
+    if (c.members <= 1) return std::vector<double>(c.members, 1.0);
+    if (const uint32_t g = turn_period(c)) return footprint_factors(c, cal, t, {}, g);
+    return footprint_factors(c, cal, t, block_lists(c));
+}
 
 std::string algo_name(const Case &c) {
     return c.op == Op::kBcast ? name_of(static_cast<BcastAlgo>(c.algo), c.radix)

@@ -168,6 +168,13 @@ double round_lower_bound(const Case &c, const Calibration &cal);
 // (pipeline with 4, 8, 16 and 32 segments).
 std::vector<Case> candidates(const Case &c);
 
+// Per member, how much slower its copies run because the bytes its core
+// touches in c's round outgrow the caches (comm_footprint; 1 without it
+// or below the comm samples' own span). Each core counts a block once
+// for each member whose copy of it the core reads (a sender on it) or
+// writes on its node (a receiver of one of those senders).
+std::vector<double> member_footprints(const Case &c, const Calibration &cal, const Topology *t);
+
 // The index of the lowest of predicted times, as best() picks: within 2%
 // it is a tie, which the earlier one wins.
 size_t pick_fastest(const std::vector<double> &seconds);

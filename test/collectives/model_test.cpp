@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "collectives/model/predict.hpp"
@@ -307,6 +308,58 @@ TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
     EXPECT_NEAR(p.comm_s, cal.comm.at(2000) + cal.comm.at(1000), 1e-12);
 }
 
+// Ring, Bruck and the per-block trees move block j as block 0 moved on
+// by j members; neighbor exchange, block j as block j mod 2 moved on by
+// j - j mod 2. The model builds their steps from those lists alone.
+TEST(Predict, TurnedAllgathersAreOneListMovedOn) {
+    for (const auto &[algo, g] : {std::pair{AllgatherAlgo::kRing, 1u}, std::pair{AllgatherAlgo::kBruck, 1u},
+                                  std::pair{AllgatherAlgo::kBlockTree, 1u},
+                                  std::pair{AllgatherAlgo::kNeighborExchange, 2u}})
+        for (uint32_t n = 2; n <= 40; ++n) {
+            if (!allgather_applies(algo, n).empty()) continue;
+            for (uint32_t j = 0; j < n; ++j) {
+                const CommandList base = allgather_block_list(algo, n, j % g), got = allgather_block_list(algo, n, j);
+                ASSERT_EQ(got.size(), base.size());
+                for (size_t e = 0; e < got.size(); ++e) {
+                    EXPECT_EQ(got[e].src, (base[e].src + j - j % g) % n) << n << " " << j << " " << e;
+                    EXPECT_EQ(got[e].dst, (base[e].dst + j - j % g) % n) << n << " " << j << " " << e;
+                    EXPECT_EQ(got[e].dep, base[e].dep);
+                }
+            }
+        }
+}
+
+// An allgather's step d is depth d of every block's list, a pair's blocks
+// in it one message: what the model gives from one or two lists (ring,
+// Bruck, trees, neighbor exchange) must be that, read off every list here.
+TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
+    const Calibration cal = linear(1e-6, 1e-9);
+    for (AllgatherAlgo algo : kAllgatherAlgos)
+        for (uint32_t n = 2; n <= 24; ++n) {
+            if (!allgather_applies(algo, n).empty()) continue;
+            std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> want;  // (depth, src, dst) -> bytes
+            for (uint32_t b = 0; b < n; ++b) {
+                const CommandList l = allgather_block_list(algo, n, b);
+                std::vector<uint32_t> depth(l.size());
+                for (size_t e = 0; e < l.size(); ++e) {
+                    depth[e] = l[e].dep == kNoDep ? 0 : depth[l[e].dep] + 1;
+                    want[{depth[e], l[e].src, l[e].dst}] += 1000;
+                }
+            }
+            Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1000, false, 0};
+            const Prediction p = predict(c, cal, nullptr);
+            std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> got;
+            for (uint32_t d = 0; d < p.steps.size(); ++d)
+                for (const Message &m : p.steps[d].msgs) {
+                    EXPECT_TRUE(got.emplace(std::tuple{d, m.src, m.dst}, m.bytes).second) << "a pair twice in a step";
+                }
+            EXPECT_EQ(got, want) << algo_name(c) << " over " << n;
+            double sum = 0;
+            for (const Step &s : p.steps) sum += s.seconds;
+            EXPECT_NEAR(p.comm_s, sum, 1e-15);
+        }
+}
+
 TEST(Predict, MultiBlockBcastsArePipelined) {
     // On a line of 8 nodes no two messages share a link or a port, but the
     // root's scatter shares its injection port.
@@ -595,6 +648,44 @@ TEST(Predict, CopiesSlowDownOnceWhatTheirCoreTouchesOutgrowsTheCaches) {
     EXPECT_DOUBLE_EQ(ratio(c, &ring8), 1);
     c.bytes = 4 << 20;  // 28 MiB: 5e-5 + 7e-5 * 20 / 24
     EXPECT_NEAR(ratio(c, &ring8), (5e-5 + 7e-5 * 20 / 24) / 6e-5, 1e-9);
+}
+
+// The rule of member_footprints counted the slow way: per block, the
+// set of (core, member) its copies touch. The model counts ring, Bruck,
+// the trees and neighbor exchange from one or two lists.
+TEST(Predict, FootprintsCountEachCoresBlocksOnce) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm = Samples({{0, 1e-6}, {1 << 20, 1e-6 + 1e-9 * (1 << 20)}});
+    cal.comm_footprint = Samples({{1 << 20, 1e-4}, {2 << 20, 1e-4}, {1 << 30, 1e-4 + 1e-13 * (1 << 30)}});
+    Topology t = topo("torus:4x4");
+    for (uint32_t cores : {1u, 2u, 3u})
+        for (uint32_t n : {6u, 8u, 13u, 24u, 32u}) {
+            cal.cores = cores;
+            t.map.clear();
+            for (uint32_t m = 0; m < n; ++m) t.map.push_back(n % 2 ? (m * 7) % 5 : m / 4);  // 4 a node, or scattered
+            for (AllgatherAlgo algo : kAllgatherAlgos) {
+                if (!allgather_applies(algo, n).empty()) continue;
+                Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1 << 20, false, 0};
+                std::map<uint32_t, uint32_t> placed;
+                std::vector<std::pair<uint32_t, uint32_t>> core(n);  // (node, core)
+                for (uint32_t m = 0; m < n; ++m) core[m] = {t.map[m], placed[t.map[m]]++ % cores};
+                std::map<std::pair<uint32_t, uint32_t>, double> bytes;
+                for (uint32_t b = 0; b < n; ++b) {
+                    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> touched;  // (node, core, member)
+                    for (const Command &x : allgather_block_list(algo, n, b)) {
+                        touched.insert({core[x.src].first, core[x.src].second, x.src});
+                        if (core[x.dst].first == core[x.src].first)
+                            touched.insert({core[x.src].first, core[x.src].second, x.dst});
+                    }
+                    for (const auto &[node, k, member] : touched) bytes[{node, k}] += c.bytes;
+                }
+                const std::vector<double> got = member_footprints(c, cal, &t);
+                ASSERT_EQ(got.size(), n);
+                for (uint32_t m = 0; m < n; ++m)
+                    EXPECT_NEAR(got[m], std::max(1.0, cal.comm_footprint.clamped(bytes[core[m]]) / 1e-4), 1e-12)
+                        << algo_name(c) << " over " << n << ", " << cores << " cores, member " << m;
+            }
+        }
 }
 
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
