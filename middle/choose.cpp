@@ -100,12 +100,12 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
                report(fn, set ? "acp_set_col_algorithm" : bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO",
                       "%s", why.c_str());
     }
-    // Defaults where the model is not run: one member, and allgathers too
-    // large to walk every block's list at create.
+    // Defaults where the model is not run: one member, and allgathers
+    // above what create models (cm::kMaxTurnedAllgather).
     p->algo = bcast ? static_cast<uint8_t>(collectives::BcastAlgo::kBinomial)
                     : static_cast<uint8_t>(collectives::AllgatherAlgo::kBlockTree);
     p->radix = 2;
-    if (p->members <= 1 || (!bcast && p->members > cm::kMaxModelledAllgather)) return true;
+    if (p->members <= 1 || (!bcast && p->members > cm::kMaxTurnedAllgather)) return true;
     if (!load_model(fn, st)) return false;
     cm::Case c;
     c.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;

@@ -605,13 +605,20 @@ std::vector<Case> candidates(const Case &c) {
         }
     } else {
         for (AllgatherAlgo a : kAllgatherAlgos) {
-            if (!allgather_applies(a, c.members).empty()) continue;
+            if (!allgather_applies(a, c.members).empty() || !allgather_modelled(a, c.members)) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);
             out.push_back(k);
         }
     }
     return out;
+}
+
+bool allgather_modelled(AllgatherAlgo a, uint32_t members) {
+    if (members <= kMaxModelledAllgather) return true;
+    const bool turned = a == AllgatherAlgo::kRing || a == AllgatherAlgo::kBruck ||
+                        (a == AllgatherAlgo::kNeighborExchange && members % 2 == 0);
+    return turned && members <= kMaxTurnedAllgather;
 }
 
 size_t pick_fastest(const std::vector<double> &seconds) {
@@ -670,6 +677,10 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
 
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds, CrowdCache *cache) {
     const std::vector<Case> all = candidates(c);
+    if (all.empty()) {  // an allgather over more than kMaxTurnedAllgather members
+        if (seconds) *seconds = 0;
+        return c;
+    }
     std::vector<double> secs;
     CrowdCache own;
     if (!cache) cache = &own;

@@ -181,13 +181,24 @@ size_t pick_fastest(const std::vector<double> &seconds);
 
 // The candidate with the lowest predicted time (within 2%: a tie, which
 // the first listed wins);
-// *seconds, if given, gets that time.
+// *seconds, if given, gets that time. Without candidates (an allgather
+// above kMaxTurnedAllgather members): c itself, and 0 seconds.
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr,
           CrowdCache *cache = nullptr);
 
-// Largest group for which allgather is modelled at create (the lists of
-// every block are walked: O(P^2)); above it the default algorithm is used.
+// Largest group for which every allgather is a candidate at create: the
+// per-block trees send to a different distance at every entry (P^2
+// messages a round) and recursive doubling's steps come from every
+// block's list (P^2 entries). Above it, the candidates are the
+// allgathers whose steps come from one or two lists (ring, Bruck,
+// neighbor exchange: turned by rotation, P log P messages at most), up to
+// kMaxTurnedAllgather; above that, create takes the default ("tree")
+// without modelling.
 inline constexpr uint32_t kMaxModelledAllgather = 1024;
+inline constexpr uint32_t kMaxTurnedAllgather = 16384;
+
+// Whether candidates() offers allgather a over `members` (above).
+bool allgather_modelled(AllgatherAlgo a, uint32_t members);
 
 // Largest crowded node whose rounds are simulated (crowded_sim.hpp: the
 // simulation keeps every entry of eight rounds); above it, its steps are

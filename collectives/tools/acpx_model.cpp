@@ -141,6 +141,11 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         const auto g = *co::parse_allgather_algo(a.algo);
         if (const std::string why = co::allgather_applies(g, c.members); !why.empty())
             return std::fprintf(stderr, "acpx-model: %s\n", why.c_str()), 2;
+        // A ring's steps over 16,384 members would be 268 million messages.
+        if (c.members > cm::kMaxModelledAllgather)
+            return std::fprintf(stderr, "acpx-model: predict lists every message of every step: allgather up to "
+                                "%u procs (compare gives the times up to %u)\n", cm::kMaxModelledAllgather,
+                                cm::kMaxTurnedAllgather), 2;
         c.algo = static_cast<uint8_t>(g);
     }
     const cm::Prediction p = cm::predict(c, cal, t);
@@ -174,8 +179,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
 }
 
 int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
-    if (a.op == "allgather" && a.procs > 4096)
-        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to 4096 procs\n"), 2;
+    if (a.op == "allgather" && a.procs > cm::kMaxTurnedAllgather)
+        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to %u procs (create takes tree "
+                            "above)\n", cm::kMaxTurnedAllgather), 2;
     const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
     std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = best\n", a.op.c_str(),
                 static_cast<unsigned long long>(a.procs));

@@ -360,6 +360,40 @@ TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
         }
 }
 
+// Above kMaxModelledAllgather members, create weighs the allgathers
+// whose steps come from one or two lists; above kMaxTurnedAllgather none.
+TEST(Select, LargeAllgathersWeighRingBruckAndNeighborExchange) {
+    Case c{Op::kAllgather, 0, 2, 2048, 0, 8, false, 0};
+    std::vector<std::string> names;
+    for (const Case &k : candidates(c)) names.push_back(algo_name(k));
+    EXPECT_EQ(names, (std::vector<std::string>{"ring", "bruck", "neighbor"}));
+    c.members = 2047;  // odd: no neighbor exchange
+    EXPECT_EQ(candidates(c).size(), 2u);
+    c.members = kMaxModelledAllgather;
+    EXPECT_EQ(candidates(c).size(), 5u);
+    c.members = kMaxTurnedAllgather + 2;
+    EXPECT_TRUE(candidates(c).empty());
+    // On a 2048-node torus: latency-bound, Bruck's 11 steps; bandwidth-
+    // bound, the ring's shared-nothing neighbours, which at 1,024 members
+    // a block tree would lose to by 5x.
+    const Topology t = topo("torus:8x16x16");
+    c.members = 2048;
+    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t)), "bruck");
+    c.bytes = 1 << 20;
+    const Case big = best(c, linear(1e-6, 1e-9), &t);
+    EXPECT_TRUE(algo_name(big) == "ring" || algo_name(big) == "neighbor") << algo_name(big);
+    // A ring's 2,047 steps, each a copy of a block to the next node.
+    Case ring = c;
+    ring.algo = static_cast<uint8_t>(AllgatherAlgo::kRing);
+    EXPECT_NEAR(predict_seconds(ring, linear(1e-6, 1e-9), &t), 2047 * linear(1e-6, 1e-9).comm.at(1 << 20), 1e-9);
+    // No candidate: best() keeps the case it was given.
+    c.members = kMaxTurnedAllgather + 2;
+    c.algo = static_cast<uint8_t>(AllgatherAlgo::kBlockTree);
+    double secs = -1;
+    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t, &secs)), "tree");
+    EXPECT_EQ(secs, 0);
+}
+
 TEST(Predict, MultiBlockBcastsArePipelined) {
     // On a line of 8 nodes no two messages share a link or a port, but the
     // root's scatter shares its injection port.
