@@ -200,16 +200,18 @@ uint32_t blocks_of(const Case &c) {
 // per-block trees: g = 1; neighbor exchange, by pairs: 2): its steps
 // then come from g lists (turned_steps), not from every block's.
 // Recursive doubling pairs members by xor: 0.
-uint32_t turn_period(const Case &c) {
-    if (c.op != Op::kAllgather) return 0;
-    switch (static_cast<AllgatherAlgo>(c.algo)) {
+uint32_t turn_period(AllgatherAlgo a, uint32_t members) {
+    switch (a) {
         case AllgatherAlgo::kBlockTree:
         case AllgatherAlgo::kRing:
         case AllgatherAlgo::kBruck: return 1;
-        case AllgatherAlgo::kNeighborExchange: return c.members % 2 == 0 ? 2 : 0;
+        case AllgatherAlgo::kNeighborExchange: return members % 2 == 0 ? 2 : 0;
         case AllgatherAlgo::kRecursiveDoubling: return 0;
     }
     return 0;
+}
+uint32_t turn_period(const Case &c) {
+    return c.op == Op::kAllgather ? turn_period(static_cast<AllgatherAlgo>(c.algo), c.members) : 0;
 }
 
 // A bcast in several blocks (pipeline, scatter_ring): never inline (plan.hpp).
@@ -489,7 +491,9 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     const bool multi = multi_block(c), is_inline = inline_round(c);
     const bool sim = simulated(c, cal, t);
     const uint32_t g = turn_period(c);
-    if ((list_steps || !sim) && g > 0) {  // from g lists: each distinct step costed once
+    // When simulated, the steps stay for the tools; the time is the simulation's.
+    const bool steps = list_steps || !sim;
+    if (steps && g > 0) {  // from g lists: each distinct step costed once
         const std::vector<double> footprint = footprint_factors(c, cal, t, {}, g);
         TurnedSteps ts = turned_steps(c, g);
         std::vector<Step> costed(ts.distinct.size());
@@ -502,14 +506,15 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             p.comm_s += costed[i].seconds;
             if (list_steps) p.steps.push_back(costed[i]);
         }
-    } else if (list_steps || !sim) {  // when simulated, the steps stay for the tools; the time is the simulation's
+    } else if (steps) {
         const std::vector<BlockList> lists = block_lists(c);
         const std::vector<double> footprint = footprint_factors(c, cal, t, lists);
         const StepMsgs m = steps_of(c, cal, t, lists);
         // One step at a time: create (best) keeps none of them. Steps
-        // repeat (every step of a ring, every other of a neighbor
-        // exchange): one with the messages of one of the last two costs
-        // what that one did, without routing them again.
+        // repeat (a pipeline's, once every pair of its chain carries a
+        // block; the turned allgathers' are deduplicated above): one with
+        // the messages of one of the last two costs what that one did,
+        // without routing them again.
         Step s, last[2];
         auto same_msg = [](const Message &x, const Message &y) {
             return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.streamed == y.streamed;
@@ -616,9 +621,8 @@ std::vector<Case> candidates(const Case &c) {
 
 bool allgather_modelled(AllgatherAlgo a, uint32_t members) {
     if (members <= kMaxModelledAllgather) return true;
-    const bool turned = a == AllgatherAlgo::kRing || a == AllgatherAlgo::kBruck ||
-                        (a == AllgatherAlgo::kNeighborExchange && members % 2 == 0);
-    return turned && members <= kMaxTurnedAllgather;
+    // The trees are turned too, but send every block to its own distances.
+    return a != AllgatherAlgo::kBlockTree && turn_period(a, members) > 0 && members <= kMaxTurnedAllgather;
 }
 
 size_t pick_fastest(const std::vector<double> &seconds) {
