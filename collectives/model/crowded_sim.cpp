@@ -33,6 +33,20 @@ struct Core {
     size_t finished = 0;    // members that ran every round
 };
 
+// A copy under way into a receiver that other cores may copy into too
+// (SimEntry::converge), with the time it would still take alone.
+struct Flight {
+    uint32_t entry, core;
+    int round;
+    double left;
+};
+
+// How long each of the flights into one receiver takes per second of its
+// work alone, while they all run: converge - 1 more for each other one.
+double slowdown(const SimEntry &x, size_t flights) {
+    return 1 + static_cast<double>(flights - 1) * (x.converge - 1);
+}
+
 class Sim {
   public:
     explicit Sim(const SimInput &in) : in_(in), n_(in.entries.size()) {
@@ -61,6 +75,9 @@ class Sim {
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
         for (uint32_t m = 0; m < in.members; ++m) cores_[m % cores].members.push_back(m);
+        converging_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(),
+                                               [](const SimEntry &x) { return x.converge > 1; });
+        if (converging_) landing_.resize(in.members), ends_.resize(n_);
         feeds_other_core_.assign(n_, 0);
         for (const SimEntry &f : in.entries)
             if (f.dep >= 0 && f.src % cores != in.entries[f.dep].src % cores) feeds_other_core_[f.dep] = 1;
@@ -184,10 +201,15 @@ class Sim {
             }
             can_go.erase(can_go.begin() + static_cast<std::ptrdiff_t>(i));
             ++issued_count_[m];
-            c.t = t + x.copy_s + (feeds_other_core_[e] ? x.cold_s : 0);
-            arrive_[at(k, e)] = c.t;
+            const double cold = feeds_other_core_[e] ? x.cold_s : 0;
             pending(x.dst, k).push_back(e);
-            post(c.t);
+            if (converging_) {
+                land(x.dst, {e, static_cast<uint32_t>(&c - cores_.data()), k, x.copy_s + cold}, t);
+            } else {  // summed in this order: the rounds are sensitive to the last bit at ties
+                c.t = t + x.copy_s + cold;
+                arrive_[at(k, e)] = c.t;
+                post(c.t);
+            }
             return true;
         }
         if (seen_count_[m] < incoming_[m] || issued_count_[m] < out.size()) return moved;
@@ -206,6 +228,50 @@ class Sim {
         }
         post(t);
         return true;
+    }
+
+    // The flights into one receiver, run on from `since` to t: each
+    // goes at its slowdown among those still under way; the ones done
+    // by t leave (their ends into *ends, if given).
+    void run_on(std::vector<Flight> &flights, double &since, double t, std::vector<double> *ends) const {
+        while (!flights.empty()) {
+            size_t first = 0;
+            double dt = kInf;
+            for (size_t i = 0; i < flights.size(); ++i) {
+                const double need = flights[i].left * slowdown(in_.entries[flights[i].entry], flights.size());
+                if (need < dt) dt = need, first = i;
+            }
+            if (since + dt > t) {
+                for (Flight &f : flights) f.left -= (t - since) / slowdown(in_.entries[f.entry], flights.size());
+                break;
+            }
+            for (Flight &f : flights) f.left -= dt / slowdown(in_.entries[f.entry], flights.size());
+            since += dt;
+            if (ends) (*ends)[flights[first].entry] = since;
+            flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(first));
+        }
+        since = std::max(since, t);
+    }
+
+    // A copy starts at t into `dst`: the ones under way there slow down
+    // with it. Each one's end is worked out as if no other started
+    // before it: its arrival, its core's clock (the copy holds that core
+    // till then; every core's clock is at or past t, so nobody has seen
+    // those arrivals yet) and an event. One that another start delays
+    // later leaves a stale event behind, which costs a look.
+    void land(uint32_t dst, const Flight &f, double t) {
+        Landing &l = landing_[dst];
+        run_on(l.flights, l.since, t, nullptr);
+        l.flights.push_back(f);
+        std::vector<Flight> ahead = l.flights;
+        double since = t;
+        run_on(ahead, since, kInf, &ends_);
+        for (const Flight &g : l.flights) {
+            const double end = ends_[g.entry];
+            arrive_[at(g.round, g.entry)] = end;
+            cores_[g.core].t = end;
+            post(end);
+        }
     }
 
     void step(Core &c) {
@@ -256,6 +322,14 @@ class Sim {
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> parked_;
     std::vector<double> started_, arrive_;
     std::vector<char> feeds_other_core_;  // per entry: a forward of its data runs on another core
+    // Copies into the same receiver slow each other (SimEntry::converge).
+    struct Landing {
+        std::vector<Flight> flights;  // under way at `since`
+        double since = 0;
+    };
+    bool converging_ = false;
+    std::vector<Landing> landing_;  // per receiver
+    std::vector<double> ends_;      // scratch: per entry, when its flight ends
     std::array<double, kRounds> end_{};
     std::vector<Core> cores_;
     std::vector<double>::const_iterator after(double t) const {
@@ -270,7 +344,8 @@ class Sim {
 double simulate_rounds(const SimInput &in) {
     for (size_t e = 0; e < in.entries.size(); ++e) {
         const SimEntry &x = in.entries[e];
-        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0))
+        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
+            !(x.converge >= 1) || std::isinf(x.converge))
             return kInf;
         if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
             return kInf;  // its sender never gets that data

@@ -13,6 +13,13 @@
 //     the data arrive; its copy occupies the sender's core for copy_s,
 //     and cold_s more if its receiver forwards that data from another
 //     core: it writes lines that core then reads (predict.hpp, forward_s);
+//   - copies from different cores into the same receiver at once run
+//     `converge` times slower each while they overlap (one more such
+//     copy: converge - 1 more), as cores sharing the time: under
+//     Cross-Memory Attach two writers into one process's array contend
+//     in its kernel page tables (on the 2-core VM two 512 KiB copies into
+//     adjacent halves of one array took 42-59 us each, alone 31; 2 MiB
+//     apart, 31);
 //   - a member's round ends when it has seen all its data, made all its
 //     copies and (inline) all its receivers started the round; it then
 //     starts the next round, as a benchmark loop of send + wait does;
@@ -31,6 +38,7 @@ struct SimEntry {
     int32_t dep;    // the entry that delivered src's data (index in the input), -1: the root's own
     double copy_s;  // how long the copy occupies the sender's core
     double cold_s = 0;  // more, if an entry that forwards this one's data runs on another core
+    double converge = 1;  // how many times slower while another core copies into the same receiver (>= 1)
 };
 
 struct SimInput {
@@ -44,7 +52,7 @@ struct SimInput {
 // Seconds per round, steady state, the mean over switch times 0.65-1.35x
 // switch_s; +inf if the entries cannot complete: a member or dependency
 // out of range, a dependency that delivers to another member than the
-// entry's sender, a negative copy or cold time.
+// entry's sender, a negative copy or cold time, a converge factor below 1.
 double simulate_rounds(const SimInput &in);
 
 }  // namespace acpx::collectives::model

@@ -100,6 +100,33 @@ TEST(CrowdedSim, ACopyPaysItsColdCostWhenAnotherCoreForwardsItsData) {
     EXPECT_TRUE(std::isinf(simulate_rounds(busy)));
 }
 
+TEST(CrowdedSim, CopiesIntoOneReceiverFromTwoCoresShareTheirTime) {
+    // 4 members on 4 cores, no switches, copies into the same receiver 2
+    // times slower each while they overlap. 0 copies 10 us to 3; 1 copies
+    // 4 us to 2, which forwards 10 us to 3 from t = 4: then 0's copy has
+    // 6 us left, which take 12 (till 16); 2's copy runs at half speed
+    // till then (6 of its 10 us done), then alone: done at 20.
+    SimInput in = on_two_cores(4, 0);
+    in.cores = 4;
+    in.entries = {{0, 3, -1, 10 * kUs, 0, 2}, {1, 2, -1, 4 * kUs}, {2, 3, 1, 10 * kUs, 0, 2}};
+    EXPECT_NEAR(simulate_rounds(in), 20 * kUs, 1e-9);
+    in.entries[0].converge = in.entries[2].converge = 1;  // no contention: the longer path, 4 + 10
+    EXPECT_NEAR(simulate_rounds(in), 14 * kUs, 1e-9);
+    // Into different receivers they do not slow each other.
+    in.entries = {{0, 2, -1, 10 * kUs, 0, 2}, {1, 3, -1, 10 * kUs, 0, 2}};
+    EXPECT_NEAR(simulate_rounds(in), 10 * kUs, 1e-9);
+    // scatter_ring over 3 members on 3 cores: 0 sends the halves to 1 and
+    // 2, which swap them. 0's second copy and 1's forward land in 2 at
+    // once, from 10 to 25 at 1.5x; then 2's forward: 35 a round, not 30.
+    in.members = 3;
+    in.cores = 3;
+    in.entries = {{0, 1, -1, 10 * kUs, 0, 1.5}, {0, 2, -1, 10 * kUs, 0, 1.5}, {1, 2, 0, 10 * kUs, 0, 1.5},
+                  {2, 1, 1, 10 * kUs, 0, 1.5}};
+    EXPECT_NEAR(simulate_rounds(in), 35 * kUs, 1e-9);
+    in.entries[2].converge = 0.5;  // a factor below 1 is no list
+    EXPECT_TRUE(std::isinf(simulate_rounds(in)));
+}
+
 TEST(CrowdedSim, EagerRoundsSendIntoTheNextRoundEarly) {
     // Inline rounds go once the receiver started the previous round, so
     // the root does not wait for 2's ready signal: fewer switches a round.
