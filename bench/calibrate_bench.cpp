@@ -27,6 +27,12 @@
 //   comm_crowd_stream: a block of a pipeline:16 over every rank (round
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
+//   converge_slow: how many times longer puts from ranks 0 and 1 (two
+//           cores) into adjacent ranges of rank 2's array take at once
+//           than each alone: under Cross-Memory Attach the two writers
+//           contend in the receiver's page tables when their ranges share
+//           a 2 MiB span (on the 2-core VM 1.2-1.4x at 64 KiB-1 MiB, 1.05-
+//           1.1 at 2-4 MiB; ranges 2 MiB apart, or into two ranks: 1.0).
 // and prints what the model derives from them (model::crowd_costs).
 // Every curve but memcpy is the median of three interleaved passes, each
 // sample timed for at least 50 ms, and a sample standing over 1.25x
@@ -43,6 +49,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -217,6 +224,66 @@ bool mkdirs_for(const std::string &file) {
     return true;
 }
 
+// converge_slow (see the top), per size: ranks 0 and 1's puts into
+// adjacent ranges of rank 2's array at once, over each one's alone.
+// Both copy back to back the same count of times, so their copies
+// overlap but at the ends. Collective; empty on failure.
+std::vector<std::pair<double, double>> converge_factors(const Options &o, const std::vector<size_t> &sz) {
+    const int me = acp_rank();
+    // Whether two ranges share the receiver's page-table spans (2 MiB
+    // each on x86-64) depends on where the array starts, which a user's
+    // allocation leaves to chance: each size is measured at four offsets
+    // spread over one span, and the times summed (one offset alone read
+    // 0.99-1.57x at 512 KiB from launch to launch).
+    constexpr size_t kSpan = 2u << 20, kOffsets = 4;
+    std::vector<char> array(2 * sz.back() + kSpan, static_cast<char>(me));
+    const acp_atkey_t key = acp_register_memory(array.data(), array.size(), 0);
+    const acp_ga_t mine = key == ACP_ATKEY_NULL ? ACP_GA_NULL : acp_query_ga(key, array.data());
+    double bits;  // the GA through gather(), bit for bit
+    std::memcpy(&bits, &mine, sizeof bits);
+    const std::vector<double> all = gather(bits);
+    std::vector<acp_ga_t> ga(all.size());
+    std::memcpy(ga.data(), all.data(), all.size() * sizeof bits);
+    if (std::count(ga.begin(), ga.end(), ACP_GA_NULL) > 0) {
+        if (key != ACP_ATKEY_NULL) acp_unregister_memory(key);
+        return {};
+    }
+    // Per rank, seconds of a put of `bytes` into rank 2, `count` times
+    // back to back, by the ranks in `who` at once (the others: 0).
+    const auto puts = [&](size_t bytes, size_t offset, std::initializer_list<int> who, int count) {
+        double mine_us = 0;
+        acp_sync();
+        if (std::find(who.begin(), who.end(), me) != who.end()) {
+            const acp_ga_t dst = ga[2] + offset + static_cast<acp_ga_t>(me) * bytes;
+            acp_complete(acp_copy(dst, mine, bytes, ACP_HANDLE_NULL));  // the pages touched once
+            const double start = now_us();
+            for (int k = 0; k < count; ++k) acp_complete(acp_copy(dst, mine, bytes, ACP_HANDLE_NULL));
+            mine_us = (now_us() - start) / count;
+        }
+        return gather(mine_us);
+    };
+    // Each writer's time beside the other over its time alone, summed
+    // over both: the slower of the two would read high on noise alone.
+    const Measure measure = [&](size_t i, double *s) {
+        const int count = model_rounds(o, sz[i], 2);
+        double alone = 0, beside = 0;
+        for (size_t k = 0; k < kOffsets; ++k) {
+            const size_t at = k * kSpan / kOffsets;
+            alone += puts(sz[i], at, {0}, count)[0] + puts(sz[i], at, {1}, count)[1];
+            const std::vector<double> both = puts(sz[i], at, {0, 1}, count);
+            beside += both[0] + both[1];
+        }
+        *s = alone > 0 ? beside / alone : 1;
+        return true;
+    };
+    std::vector<double> factors;
+    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &factors);
+    acp_unregister_memory(key);
+    std::vector<std::pair<double, double>> out;
+    for (size_t i = 0; ok && i < sz.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), factors[i]);
+    return out;
+}
+
 // More ranks than cores: the crowded curve, added to the 2-rank file.
 int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
     const int me = acp_rank(), np = acp_procs();
@@ -257,6 +324,13 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     const std::vector<double> piped = round_seconds(o, all, piped_sz);
     acp_set_col_algorithm("", "");
     if (piped.size() != piped_sz.size()) return 1;
+    // Two writers into one receiver from two cores (rank r runs on core
+    // r mod cores): ranks 0 and 1 into rank 2.
+    std::vector<std::pair<double, double>> converge;
+    if (c.cores >= 2 && np >= 3) {
+        converge = converge_factors(o, sz);
+        if (converge.empty()) return 1;
+    }
     if (me != 0) return 0;
     std::vector<std::pair<double, double>> fans, blocks;
     for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
@@ -265,13 +339,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
     c.comm_crowd_stream = cm::Samples(blocks);
+    c.converge_slow = cm::Samples(converge);
     c.crowd_ranks = static_cast<unsigned>(np);
     std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
                 "# pipeline:%u's block, and what the model derives from them: the switch between ranks on a\n"
                 "# core, how much slower a copy is, what a forwarded copy costs more, how much slower a block\n"
-                "# in a stream is\n", np, c.cores, kS);
-    std::printf("%-10s %10s %10s %10s %10s %10s %6s %10s %6s\n", "# Size", "chain(us)", "fanout(us)", "pipe(us)",
-                "comm(us)", "switch(us)", "slow", "fwd(us)", "stream");
+                "# in a stream is; how much slower two copies from two cores into one rank are\n", np, c.cores, kS);
+    std::printf("%-10s %10s %10s %10s %10s %10s %6s %10s %6s %8s\n", "# Size", "chain(us)", "fanout(us)", "pipe(us)",
+                "comm(us)", "switch(us)", "slow", "fwd(us)", "stream", "converge");
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
@@ -284,9 +359,11 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
             std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
             std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
         }
-        std::printf("%-10zu %10.3f %10.3f %10s %10.3f %10.3f %6.2f %10.3f %6s\n", sz[i], steps[i].second * 1e6,
+        char conv[32] = "-";
+        if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
+        std::printf("%-10zu %10.3f %10.3f %10s %10.3f %10.3f %6.2f %10.3f %6s %8s\n", sz[i], steps[i].second * 1e6,
                     fans[i].second * 1e6, pipe, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6,
-                    stream);
+                    stream, conv);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

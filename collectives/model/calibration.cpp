@@ -141,6 +141,7 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (j.contains("comm_crowd_stream") && !read_samples(j, "comm_crowd_stream", &c.comm_crowd_stream, why))
         return false;
     if (j.contains("comm_footprint") && !read_samples(j, "comm_footprint", &c.comm_footprint, why)) return false;
+    if (j.contains("converge_slow") && !read_samples(j, "converge_slow", &c.converge_slow, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
@@ -173,7 +174,8 @@ std::string to_json(const Calibration &c) {
                                   std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
                                   std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
                                   std::pair{"comm_crowd_stream", &c.comm_crowd_stream},
-                                  std::pair{"comm_footprint", &c.comm_footprint}}) {
+                                  std::pair{"comm_footprint", &c.comm_footprint},
+                                  std::pair{"converge_slow", &c.converge_slow}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

@@ -42,6 +42,14 @@
 //                                          // "crowd_ranks" ranks: round /
 //                                          // (16 + ranks - 2), by block
 //                                          // size (optional)
+//     "converge_slow": [[bytes, factor], ...], // how many times longer a
+//                                          // copy takes while another core
+//                                          // copies as much into the
+//                                          // adjacent range of the same
+//                                          // receiver: acp_copy puts from
+//                                          // ranks 0 and 1 into rank 2 at
+//                                          // once, over each alone, at four
+//                                          // offsets (optional; absent: 1)
 //     "crowd_ranks": 3
 //   }
 // Files written before 2026-11-23 may hold "crowd_parallel" (copies at
@@ -88,6 +96,7 @@ struct Calibration {
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
+    Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {

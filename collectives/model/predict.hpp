@@ -29,8 +29,9 @@
 // from simulating the engine's members on the cores, event by event
 // (crowded_sim.hpp), with the costs CrowdCosts (below) solved from the
 // calibration's crowded rounds: a chain, a flat tree and a pipeline:16
-// over crowd_ranks members. Its steps are still listed, costed as if
-// the node had enough cores.
+// over crowd_ranks members; copies into one member from two cores at
+// once slow each other by the measured converge_slow. Its steps are
+// still listed, costed as if the node had enough cores.
 #pragma once
 
 #include <cstdint>

@@ -102,12 +102,14 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
+    c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.crowd_ranks = 3;
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
+    EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
     // Files from before the simulation hold crowd_parallel (a number or a
     // curve): they still load.
@@ -128,6 +130,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout":[[0,-1]]})", "comm_fanout"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowd_stream":[]})",
          "comm_crowd_stream"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"converge_slow":[[8,-1]]})",
+         "converge_slow"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -547,6 +551,43 @@ TEST(Predict, ACrowdedNodeCostsTheSameMessagesAlike) {
         EXPECT_GT(a.crowd.forward_s, 0);
         EXPECT_NEAR(a.comm_s, b.comm_s, 0.05 * b.comm_s) << bytes;  // was 9-10% apart
     }
+}
+
+TEST(Predict, CrowdedCopiesIntoOneReceiverFromTwoCoresSlowEachOther) {
+    // scatter_ring over 3 members on 2 cores: the root's copy to member 2
+    // and member 1's forward to it run at once from cores 0 and 1. On the
+    // 2-core VM (Cross-Memory Attach) such copies took 1.2-1.35x as long
+    // as alone at 64 KiB-1 MiB.
+    Calibration cal = crowded_cal();
+    Case sr{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kScatterRing), 2, 3, 0, 1 << 20, false, 0};
+    Case chain = sr, tree = sr;
+    chain.algo = static_cast<uint8_t>(BcastAlgo::kChain);
+    tree.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    const double before = predict(sr, cal, nullptr).comm_s;
+    const double chain_before = predict(chain, cal, nullptr).comm_s, tree_before = predict(tree, cal, nullptr).comm_s;
+    cal.converge_slow = Samples({{65536, 1.3}, {2 << 20, 1.3}});
+    const double after = predict(sr, cal, nullptr).comm_s;
+    // One of its three copies' time overlaps another: at most 0.3 of a
+    // copy of a half more, and some of it.
+    const double half = cal.comm.at(1 << 19);
+    EXPECT_GT(after, before + 0.1 * half);
+    EXPECT_LT(after, before + 0.6 * half);  // both overlapping copies are 1.3x; the round waits for one
+    // A chain and a tree never copy into one member from two cores.
+    EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr).comm_s, chain_before);
+    EXPECT_DOUBLE_EQ(predict(tree, cal, nullptr).comm_s, tree_before);
+    // Per-block trees over 4 members write into one member from both
+    // cores; rounds through the inline slots store into the control
+    // blocks: not slowed.
+    Case small{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBlockTree), 2, 4, 0, 1024, false, 16384};
+    Calibration plain = cal;
+    plain.converge_slow = Samples();
+    EXPECT_DOUBLE_EQ(predict(small, cal, nullptr).comm_s, predict(small, plain, nullptr).comm_s);
+    Case large = small;  // 256 KiB blocks, through process_vm_writev
+    large.bytes = 1 << 18;
+    EXPECT_GT(predict(large, cal, nullptr).comm_s, 1.02 * predict(large, plain, nullptr).comm_s);
+    // A factor below 1 (noise in the calibration) counts as 1.
+    plain.converge_slow = Samples({{0, 0.9}});
+    EXPECT_DOUBLE_EQ(predict(sr, plain, nullptr).comm_s, before);
 }
 
 TEST(Predict, ACrowdedPipelineReproducesItsCalibration) {
