@@ -335,10 +335,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // (see CrowdCosts; the simulation knows the cores); a block that follows
 // another between the same pair costs comm_stream, stream_slow times
 // (when calibrated), and never forward_s. All of them its sender's
-// footprint factor times (one node). Copies through process_vm_writev
-// into one receiver from two cores at once slow each other
-// (converge_slow, at the block's size; inline rounds store into the
-// control blocks).
+// footprint factor times (one node). Copies into one receiver from two
+// cores at once slow each other by k.converge.
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     const std::vector<BlockList> lists = block_lists(c);
     const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
@@ -351,16 +349,13 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
     std::set<std::pair<uint32_t, uint32_t>> pairs;
     for (const BlockList &l : lists) {
         const auto base = static_cast<int32_t>(in.entries.size());
-        const double converge = is_inline || cal.converge_slow.empty()
-                                    ? 1
-                                    : std::max(1.0, cal.converge_slow.clamped(static_cast<double>(l.bytes)));
         for (const Command &x : l.list) {
             const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
             const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(l.bytes));
             const bool stream = streamed && k.stream_slow > 0;
             const double secs = stream ? copy * k.stream_slow : copy * k.slow;
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], converge});
+                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge});
         }
     }
     return in;
@@ -415,6 +410,9 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     // whole turn). Only process_vm_writev rounds are slower, and more so
     // when they forward.
     if (is_inline) return k;
+    // Measured as it is (process_vm_writev only: inline rounds store into
+    // the control blocks); flat above the largest sample.
+    if (!cal.converge_slow.empty()) k.converge = std::max(1.0, cal.converge_slow.clamped(bytes));
     if (!cal.comm_fanout.empty()) {
         const double fan = n * cal.comm_fanout.at(bytes);
         auto flat = [&](double s) {

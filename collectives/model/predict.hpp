@@ -104,9 +104,13 @@ struct Step {
 //              a pipeline:16 round (kCrowdStreamSegments) take
 //              comm_crowd_stream a block; 0 without it (such blocks cost
 //              as other copies).
-// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0 and 0.
+//   converge   how much slower copies into one member from two cores run
+//              while they overlap (SimEntry::converge): converge_slow at
+//              that size as measured, never below 1; 1 for inline rounds
+//              and without the curve.
+// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0, 0 and 1.
 struct CrowdCosts {
-    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0;
+    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, converge = 1;
 };
 
 // The segments of the crowded pipeline that calibrate measures

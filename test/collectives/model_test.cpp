@@ -566,7 +566,9 @@ TEST(Predict, CrowdedCopiesIntoOneReceiverFromTwoCoresSlowEachOther) {
     const double before = predict(sr, cal, nullptr).comm_s;
     const double chain_before = predict(chain, cal, nullptr).comm_s, tree_before = predict(tree, cal, nullptr).comm_s;
     cal.converge_slow = Samples({{65536, 1.3}, {2 << 20, 1.3}});
-    const double after = predict(sr, cal, nullptr).comm_s;
+    const Prediction slowed = predict(sr, cal, nullptr);
+    EXPECT_DOUBLE_EQ(slowed.crowd.converge, 1.3);  // what acpx-model predict prints
+    const double after = slowed.comm_s;
     // One of its three copies' time overlaps another: at most 0.3 of a
     // copy of a half more, and some of it.
     const double half = cal.comm.at(1 << 19);
@@ -582,6 +584,7 @@ TEST(Predict, CrowdedCopiesIntoOneReceiverFromTwoCoresSlowEachOther) {
     Calibration plain = cal;
     plain.converge_slow = Samples();
     EXPECT_DOUBLE_EQ(predict(small, cal, nullptr).comm_s, predict(small, plain, nullptr).comm_s);
+    EXPECT_EQ(predict(small, cal, nullptr).crowd.converge, 1);
     Case large = small;  // 256 KiB blocks, through process_vm_writev
     large.bytes = 1 << 18;
     EXPECT_GT(predict(large, cal, nullptr).comm_s, 1.02 * predict(large, plain, nullptr).comm_s);
