@@ -71,7 +71,7 @@ std::vector<double> core_bytes(const CoreMap &m, const std::vector<BlockList> &l
 }
 
 // core_bytes of a turned allgather (turn_period g > 0), from the lists of
-// blocks 0..g-1 alone: block r + k g is block r with every member moved
+// blocks 0..g-1 alone (bases): block r + k g is block r with every member moved
 // on by k g. Every member receives a block once (these algorithms), so a
 // block's keys repeat only where a member sends several copies, or
 // receives from a sender on its own core and sends too. So a member
@@ -81,14 +81,15 @@ std::vector<double> core_bytes(const CoreMap &m, const std::vector<BlockList> &l
 // core. Linear in the members times the distances of their class (a
 // ring's one, Bruck's log P), where walking every block was quadratic
 // (16,384 members: 3 s a candidate).
-std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, uint32_t g) {
+std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std::vector<BlockList> &bases) {
     const uint32_t n = c.members;
+    const auto g = static_cast<uint32_t>(bases.size());
     const auto b = static_cast<double>(c.bytes);
     std::vector<double> sends_in(g, 0.0);  // per class: its senders, summed over the base lists
     // (class, distance) -> base entries whose receiver does not / does forward
     std::map<std::pair<uint32_t, uint32_t>, std::pair<double, double>> reach;
-    for (uint32_t r = 0; r < g; ++r) {
-        const CommandList base = allgather_block_list(static_cast<AllgatherAlgo>(c.algo), n, r);
+    for (const BlockList &l : bases) {
+        const CommandList &base = l.list;
         std::vector<uint8_t> sends(n, 0);
         for (const Command &x : base)
             if (!std::exchange(sends[x.src], 1)) sends_in[x.src % g] += 1;
@@ -123,7 +124,7 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     // walks these for every candidate) while those fit the base.
     const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
     if (m.most * array <= sampled) return out;
-    const std::vector<double> bytes = g > 0 ? turned_core_bytes(c, m, g) : core_bytes(m, lists);
+    const std::vector<double> bytes = g > 0 ? turned_core_bytes(c, m, lists) : core_bytes(m, lists);
     for (uint32_t i = 0; i < c.members; ++i)
         out[i] = std::max(1.0, cal.comm_footprint.clamped(bytes[m.dense[i]]) / base);
     return out;

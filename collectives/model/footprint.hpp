@@ -34,8 +34,8 @@ struct BlockList {
 // where the node's 18 MiB read 1.3-1.4x.
 // lists: c's block lists. g > 0: c is an allgather whose block r + k g
 // is block r with every member moved on by k g (ring, Bruck and the
-// per-block trees: 1; neighbor exchange: 2); lists is then not read (may
-// be empty) and the bytes come from blocks 0..g-1.
+// per-block trees: 1; neighbor exchange: 2), and lists holds only
+// blocks 0..g-1, from which the bytes of all are counted.
 std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t,
                                       const std::vector<BlockList> &lists, uint32_t g = 0);
 

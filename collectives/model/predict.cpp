@@ -227,8 +227,9 @@ uint64_t entry_bytes_of(const Case &c) {
 }
 
 // c's round as one command list per block, with each block's bytes: a
-// single-block bcast one list of the round's bytes.
-std::vector<BlockList> block_lists(const Case &c) {
+// single-block bcast one list of the round's bytes. only > 0: an
+// allgather's blocks 0..only-1 (a turned allgather's, turn_period).
+std::vector<BlockList> block_lists(const Case &c, uint32_t only = 0) {
     std::vector<BlockList> out;
     if (c.op == Op::kBcast) {
         const auto a = static_cast<BcastAlgo>(c.algo);
@@ -237,13 +238,14 @@ std::vector<BlockList> block_lists(const Case &c) {
             out.push_back({bcast_block_list(a, c.members, c.root, b, c.radix),
                            blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length});
     } else {
-        for (uint32_t b = 0; b < c.members; ++b)
+        for (uint32_t b = 0; b < (only > 0 ? only : c.members); ++b)
             out.push_back({allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes});
     }
     return out;
 }
 
-// A turned allgather's steps (turn_period g > 0); step d is depth d of
+// A turned allgather's steps (turn_period g > 0) from the lists of its
+// blocks 0..g-1 (bases, block_lists(c, g)); step d is depth d of
 // every block's list, as add_by_depth places them. Block r + k g's
 // entries are block r's moved on by k g, so the depth-d entries of blocks
 // 0..g-1, as (sender mod g, distance dst - src), give the whole step:
@@ -255,13 +257,14 @@ struct TurnedSteps {
     std::vector<uint32_t> of_step;  // step -> its index in distinct
 };
 
-TurnedSteps turned_steps(const Case &c, uint32_t g) {
+TurnedSteps turned_steps(const Case &c, const std::vector<BlockList> &bases) {
     const uint32_t n = c.members;
+    const auto g = static_cast<uint32_t>(bases.size());
     using Key = std::pair<uint32_t, uint32_t>;  // (sender mod g, distance)
     std::vector<std::vector<Key>> at_depth;
     std::vector<uint32_t> depth;
-    for (uint32_t r = 0; r < g; ++r) {
-        const CommandList l = allgather_block_list(static_cast<AllgatherAlgo>(c.algo), n, r);
+    for (const BlockList &base : bases) {
+        const CommandList &l = base.list;
         entry_depths(l, &depth);
         for (size_t e = 0; e < l.size(); ++e) {
             if (depth[e] >= at_depth.size()) at_depth.resize(depth[e] + 1);
@@ -498,8 +501,9 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     // When simulated, the steps stay for the tools; the time is the simulation's.
     const bool steps = list_steps || !sim;
     if (steps && g > 0) {  // from g lists: each distinct step costed once
-        const std::vector<double> footprint = footprint_factors(c, cal, t, {}, g);
-        TurnedSteps ts = turned_steps(c, g);
+        const std::vector<BlockList> bases = block_lists(c, g);
+        const std::vector<double> footprint = footprint_factors(c, cal, t, bases, g);
+        TurnedSteps ts = turned_steps(c, bases);
         std::vector<Step> costed(ts.distinct.size());
         std::vector<uint8_t> done(ts.distinct.size(), 0);
         for (const uint32_t i : ts.of_step) {
@@ -577,8 +581,8 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
 
 std::vector<double> member_footprints(const Case &c, const Calibration &cal, const Topology *t) {
     if (c.members <= 1) return std::vector<double>(c.members, 1.0);
-    if (const uint32_t g = turn_period(c)) return footprint_factors(c, cal, t, {}, g);
-    return footprint_factors(c, cal, t, block_lists(c));
+    const uint32_t g = turn_period(c);
+    return footprint_factors(c, cal, t, block_lists(c, g), g);
 }
 
 std::string algo_name(const Case &c) {
