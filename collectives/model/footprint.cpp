@@ -70,20 +70,21 @@ std::vector<double> core_bytes(const CoreMap &m, const std::vector<BlockList> &l
     return bytes;
 }
 
-// core_bytes of a turned allgather (turn_period g > 0), from the lists of
-// blocks 0..g-1 alone (bases): block r + k g is block r with every member moved
-// on by k g. Every member receives a block once (these algorithms), so a
+// core_bytes of a turned allgather (Turn), from the lists of blocks
+// 0..period-1 alone (bases): the others are their images. Every member
+// receives a block once (these algorithms), so a
 // block's keys repeat only where a member sends several copies, or
 // receives from a sender on its own core and sends too. So a member
-// counts a block for each base list in which one of its class (mod g)
-// sends, and a block for each base entry of its class whose distance
+// counts a block for each base list in which one of its class sends,
+// and a block for each base entry of its class whose distance
 // reaches a member of its node, unless that one sends too from the same
 // core. Linear in the members times the distances of their class (a
 // ring's one, Bruck's log P), where walking every block was quadratic
 // (16,384 members: 3 s a candidate).
-std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std::vector<BlockList> &bases) {
+std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std::vector<BlockList> &bases,
+                                      Turn turn) {
     const uint32_t n = c.members;
-    const auto g = static_cast<uint32_t>(bases.size());
+    const uint32_t g = turn.period;
     const auto b = static_cast<double>(c.bytes);
     std::vector<double> sends_in(g, 0.0);  // per class: its senders, summed over the base lists
     // (class, distance) -> base entries whose receiver does not / does forward
@@ -94,7 +95,7 @@ std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std
         for (const Command &x : base)
             if (!std::exchange(sends[x.src], 1)) sends_in[x.src % g] += 1;
         for (const Command &x : base) {
-            auto &[leaf, fwd] = reach[{x.src % g, (x.dst + n - x.src) % n}];
+            auto &[leaf, fwd] = reach[{x.src % g, turn.distance(x.src, x.dst, n)}];
             (sends[x.dst] ? fwd : leaf) += 1;
         }
     }
@@ -102,7 +103,7 @@ std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std
     for (uint32_t s = 0; s < n; ++s) {
         bytes[m.dense[s]] += b * sends_in[s % g];
         for (auto it = reach.lower_bound({s % g, 0}); it != reach.end() && it->first.first == s % g; ++it) {
-            const uint32_t d = static_cast<uint32_t>((uint64_t{s} + it->first.second) % n);
+            const uint32_t d = turn.moved(s, it->first.second, n);
             if (m.core[d] >> 32 != m.core[s] >> 32) continue;  // a copy to another node: none of this node's memory
             const auto [leaf, fwd] = it->second;
             bytes[m.dense[s]] += b * (leaf + (m.dense[d] == m.dense[s] ? 0 : fwd));
@@ -114,7 +115,7 @@ std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std
 }  // namespace
 
 std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t,
-                                      const std::vector<BlockList> &lists, uint32_t g) {
+                                      const std::vector<BlockList> &lists, Turn turn) {
     std::vector<double> out(c.members, 1.0);
     double sampled = 0;
     const double base = footprint_base(c, cal, &sampled);
@@ -124,7 +125,7 @@ std::vector<double> footprint_factors(const Case &c, const Calibration &cal, con
     // walks these for every candidate) while those fit the base.
     const double array = static_cast<double>(c.bytes) * (c.op == Op::kBcast ? 1 : c.members);
     if (m.most * array <= sampled) return out;
-    const std::vector<double> bytes = g > 0 ? turned_core_bytes(c, m, lists) : core_bytes(m, lists);
+    const std::vector<double> bytes = turn.period > 0 ? turned_core_bytes(c, m, lists, turn) : core_bytes(m, lists);
     for (uint32_t i = 0; i < c.members; ++i)
         out[i] = std::max(1.0, cal.comm_footprint.clamped(bytes[m.dense[i]]) / base);
     return out;

@@ -19,6 +19,23 @@ struct BlockList {
     uint64_t bytes;
 };
 
+// How an allgather's block lists follow from those of blocks 0..period-1
+// (period 0: they do not). Moved on: block r + k period is block r with
+// every member m moved to m + k period (mod the members: ring, Bruck and
+// the per-block trees, period 1; neighbor exchange, 2). By xor: block b
+// is block 0 with every member m moved to m xor b (recursive doubling
+// over a power of two, period 1). Either way an entry's depth is that of
+// its image, and a step is known from its sender's class (mod period)
+// and its distance: dst - src, or src xor dst.
+struct Turn {
+    uint32_t period = 0;
+    bool by_xor = false;
+    uint32_t distance(uint32_t src, uint32_t dst, uint32_t n) const { return by_xor ? src ^ dst : (dst + n - src) % n; }
+    uint32_t moved(uint32_t src, uint32_t distance, uint32_t n) const {
+        return by_xor ? src ^ distance : static_cast<uint32_t>((uint64_t{src} + distance) % n);
+    }
+};
+
 // How much slower each member's copies are because the data its core
 // touches in a round outgrows the caches the calibration's copies ran
 // in: comm_footprint at the bytes of the blocks that core's copies read
@@ -32,11 +49,10 @@ struct BlockList {
 // MiB on the node, 8 a core) copies at 1.1x, and a 3-rank one of 2 MiB
 // (18 MiB on the node; 12 on the core of members 0 and 2) at 1.0x,
 // where the node's 18 MiB read 1.3-1.4x.
-// lists: c's block lists. g > 0: c is an allgather whose block r + k g
-// is block r with every member moved on by k g (ring, Bruck and the
-// per-block trees: 1; neighbor exchange: 2), and lists holds only
-// blocks 0..g-1, from which the bytes of all are counted.
+// lists: c's block lists. turn.period > 0: c is an allgather turned so
+// (Turn), and lists holds only blocks 0..period-1, from which the bytes
+// of all are counted.
 std::vector<double> footprint_factors(const Case &c, const Calibration &cal, const Topology *t,
-                                      const std::vector<BlockList> &lists, uint32_t g = 0);
+                                      const std::vector<BlockList> &lists, Turn turn = {});
 
 }  // namespace acpx::collectives::model

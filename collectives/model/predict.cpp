@@ -195,23 +195,24 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
-// g > 0 where every block's list of the allgather c is that of block
-// b mod g with every member moved on by b - b mod g (ring, Bruck and the
-// per-block trees: g = 1; neighbor exchange, by pairs: 2): its steps
-// then come from g lists (turned_steps), not from every block's.
-// Recursive doubling pairs members by xor: 0.
-uint32_t turn_period(AllgatherAlgo a, uint32_t members) {
+// How the allgather a's block lists follow from a few (Turn): ring,
+// Bruck and the per-block trees moved on by 1; neighbor exchange by
+// pairs, 2; recursive doubling over a power of two by xor, its blocks
+// 0..n-1 the butterfly from each (otherwise its members beyond the power
+// of two break the pattern): its steps then come from those lists
+// (turned_steps), not from every block's.
+Turn turn_of(AllgatherAlgo a, uint32_t members) {
     switch (a) {
         case AllgatherAlgo::kBlockTree:
         case AllgatherAlgo::kRing:
-        case AllgatherAlgo::kBruck: return 1;
-        case AllgatherAlgo::kNeighborExchange: return members % 2 == 0 ? 2 : 0;
-        case AllgatherAlgo::kRecursiveDoubling: return 0;
+        case AllgatherAlgo::kBruck: return {1, false};
+        case AllgatherAlgo::kNeighborExchange: return {members % 2 == 0 ? 2u : 0u, false};
+        case AllgatherAlgo::kRecursiveDoubling: return {(members & (members - 1)) == 0 ? 1u : 0u, true};
     }
-    return 0;
+    return {};
 }
-uint32_t turn_period(const Case &c) {
-    return c.op == Op::kAllgather ? turn_period(static_cast<AllgatherAlgo>(c.algo), c.members) : 0;
+Turn turn_of(const Case &c) {
+    return c.op == Op::kAllgather ? turn_of(static_cast<AllgatherAlgo>(c.algo), c.members) : Turn{};
 }
 
 // A bcast in several blocks (pipeline, scatter_ring): never inline (plan.hpp).
@@ -228,7 +229,7 @@ uint64_t entry_bytes_of(const Case &c) {
 
 // c's round as one command list per block, with each block's bytes: a
 // single-block bcast one list of the round's bytes. only > 0: an
-// allgather's blocks 0..only-1 (a turned allgather's, turn_period).
+// allgather's blocks 0..only-1 (a turned allgather's, turn_of).
 std::vector<BlockList> block_lists(const Case &c, uint32_t only = 0) {
     std::vector<BlockList> out;
     if (c.op == Op::kBcast) {
@@ -244,51 +245,62 @@ std::vector<BlockList> block_lists(const Case &c, uint32_t only = 0) {
     return out;
 }
 
-// A turned allgather's steps (turn_period g > 0) from the lists of its
-// blocks 0..g-1 (bases, block_lists(c, g)); step d is depth d of
-// every block's list, as add_by_depth places them. Block r + k g's
-// entries are block r's moved on by k g, so the depth-d entries of blocks
-// 0..g-1, as (sender mod g, distance dst - src), give the whole step:
-// from every member a of that class to a + distance, a block for each
-// such entry. Steps of the same entries are the same step (a ring's
-// n - 1 all are): each is built once, its messages by (src, dst).
+// A turned allgather's steps (turn_of: period g > 0) from the lists of
+// its blocks 0..g-1 (bases, block_lists(c, g)); step d is depth d of
+// every block's list, as add_by_depth places them. The other blocks'
+// entries are images of these, so the depth-d entries of blocks 0..g-1,
+// as (sender mod g, distance), give the whole step: from every member a
+// of that class to a moved by that distance, a block for each such
+// entry. Steps of the same entries are the same step (a ring's n - 1
+// all are): each is costed once. Their messages are made one step at a
+// time (turned_step): Bruck's over 65,536 members, all at once, took
+// 250 MB.
+using TurnKey = std::pair<uint32_t, uint32_t>;  // (sender mod g, distance)
 struct TurnedSteps {
-    std::vector<std::vector<Message>> distinct;
+    std::vector<std::vector<TurnKey>> distinct;  // sorted
     std::vector<uint32_t> of_step;  // step -> its index in distinct
 };
 
-TurnedSteps turned_steps(const Case &c, const std::vector<BlockList> &bases) {
+TurnedSteps turned_steps(const Case &c, const std::vector<BlockList> &bases, Turn turn) {
     const uint32_t n = c.members;
     const auto g = static_cast<uint32_t>(bases.size());
-    using Key = std::pair<uint32_t, uint32_t>;  // (sender mod g, distance)
-    std::vector<std::vector<Key>> at_depth;
+    std::vector<std::vector<TurnKey>> at_depth;
     std::vector<uint32_t> depth;
     for (const BlockList &base : bases) {
         const CommandList &l = base.list;
         entry_depths(l, &depth);
         for (size_t e = 0; e < l.size(); ++e) {
             if (depth[e] >= at_depth.size()) at_depth.resize(depth[e] + 1);
-            at_depth[depth[e]].push_back({l[e].src % g, (l[e].dst + n - l[e].src) % n});
+            at_depth[depth[e]].push_back({l[e].src % g, turn.distance(l[e].src, l[e].dst, n)});
         }
     }
     TurnedSteps out;
-    std::map<std::vector<Key>, uint32_t> index;
-    for (std::vector<Key> &keys : at_depth) {
+    std::map<std::vector<TurnKey>, uint32_t> index;
+    for (std::vector<TurnKey> &keys : at_depth) {
         std::sort(keys.begin(), keys.end());
         const auto [it, fresh] = index.emplace(keys, static_cast<uint32_t>(out.distinct.size()));
         out.of_step.push_back(it->second);
-        if (!fresh) continue;
-        std::vector<Message> msgs;
-        for (size_t i = 0, j = 0; i < keys.size(); i = j) {
-            while (j < keys.size() && keys[j] == keys[i]) ++j;
-            for (uint32_t a = keys[i].first; a < n; a += g)
-                msgs.push_back({a, static_cast<uint32_t>((uint64_t{a} + keys[i].second) % n), c.bytes * (j - i), 1});
-        }
-        std::sort(msgs.begin(), msgs.end(),
-                  [](const Message &x, const Message &y) { return std::tie(x.src, x.dst) < std::tie(y.src, y.dst); });
-        out.distinct.push_back(std::move(msgs));
+        if (fresh) out.distinct.push_back(std::move(keys));
     }
     return out;
+}
+
+// The messages of a turned step of g classes (its sorted keys); listed:
+// by (src, dst), as a step's are listed (a step's cost does not depend
+// on their order, and the sort was a fifth of it over 65,536 members).
+std::vector<Message> turned_step(const Case &c, const std::vector<TurnKey> &keys, uint32_t g, Turn turn,
+                                 bool listed) {
+    const uint32_t n = c.members;
+    std::vector<Message> msgs;
+    for (size_t i = 0, j = 0; i < keys.size(); i = j) {
+        while (j < keys.size() && keys[j] == keys[i]) ++j;
+        for (uint32_t a = keys[i].first; a < n; a += g)
+            msgs.push_back({a, turn.moved(a, keys[i].second, n), c.bytes * (j - i), 1});
+    }
+    if (listed)
+        std::sort(msgs.begin(), msgs.end(),
+                  [](const Message &x, const Message &y) { return std::tie(x.src, x.dst) < std::tie(y.src, y.dst); });
+    return msgs;
 }
 
 StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, const std::vector<BlockList> &blocks) {
@@ -497,19 +509,21 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     if (c.members <= 1) return p;
     const bool multi = multi_block(c), is_inline = inline_round(c);
     const bool sim = simulated(c, cal, t);
-    const uint32_t g = turn_period(c);
+    const Turn turn = turn_of(c);
     // When simulated, the steps stay for the tools; the time is the simulation's.
     const bool steps = list_steps || !sim;
-    if (steps && g > 0) {  // from g lists: each distinct step costed once
-        const std::vector<BlockList> bases = block_lists(c, g);
-        const std::vector<double> footprint = footprint_factors(c, cal, t, bases, g);
-        TurnedSteps ts = turned_steps(c, bases);
+    if (steps && turn.period > 0) {  // from a few lists: each distinct step costed once
+        const std::vector<BlockList> bases = block_lists(c, turn.period);
+        const std::vector<double> footprint = footprint_factors(c, cal, t, bases, turn);
+        const TurnedSteps ts = turned_steps(c, bases, turn);
+        // Costed once each; the messages kept only to list them.
         std::vector<Step> costed(ts.distinct.size());
         std::vector<uint8_t> done(ts.distinct.size(), 0);
         for (const uint32_t i : ts.of_step) {
             if (!std::exchange(done[i], 1)) {
-                costed[i].msgs = std::move(ts.distinct[i]);
+                costed[i].msgs = turned_step(c, ts.distinct[i], turn.period, turn, list_steps);
                 cost(costed[i], is_inline, cal, t, 0, footprint);
+                if (!list_steps) std::vector<Message>().swap(costed[i].msgs);
             }
             p.comm_s += costed[i].seconds;
             if (list_steps) p.steps.push_back(costed[i]);
@@ -581,8 +595,8 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
 
 std::vector<double> member_footprints(const Case &c, const Calibration &cal, const Topology *t) {
     if (c.members <= 1) return std::vector<double>(c.members, 1.0);
-    const uint32_t g = turn_period(c);
-    return footprint_factors(c, cal, t, block_lists(c, g), g);
+    const Turn turn = turn_of(c);
+    return footprint_factors(c, cal, t, block_lists(c, turn.period), turn);
 }
 
 std::string algo_name(const Case &c) {
@@ -630,7 +644,7 @@ std::vector<Case> candidates(const Case &c) {
 bool allgather_modelled(AllgatherAlgo a, uint32_t members) {
     if (members <= kMaxModelledAllgather) return true;
     // The trees are turned too, but send every block to its own distances.
-    return a != AllgatherAlgo::kBlockTree && turn_period(a, members) > 0 && members <= kMaxTurnedAllgather;
+    return a != AllgatherAlgo::kBlockTree && turn_of(a, members).period > 0 && members <= kMaxTurnedAllgather;
 }
 
 size_t pick_fastest(const std::vector<double> &seconds) {

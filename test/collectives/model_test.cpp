@@ -333,13 +333,32 @@ TEST(Predict, TurnedAllgathersAreOneListMovedOn) {
         }
 }
 
+// Recursive doubling over a power of two moves block j as block 0 with
+// every member xor j (elsewhere the members beyond the power of two
+// break that, and the model walks every list).
+TEST(Predict, RecursiveDoublingOverAPowerOfTwoIsOneListByXor) {
+    for (uint32_t n = 2; n <= 64; n *= 2) {
+        const CommandList base = allgather_block_list(AllgatherAlgo::kRecursiveDoubling, n, 0);
+        for (uint32_t j = 0; j < n; ++j) {
+            const CommandList got = allgather_block_list(AllgatherAlgo::kRecursiveDoubling, n, j);
+            ASSERT_EQ(got.size(), base.size());
+            for (size_t e = 0; e < got.size(); ++e) {
+                EXPECT_EQ(got[e].src, base[e].src ^ j) << n << " " << j << " " << e;
+                EXPECT_EQ(got[e].dst, base[e].dst ^ j) << n << " " << j << " " << e;
+                EXPECT_EQ(got[e].dep, base[e].dep);
+            }
+        }
+    }
+}
+
 // An allgather's step d is depth d of every block's list, a pair's blocks
 // in it one message: what the model gives from one or two lists (ring,
-// Bruck, trees, neighbor exchange) must be that, read off every list here.
+// Bruck, trees, neighbor exchange; recursive doubling over a power of
+// two) must be that, read off every list here.
 TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
     const Calibration cal = linear(1e-6, 1e-9);
     for (AllgatherAlgo algo : kAllgatherAlgos)
-        for (uint32_t n = 2; n <= 24; ++n) {
+        for (uint32_t n = 2; n <= 64; n += n < 24 ? 1 : 8) {
             if (!allgather_applies(algo, n).empty()) continue;
             std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> want;  // (depth, src, dst) -> bytes
             for (uint32_t b = 0; b < n; ++b) {
@@ -365,14 +384,21 @@ TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
 }
 
 // Above kMaxModelledAllgather members, create weighs the allgathers
-// whose steps come from one or two lists; above kMaxTurnedAllgather none.
-TEST(Select, LargeAllgathersWeighRingBruckAndNeighborExchange) {
+// whose steps come from one or two lists (recursive doubling only over a
+// power of two); above kMaxTurnedAllgather none.
+TEST(Select, LargeAllgathersWeighRingBruckRecursiveDoublingAndNeighborExchange) {
     Case c{Op::kAllgather, 0, 2, 2048, 0, 8, false, 0};
     std::vector<std::string> names;
     for (const Case &k : candidates(c)) names.push_back(algo_name(k));
-    EXPECT_EQ(names, (std::vector<std::string>{"ring", "bruck", "neighbor"}));
-    c.members = 2047;  // odd: no neighbor exchange
-    EXPECT_EQ(candidates(c).size(), 2u);
+    EXPECT_EQ(names, (std::vector<std::string>{"ring", "bruck", "recdoubling", "neighbor"}));
+    c.members = 2047;  // odd: no neighbor exchange; not a power of two: no recursive doubling
+    names.clear();
+    for (const Case &k : candidates(c)) names.push_back(algo_name(k));
+    EXPECT_EQ(names, (std::vector<std::string>{"ring", "bruck"}));
+    c.members = 2050;
+    EXPECT_EQ(candidates(c).size(), 3u);
+    c.members = kMaxTurnedAllgather;
+    EXPECT_EQ(candidates(c).size(), 4u);
     c.members = kMaxModelledAllgather;
     EXPECT_EQ(candidates(c).size(), 5u);
     c.members = kMaxTurnedAllgather + 2;
