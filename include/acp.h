@@ -323,8 +323,9 @@ int acp_inquire(acp_handle_t handle);
  * blocksize or buffersize) from the calibration file and ACP_TOPOLOGY
  * (collision-aware on meshes and tori) of the group's lowest rank, which
  * sends its choice to the others. Allgather groups above 1024 members
- * weigh ring, bruck and neighbor only (the others' models walk every
- * block's list); above 16384 members they take "tree" without modelling.
+ * weigh ring, bruck, neighbor and (over a power of two) recdoubling only
+ * (the others' models walk every block's list); above 131072 members they
+ * take "tree" without modelling.
  * acprun -v prints each choice.
  *
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
