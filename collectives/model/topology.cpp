@@ -1,4 +1,4 @@
-// Topology parsing, dimension-order routes and per-link message counts.
+// Topology parsing, routes (dimension order, or a switch's ports) and per-link message counts.
 #include "topology.hpp"
 
 #include <algorithm>
@@ -53,6 +53,10 @@ class Router {
     // dimension in t.order, the shorter way around a ring (ties: +).
     template <typename F>
     void each(uint64_t a, uint64_t b, F &&f) {
+        if (t_.switched) {  // up from a's port, down to b's
+            if (a != b) f(Link{a, 0, 1}), f(Link{b, 0, -1});
+            return;
+        }
         coords(a, &at_);
         coords(b, &to_);
         uint64_t node = a;
@@ -90,6 +94,26 @@ class Router {
     std::vector<uint32_t> at_, to_;
 };
 
+// n nodes on a switch: one dimension, so that a node's two ports are its
+// links (dim 0, up and down) wherever links are counted.
+Topology switch_of(uint32_t n) {
+    Topology t;
+    t.dims = {n};
+    t.wrap = {false};
+    t.order = {0};
+    t.switched = true;
+    return t;
+}
+
+bool parse_switch(const std::vector<std::string> &parts, Topology *out, std::string *why) {
+    uint64_t n = 0;
+    if (parts.size() != 2) return *why = "switch:N takes no options ('" + parts[2] + "')", false;
+    if (!parse_uint(parts[1], &n) || n == 0 || n > (uint64_t{1} << 24))
+        return *why = "switch:N: '" + parts[1] + "' is not a number of nodes in 1..2^24", false;
+    *out = switch_of(static_cast<uint32_t>(n));
+    return true;
+}
+
 }  // namespace
 
 uint64_t Topology::nodes() const {
@@ -113,6 +137,7 @@ std::vector<uint32_t> Topology::coords(uint64_t node) const {
 }
 
 std::string Topology::describe() const {
+    if (switched) return "switch of " + std::to_string(nodes()) + " nodes";
     const bool all = std::all_of(wrap.begin(), wrap.end(), [](bool w) { return w; });
     const bool none = std::none_of(wrap.begin(), wrap.end(), [](bool w) { return w; });
     std::string s = all ? "torus " : none ? "mesh " : "grid ";
@@ -130,8 +155,11 @@ bool is_no_topology(const std::string &spec) { return spec.empty() || spec == "n
 
 bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
     const auto parts = split(spec, ':');
+    if (parts.size() >= 2 && parts[0] == "switch") return parse_switch(parts, out, why);
     if (parts.size() < 2 || (parts[0] != "torus" && parts[0] != "mesh"))
-        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), or none", false;
+        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), switch:N, "
+                      "or none",
+               false;
     Topology t;
     for (const std::string &d : split(parts[1], 'x')) {
         uint64_t v = 0;
@@ -194,6 +222,16 @@ bool read_node_map(const std::string &path, Topology *t, std::string *why) {
     }
     t->map = std::move(map);
     return true;
+}
+
+Topology switch_of_nodes(const std::vector<uint64_t> &node_id) {
+    std::vector<uint32_t> map;
+    std::unordered_map<uint64_t, uint32_t> index;
+    for (const uint64_t id : node_id)
+        map.push_back(index.emplace(id, static_cast<uint32_t>(index.size())).first->second);
+    Topology t = switch_of(std::max<uint32_t>(1, static_cast<uint32_t>(index.size())));
+    t.map = std::move(map);
+    return t;
 }
 
 std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {

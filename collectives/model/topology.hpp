@@ -4,6 +4,8 @@
 //   torus:4x2x8x2x3x2[:order=XYZACB]   every dimension wraps around
 //   mesh:4x4[:order=YX]                 no dimension wraps
 //   ...:wrap=101                        per dimension, 1 wraps (overrides)
+//   switch:16                           16 nodes on one non-blocking switch
+//                                       (a full fat tree, a crossbar)
 //   none (or unset, or empty)           one fully connected node
 // Dimensions are named X Y Z A B C (Tofu's names; a seventh and further by
 // digits 6, 7, ...); order= is the dimension-order routing sequence
@@ -14,7 +16,10 @@
 //
 // Routes take the shorter way around each ring (positive direction on a
 // tie), dimension by dimension in the routing order. A link is one
-// direction between neighbouring nodes.
+// direction between neighbouring nodes. On a switch a message between two
+// nodes crosses its sender node's link up to the switch (dim 0, +1) and
+// its receiver node's link down (dim 0, -1): what a node's ranks send to
+// other nodes at once shares its network port, as on most clusters.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,7 @@ struct Topology {
     std::vector<bool> wrap;
     std::vector<uint32_t> order;  // routing order: indices into dims
     std::vector<uint32_t> map;    // rank -> node; empty: rank r on node r
+    bool switched = false;        // switch:N (dims {N}): no links between nodes but their ports
 
     uint64_t nodes() const;
     uint32_t node_of(uint32_t rank) const;
@@ -49,6 +55,12 @@ bool is_no_topology(const std::string &spec);
 bool parse_topology(const std::string &spec, Topology *out, std::string *why);
 // Reads a rank -> node map file into t->map (checked against t->nodes()).
 bool read_node_map(const std::string &path, Topology *t, std::string *why);
+// The switch joining the nodes of a job whose rank r runs on the node
+// named node_id[r] (ids as the runtime has them: equal on one node), its
+// map numbering the nodes in order of first appearance. What the model
+// takes for a job across nodes when ACP_TOPOLOGY names no network:
+// costing it as one node would put every rank on one node's cores.
+Topology switch_of_nodes(const std::vector<uint64_t> &node_id);
 
 // The links a message from node a to node b crosses, in order.
 std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);

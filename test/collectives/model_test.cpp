@@ -187,6 +187,66 @@ TEST(TopologySpec, ParsesShapesOrdersAndWraps) {
     EXPECT_FALSE(is_no_topology("None"));
 }
 
+// switch:N: a message between two nodes crosses its sender node's port up
+// and its receiver node's port down, and no other link.
+TEST(TopologySpec, ASwitchIsItsNodesPorts) {
+    const Topology t = topo("switch:16");
+    EXPECT_TRUE(t.switched);
+    EXPECT_EQ(t.nodes(), 16u);
+    EXPECT_EQ(t.describe(), "switch of 16 nodes");
+    auto r = route(t, 3, 12);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_TRUE(r[0] == (Link{3, 0, 1}) && r[1] == (Link{12, 0, -1}));
+    EXPECT_TRUE(route(t, 5, 5).empty());
+    Topology bad;
+    std::string why;
+    for (const char *s : {"switch", "switch:", "switch:0", "switch:x", "switch:16777217", "switch:4:order=X",
+                          "switch:4x4"})
+        EXPECT_FALSE(parse_topology(s, &bad, &why)) << s;
+    EXPECT_TRUE(parse_topology("switch:16777216", &bad, &why)) << why;
+    // A map file reads against its nodes.
+    const std::string path = ::testing::TempDir() + "switch_map.txt";
+    std::ofstream(path) << "0\n0\n# the second node\n1\n1\n";
+    Topology two = topo("switch:2");
+    ASSERT_TRUE(read_node_map(path, &two, &why)) << why;
+    EXPECT_EQ(two.map, (std::vector<uint32_t>{0, 0, 1, 1}));
+    Topology one = topo("switch:1");
+    EXPECT_FALSE(read_node_map(path, &one, &why));
+    std::remove(path.c_str());
+}
+
+// The runtime's node ids (equal on one node, any values) become a
+// switch numbering the nodes as they first appear.
+TEST(TopologySpec, AJobsNodeIdsMakeASwitch) {
+    Topology t = switch_of_nodes({77, 77, 5, 77, 5, 901});
+    EXPECT_TRUE(t.switched);
+    EXPECT_EQ(t.nodes(), 3u);
+    EXPECT_EQ(t.map, (std::vector<uint32_t>{0, 0, 1, 0, 1, 2}));
+    t = switch_of_nodes({42, 42, 42});
+    EXPECT_EQ(t.nodes(), 1u);
+    EXPECT_EQ(t.map, (std::vector<uint32_t>{0, 0, 0}));
+    EXPECT_EQ(switch_of_nodes({}).nodes(), 1u);
+}
+
+// Messages leaving one node share its port up, those entering one its
+// port down; copies within a node share its cores, as without a topology.
+TEST(Collisions, OnASwitchANodesMessagesShareItsPorts) {
+    Topology t = topo("switch:3");
+    t.map = {0, 0, 0, 1, 1, 2};
+    // 0 -> 3 and 1 -> 4 leave node 0 together; 2 -> 5 too: 3 up node 0's
+    // port. Node 1 receives two, node 2 one. 3 -> 4 stays on node 1.
+    const std::vector<std::pair<uint32_t, uint32_t>> step = {{0, 3}, {1, 4}, {2, 5}, {3, 4}};
+    EXPECT_EQ(collisions(&t, step), (std::vector<uint32_t>{3, 3, 3, 2}));
+    // Two ways out of node 0, two nodes: each message alone on its links.
+    EXPECT_EQ(collisions(&t, {{0, 3}, {4, 5}}), (std::vector<uint32_t>{1, 1}));
+    // With cores = 1 node 1's two on-node copies wait for each other.
+    EXPECT_EQ(collisions(&t, {{0, 1}, {1, 2}}, 1), (std::vector<uint32_t>{2, 2}));
+    // On a large switch, few messages: counted in a map, the same answer.
+    Topology big = topo("switch:100000");
+    big.map = {0, 0, 0, 1, 1, 2};
+    EXPECT_EQ(collisions(&big, step), (std::vector<uint32_t>{3, 3, 3, 2}));
+}
+
 TEST(Routes, ShorterWayRoundEachRingInDimensionOrder) {
     Topology t = topo("torus:8");
     auto r = route(t, 1, 6);  // 1 -> 0 -> 7 -> 6, not five hops up
@@ -687,6 +747,30 @@ TEST(Predict, OnlyACrowdedNodeIsSimulated) {
     p = predict(c, calm, nullptr);
     EXPECT_FALSE(p.simulated);
     EXPECT_NEAR(p.comm_s, 3 * calm.comm.at(2000), 1e-12);
+}
+
+// A job across nodes (the runtime gives choose() their switch when no
+// network is named) runs its members on their nodes' cores, not all on
+// one node's: 8 members on 2 nodes of 4 cores are not a crowded node.
+TEST(Predict, AJobAcrossNodesOnASwitchIsNotOneCrowdedNode) {
+    Calibration cal = crowded_cal();
+    cal.cores = 4;
+    cal.crowd_ranks = 8;
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 8, 0, 1000, false, 0};
+    EXPECT_TRUE(predict(c, cal, nullptr).simulated);
+    const Topology nodes = switch_of_nodes({1, 1, 1, 1, 2, 2, 2, 2});
+    const Prediction p = predict(c, cal, &nodes);
+    EXPECT_FALSE(p.simulated);
+    // Bruck over 8, depth 0: every member sends its block to i-1, i-2 and
+    // i-4 (ports: 3). Out of node 0 (members 0-3) go 0 -> 7; 0 -> 6,
+    // 1 -> 7; and all four to i-4: 7 messages up its port, and as many
+    // into node 1's (and back); those within a node (10 of 24) count their ports, 3.
+    ASSERT_EQ(p.steps.size(), 3u);
+    ASSERT_EQ(p.steps[0].msgs.size(), 24u);
+    for (const Message &m : p.steps[0].msgs)
+        EXPECT_EQ(m.collisions, nodes.node_of(m.src) != nodes.node_of(m.dst) ? 7u : 3u) << m.src << " " << m.dst;
+    // The same on one node: its predicted time differs (the crowd).
+    EXPECT_NE(p.comm_s, predict(c, cal, nullptr).comm_s);
 }
 
 TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
