@@ -74,6 +74,12 @@ double timeout_seconds() {
     return rt ? rt->cfg.timeout_s : 60.0;
 }
 
+uint64_t node_id(int rank) {
+    Runtime *rt = runtime();
+    if (!rt || rank < 0 || static_cast<size_t>(rank) >= rt->node_ids.size()) return 0;
+    return rt->node_ids[static_cast<size_t>(rank)];
+}
+
 LayerState *state() {
     Runtime *rt = runtime();
     return rt ? rt->upper.get() : nullptr;

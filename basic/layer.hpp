@@ -1,9 +1,9 @@
 // What the basic layer offers the layers built on it (middle/), beyond
 // <acp.h>: messages between the middle layers of two ranks, memory acpx
 // allocates and registers itself (mapped by on-node peers, so copies into
-// it are plain stores), the ACP_TIMEOUT in force, and one slot for the
-// upper layer's per-process state, owned by the runtime object (no
-// globals of its own) and destroyed with it.
+// it are plain stores), the ACP_TIMEOUT in force, which ranks share a
+// node, and one slot for the upper layer's per-process state, owned by
+// the runtime object (no globals of its own) and destroyed with it.
 #pragma once
 
 #include <acp.h>
@@ -45,6 +45,10 @@ void free_shared(SharedMemory &m);
 
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();
+
+// An id of the node `rank` runs on, the same for every rank of one node
+// (exchanged at start-up); 0 for a rank out of range or outside acp_init.
+uint64_t node_id(int rank);
 
 // The upper layer's state for this runtime; nullptr until set.
 struct LayerState {

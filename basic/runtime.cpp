@@ -113,6 +113,7 @@ Runtime *Runtime::create(const Config &cfg) {
     // On-node peers (decided once, by the CMA channel) may also map our
     // starter segments, and we theirs.
     rt->cma.init(rt->rank, nodes, pids, cfg.cma);
+    rt->node_ids = std::move(nodes);
     for (int r = 0; r < rt->procs; ++r)
         if (rt->cma.reaches(r) && starter_fds[r] >= 0) {
             RemoteReg &reg = *rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];

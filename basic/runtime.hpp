@@ -105,6 +105,7 @@ class Runtime {
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
     CmaChannel cma;  // on-node peers, when the kernel allows it
+    std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
     SharedSegment starter_seg;  // the starter memory, mappable by on-node peers
     bool finalizing = false;
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "acp.h"
+#include "basic/layer.hpp"
 #include "bench_common.hpp"
 #include "collectives/model/predict.hpp"
 #include "middle/plan.hpp"
@@ -43,13 +44,21 @@ int run_model_check(const Options &o) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: %s\n", why.c_str());
         return 1;
     }
+    // The network as create takes it (choose.cpp): ACP_TOPOLOGY, else the
+    // job's nodes on a switch.
     cm::Topology topo;
     const char *spec = std::getenv("ACP_TOPOLOGY");
-    if (spec && *spec && !cm::parse_topology(spec, &topo, &why)) {
+    const bool named = spec && !cm::is_no_topology(spec);
+    if (named && !cm::parse_topology(spec, &topo, &why)) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_TOPOLOGY: %s\n", why.c_str());
         return 1;
     }
-    const cm::Topology *t = spec && *spec ? &topo : nullptr;
+    if (!named) {
+        std::vector<uint64_t> ids;
+        for (int r = 0; r < np; ++r) ids.push_back(basic::layer::node_id(r));
+        topo = cm::switch_of_nodes(ids);
+    }
+    const cm::Topology *t = named || topo.nodes() > 1 ? &topo : nullptr;
     uint32_t inline_max = 0;  // the handles' inline cap, as create reads it
     if (!middle::inline_max_from_env(&inline_max, &why)) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_COL_INLINE: %s\n", why.c_str());

@@ -41,7 +41,10 @@
  *                        installed in <prefix>/share/acpx, else built-in
  *   ACP_TOPOLOGY         the network, for collisions: "torus:4x6x4",
  *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101";
- *                        unset, empty or "none": one fully connected node
+ *                        "switch:16": 16 nodes on one non-blocking switch (a
+ *                        node's messages to others share its port); unset,
+ *                        empty or "none": the job's nodes as the runtime finds
+ *                        them, on a switch (one node: fully connected)
  *   ACP_TOPOLOGY_MAP     file of node indices, one per rank (default: rank r
  *                        on node r)
  */

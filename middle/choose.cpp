@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "basic/errors.hpp"
 #include "basic/layer.hpp"
@@ -20,6 +22,12 @@ using basic::report;
 std::string env_text(const char *name) {
     const char *v = std::getenv(name);
     return v ? v : "";
+}
+
+std::vector<uint64_t> node_ids(const std::vector<int> &ranks) {
+    std::vector<uint64_t> ids;
+    for (const int r : ranks) ids.push_back(basic::layer::node_id(r));
+    return ids;
 }
 
 // The calibration and ACP_TOPOLOGY (+ ACP_TOPOLOGY_MAP): loaded once, and
@@ -46,13 +54,19 @@ bool load_model(const char *fn, State &st) {
     }
     st.model_loaded = true;
     st.model_env = env;
-    if (basic::layer::verbose() && acp_rank() == 0)
+    if (basic::layer::verbose() && acp_rank() == 0) {
+        std::vector<int> everyone(static_cast<size_t>(acp_procs()));
+        for (size_t r = 0; r < everyone.size(); ++r) everyone[r] = static_cast<int>(r);
+        const uint64_t nodes = cm::switch_of_nodes(node_ids(everyone)).nodes();
+        const std::string none = nodes > 1 ? "none: the job's " + std::to_string(nodes) + " nodes on a switch"
+                                           : "none (one fully connected node)";
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s; topology %s\n",
                      st.calibration.source.c_str(),
                      st.calibration.source == "built-in defaults"
                          ? " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)"
                          : "",
-                     st.has_topology ? st.topology.describe().c_str() : "none (one fully connected node)");
+                     st.has_topology ? st.topology.describe().c_str() : none.c_str());
+    }
     return true;
 }
 
@@ -114,14 +128,19 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     c.bytes = p->size;
     c.buffered = p->storage == Storage::kBuffered;
     c.inline_bytes = inline_bytes_for(*p);
-    // The model numbers members by group index: give it their nodes.
+    // The model numbers members by group index: give it their nodes. With
+    // no network named, a group across nodes has them on a switch (as one
+    // node it would run all its members on one node's cores).
     cm::Topology t;
     if (st.has_topology) {
         t = st.topology;
         t.map.resize(group.size());
         for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
+    } else {
+        t = cm::switch_of_nodes(node_ids(group));
     }
-    const cm::Case pick = cm::best(c, st.calibration, st.has_topology ? &t : nullptr, predicted_s, &st.crowd_costs);
+    const bool networked = st.has_topology || t.nodes() > 1;
+    const cm::Case pick = cm::best(c, st.calibration, networked ? &t : nullptr, predicted_s, &st.crowd_costs);
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
     return true;

@@ -25,7 +25,8 @@ bool read_algorithm(const char *fn, const State &st, Params *p);
 
 // For p->auto_algo: sets p->algo / p->radix from the model, for the
 // members' ranks `group`; *predicted_s gets the prediction (0 if forced). Loads the
-// calibration and ACP_TOPOLOGY on first use. False, reported under fn, if
+// calibration and ACP_TOPOLOGY on first use (none: the group's nodes, from
+// the runtime, on a switch). False, reported under fn, if
 // the calibration file or the topology cannot be used; a forced algorithm
 // that cannot run on this group (neighbor exchange, odd) also fails here.
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,

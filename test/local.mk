@@ -22,7 +22,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
-EXTRA_DIST += test/run-mp.sh test/suites
+EXTRA_DIST += test/run-mp.sh test/as_two_nodes.sh test/suites
 
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST
@@ -36,7 +36,7 @@ test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_acprun_np3.sh test/suites/middle_acprun_np4.sh \
 	test/suites/middle_acprun_np5.sh test/suites/middle_acprun_np3_tcp.sh \
-	test/suites/middle_mpirun_np3.sh
+	test/suites/middle_mpirun_np3.sh test/suites/middle_acprun_np4_two_nodes.sh
 endif
 
 # In-process: command lists and plans at sizes no job launches.
