@@ -88,13 +88,16 @@ grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node
 "$model" compare --op allgather --procs 24 --sizes 1K:4M --topology torus:1x6x4 > "$dir/c.txt"
 grep -q '^# crossovers' "$dir/c.txt" || fail "compare: no crossovers section: $(cat "$dir/c.txt")"
 [ "$(grep '^ *[0-9]' "$dir/c.txt" | grep -c '\*')" -eq 13 ] || fail "compare: want one best per size (13): $(cat "$dir/c.txt")"
-# Over 1,024 members an allgather weighs ring, Bruck and neighbor exchange.
+# Over 1,024 members an allgather weighs ring, Bruck and neighbor exchange,
+# and recursive doubling over a power of two.
 "$model" compare --op allgather --procs 2048 --sizes 1K:2K --topology torus:8x16x16 > "$dir/c.txt"
-grep -q '^ *size  *ring  *bruck  *neighbor$' "$dir/c.txt" || fail "compare over 2048: $(cat "$dir/c.txt")"
+grep -q '^ *size  *ring  *bruck  *recdoubling  *neighbor$' "$dir/c.txt" || fail "compare over 2048: $(cat "$dir/c.txt")"
+"$model" compare --op allgather --procs 2050 --sizes 1K:2K --topology torus:8x16x16 > "$dir/c.txt"
+grep -q '^ *size  *ring  *bruck  *neighbor$' "$dir/c.txt" || fail "compare over 2050: $(cat "$dir/c.txt")"
 for bad in "predict --algo neighbor --procs 5 --size 1K" "predict --algo telepathy --procs 4 --size 1" \
            "predict --algo ring --procs 4 --size 1 --topology torus:0" "compare --procs 4" \
            "predict --algo ring --procs 4 --size 1 --calibration /nonexistent.json" \
-           "predict --algo ring --procs 2048 --size 1" "compare --op allgather --procs 16386"; do
+           "predict --algo ring --procs 2048 --size 1" "compare --op allgather --procs 131074"; do
     # shellcheck disable=SC2086  # $bad is the argument list
     if "$model" $bad > "$dir/out" 2>&1; then fail "acpx-model $bad: accepted"; fi
     grep -q '^acpx-model: ' "$dir/out" || fail "acpx-model $bad: no message: $(cat "$dir/out")"
