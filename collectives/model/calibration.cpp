@@ -142,6 +142,8 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
         return false;
     if (j.contains("comm_footprint") && !read_samples(j, "comm_footprint", &c.comm_footprint, why)) return false;
     if (j.contains("converge_slow") && !read_samples(j, "converge_slow", &c.converge_slow, why)) return false;
+    if (j.contains("comm_net") && !read_samples(j, "comm_net", &c.comm_net, why)) return false;
+    if (j.contains("comm_net_stream") && !read_samples(j, "comm_net_stream", &c.comm_net_stream, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
@@ -175,7 +177,8 @@ std::string to_json(const Calibration &c) {
                                   std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
                                   std::pair{"comm_crowd_stream", &c.comm_crowd_stream},
                                   std::pair{"comm_footprint", &c.comm_footprint},
-                                  std::pair{"converge_slow", &c.converge_slow}}) {
+                                  std::pair{"converge_slow", &c.converge_slow}, std::pair{"comm_net", &c.comm_net},
+                                  std::pair{"comm_net_stream", &c.comm_net_stream}}) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

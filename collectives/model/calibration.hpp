@@ -24,6 +24,15 @@
 //                                          // pipeline:16 round / 16, by
 //                                          // block size (optional;
 //                                          // absent: comm_direct)
+//     "comm_net": [[bytes, seconds], ...], // comm between two ranks on
+//                                          // different nodes: acpx-bench
+//                                          // calibrate on 2 ranks of two
+//                                          // nodes, after the run on one
+//                                          // (optional; absent: copies
+//                                          // across nodes cost as on one)
+//     "comm_net_stream": [[bytes, seconds], ...], // comm_stream across
+//                                          // nodes (optional; absent:
+//                                          // comm_net)
 //     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
 //     "comm_footprint": [[bytes, seconds], ...], // a 1 MiB entry of a
 //                                          // 2-member round whose data
@@ -97,10 +106,20 @@ struct Calibration {
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
+    Samples comm_net;           // an entry between two nodes (empty: as on one node)
+    Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
+    }
+    // What a copy between two members costs: on one node entry(), or
+    // comm_stream for a block right behind another on its pair (when
+    // measured); across nodes comm_net (comm_net_stream) when measured,
+    // else as on one node.
+    const Samples &copy(bool inline_round, bool streamed, bool across_nodes) const {
+        if (across_nodes && !comm_net.empty()) return streamed && !comm_net_stream.empty() ? comm_net_stream : comm_net;
+        return streamed && !comm_stream.empty() ? comm_stream : entry(inline_round);
     }
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;

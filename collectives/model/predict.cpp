@@ -331,10 +331,11 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         const Message &m = s.msgs[i];
         const double c = col[i];
         s.msgs[i].collisions = col[i];
-        const Samples &entry = cal.entry(inline_round);
+        const bool across = t && t->node_of(m.src) != t->node_of(m.dst);
+        const Samples &entry = cal.copy(inline_round, false, across);
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
-        const Samples &copy = m.streamed && !cal.comm_stream.empty() ? cal.comm_stream : entry;
+        const Samples &copy = cal.copy(inline_round, m.streamed, across);
         double secs = copy.at(c * m.bytes);
         if (round_bytes > 0)
             secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
@@ -680,8 +681,11 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
     const bool multi = multi_block(c), is_inline = inline_round(c);
     // The least a message of `bytes` can cost in a step.
     auto least = [&](uint64_t bytes) {
-        double l = floor_from(cal.entry(is_inline), static_cast<double>(bytes));
-        if (multi && !cal.comm_stream.empty()) l = std::min(l, floor_from(cal.comm_stream, static_cast<double>(bytes)));
+        const auto b = static_cast<double>(bytes);
+        double l = floor_from(cal.entry(is_inline), b);
+        if (multi && !cal.comm_stream.empty()) l = std::min(l, floor_from(cal.comm_stream, b));
+        if (!cal.comm_net.empty()) l = std::min(l, floor_from(cal.comm_net, b));
+        if (multi && !cal.comm_net_stream.empty()) l = std::min(l, floor_from(cal.comm_net_stream, b));
         return l;
     };
     if (c.op == Op::kAllgather)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -104,7 +105,11 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.crowd_ranks = 3;
+    c.comm_net = Samples({{0, 3e-6}, {1 << 20, 1e-4}});
+    c.comm_net_stream = Samples({{64, 2e-6}, {1 << 16, 9e-6}});
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.comm_net.points(), c.comm_net.points());
+    EXPECT_EQ(back.comm_net_stream.points(), c.comm_net_stream.points());
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
@@ -132,6 +137,9 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
          "comm_crowd_stream"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"converge_slow":[[8,-1]]})",
          "converge_slow"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_net":[[8,1],[8,1]]})", "comm_net"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_net_stream":[[8]]})",
+         "comm_net_stream"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -796,6 +804,46 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
     for (const Step &s : predict(c, cal, nullptr).steps)
         for (const Message &m : s.msgs) EXPECT_FALSE(m.streamed);
+}
+
+// A copy between two nodes costs the network's curve (comm_net, a
+// block behind another comm_net_stream) when the calibration has it; a
+// copy within a node, and every copy without it, the node's.
+TEST(Predict, CopiesAcrossNodesCostTheNetworksCurve) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm_stream = Samples({{0, 2e-7}, {1 << 30, 2e-7 + 1e-9 * (1 << 30)}});
+    Topology nodes = topo("switch:2");
+    nodes.map = {0, 0, 1, 1};
+    // Ring over 4 on 2 nodes: each step has 0->1 and 2->3 within a node,
+    // 1->2 and 3->0 across (one each way: no port shared).
+    Case ring{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    EXPECT_NEAR(predict(ring, cal, &nodes).comm_s, 3 * cal.comm.at(1000), 1e-12);  // no network curve: as on a node
+    cal.comm_net = Samples({{0, 5e-6}, {1 << 30, 5e-6 + 4e-9 * (1 << 30)}});
+    const Prediction p = predict(ring, cal, &nodes);
+    EXPECT_NEAR(p.comm_s, 3 * cal.comm_net.at(1000), 1e-12);
+    EXPECT_NEAR(predict(ring, cal, nullptr).comm_s, 3 * cal.comm.at(1000), 1e-12);  // one node: no network
+    // pipeline:4 over 2 members on 2 nodes: the first block an entry across,
+    // the three behind it comm_net (no stream curve), then comm_net_stream.
+    Topology two = topo("switch:2");
+    Case pipe{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0};
+    auto blocks = [&](const Samples &behind) {
+        return cal.comm_net.at(1024) + 3 * std::max(behind.at(1024), cal.comm_net.at(4096) / 4);
+    };
+    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, blocks(cal.comm_net), 1e-12);
+    cal.comm_net_stream = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 4e-9 * (1 << 30)}});
+    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, blocks(cal.comm_net_stream), 1e-12);
+    // best() may skip a candidate on its lower bound: never one the
+    // network's cheaper curve would make the pick. Across nodes copies
+    // here cost a tenth of those on a node.
+    Calibration fast_net = linear(1e-5, 1e-8);
+    fast_net.comm_net = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 1e-9 * (1 << 30)}});
+    Case bc{Op::kBcast, 0, 2, 8, 0, 65536, false, 0};
+    const Topology eight = topo("switch:8");
+    double want = std::numeric_limits<double>::infinity();
+    for (const Case &k : candidates(bc)) want = std::min(want, predict_seconds(k, fast_net, &eight));
+    double got = 0;
+    best(bc, fast_net, &eight, &got);
+    EXPECT_NEAR(got, want, 0.02 * want);
 }
 
 TEST(Predict, CopiesSlowDownOnceWhatTheirCoreTouchesOutgrowsTheCaches) {
