@@ -34,6 +34,10 @@
 //           a 2 MiB span (on the 2-core VM 1.2-1.4x at 64 KiB-1 MiB, 1.05-
 //           1.1 at 2-4 MiB; ranges 2 MiB apart, or into two ranks: 1.0).
 // and prints what the model derives from them (model::crowd_costs).
+// On 2 ranks of two nodes (after the run on one), it adds to that file
+// the network's:
+//   comm_net, comm_net_stream: comm and comm_stream, measured alike
+//           between the two nodes (what a copy across nodes costs).
 // Every curve but memcpy is the median of three interleaved passes, each
 // sample timed for at least 50 ms, and a sample standing over 1.25x
 // above the line between its neighbours is measured again
@@ -55,6 +59,7 @@
 #include <vector>
 
 #include "acp.h"
+#include "basic/layer.hpp"
 #include "bench_common.hpp"
 #include "collectives/model/calibration.hpp"
 #include "collectives/model/predict.hpp"
@@ -134,6 +139,23 @@ std::vector<std::pair<double, double>> entry_times(const Options &o, const std::
     std::vector<std::pair<double, double>> out;
     for (size_t i = 0; i < secs.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), secs[i]);
     return out;
+}
+
+// A block right behind another between ranks 0 and 1: 2-member
+// pipeline:16 rounds / 16, per block of at least 64 bytes (the blocks'
+// alignment). False if a measurement fails.
+bool stream_times(const Options &o, const std::vector<size_t> &sz, std::vector<std::pair<double, double>> *out) {
+    std::vector<size_t> rounds;
+    for (size_t s : sz)
+        if (s >= 16 * 64) rounds.push_back(s);
+    std::vector<int> pair = {0, 1};
+    acp_set_col_algorithm("pipeline:16", nullptr);
+    const std::vector<double> piped = round_seconds(o, pair, rounds);
+    acp_set_col_algorithm("", nullptr);
+    if (piped.size() != rounds.size()) return false;
+    out->clear();
+    for (size_t i = 0; i < rounds.size(); ++i) out->emplace_back(rounds[i] / 16.0, piped[i] / 16);
+    return true;
 }
 
 // comm_footprint (see the top): seconds of a 1 MiB entry against the
@@ -284,20 +306,57 @@ std::vector<std::pair<double, double>> converge_factors(const Options &o, const 
     return out;
 }
 
-// More ranks than cores: the crowded curve, added to the 2-rank file.
-int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
-    const int me = acp_rank(), np = acp_procs();
-    cm::Calibration c;
+// The 2-rank file at path, which the crowded and network runs add to;
+// false (said on rank 0, naming what the run adds) if there is none.
+bool read_two_rank_file(const std::string &path, const char *adds, cm::Calibration *c) {
     std::string why;
     std::ifstream in(path);
     std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const bool have = in.good() || in.eof();
-    if (!have || !cm::parse_calibration(json, &c, &why)) {
-        if (me == 0)
-            std::fprintf(stderr, "acpx-bench calibrate: on %d ranks it adds the crowded curve to %s, which %s; "
-                         "run it on 2 ranks first\n", np, path.c_str(), have ? why.c_str() : "cannot be read");
-        return 2;
-    }
+    if (have && cm::parse_calibration(json, c, &why)) return true;
+    if (acp_rank() == 0)
+        std::fprintf(stderr, "acpx-bench calibrate: on %d ranks%s it adds %s to %s, which %s; run it on 2 ranks "
+                     "of one node first\n", acp_procs(), acp_procs() == 2 ? " of two nodes" : "", adds, path.c_str(),
+                     have ? why.c_str() : "cannot be read");
+    return false;
+}
+
+// 2 ranks on two nodes: the network's copies, added to the 2-rank file.
+int calibrate_network(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
+    cm::Calibration c;
+    if (!read_two_rank_file(path, "the network's curves", &c)) return 2;
+    const std::vector<std::pair<double, double>> entry = entry_times(o, sz);
+    if (entry.size() != sz.size()) return 1;
+    std::vector<std::pair<double, double>> stream;
+    if (!stream_times(o, sz, &stream)) return 1;
+    if (acp_rank() != 0) return 0;
+    c.comm_net = cm::Samples(entry);
+    c.comm_net_stream = cm::Samples(stream);
+    std::printf("# acpx calibration, across nodes: 2 ranks on two nodes, transport %s\n", transport_label().c_str());
+    std::printf("%-10s %14s %14s\n", "# Size", "net(us)", "comm(us)");
+    for (const auto &[b, t] : entry) std::printf("%-10.0f %14.3f %14.3f\n", b, t * 1e6, c.comm.at(b) * 1e6);
+    std::printf("# a block right behind another across nodes (2-member pipeline:16 round / 16)\n%-10s %14s\n",
+                "# Block", "stream(us)");
+    for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
+    std::ofstream f(path);
+    f << cm::to_json(c);
+    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
+    std::printf("# added to %s\n", path.c_str());
+    return 0;
+}
+
+// More ranks than cores: the crowded curve, added to the 2-rank file.
+int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
+    const int me = acp_rank(), np = acp_procs();
+    cm::Calibration c;
+    if (!read_two_rank_file(path, "the crowded curve", &c)) return 2;
+    for (int r = 1; r < np; ++r)
+        if (basic::layer::node_id(r) != basic::layer::node_id(0)) {
+            if (me == 0)
+                std::fprintf(stderr, "acpx-bench calibrate: the crowded curve is measured on one node; rank %d runs "
+                             "on another node than rank 0\n", r);
+            return 2;
+        }
     if (c.cores == 0 || static_cast<unsigned>(np) <= c.cores) {
         if (me == 0)
             std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd %u cores; use 2 ranks, or more "
@@ -381,7 +440,9 @@ int run_calibrate(const Options &o) {
     // interpolates between these.
     for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
     sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
-    if (np > 2) return calibrate_crowded(o, sz, o.out.empty() ? cm::user_calibration_path() : o.out);
+    const std::string out = o.out.empty() ? cm::user_calibration_path() : o.out;
+    if (np > 2) return calibrate_crowded(o, sz, out);
+    if (np == 2 && basic::layer::node_id(0) != basic::layer::node_id(1)) return calibrate_network(o, sz, out);
     if (np != 2) {
         if (me == 0) std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
         return 2;
@@ -404,18 +465,8 @@ int run_calibrate(const Options &o) {
     for (const auto &pt : c.comm.points())
         if (pt.first > middle::kDefaultInlineMax) direct.push_back(pt);
     c.comm_direct = cm::Samples(direct);
-    // Blocks in a stream: 2-member pipeline:16 rounds, per block of at
-    // least 64 bytes (the blocks' alignment).
-    std::vector<size_t> rounds;
-    for (size_t s : sz)
-        if (s >= 16 * 64) rounds.push_back(s);
-    std::vector<int> pair = {0, 1};
-    acp_set_col_algorithm("pipeline:16", nullptr);
-    const std::vector<double> piped = round_seconds(o, pair, rounds);
-    acp_set_col_algorithm("", nullptr);
-    if (piped.size() != rounds.size()) return 1;
     std::vector<std::pair<double, double>> stream;
-    for (size_t i = 0; i < rounds.size(); ++i) stream.emplace_back(rounds[i] / 16.0, piped[i] / 16);
+    if (!stream_times(o, sz, &stream)) return 1;
     c.comm_stream = cm::Samples(stream);
     if (me != 0) return 0;
     c.memcpy = cm::Samples(memcpy_samples(o, sz));
@@ -434,12 +485,12 @@ int run_calibrate(const Options &o) {
     std::printf("# a 1 MiB entry whose rounds walk arrays spanning this many bytes (both ranks)\n%-10s %14s\n",
                 "# Span", "entry(us)");
     for (const auto &[b, t] : footprint) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
-    const std::string path = o.out.empty() ? cm::user_calibration_path() : o.out;
-    if (path.empty() || !mkdirs_for(path)) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
-    std::ofstream f(path);
+    if (out.empty() || !mkdirs_for(out))
+        return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", out.c_str()), 1;
+    std::ofstream f(out);
     f << cm::to_json(c);
-    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
-    std::printf("# written to %s (the library reads it at create; ACP_CALIBRATION overrides)\n", path.c_str());
+    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", out.c_str()), 1;
+    std::printf("# written to %s (the library reads it at create; ACP_CALIBRATION overrides)\n", out.c_str());
     return 0;
 }
 

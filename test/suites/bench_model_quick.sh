@@ -1,6 +1,7 @@
 #!/bin/sh
 # The model's tools end to end: acpx-bench calibrate writes a calibration
-# file that acpx-model and the library load; acpx-bench model-check writes
+# file (on one node; more ranks than cores; two nodes) that acpx-model and
+# the library load; acpx-bench model-check writes
 # one CSV row per (operation, algorithm, size); acpx-model predicts and
 # compares, and refuses bad input with status 2; acprun -v and acpx-info
 # show the calibration in use (-v also each handle's choice).
@@ -51,7 +52,30 @@ fi
 if run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" > "$dir/out" 2>&1; then
     fail "crowded calibrate without a 2-rank file: accepted"
 fi
-grep -q 'run it on 2 ranks first' "$dir/out" || fail "crowded calibrate without a file: $(cat "$dir/out")"
+grep -q 'run it on 2 ranks of one node first' "$dir/out" || fail "crowded calibrate without a file: $(cat "$dir/out")"
+# On 2 ranks of two nodes (test/as_two_nodes.sh) it adds the network's
+# curves, a time per size; without a 2-rank file it refuses.
+if unshare --uts true 2>/dev/null; then
+    two="$ACPX_SRCDIR/test/as_two_nodes.sh"
+    run -n 2 "$two" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" \
+        > "$dir/net.txt" || fail "network calibrate: $(cat "$dir/net.txt")"
+    for k in comm_net comm_net_stream comm_crowded; do
+        grep -q "\"$k\"" "$dir/cal.json" || fail "network calibrate: no $k in $(cat "$dir/cal.json")"
+    done
+    [ "$(sed '/right behind/q' "$dir/net.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 8 ] \
+        || fail "network calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/net.txt")"
+    if run -n 2 "$two" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" > "$dir/out" 2>&1; then
+        fail "network calibrate without a 2-rank file: accepted"
+    fi
+    grep -q 'of two nodes it adds the network.s curves' "$dir/out" || fail "network calibrate: $(cat "$dir/out")"
+    if run -n "$crowd" "$two" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" \
+        > "$dir/out" 2>&1; then
+        fail "crowded calibrate across two nodes: accepted"
+    fi
+    grep -q 'the crowded curve is measured on one node' "$dir/out" || fail "crowded across nodes: $(cat "$dir/out")"
+else
+    echo "bench_model_quick: unshare --uts is not permitted here: the network calibration is not run"
+fi
 
 ACP_CALIBRATION="$dir/cal.json" run -n 3 "$ACPX_BUILDDIR/acpx-bench" model-check --quick --sizes 4K:64K \
     --out "$dir/mc.csv" > "$dir/mc.txt"
