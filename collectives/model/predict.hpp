@@ -198,7 +198,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
 // candidates are the allgathers whose steps come from one or two lists
 // (ring, Bruck, neighbor exchange: turned by rotation; recursive
 // doubling over a power of two: by xor; P log P messages at most), up to
-// kMaxTurnedAllgather, where the four of them take 8 s and 165 MB on the
+// kMaxTurnedAllgather, where the four of them take 8-9 s and 168 MB on the
 // 2-core VM (on a 32x64x64 torus; its lowest rank models, the others
 // wait); above that, create takes the default ("tree") without
 // modelling.
