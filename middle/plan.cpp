@@ -27,6 +27,15 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t 
                                                    block);
 }
 
+// f(b, list of block b) for every block of p, one list at a time: an
+// allgather's lists hold P(P-1) entries, which kept at once took 800 MB
+// in every process at 8,192 members (and grow as P^2).
+template <class F>
+void each_list(const Params &p, uint32_t root_index, F &&f) {
+    const uint32_t blocks = slots_of(p);
+    for (uint32_t b = 0; b < blocks; ++b) f(b, list_of(p, root_index, b));
+}
+
 // Delegated mode: a source holds one ready byte per member it sends to,
 // numbered in order of the receivers' first entry (over blocks, then
 // entries), however many blocks go between the two.
@@ -34,19 +43,24 @@ struct ReadyBytes {
     std::unordered_map<uint32_t, uint32_t> mine;  // this member's receivers -> byte
     std::unordered_map<uint32_t, uint32_t> at;    // this member's sources -> its byte there
 };
-ReadyBytes ready_bytes(const std::vector<collectives::CommandList> &lists, uint32_t me) {
+ReadyBytes ready_bytes(const Params &p, uint32_t root_index, uint32_t me) {
     ReadyBytes r;
     std::unordered_map<uint32_t, std::unordered_set<uint32_t>> dsts;  // of this member's sources
-    for (const auto &l : lists)
+    each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l)
             if (c.dst == me) dsts.emplace(c.src, std::unordered_set<uint32_t>{});
-    for (const auto &l : lists)
+    });
+    each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l) {
             if (c.src == me) r.mine.emplace(c.dst, static_cast<uint32_t>(r.mine.size()));
             auto it = dsts.find(c.src);
             if (it == dsts.end() || !it->second.insert(c.dst).second) continue;
-            if (c.dst == me) r.at.emplace(c.src, static_cast<uint32_t>(it->second.size() - 1));
+            if (c.dst == me) {  // its byte here is known: its later receivers do not matter
+                r.at.emplace(c.src, static_cast<uint32_t>(it->second.size() - 1));
+                dsts.erase(it);
+            }
         }
+    });
     return r;
 }
 
@@ -96,11 +110,10 @@ void plan_root_mode(const Params &p, uint32_t root_index, Plan &pl,
 void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
                     const std::vector<int> &group, const std::vector<MemberAddr> &table) {
     const uint32_t me = pl.me;
-    const auto lists = lists_of(p, root_index);
-    const ReadyBytes r = ready_bytes(lists, me);
+    const ReadyBytes r = ready_bytes(p, root_index, me);
     std::unordered_set<uint32_t> told;
-    for (uint32_t b = 0; b < lists.size(); ++b)
-        for (const auto &c : lists[b]) {
+    each_list(p, root_index, [&](uint32_t b, const collectives::CommandList &l) {
+        for (const auto &c : l) {
             if (c.src == me)
                 pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep,
                                   table[c.dst].data, table[c.dst].ctl + ctl::arrive(b, 0),
@@ -113,6 +126,7 @@ void plan_delegated(const Params &p, uint32_t root_index, Plan &pl,
                                                r.at.at(c.src));
             }
         }
+    });
     pl.n_ready = static_cast<uint32_t>(r.mine.size());
     pl.out.shrink_to_fit();
 }
@@ -139,7 +153,7 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {
     if (p.exec == Exec::kRoot)
         return (p.kind == Kind::kAllgather || me == root_index) ? p.members : 0;
-    return static_cast<uint32_t>(ready_bytes(lists_of(p, root_index), me).mine.size());
+    return static_cast<uint32_t>(ready_bytes(p, root_index, me).mine.size());
 }
 
 size_t Plan::bytes() const {
@@ -154,13 +168,6 @@ uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
         for (uint32_t i = 0; i < group.size(); ++i)
             if (group[i] == p.root) return i;
     return 0;
-}
-
-std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index) {
-    std::vector<collectives::CommandList> out;
-    const uint32_t blocks = slots_of(p);
-    for (uint32_t b = 0; b < blocks; ++b) out.push_back(list_of(p, root_index, b));
-    return out;
 }
 
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,

@@ -118,7 +118,4 @@ uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);
 // The root's index in group (bcast), else 0.
 uint32_t root_index_of(const Params &p, const std::vector<int> &group);
 
-// The command list(s) of p: one for bcast, one per block for allgather.
-std::vector<collectives::CommandList> lists_of(const Params &p, uint32_t root_index);
-
 }  // namespace acpx::middle
