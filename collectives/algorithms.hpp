@@ -75,6 +75,36 @@ CommandList allgather_block_list(AllgatherAlgo algo, uint32_t members, uint32_t 
 // exchange needs an even count).
 std::string allgather_applies(AllgatherAlgo algo, uint32_t members);
 
+// How an allgather's block lists follow from those of blocks
+// 0..period-1 (period 0: they do not). Moved on: block r + k period is
+// block r with every member m moved to m + k period (mod the members:
+// ring, Bruck and the per-block trees, period 1; neighbor exchange, 2).
+// By xor: block b is block 0 with every member m moved to m xor b
+// (recursive doubling over a power of two, period 1; elsewhere the
+// members beyond the power of two break the pattern). Either way an
+// entry's dependency is that of its image, and an entry is known from
+// its sender's class (mod period) and its distance: dst - src, or src
+// xor dst. The model costs a round from those few lists, and create
+// finds a member's entries in them.
+struct AllgatherTurn {
+    uint32_t period = 0;
+    bool by_xor = false;
+    uint32_t distance(uint32_t src, uint32_t dst, uint32_t n) const { return by_xor ? src ^ dst : (dst + n - src) % n; }
+    uint32_t moved(uint32_t src, uint32_t distance, uint32_t n) const {
+        return by_xor ? src ^ distance : static_cast<uint32_t>((uint64_t{src} + distance) % n);
+    }
+    // Block b's list is that of block base(b) with every member m moved to
+    // image(m, b, n); preimage is the way back.
+    uint32_t base(uint32_t b) const { return by_xor ? 0 : b % period; }
+    uint32_t image(uint32_t m, uint32_t b, uint32_t n) const {
+        return by_xor ? m ^ b : static_cast<uint32_t>((uint64_t{m} + b - b % period) % n);
+    }
+    uint32_t preimage(uint32_t m, uint32_t b, uint32_t n) const {
+        return by_xor ? m ^ b : static_cast<uint32_t>((uint64_t{m} + n - (b - b % period) % n) % n);
+    }
+};
+AllgatherTurn allgather_turn(AllgatherAlgo algo, uint32_t members);
+
 // Names as used by ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO and printed
 // by tools. A k-nomial bcast is "knomial" (k = 4) or "knomial:K"; a
 // pipelined chain "pipeline" (8 segments) or "pipeline:S".

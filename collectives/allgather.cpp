@@ -92,6 +92,17 @@ std::string allgather_applies(AllgatherAlgo algo, uint32_t members) {
     return "";
 }
 
+AllgatherTurn allgather_turn(AllgatherAlgo algo, uint32_t members) {
+    switch (algo) {
+        case AllgatherAlgo::kBlockTree:
+        case AllgatherAlgo::kRing:
+        case AllgatherAlgo::kBruck: return {1, false};
+        case AllgatherAlgo::kNeighborExchange: return {members % 2 == 0 ? 2u : 0u, false};
+        case AllgatherAlgo::kRecursiveDoubling: return {(members & (members - 1)) == 0 ? 1u : 0u, true};
+    }
+    return {};
+}
+
 CommandList allgather_block_list(AllgatherAlgo algo, uint32_t members, uint32_t owner) {
     if (members <= 1) return {};
     switch (algo) {

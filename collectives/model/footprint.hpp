@@ -19,22 +19,8 @@ struct BlockList {
     uint64_t bytes;
 };
 
-// How an allgather's block lists follow from those of blocks 0..period-1
-// (period 0: they do not). Moved on: block r + k period is block r with
-// every member m moved to m + k period (mod the members: ring, Bruck and
-// the per-block trees, period 1; neighbor exchange, 2). By xor: block b
-// is block 0 with every member m moved to m xor b (recursive doubling
-// over a power of two, period 1). Either way an entry's depth is that of
-// its image, and a step is known from its sender's class (mod period)
-// and its distance: dst - src, or src xor dst.
-struct Turn {
-    uint32_t period = 0;
-    bool by_xor = false;
-    uint32_t distance(uint32_t src, uint32_t dst, uint32_t n) const { return by_xor ? src ^ dst : (dst + n - src) % n; }
-    uint32_t moved(uint32_t src, uint32_t distance, uint32_t n) const {
-        return by_xor ? src ^ distance : static_cast<uint32_t>((uint64_t{src} + distance) % n);
-    }
-};
+// How an allgather's block lists follow from a few (collectives::AllgatherTurn).
+using Turn = AllgatherTurn;
 
 // How much slower each member's copies are because the data its core
 // touches in a round outgrows the caches the calibration's copies ran

@@ -195,24 +195,10 @@ uint32_t blocks_of(const Case &c) {
     return c.op == Op::kBcast ? bcast_blocks(static_cast<BcastAlgo>(c.algo), c.members, c.radix) : c.members;
 }
 
-// How the allgather a's block lists follow from a few (Turn): ring,
-// Bruck and the per-block trees moved on by 1; neighbor exchange by
-// pairs, 2; recursive doubling over a power of two by xor, its blocks
-// 0..n-1 the butterfly from each (otherwise its members beyond the power
-// of two break the pattern): its steps then come from those lists
-// (turned_steps), not from every block's.
-Turn turn_of(AllgatherAlgo a, uint32_t members) {
-    switch (a) {
-        case AllgatherAlgo::kBlockTree:
-        case AllgatherAlgo::kRing:
-        case AllgatherAlgo::kBruck: return {1, false};
-        case AllgatherAlgo::kNeighborExchange: return {members % 2 == 0 ? 2u : 0u, false};
-        case AllgatherAlgo::kRecursiveDoubling: return {(members & (members - 1)) == 0 ? 1u : 0u, true};
-    }
-    return {};
-}
+// How c's block lists follow from a few (allgather_turn): its steps then
+// come from those lists (turned_steps), not from every block's.
 Turn turn_of(const Case &c) {
-    return c.op == Op::kAllgather ? turn_of(static_cast<AllgatherAlgo>(c.algo), c.members) : Turn{};
+    return c.op == Op::kAllgather ? allgather_turn(static_cast<AllgatherAlgo>(c.algo), c.members) : Turn{};
 }
 
 // A bcast in several blocks (pipeline, scatter_ring): never inline (plan.hpp).
@@ -645,7 +631,7 @@ std::vector<Case> candidates(const Case &c) {
 bool allgather_modelled(AllgatherAlgo a, uint32_t members) {
     if (members <= kMaxModelledAllgather) return true;
     // The trees are turned too, but send every block to its own distances.
-    return a != AllgatherAlgo::kBlockTree && turn_of(a, members).period > 0 && members <= kMaxTurnedAllgather;
+    return a != AllgatherAlgo::kBlockTree && allgather_turn(a, members).period > 0 && members <= kMaxTurnedAllgather;
 }
 
 size_t pick_fastest(const std::vector<double> &seconds) {

@@ -237,6 +237,34 @@ TEST(AllgatherLists, EveryBlockReachesEveryMember) {
         }
 }
 
+// allgather_turn: where it names a turn, every block's list is its base
+// block's with each member moved to its image (and back by preimage),
+// entry for entry, dependencies alike; recursive doubling only over a
+// power of two, neighbor exchange by pairs. The model and create rely on it.
+TEST(AllgatherLists, TurnedListsAreTheirBasesMoved) {
+    for (AllgatherAlgo algo : kAllgatherAlgos)
+        for (uint32_t n = 2; n <= 70; ++n) {
+            if (!allgather_applies(algo, n).empty()) continue;
+            const AllgatherTurn t = allgather_turn(algo, n);
+            const bool pow2 = (n & (n - 1)) == 0;
+            EXPECT_EQ(t.period, algo == AllgatherAlgo::kNeighborExchange    ? 2u
+                                : algo == AllgatherAlgo::kRecursiveDoubling ? (pow2 ? 1u : 0u)
+                                                                            : 1u);
+            if (t.period == 0) continue;
+            for (uint32_t b = 0; b < n; ++b) {
+                const CommandList base = allgather_block_list(algo, n, t.base(b));
+                const CommandList got = allgather_block_list(algo, n, b);
+                ASSERT_EQ(got.size(), base.size());
+                for (size_t e = 0; e < got.size(); ++e) {
+                    ASSERT_EQ(got[e].src, t.image(base[e].src, b, n)) << name_of(algo) << " " << n << " " << b;
+                    ASSERT_EQ(got[e].dst, t.image(base[e].dst, b, n)) << name_of(algo) << " " << n << " " << b;
+                    ASSERT_EQ(got[e].dep, base[e].dep);
+                    ASSERT_EQ(t.preimage(got[e].src, b, n), base[e].src);
+                }
+            }
+        }
+}
+
 TEST(AllgatherLists, RingSendsOnlyToTheNextMember) {
     const uint32_t n = 6;
     for (uint32_t b = 0; b < n; ++b)
