@@ -93,8 +93,11 @@ struct Plan {
 };
 
 // table[i]: member i's GAs; group[i]: its rank. me: this member's index.
+// A turned allgather (collectives::allgather_turn) finds this member's
+// entries in its few base lists; walk_every_list: in every block's list
+// instead, O(P^2) -- the reference the tests hold that to.
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
-                const std::vector<MemberAddr> &table);
+                const std::vector<MemberAddr> &table, bool walk_every_list = false);
 
 // The bytes member `me` of a direct handle over ranks 0..members-1 would
 // hold (plan + control block), computed in this process without a job:

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 
+#include "basic/ga.hpp"
+#include "collectives/algorithms.hpp"
 #include "middle/plan.hpp"
 
 using namespace acpx::middle;
@@ -57,4 +59,50 @@ TEST(PlanMemory, TableOfGroupSizes) {
         std::printf("%10u %16zu %16zu %16zu %14.0f\n", n, rr, rl, dr, 48.0 * n);
         EXPECT_LT(rr, 24u * n + 40000);  // + the control block (two 16 KiB inline slots)
     }
+}
+
+// A turned allgather's plan comes from its base lists indexed by member;
+// it must be the plan walking every block's list gives: the same entries,
+// waits, ready bytes and targets, in the same order, for every member,
+// algorithm and execution mode.
+TEST(PlanTurned, EveryMembersPlanIsTheOneEveryListGives) {
+    using acpx::collectives::AllgatherAlgo;
+    for (uint8_t algo = 0; algo <= static_cast<uint8_t>(AllgatherAlgo::kNeighborExchange); ++algo)
+        for (Exec exec : {Exec::kRoot, Exec::kDelegated})
+            for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 12u, 16u, 17u, 24u, 32u, 33u, 64u}) {
+                if (!acpx::collectives::allgather_applies(static_cast<AllgatherAlgo>(algo), n).empty()) continue;
+                Params p;
+                p.kind = Kind::kAllgather;
+                p.storage = Storage::kDirect;
+                p.exec = exec;
+                p.algo = algo;
+                p.members = n;
+                p.root = -1;
+                std::vector<int> group(n);
+                std::vector<MemberAddr> table(n);
+                for (uint32_t i = 0; i < n; ++i) {
+                    group[i] = static_cast<int>(100 + i);  // ranks unlike indices: a mix-up shows
+                    table[i] = {acpx::basic::ga::encode(100 + i, 5, 0), acpx::basic::ga::encode(100 + i, 6, 64)};
+                }
+                for (uint32_t me = 0; me < n; ++me) {
+                    const Plan got = build_plan(p, me, group, table);
+                    const Plan want = build_plan(p, me, group, table, true);
+                    const std::string at = std::string(name_of(exec)) + " algo " + std::to_string(algo) + " n " +
+                                           std::to_string(n) + " member " + std::to_string(me);
+                    EXPECT_EQ(got.n_ready, want.n_ready) << at;
+                    EXPECT_EQ(got.wait_slots, want.wait_slots) << at;
+                    EXPECT_EQ(got.wait_from, want.wait_from) << at;
+                    EXPECT_EQ(got.ready_targets, want.ready_targets) << at;
+                    EXPECT_EQ(got.lists.size(), want.lists.size()) << at;
+                    ASSERT_EQ(got.out.size(), want.out.size()) << at;
+                    for (size_t i = 0; i < got.out.size(); ++i) {
+                        const OutEntry &a = got.out[i], &b = want.out[i];
+                        EXPECT_TRUE(a.block == b.block && a.ready == b.ready && a.dst_rank == b.dst_rank &&
+                                    a.wait == b.wait && a.dst_data == b.dst_data && a.dst_arrive == b.dst_arrive &&
+                                    a.dst_inline == b.dst_inline)
+                            << at << " entry " << i;
+                    }
+                    EXPECT_EQ(ready_count(p, me, 0), want.n_ready) << at;
+                }
+            }
 }
