@@ -328,7 +328,8 @@ int acp_inquire(acp_handle_t handle);
  * sends its choice to the others. Allgather groups above 1024 members
  * weigh ring, bruck, neighbor and (over a power of two) recdoubling only
  * (the others' models walk every block's list); above 131072 members they
- * take "tree" without modelling.
+ * take, without modelling, "bruck" for blocks under 128 bytes, else
+ * "neighbor" (or "ring" for an odd group).
  * acprun -v prints each choice.
  *
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col

@@ -117,7 +117,9 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     // Defaults where the model is not run: one member, and allgathers
     // above what create models (cm::kMaxTurnedAllgather).
     p->algo = bcast ? static_cast<uint8_t>(collectives::BcastAlgo::kBinomial)
-                    : static_cast<uint8_t>(collectives::AllgatherAlgo::kBlockTree);
+                    : static_cast<uint8_t>(p->members > cm::kMaxTurnedAllgather
+                                               ? cm::unmodelled_allgather(p->members, p->size)
+                                               : collectives::AllgatherAlgo::kBlockTree);
     p->radix = 2;
     if (p->members <= 1 || (!bcast && p->members > cm::kMaxTurnedAllgather)) return true;
     if (!load_model(fn, st)) return false;

@@ -634,6 +634,11 @@ bool allgather_modelled(AllgatherAlgo a, uint32_t members) {
     return a != AllgatherAlgo::kBlockTree && allgather_turn(a, members).period > 0 && members <= kMaxTurnedAllgather;
 }
 
+AllgatherAlgo unmodelled_allgather(uint32_t members, uint64_t bytes) {
+    if (bytes < 128) return AllgatherAlgo::kBruck;
+    return members % 2 == 0 ? AllgatherAlgo::kNeighborExchange : AllgatherAlgo::kRing;
+}
+
 size_t pick_fastest(const std::vector<double> &seconds) {
     size_t pick = 0;
     for (size_t i = 1; i < seconds.size(); ++i)
@@ -695,7 +700,9 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
     const std::vector<Case> all = candidates(c);
     if (all.empty()) {  // an allgather over more than kMaxTurnedAllgather members
         if (seconds) *seconds = 0;
-        return c;
+        Case pick = c;
+        pick.algo = static_cast<uint8_t>(unmodelled_allgather(c.members, c.bytes));
+        return pick;
     }
     std::vector<double> secs;
     CrowdCache own;

@@ -187,7 +187,8 @@ size_t pick_fastest(const std::vector<double> &seconds);
 // The candidate with the lowest predicted time (within 2%: a tie, which
 // the first listed wins);
 // *seconds, if given, gets that time. Without candidates (an allgather
-// above kMaxTurnedAllgather members): c itself, and 0 seconds.
+// above kMaxTurnedAllgather members): c with unmodelled_allgather's
+// algorithm, and 0 seconds.
 Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr,
           CrowdCache *cache = nullptr);
 
@@ -200,10 +201,18 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
 // doubling over a power of two: by xor; P log P messages at most), up to
 // kMaxTurnedAllgather, where the four of them take 8-9 s and 168 MB on the
 // 2-core VM (on a 32x64x64 torus; its lowest rank models, the others
-// wait); above that, create takes the default ("tree") without
-// modelling.
+// wait); above that, create takes unmodelled_allgather's pick.
 inline constexpr uint32_t kMaxModelledAllgather = 1024;
 inline constexpr uint32_t kMaxTurnedAllgather = 131072;
+
+// The allgather of blocks of `bytes` that create takes, unmodelled, over
+// more than kMaxTurnedAllgather members: what the model picks at 131,072
+// members on a 32x64x64 torus (VM calibration): Bruck below 128 bytes a
+// block (17 steps; 18 ms at 8 B, ring 72), above it neighbor exchange
+// (1K: 73 ms, ring 130, Bruck 313), ring for an odd group. Their plans
+// take O(P) to build; the per-block trees' take O(P^2) (272 s at
+// 131,072 members in delegated mode).
+AllgatherAlgo unmodelled_allgather(uint32_t members, uint64_t bytes);
 
 // Whether candidates() offers allgather a over `members` (above).
 bool allgather_modelled(AllgatherAlgo a, uint32_t members);

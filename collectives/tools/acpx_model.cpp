@@ -181,8 +181,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
 
 int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
     if (a.op == "allgather" && a.procs > cm::kMaxTurnedAllgather)
-        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to %u procs (create takes tree "
-                            "above)\n", cm::kMaxTurnedAllgather), 2;
+        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to %u procs (above, create "
+                            "takes bruck below 128 bytes a block, else neighbor, or ring for odd procs)\n",
+                            cm::kMaxTurnedAllgather), 2;
     const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
     std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = best\n", a.op.c_str(),
                 static_cast<unsigned long long>(a.procs));

@@ -484,12 +484,19 @@ TEST(Select, LargeAllgathersWeighRingBruckRecursiveDoublingAndNeighborExchange) 
     Case ring = c;
     ring.algo = static_cast<uint8_t>(AllgatherAlgo::kRing);
     EXPECT_NEAR(predict_seconds(ring, linear(1e-6, 1e-9), &t), 2047 * linear(1e-6, 1e-9).comm.at(1 << 20), 1e-9);
-    // No candidate: best() keeps the case it was given.
+    // No candidate: best() takes unmodelled_allgather's pick, by block
+    // size and parity, unmodelled (0 s), whatever the case held.
     c.members = kMaxTurnedAllgather + 2;
     c.algo = static_cast<uint8_t>(AllgatherAlgo::kBlockTree);
     double secs = -1;
-    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t, &secs)), "tree");
+    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t, &secs)), "neighbor");
     EXPECT_EQ(secs, 0);
+    c.bytes = 64;
+    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t)), "bruck");
+    c.bytes = 128;
+    c.members = kMaxTurnedAllgather + 1;
+    EXPECT_EQ(algo_name(best(c, linear(1e-6, 1e-9), &t)), "ring");
+    EXPECT_TRUE(allgather_applies(unmodelled_allgather(c.members, c.bytes), c.members).empty());
 }
 
 TEST(Predict, MultiBlockBcastsArePipelined) {
