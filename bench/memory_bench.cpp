@@ -94,7 +94,7 @@ void model_table(FILE *csv) {
             middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, 0),
             middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, n - 1),
             // Every allgather member is the root of its own block's list.
-            n <= (1u << 12) ? middle::modelled_bytes(Kind::kAllgather, Exec::kRoot, 0, n, 0) : 0,
+            middle::modelled_bytes(Kind::kAllgather, Exec::kRoot, 0, n, 0),
         };
         const double seed = 48.0 * n;
         std::printf("%-10u %14zu %14zu %14zu %14zu %14s %14.0f\n", n, v[0], v[1], v[2], v[3],

@@ -229,7 +229,9 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
     constexpr uint32_t kMin = 256, kMax = kDefaultInlineMax;
     if (kind == Kind::kBcast) return slots > 1 ? 0 : kMax;
     const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
-    return static_cast<uint32_t>(share < kMin ? kMin : share > kMax ? kMax : share);
+    // Two slots a block: within 2 MiB a member. Below kMin a slot is not
+    // worth it, and kMin each would be 512 MB a member at 10^6 members.
+    return static_cast<uint32_t>(share < kMin ? 0 : share > kMax ? kMax : share);
 }
 
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {

@@ -109,8 +109,10 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
 uint32_t slots_of(const Params &p);
 
 // Bytes per block a round may carry through the control blocks (eagerly,
-// with plain stores): bcast 16 KiB; allgather 1 MiB / np_group within
-// [256 B, 16 KiB], as every member holds two slots per block. None for
+// with plain stores): bcast 16 KiB; allgather 1 MiB / np_group up to 16
+// KiB, as every member holds two slots per block (none over 4,096
+// members, where that would be under 256 B: slots of 256 B would take
+// 512 MB a member at 10^6). None for
 // the multi-block bcasts, which are for rounds far larger than that. At
 // most p.inline_max (ACP_COL_INLINE; 0: no inline slots).
 uint32_t inline_bytes_for(const Params &p);

@@ -61,6 +61,22 @@ TEST(PlanMemory, TableOfGroupSizes) {
     }
 }
 
+// An allgather member holds, a member of the group: its block's list or
+// its forwarded entries, every member's GAs, 32 B of slots, and what it
+// waits for and whom it tells ready (79-80 B in all at 2^20). Inline slots
+// (two a block, 1 MiB / members each) stop at 4,096 members, where they
+// would fall under 256 B: at 256 B they took 512 MB a member at 2^20.
+TEST(PlanMemory, AnAllgatherMemberHoldsBytesLinearInTheGroup) {
+    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4096, 4096), 256u);
+    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4097, 4097), 0u);
+    const uint32_t n = 1u << 20;
+    for (Exec exec : {Exec::kRoot, Exec::kDelegated}) {
+        const size_t held = bytes_held(Kind::kAllgather, exec, 1 /* ring */, n, n / 2);
+        std::printf("%s mode, ring allgather member, 2^20 members: %.1f MiB\n", name_of(exec), held / kMiB);
+        EXPECT_LT(held, 96.0 * n) << name_of(exec);
+    }
+}
+
 // A turned allgather's plan comes from its base lists indexed by member;
 // it must be the plan walking every block's list gives: the same entries,
 // waits, ready bytes and targets, in the same order, for every member,
