@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "acp.h"
-#include "basic/layer.hpp"
 #include "bench_common.hpp"
 #include "collectives/model/predict.hpp"
+#include "middle/choose.hpp"
 #include "middle/plan.hpp"
 
 namespace acpx::bench {
@@ -53,19 +53,15 @@ int run_model_check(const Options &o) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_TOPOLOGY: %s\n", why.c_str());
         return 1;
     }
-    if (!named) {
-        std::vector<uint64_t> ids;
-        for (int r = 0; r < np; ++r) ids.push_back(basic::layer::node_id(r));
-        topo = cm::switch_of_nodes(ids);
-    }
+    std::vector<int> group(np);
+    for (int i = 0; i < np; ++i) group[i] = i;
+    if (!named) topo = middle::nodes_of(group);
     const cm::Topology *t = named || topo.nodes() > 1 ? &topo : nullptr;
     uint32_t inline_max = 0;  // the handles' inline cap, as create reads it
     if (!middle::inline_max_from_env(&inline_max, &why)) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_COL_INLINE: %s\n", why.c_str());
         return 1;
     }
-    std::vector<int> group(np);
-    for (int i = 0; i < np; ++i) group[i] = i;
     FILE *csv = nullptr;
     if (me == 0) {
         const std::string path = o.out.empty() ? "model_check.csv" : o.out;

@@ -24,12 +24,6 @@ std::string env_text(const char *name) {
     return v ? v : "";
 }
 
-std::vector<uint64_t> node_ids(const std::vector<int> &ranks) {
-    std::vector<uint64_t> ids;
-    for (const int r : ranks) ids.push_back(basic::layer::node_id(r));
-    return ids;
-}
-
 // The calibration and ACP_TOPOLOGY (+ ACP_TOPOLOGY_MAP): loaded once, and
 // again if one of the variables changed (they are read at every create,
 // like ACP_COL_EXEC).
@@ -57,7 +51,7 @@ bool load_model(const char *fn, State &st) {
     if (basic::layer::verbose() && acp_rank() == 0) {
         std::vector<int> everyone(static_cast<size_t>(acp_procs()));
         for (size_t r = 0; r < everyone.size(); ++r) everyone[r] = static_cast<int>(r);
-        const uint64_t nodes = cm::switch_of_nodes(node_ids(everyone)).nodes();
+        const uint64_t nodes = nodes_of(everyone).nodes();
         const std::string none = nodes > 1 ? "none: the job's " + std::to_string(nodes) + " nodes on a switch"
                                            : "none (one fully connected node)";
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s; topology %s\n",
@@ -71,6 +65,12 @@ bool load_model(const char *fn, State &st) {
 }
 
 }  // namespace
+
+cm::Topology nodes_of(const std::vector<int> &ranks) {
+    std::vector<uint64_t> ids;
+    for (const int r : ranks) ids.push_back(basic::layer::node_id(r));
+    return cm::switch_of_nodes(ids);
+}
 
 bool parse_algorithm(const char *fn, const char *arg, const std::string &name, Params *p) {
     p->auto_algo = name.empty() || name == "auto";
@@ -139,7 +139,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
         t.map.resize(group.size());
         for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
     } else {
-        t = cm::switch_of_nodes(node_ids(group));
+        t = nodes_of(group);
     }
     const bool networked = st.has_topology || t.nodes() > 1;
     const cm::Case pick = cm::best(c, st.calibration, networked ? &t : nullptr, predicted_s, &st.crowd_costs);

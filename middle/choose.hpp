@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/model/topology.hpp"
 #include "params.hpp"
 
 namespace acpx::middle {
@@ -22,6 +23,11 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
 // Reads the forced algorithm for p->kind into p (p->auto_algo false), or
 // marks p->auto_algo. False, reported under fn, on an unknown name.
 bool read_algorithm(const char *fn, const State &st, Params *p);
+
+// The nodes `ranks` run on, as the runtime found them at start-up, on a
+// switch (numbered as they first appear): what the model takes for a
+// group when ACP_TOPOLOGY names no network. One node: nodes() == 1.
+collectives::model::Topology nodes_of(const std::vector<int> &ranks);
 
 // For p->auto_algo: sets p->algo / p->radix from the model, for the
 // members' ranks `group`; *predicted_s gets the prediction (0 if forced). Loads the

@@ -27,13 +27,14 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t 
                                                    block);
 }
 
-// f(b, list of block b) for every block of p, one list at a time: an
-// allgather's lists hold P(P-1) entries, which kept at once took 800 MB
-// in every process at 8,192 members (and grow as P^2).
+// f(b, list of block b) for every block of p, one list at a time, until
+// f returns false: an allgather's lists hold P(P-1) entries, which kept
+// at once took 800 MB in every process at 8,192 members (and grow as P^2).
 template <class F>
 void each_list(const Params &p, uint32_t root_index, F &&f) {
     const uint32_t blocks = slots_of(p);
-    for (uint32_t b = 0; b < blocks; ++b) f(b, list_of(p, root_index, b));
+    for (uint32_t b = 0; b < blocks; ++b)
+        if (!f(b, list_of(p, root_index, b))) return;
 }
 
 // The entries of p's lists that one member sends or receives, block by
@@ -69,10 +70,11 @@ class MemberEntries {
     void each(uint32_t x, F &&f) const {
         const uint32_t n = p_.members;
         if (!turned()) {
-            const uint32_t blocks = slots_of(p_);
-            for (uint32_t b = 0; b < blocks; ++b)
-                for (const auto &c : list_of(p_, root_index_, b))
-                    if ((c.src == x || c.dst == x) && !f(b, c)) return;
+            each_list(p_, root_index_, [&](uint32_t b, const collectives::CommandList &l) {
+                for (const auto &c : l)
+                    if ((c.src == x || c.dst == x) && !f(b, c)) return false;
+                return true;
+            });
             return;
         }
         for (uint32_t b = 0; b < n; ++b) {
@@ -128,6 +130,7 @@ ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries
     each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l)
             if (c.dst == me) dsts.emplace(c.src, std::unordered_set<uint32_t>{});
+        return true;
     });
     each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l) {
@@ -139,6 +142,7 @@ ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries
                 dsts.erase(it);
             }
         }
+        return true;
     });
     return r;
 }

@@ -8,7 +8,7 @@
 #include "../report_util.hpp"
 #include "col_util.hpp"
 #include "acpx/collectives.hpp"
-#include "basic/layer.hpp"
+#include "middle/choose.hpp"
 #include "collectives/model/predict.hpp"
 
 using namespace acpx::test;
@@ -30,13 +30,8 @@ std::string calibration_file(double latency, double per_byte, cm::Calibration *c
 
 std::vector<int> everyone() { return make_group(Shape::kAll); }
 
-// What create models a group on when ACP_TOPOLOGY names no network: its
-// nodes, as the runtime found them, on a switch; one node is none.
-cm::Topology nodes_of(const std::vector<int> &g) {
-    std::vector<uint64_t> ids;
-    for (const int r : g) ids.push_back(acpx::basic::layer::node_id(r));
-    return cm::switch_of_nodes(ids);
-}
+// The network create models a group on when ACP_TOPOLOGY names none
+// (middle::nodes_of; one node: none).
 const cm::Topology *network(const cm::Topology &nodes) { return nodes.nodes() > 1 ? &nodes : nullptr; }
 
 }  // namespace
@@ -56,7 +51,7 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
         c.members = static_cast<uint32_t>(n);
         c.bytes = a.size();
         c.inline_bytes = 16384;
-        const cm::Topology nodes = nodes_of(g);
+        const cm::Topology nodes = acpx::middle::nodes_of(g);
         EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, network(nodes))));
         // Each copy costing 1 ms whatever its size: the fewest steps, which
         // from 4 members up is the 4-nomial tree (the root sends to all).
@@ -90,7 +85,7 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
 // and the handle delivers across and within the nodes.
 TEST(Choice, AGroupAcrossNodesIsModelledAsItsNodesOnASwitch) {
     std::vector<int> g = everyone();
-    const cm::Topology nodes = nodes_of(g);
+    const cm::Topology nodes = acpx::middle::nodes_of(g);
     if (const char *want = std::getenv("ACPX_TEST_NODES")) {
         ASSERT_EQ(nodes.nodes(), std::stoul(want)) << "as_two_nodes.sh did not make the nodes";
     }
