@@ -62,6 +62,7 @@ test_basic_ofi_wire_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAG
 test_basic_ofi_wire_test_LDADD = $(GTEST_LIBS) -lgtest_main
 TESTS += test/basic/ofi_wire_test \
 	test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh \
-	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh
+	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh \
+	test/suites/middle_ofi_tcp_np4_two_nodes.sh
 endif
 endif
