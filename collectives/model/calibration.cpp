@@ -88,6 +88,44 @@ double Samples::clamped(double bytes) const {
     return at(bytes);
 }
 
+namespace {
+
+// The seconds a byte of an entry of `bytes` takes beyond the entry's
+// latency (its time for a few bytes: at its smallest sampled size above
+// 0, or at 64 bytes if that is larger; a 0-byte round copies nothing):
+// what a block of a round of `bytes` is charged for its share of them.
+// Without the latency taken out, a 1-byte block of an 8-byte round paid
+// an eighth of a whole entry.
+double per_byte(const Samples &entry, double bytes) {
+    if (bytes <= 0 || entry.empty()) return 0;
+    constexpr double kFew = 64;
+    const auto &pts = entry.points();
+    const auto first = std::find_if(pts.begin(), pts.end(), [](const auto &p) { return p.first > 0; });
+    const double latency = entry.at(first == pts.end() ? kFew : std::min(first->first, kFew));
+    return std::max(0.0, entry.at(bytes) - latency) / bytes;
+}
+
+}  // namespace
+
+double stream_overhead(const Samples &stream, const Samples &entry, double block) {
+    if (stream.empty()) return 0;
+    const double b = std::min(block, stream.points().back().first);
+    constexpr double kSegments = 16;  // calibrate's pipeline:16 (bench/calibrate_bench.cpp)
+    return std::max(0.0, stream.at(b) - b * per_byte(entry, kSegments * b));
+}
+
+double Calibration::copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes,
+                                 double round_bytes) const {
+    const Samples &whole = copy(inline_round, false, across_nodes);
+    const Samples &curve = copy(inline_round, streamed, across_nodes);
+    if (round_bytes <= 0) return curve.at(bytes);
+    // No block of a multi-block round is faster than its share of the
+    // whole round's entry: its bytes are part of the round's arrays.
+    const double floor = bytes / round_bytes * whole.at(round_bytes);
+    if (&curve == &whole) return std::max(curve.at(bytes), floor);
+    return std::max(floor, stream_overhead(curve, whole, bytes) + bytes * per_byte(whole, round_bytes));
+}
+
 Calibration builtin_calibration() {
     Calibration c;
     // The reference VM (2 cores, UCX, user arrays), the means of two runs

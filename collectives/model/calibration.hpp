@@ -121,10 +121,30 @@ struct Calibration {
         if (across_nodes && !comm_net.empty()) return streamed && !comm_net_stream.empty() ? comm_net_stream : comm_net;
         return streamed && !comm_stream.empty() ? comm_stream : entry(inline_round);
     }
+    // The seconds of such a copy of `bytes` in a round of `round_bytes`
+    // (a multi-block bcast's; 0: a single-block round). A streamed block
+    // costs its share of the whole round's entry's bytes plus what a block
+    // adds in a stream (stream_overhead), not the stream curve at its size:
+    // that curve was measured in pipeline:16 rounds of 16 such blocks,
+    // so on its own it prices a block of 128 KiB as part of a 2 MiB
+    // array. On the 2-core VM a 2-member pipeline:S round of M bytes took
+    // comm(M) + S x 0.75-1.0 us for every S and M from 512 KiB to 4 MiB,
+    // while the curve alone read pipeline:4 of 512 KiB (in cache) 2.04x
+    // its time and pipeline:32 of 1 MiB (out of it) 0.76x.
+    double copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
 };
+
+// What a block of `block` bytes adds in a stream beyond its share of
+// its round's bytes: stream at that size less its share of the bytes of
+// the round stream was measured in (16 such blocks), at least 0; above
+// stream's largest sample, as at that sample (the curves there
+// extrapolate). A block's share of a round of M bytes: its bytes times
+// (entry(M) - the entry's latency) / M, the latency being entry at its
+// smallest sampled size above 0.
+double stream_overhead(const Samples &stream, const Samples &entry, double block);
 
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.

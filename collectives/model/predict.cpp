@@ -318,14 +318,10 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         const double c = col[i];
         s.msgs[i].collisions = col[i];
         const bool across = t && t->node_of(m.src) != t->node_of(m.dst);
-        const Samples &entry = cal.copy(inline_round, false, across);
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
-        const Samples &copy = cal.copy(inline_round, m.streamed, across);
-        double secs = copy.at(c * m.bytes);
-        if (round_bytes > 0)
-            secs = std::max(secs, c * m.bytes / static_cast<double>(round_bytes) *
-                                      entry.at(static_cast<double>(round_bytes)));
+        const double secs =
+            cal.copy_seconds(inline_round, m.streamed, across, c * m.bytes, static_cast<double>(round_bytes));
         s.seconds = std::max(s.seconds, secs * footprint[m.src]);
     }
 }
@@ -335,8 +331,9 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // (dependencies renumbered). A copy costs `slow` times the 2-member one,
 // forward_s more if its receiver forwards that data from another core
 // (see CrowdCosts; the simulation knows the cores); a block that follows
-// another between the same pair costs comm_stream, stream_slow times
-// (when calibrated), and never forward_s. All of them its sender's
+// another between the same pair costs a streamed block
+// (Calibration::copy_seconds), stream_slow times (when calibrated), and
+// never forward_s. All of them its sender's
 // footprint factor times (one node). Copies into one receiver from two
 // cores at once slow each other by k.converge.
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
@@ -353,9 +350,17 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
         const auto base = static_cast<int32_t>(in.entries.size());
         for (const Command &x : l.list) {
             const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
-            const double copy = (streamed ? cal.comm_stream : cal.entry(is_inline)).at(static_cast<double>(l.bytes));
+            const auto b = static_cast<double>(l.bytes);
             const bool stream = streamed && k.stream_slow > 0;
-            const double secs = stream ? copy * k.stream_slow : copy * k.slow;
+            double secs = cal.copy_seconds(is_inline, streamed, false, b, multi ? static_cast<double>(c.bytes) : 0);
+            if (stream) {  // what the block adds, and its share of the round (Calibration::copy_seconds)
+                const double adds = stream_overhead(cal.comm_stream, cal.entry(is_inline), b);
+                secs = adds * k.stream_slow + (secs - adds) * k.round_stream_slow;
+            } else if (multi && secs > cal.entry(is_inline).at(b)) {  // priced by its round's arrays
+                secs *= k.round_slow > 0 ? k.round_slow : k.slow;
+            } else {
+                secs *= k.slow;
+            }
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
                                   secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge});
         }
@@ -402,6 +407,18 @@ double switch_time(const Calibration &cal) {
                  small);
 }
 
+// CrowdCosts::slow for copies of `bytes` through process_vm_writev: what
+// makes a flat tree of that size take its calibrated time (1 without
+// comm_fanout).
+double slow_at(const Calibration &cal, double bytes, double switch_s) {
+    if (cal.comm_fanout.empty()) return 1;
+    const double fan = (cal.crowd_ranks - 1) * cal.comm_fanout.at(bytes);
+    auto flat = [&](double s) {
+        return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, false, {switch_s, s, 0});
+    };
+    return solve(flat, fan, 1, 8);
+}
+
 CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
     const double n = cal.crowd_ranks - 1;
@@ -415,13 +432,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     // Measured as it is (process_vm_writev only: inline rounds store into
     // the control blocks); flat above the largest sample.
     if (!cal.converge_slow.empty()) k.converge = std::max(1.0, cal.converge_slow.clamped(bytes));
-    if (!cal.comm_fanout.empty()) {
-        const double fan = n * cal.comm_fanout.at(bytes);
-        auto flat = [&](double s) {
-            return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, is_inline, {k.switch_s, s, 0});
-        };
-        k.slow = solve(flat, fan, 1, 8);
-    }
+    k.slow = slow_at(cal, bytes, switch_s);
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
     const double chain = n * cal.comm_crowded.at(bytes);
@@ -437,12 +448,14 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     if (!cal.comm_crowd_stream.empty() && !cal.comm_stream.empty()) {
         constexpr unsigned kS = kCrowdStreamSegments;
         const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
+        const double round_slow = slow_at(cal, bytes * kS, switch_s);
         auto piped = [&](double s) {
             CrowdCosts t = k;
-            t.stream_slow = s;
+            t.stream_slow = t.round_stream_slow = s;
+            t.round_slow = round_slow;
             return sample_round(cal, BcastAlgo::kPipeline, kS, bytes * kS, is_inline, t);
         };
-        k.stream_slow = solve(piped, round, 0.25, 8);
+        k.stream_slow = k.round_stream_slow = solve(piped, round, 0.25, 8);
     }
     return k;
 }
@@ -553,7 +566,17 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         }
     }
     if (sim) {
-        const CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
+        CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
+        // A streamed block's share of the round is slowed as in the
+        // calibrated pipeline:16 of as many bytes: the same arrays crowd
+        // the same caches (CrowdCosts::round_stream_slow).
+        // Likewise a block priced by its round's arrays (its share of the
+        // round's entry) is slowed as copies of the round's size are.
+        if (multi) {
+            const auto round = static_cast<double>(c.bytes);
+            k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline).round_stream_slow;
+            k.round_slow = cache->get(cal, round, is_inline).slow;
+        }
         const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
                                        is_inline};
         if (const double *known = cache->round(key)) {
@@ -674,9 +697,15 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
     auto least = [&](uint64_t bytes) {
         const auto b = static_cast<double>(bytes);
         double l = floor_from(cal.entry(is_inline), b);
-        if (multi && !cal.comm_stream.empty()) l = std::min(l, floor_from(cal.comm_stream, b));
         if (!cal.comm_net.empty()) l = std::min(l, floor_from(cal.comm_net, b));
-        if (multi && !cal.comm_net_stream.empty()) l = std::min(l, floor_from(cal.comm_net_stream, b));
+        // A streamed block costs at least its share of the round's entry
+        // (Calibration::copy_seconds).
+        if (multi) {
+            const auto round = static_cast<double>(c.bytes);
+            double whole = floor_from(cal.entry(is_inline), round);
+            if (!cal.comm_net.empty()) whole = std::min(whole, floor_from(cal.comm_net, round));
+            l = std::min(l, b / round * whole);
+        }
         return l;
     };
     if (c.op == Op::kAllgather)

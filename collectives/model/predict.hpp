@@ -23,7 +23,8 @@
 // arrival signal), so the signals are not steps of their own: `comm` for
 // rounds through the inline slots, `comm_direct` for the others,
 // `comm_stream` for a block that follows another between the same pair
-// in the step before (the pipeline's segments).
+// in the step before (the pipeline's segments): what such a block adds
+// to its share of the whole round's entry (Calibration::copy_seconds).
 // A round on one node with more members than cores is not a sum of
 // steps: who holds a core when its data lands decides. Its time comes
 // from simulating the engine's members on the cores, event by event
@@ -103,14 +104,36 @@ struct Step {
 //              same pair (comm_stream) takes, forward or not: what makes
 //              a pipeline:16 round (kCrowdStreamSegments) take
 //              comm_crowd_stream a block; 0 without it (such blocks cost
-//              as other copies).
+//              as other copies). It slows what a block adds in a stream
+//              (stream_overhead);
+//   round_stream_slow  what slows a streamed block's share of its round's
+//              bytes (Calibration::copy_seconds): stream_slow of the
+//              pipeline:16 round of as many bytes, whose arrays crowd the
+//              caches alike. With stream_slow of the block's own size,
+//              4-rank pipeline:4 and :8 of 512 KiB-1 MiB read 0.62-0.73
+//              (a 2 MiB-array crowd's slowdown on arrays of 1 MiB) and
+//              pipeline:32 of 2 MiB 1.54; with this one alone, 3-rank
+//              pipeline:4 of 64-256 KiB read 1.28-1.36 (a small block's
+//              per-block slowdown on a block mostly bytes).
+
+//   round_slow  slow for a multi-block round's block that is not in a
+//              stream and costs its share of the round's entry (more
+//              than an entry of its own size: the round's arrays are out
+//              of a cache its block alone would be in): slow of copies of
+//              the round's size. With slow of the block's size, 4-rank
+//              scatter_ring of 2 MiB read 1.3-1.5x (the crowd's
+//              slowdown of in-cache copies on top of an out-of-cache
+//              price); without that share, 3-rank scatter_ring of
+//              0.5-2 MiB read 0.73-0.77. 0: slow;
 //   converge   how much slower copies into one member from two cores run
 //              while they overlap (SimEntry::converge): converge_slow at
 //              that size as measured, never below 1; 1 for inline rounds
 //              and without the curve.
-// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0, 0 and 1.
+// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0, 0, 0, 1
+// and 0.
 struct CrowdCosts {
-    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, converge = 1;
+    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, converge = 1,
+           round_slow = 0;
 };
 
 // The segments of the crowded pipeline that calibrate measures

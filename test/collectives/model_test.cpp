@@ -27,6 +27,12 @@ Calibration linear(double a, double b) {
     return c;
 }
 
+// A block of `b` bytes' share of a round of `m` bytes, as
+// Calibration::copy_seconds charges it: its bytes times the entry's
+// time per byte beyond its time for a few bytes (64 here: the samples
+// start above that).
+double share(const Samples &entry, double b, double m) { return b * (entry.at(m) - entry.at(64)) / m; }
+
 Topology topo(const std::string &spec) {
     Topology t;
     std::string why;
@@ -713,17 +719,58 @@ TEST(Predict, ACrowdedPipelineReproducesItsCalibration) {
     EXPECT_NEAR(p.comm_s, 17 * cal.comm_crowd_stream.at(16384), 5e-2 * p.comm_s);
     EXPECT_NE(p.comm_s, before);
     EXPECT_GT(p.crowd.stream_slow, 1);
-    // Other segment counts are predicted from it: twice the blocks of
-    // half the size (24.4 us, not 40.8): 33 x 24.4 / (17 x 40.8) = 1.16x
-    // by steps; the simulation also overlaps less of them.
+    // Other segment counts are predicted from it: what a block adds is
+    // slowed as the crowd slows blocks of its size, its share of the
+    // round's bytes as in the pipeline:16 of as many bytes (the same
+    // arrays in the caches).
     c.radix = 32;
-    const double s32 = predict(c, cal, nullptr).comm_s;
-    EXPECT_GT(s32, 1.1 * p.comm_s);
-    EXPECT_LT(s32, 1.5 * p.comm_s);
+    const Prediction p32 = predict(c, cal, nullptr);
+    EXPECT_DOUBLE_EQ(p32.crowd.stream_slow, crowd_costs(cal, 8192, false).stream_slow);
+    EXPECT_DOUBLE_EQ(p32.crowd.round_stream_slow, p.crowd.stream_slow);
+    EXPECT_NE(p32.comm_s, p.comm_s);
+    EXPECT_GT(p32.comm_s, 0.7 * p.comm_s);
+    EXPECT_LT(p32.comm_s, 1.5 * p.comm_s);
     // Single-block rounds do not stream: the curve changes nothing there.
     Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, 65536, false, 0};
     const double chain_round = 2 * cal.comm_crowded.at(65536);
     EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, chain_round, 1e-2 * chain_round);
+}
+
+// A multi-block round's block that is not in a stream and costs its
+// share of the round's entry (the round's arrays outgrow a cache its
+// block alone fits) is slowed as copies of the round's size are.
+TEST(Predict, ABlockPricedByItsRoundIsSlowedAsTheRoundsCopies) {
+    Calibration cal = crowded_cal();
+    // 1 ns/B up to 256 KiB, 4 ns/B above; flat trees there slow copies
+    // 1.5x at 64 KiB and 1.1x at 1 MiB.
+    std::vector<std::pair<double, double>> comm;
+    for (double m = 1024; m <= (8 << 20); m *= 2) comm.emplace_back(m, 1e-6 + m * (m <= (1 << 18) ? 1e-9 : 4e-9));
+    cal.comm = Samples(comm);
+    auto fanout = [&](double at_1m) {
+        return Samples({{65536, 1.5 * cal.comm.at(65536)}, {1 << 18, 1.5 * cal.comm.at(1 << 18)},
+                        {1 << 20, at_1m * cal.comm.at(1 << 20)}});
+    };
+    cal.comm_fanout = fanout(1.1);
+    // scatter_ring over 3 of 512 KiB: blocks of 256 KiB (one for each
+    // member but the root) in cache, the round's share of them (half of
+    // 512 KiB's entry) above them.
+    Case sr{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kScatterRing), 2, 3, 0, 1 << 19, false, 0};
+    const Prediction p = predict(sr, cal, nullptr);
+    ASSERT_TRUE(p.simulated);
+    EXPECT_DOUBLE_EQ(p.crowd.slow, crowd_costs(cal, 1 << 18, false).slow);
+    EXPECT_GT(cal.comm.at(1 << 19) / 2, cal.comm.at(1 << 18));
+    EXPECT_DOUBLE_EQ(p.crowd.round_slow, crowd_costs(cal, 1 << 19, false).slow);
+    EXPECT_NE(p.crowd.round_slow, p.crowd.slow);
+    // Copies of the round's size slower, of the block's the same: the
+    // round is slower.
+    Calibration slower = cal;
+    slower.comm_fanout = fanout(2);
+    EXPECT_DOUBLE_EQ(crowd_costs(slower, 1 << 18, false).slow, crowd_costs(cal, 1 << 18, false).slow);
+    EXPECT_GT(predict(sr, slower, nullptr).comm_s, 1.05 * p.comm_s);
+    // Single-block rounds keep their own size's slow.
+    Case tree = sr;
+    tree.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    EXPECT_EQ(predict(tree, cal, nullptr).crowd.round_slow, 0);
 }
 
 TEST(Predict, OnACrowdedNodeTheChainWinsSmallRounds) {
@@ -798,9 +845,15 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     ASSERT_EQ(p.steps.size(), 4u);
     EXPECT_FALSE(p.steps[0].msgs[0].streamed);
     EXPECT_TRUE(p.steps[3].msgs[0].streamed);
-    // The floor: no block is faster than its share of the whole round's entry.
-    const double block = std::max(cal.comm_stream.at(1024), cal.comm.at(4096) / 4);
-    EXPECT_NEAR(p.comm_s, cal.comm.at(1024) + 3 * block, 1e-12);
+    // A block behind costs what a block adds in a stream and its share of
+    // the whole round's entry's bytes, at least its share of that entry
+    // (Calibration::copy_seconds). Small blocks: the floor.
+    const double adds = cal.comm_stream.at(1024) - share(cal.comm, 1024, 16 * 1024);
+    EXPECT_NEAR(stream_overhead(cal.comm_stream, cal.comm, 1024), adds, 1e-15);
+    const double floor = cal.comm.at(4096) / 4, behind = adds + share(cal.comm, 1024, 4096);
+    EXPECT_GT(floor, behind);
+    EXPECT_NEAR(p.comm_s, cal.comm.at(1024) + 3 * floor, 1e-12);
+    // (Blocks above the floor: AStreamedBlockIsPricedInItsOwnRoundsArrays.)
     // Over 3 members the second hop starts a step later: its first block
     // is not streamed, the ones behind it are.
     c.members = 3;
@@ -811,6 +864,39 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
     for (const Step &s : predict(c, cal, nullptr).steps)
         for (const Message &m : s.msgs) EXPECT_FALSE(m.streamed);
+}
+
+// A streamed block is priced in its own round's arrays, not in the
+// arrays the stream curve was measured in (pipeline:16 of 16 such
+// blocks). Here copies run at 1 ns/B while both ranks' arrays fit a cache
+// (up to 512 KiB an array) and 3 ns/B beyond, and a block in a stream
+// adds 1 us: a 2-member pipeline:4 of 512 KiB stays in the cache. Priced
+// by the curve at 128 KiB (measured in 2 MiB arrays) it came out 2.5x.
+TEST(Predict, AStreamedBlockIsPricedInItsOwnRoundsArrays) {
+    auto entry = [](double m) { return 1e-6 + m * (m <= (1 << 19) ? 1e-9 : 3e-9); };
+    Calibration cal;
+    std::vector<std::pair<double, double>> comm, stream;
+    for (double m = 1024; m <= (16 << 20); m *= 2) {
+        comm.emplace_back(m, entry(m));
+        if (m <= (1 << 20)) stream.emplace_back(m, entry(16 * m) / 16 + 1e-6);
+    }
+    comm.emplace_back((1 << 19) + 1, entry((1 << 19) + 1));  // the cliff is a step, not a slope
+    std::sort(comm.begin(), comm.end());
+    cal.comm = Samples(comm);
+    cal.comm_stream = Samples(stream);
+    cal.memcpy = Samples({{0, 0}});
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 1 << 19, false, 0};
+    // The round's own copy and a microsecond a block, within 1%.
+    const double in_cache = predict(c, cal, nullptr).comm_s;
+    EXPECT_NEAR(in_cache, entry(1 << 19) + 4e-6, 1e-2 * in_cache);
+    const double b = 1 << 17, adds = cal.comm_stream.at(b) - share(cal.comm, b, 16 * b);
+    EXPECT_NEAR(in_cache, entry(b) + 3 * (adds + share(cal.comm, b, 4 * b)), 1e-12);
+    EXPECT_GT(entry(b) + 3 * cal.comm_stream.at(b), 2 * in_cache);  // the curve alone
+    // Out of the cache (4 MiB) the same rule: 3 ns/B, and again the
+    // round's own copy and a microsecond a block, within 1%.
+    c.bytes = 4 << 20;
+    const double out = predict(c, cal, nullptr).comm_s;
+    EXPECT_NEAR(out, entry(4 << 20) + 4e-6, 1e-2 * out);
 }
 
 // A copy between two nodes costs the network's curve (comm_net, a
@@ -833,12 +919,13 @@ TEST(Predict, CopiesAcrossNodesCostTheNetworksCurve) {
     // the three behind it comm_net (no stream curve), then comm_net_stream.
     Topology two = topo("switch:2");
     Case pipe{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0};
-    auto blocks = [&](const Samples &behind) {
-        return cal.comm_net.at(1024) + 3 * std::max(behind.at(1024), cal.comm_net.at(4096) / 4);
-    };
-    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, blocks(cal.comm_net), 1e-12);
+    const double first = cal.comm_net.at(1024), share = cal.comm_net.at(4096) / 4;
+    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, first + 3 * std::max(cal.comm_net.at(1024), share), 1e-12);
     cal.comm_net_stream = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 4e-9 * (1 << 30)}});
-    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, blocks(cal.comm_net_stream), 1e-12);
+    const double adds = cal.comm_net_stream.at(1024) - ::share(cal.comm_net, 1024, 16 * 1024);
+    EXPECT_NEAR(stream_overhead(cal.comm_net_stream, cal.comm_net, 1024), adds, 1e-15);
+    EXPECT_NEAR(predict(pipe, cal, &two).comm_s, first + 3 * std::max(share, adds + ::share(cal.comm_net, 1024, 4096)),
+                1e-12);
     // best() may skip a candidate on its lower bound: never one the
     // network's cheaper curve would make the pick. Across nodes copies
     // here cost a tenth of those on a node.
