@@ -27,6 +27,10 @@
 //   comm_crowd_stream: a block of a pipeline:16 over every rank (round
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
+//   comm_crowd_gather: a block of a Bruck allgather over every rank
+//           (round time / (ranks - 1)), by block size, from the first
+//           size above the allgather's inline slots: how much slower an
+//           allgather's copies are, whose arrays hold every block;
 //   converge_slow: how many times longer puts from ranks 0 and 1 (two
 //           cores) into adjacent ranges of rank 2's array take at once
 //           than each alone: under Cross-Memory Attach the two writers
@@ -381,8 +385,17 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     for (size_t s = kS * 64; s <= sz.back() / 4 * kS; s *= 2) piped_sz.push_back(s);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
     const std::vector<double> piped = round_seconds(o, all, piped_sz);
-    acp_set_col_algorithm("", "");
     if (piped.size() != piped_sz.size()) return 1;
+    // An allgather, whose arrays hold every rank's block: above its
+    // inline slots (the model prices inline rounds by their switches).
+    const uint32_t gather_inline = middle::inline_bytes_for(middle::Kind::kAllgather, static_cast<uint32_t>(np), 1);
+    std::vector<size_t> gather_sz;
+    for (size_t b : sz)
+        if (b > gather_inline) gather_sz.push_back(b);
+    acp_set_col_algorithm(nullptr, "bruck");
+    const std::vector<double> gathered = round_seconds(o, all, gather_sz, false);
+    acp_set_col_algorithm("", "");
+    if (gathered.size() != gather_sz.size()) return 1;
     // Two writers into one receiver from two cores (rank r runs on core
     // r mod cores): ranks 0 and 1 into rank 2.
     std::vector<std::pair<double, double>> converge;
@@ -391,21 +404,25 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         if (converge.empty()) return 1;
     }
     if (me != 0) return 0;
-    std::vector<std::pair<double, double>> fans, blocks;
+    std::vector<std::pair<double, double>> fans, blocks, gathers;
     for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
+    for (size_t i = 0; i < gather_sz.size(); ++i)
+        gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
     for (size_t i = 0; i < piped_sz.size(); ++i)
         blocks.emplace_back(static_cast<double>(piped_sz[i] / kS), piped[i] / (kS + np - 2));
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
     c.comm_crowd_stream = cm::Samples(blocks);
+    c.comm_crowd_gather = cm::Samples(gathers);
     c.converge_slow = cm::Samples(converge);
     c.crowd_ranks = static_cast<unsigned>(np);
     std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
-                "# pipeline:%u's block, and what the model derives from them: the switch between ranks on a\n"
-                "# core, how much slower a copy is, what a forwarded copy costs more, how much slower a block\n"
-                "# in a stream is; how much slower two copies from two cores into one rank are\n", np, c.cores, kS);
-    std::printf("%-10s %10s %10s %10s %10s %10s %6s %10s %6s %8s\n", "# Size", "chain(us)", "fanout(us)", "pipe(us)",
-                "comm(us)", "switch(us)", "slow", "fwd(us)", "stream", "converge");
+                "# pipeline:%u's block, a Bruck allgather's block, and what the model derives from them: the\n"
+                "# switch between ranks on a core, how much slower a copy is, what a forwarded copy costs more,\n"
+                "# how much slower a block in a stream is, and an allgather's copy; how much slower two copies\n"
+                "# from two cores into one rank are\n", np, c.cores, kS);
+    std::printf("%-10s %10s %10s %10s %10s %10s %10s %6s %10s %6s %6s %8s\n", "# Size", "chain(us)", "fanout(us)",
+                "pipe(us)", "gather(us)", "comm(us)", "switch(us)", "slow", "fwd(us)", "stream", "gather", "converge");
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
@@ -418,11 +435,17 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
             std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
             std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
         }
+        const auto gat = std::find_if(gathers.begin(), gathers.end(), [&](const auto &p) { return p.first == b; });
+        char gather[32] = "-", gslow[32] = "-";
+        if (gat != gathers.end()) {
+            std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);
+            std::snprintf(gslow, sizeof gslow, "%.2f", k.gather_slow);
+        }
         char conv[32] = "-";
         if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
-        std::printf("%-10zu %10.3f %10.3f %10s %10.3f %10.3f %6.2f %10.3f %6s %8s\n", sz[i], steps[i].second * 1e6,
-                    fans[i].second * 1e6, pipe, c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.forward_s * 1e6,
-                    stream, conv);
+        std::printf("%-10zu %10.3f %10.3f %10s %10s %10.3f %10.3f %6.2f %10.3f %6s %6s %8s\n", sz[i],
+                    steps[i].second * 1e6, fans[i].second * 1e6, pipe, gather, c.comm.at(b) * 1e6, k.switch_s * 1e6,
+                    k.slow, k.forward_s * 1e6, stream, gslow, conv);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

@@ -178,6 +178,8 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (j.contains("comm_fanout") && !read_samples(j, "comm_fanout", &c.comm_fanout, why)) return false;
     if (j.contains("comm_crowd_stream") && !read_samples(j, "comm_crowd_stream", &c.comm_crowd_stream, why))
         return false;
+    if (j.contains("comm_crowd_gather") && !read_samples(j, "comm_crowd_gather", &c.comm_crowd_gather, why))
+        return false;
     if (j.contains("comm_footprint") && !read_samples(j, "comm_footprint", &c.comm_footprint, why)) return false;
     if (j.contains("converge_slow") && !read_samples(j, "converge_slow", &c.converge_slow, why)) return false;
     if (j.contains("comm_net") && !read_samples(j, "comm_net", &c.comm_net, why)) return false;
@@ -214,6 +216,7 @@ std::string to_json(const Calibration &c) {
                                   std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
                                   std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
                                   std::pair{"comm_crowd_stream", &c.comm_crowd_stream},
+                                  std::pair{"comm_crowd_gather", &c.comm_crowd_gather},
                                   std::pair{"comm_footprint", &c.comm_footprint},
                                   std::pair{"converge_slow", &c.converge_slow}, std::pair{"comm_net", &c.comm_net},
                                   std::pair{"comm_net_stream", &c.comm_net_stream}}) {

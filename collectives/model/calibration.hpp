@@ -51,6 +51,10 @@
 //                                          // "crowd_ranks" ranks: round /
 //                                          // (16 + ranks - 2), by block
 //                                          // size (optional)
+//     "comm_crowd_gather": [[bytes, seconds], ...], // a block of a Bruck
+//                                          // allgather over "crowd_ranks"
+//                                          // ranks: round / (ranks - 1),
+//                                          // by block size (optional)
 //     "converge_slow": [[bytes, factor], ...], // how many times longer a
 //                                          // copy takes while another core
 //                                          // copies as much into the
@@ -104,6 +108,7 @@ struct Calibration {
     Samples comm_crowded;  // empty: crowding is not modelled
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
+    Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)

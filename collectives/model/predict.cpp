@@ -359,7 +359,7 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             } else if (multi && secs > cal.entry(is_inline).at(b)) {  // priced by its round's arrays
                 secs *= k.round_slow > 0 ? k.round_slow : k.slow;
             } else {
-                secs *= k.slow;
+                secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
             }
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
                                   secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge});
@@ -380,6 +380,17 @@ double sample_round(const Calibration &cal, BcastAlgo a, unsigned radix, double 
     c.members = cal.crowd_ranks;
     c.bytes = static_cast<uint64_t>(bytes);
     return simulate_rounds(sim_input(c, cal, is_inline, k));
+}
+
+// A round of Bruck's allgather over crowd_ranks members, of blocks of
+// `bytes`, with the costs k: what calibrate measured (comm_crowd_gather).
+double sample_gather(const Calibration &cal, double bytes, const CrowdCosts &k) {
+    Case c;
+    c.op = Op::kAllgather;
+    c.algo = static_cast<uint8_t>(AllgatherAlgo::kBruck);
+    c.members = cal.crowd_ranks;
+    c.bytes = static_cast<uint64_t>(bytes);
+    return simulate_rounds(sim_input(c, cal, false, k));
 }
 
 // x in [lo, hi] where the growing f(x) reaches want.
@@ -456,6 +467,18 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
             return sample_round(cal, BcastAlgo::kPipeline, kS, bytes * kS, is_inline, t);
         };
         k.stream_slow = k.round_stream_slow = solve(piped, round, 0.25, 8);
+    }
+    // Allgathers' copies, from the crowded Bruck allgather: after the
+    // rest, which its round also pays. Its samples start above the
+    // inline slots: below them, not measured (1).
+    if (!cal.comm_crowd_gather.empty() && bytes >= cal.comm_crowd_gather.points().front().first) {
+        const double round = n * cal.comm_crowd_gather.at(bytes);
+        auto gather = [&](double g) {
+            CrowdCosts t = k;
+            t.gather_slow = g;
+            return sample_gather(cal, bytes, t);
+        };
+        k.gather_slow = solve(gather, round, 0.25, 8);
     }
     return k;
 }

@@ -114,8 +114,18 @@ struct Step {
 //              (a 2 MiB-array crowd's slowdown on arrays of 1 MiB) and
 //              pipeline:32 of 2 MiB 1.54; with this one alone, 3-rank
 //              pipeline:4 of 64-256 KiB read 1.28-1.36 (a small block's
-//              per-block slowdown on a block mostly bytes).
-
+//              per-block slowdown on a block mostly bytes);
+//   gather_slow how much slower the copies of a single-block allgather
+//              round run than those of the bcast rounds above: what
+//              makes a Bruck allgather over crowd_ranks members take
+//              (crowd_ranks - 1) x comm_crowd_gather a round; 1 for inline
+//              rounds and without the curve. An allgather's arrays hold
+//              every block, a bcast's one: on the 2-core VM, 3- and 4-rank
+//              allgathers of 256 KiB-512 KiB blocks were predicted at
+//              0.56-0.81x from the bcasts' costs (their copies fall out of
+//              the cache the same size in a bcast stays in), 2 MiB ones
+//              at 1.0-1.1x. A factor, not a model of those caches: Bruck
+//              measured, the other allgathers predicted by it;
 //   round_slow  slow for a multi-block round's block that is not in a
 //              stream and costs its share of the round's entry (more
 //              than an entry of its own size: the round's arrays are out
@@ -129,11 +139,11 @@ struct Step {
 //              while they overlap (SimEntry::converge): converge_slow at
 //              that size as measured, never below 1; 1 for inline rounds
 //              and without the curve.
-// Without comm_crowded, or with crowd_ranks <= cores: 0, 1, 0, 0, 0, 1
-// and 0.
+// Without comm_crowded, or with crowd_ranks <= cores: the defaults below
+// (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
-    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, converge = 1,
-           round_slow = 0;
+    double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
+           converge = 1, round_slow = 0;
 };
 
 // The segments of the crowded pipeline that calibrate measures

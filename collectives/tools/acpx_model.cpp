@@ -172,6 +172,8 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         if (k.stream_slow > 0)
             std::snprintf(stream, sizeof stream, ", blocks in a stream x%.2f (their share of the round x%.2f)",
                           k.stream_slow, k.round_stream_slow);
+        else if (c.op == cm::Op::kAllgather && k.gather_slow != 1)
+            std::snprintf(stream, sizeof stream, ", an allgather's copies x%.2f", k.gather_slow);
         std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
                     "x%.2f, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, k.forward_s * 1e6, stream, k.converge);

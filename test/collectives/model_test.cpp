@@ -108,6 +108,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
+    c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.crowd_ranks = 3;
@@ -119,6 +120,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
+    EXPECT_EQ(back.comm_crowd_gather.points(), c.comm_crowd_gather.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
@@ -734,6 +736,38 @@ TEST(Predict, ACrowdedPipelineReproducesItsCalibration) {
     Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, 65536, false, 0};
     const double chain_round = 2 * cal.comm_crowded.at(65536);
     EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, chain_round, 1e-2 * chain_round);
+}
+
+// An allgather's arrays hold every block, a bcast's one: on a crowded
+// node its copies are slowed by what the crowded Bruck allgather
+// measured (comm_crowd_gather), as the bcasts' copies are by theirs.
+TEST(Predict, ACrowdedAllgatherReproducesItsCalibration) {
+    Calibration cal = crowded_cal();
+    const uint64_t block = 1 << 18;
+    Case bruck{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 3, 0, block, false, 0};
+    Case ring = bruck;
+    ring.algo = static_cast<uint8_t>(AllgatherAlgo::kRing);
+    Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, block, false, 0};
+    const double bruck_before = predict(bruck, cal, nullptr).comm_s, ring_before = predict(ring, cal, nullptr).comm_s;
+    const double chain_before = predict(chain, cal, nullptr).comm_s;
+    EXPECT_EQ(crowd_costs(cal, block, false).gather_slow, 1);  // without the curve
+    // Measured 1.5x what the bcasts' costs make of it, from 32 KiB.
+    cal.comm_crowd_gather = Samples({{32768, 0.75 * predict(Case{bruck.op, bruck.algo, 2, 3, 0, 32768, false, 0},
+                                                                 cal, nullptr).comm_s},
+                                     {1 << 20, 0.75 * predict(Case{bruck.op, bruck.algo, 2, 3, 0, 1 << 20, false, 0},
+                                                              cal, nullptr).comm_s}});
+    const Prediction p = predict(bruck, cal, nullptr);
+    EXPECT_TRUE(p.simulated);
+    EXPECT_NEAR(p.comm_s, 2 * cal.comm_crowd_gather.at(block), 2e-2 * p.comm_s);
+    EXPECT_GT(p.crowd.gather_slow, 1.2);
+    // The other allgathers are predicted from it; bcasts are not touched.
+    EXPECT_GT(predict(ring, cal, nullptr).comm_s, 1.2 * ring_before);
+    EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr).comm_s, chain_before);
+    EXPECT_GT(p.comm_s, 1.2 * bruck_before);
+    // Below the curve's first sample (inline rounds are measured there):
+    // not slowed.
+    EXPECT_EQ(crowd_costs(cal, 16384, false).gather_slow, 1);
+    EXPECT_EQ(crowd_costs(cal, 65536, true).gather_slow, 1);
 }
 
 // A multi-block round's block that is not in a stream and costs its

@@ -29,20 +29,23 @@ done
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
-for k in comm_crowded comm_fanout comm_crowd_stream converge_slow; do
+for k in comm_crowded comm_fanout comm_crowd_stream comm_crowd_gather converge_slow; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # One row per size (0, 1K..64K), each with a switch time > 0 derived; the
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
-# with its stream factor.
+# with its stream factor; the Bruck allgather's blocks above its inline
+# slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor.
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && !($6 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && !($7 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($4 == "-" || !($9 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($4 == "-" || !($10 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a block without its pipeline time or factor: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && $1 >= 32768 { n++; if ($5 == "-" || !($11 > 0)) bad = 1 } END { exit bad || n != 2 }' \
+    "$dir/crowd.txt" || fail "crowded calibrate: an allgather block without its time or factor: $(cat "$dir/crowd.txt")"
 # Two writers into one rank: a factor per size, near 1 or above (the
 # quick run's noise aside).
-awk '/^[0-9]/ && !($10 > 0.5 && $10 < 10) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && !($12 > 0.5 && $12 < 10) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no converge factor: $(cat "$dir/crowd.txt")"
 if [ "$(nproc)" -ge 3 ]; then
     if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
