@@ -428,14 +428,17 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
         const cm::CrowdCosts k = costs.get(c, b, sz[i] > 0 && sz[i] <= inline_max);
-        // The block sample of this size, if one was measured.
-        const auto blk = std::find_if(blocks.begin(), blocks.end(), [&](const auto &p) { return p.first == b; });
+        // The block samples of this size, if they were measured.
+        auto sample = [&](const std::vector<std::pair<double, double>> &v) {
+            return std::find_if(v.begin(), v.end(), [&](const auto &p) { return p.first == b; });
+        };
+        const auto blk = sample(blocks);
         char pipe[32] = "-", stream[32] = "-";
         if (blk != blocks.end()) {  // blocks are never inline: theirs is the non-inline factor
             std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
             std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
         }
-        const auto gat = std::find_if(gathers.begin(), gathers.end(), [&](const auto &p) { return p.first == b; });
+        const auto gat = sample(gathers);
         char gather[32] = "-", gslow[32] = "-";
         if (gat != gathers.end()) {
             std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);

@@ -114,16 +114,23 @@ double stream_overhead(const Samples &stream, const Samples &entry, double block
     return std::max(0.0, stream.at(b) - b * per_byte(entry, kSegments * b));
 }
 
-double Calibration::copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes,
-                                 double round_bytes) const {
+Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes,
+                                               double round_bytes) const {
     const Samples &whole = copy(inline_round, false, across_nodes);
     const Samples &curve = copy(inline_round, streamed, across_nodes);
-    if (round_bytes <= 0) return curve.at(bytes);
+    CopyPrice p;
+    if (round_bytes <= 0) return p.seconds = curve.at(bytes), p;
     // No block of a multi-block round is faster than its share of the
     // whole round's entry: its bytes are part of the round's arrays.
     const double floor = bytes / round_bytes * whole.at(round_bytes);
-    if (&curve == &whole) return std::max(curve.at(bytes), floor);
-    return std::max(floor, stream_overhead(curve, whole, bytes) + bytes * per_byte(whole, round_bytes));
+    if (&curve == &whole) {
+        p.seconds = std::max(curve.at(bytes), floor);
+    } else {
+        p.adds = stream_overhead(curve, whole, bytes);
+        p.seconds = std::max(floor, p.adds + bytes * per_byte(whole, round_bytes));
+    }
+    p.by_round = p.seconds > whole.at(bytes);
+    return p;
 }
 
 Calibration builtin_calibration() {

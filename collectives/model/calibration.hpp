@@ -136,7 +136,17 @@ struct Calibration {
     // comm(M) + S x 0.75-1.0 us for every S and M from 512 KiB to 4 MiB,
     // while the curve alone read pipeline:4 of 512 KiB (in cache) 2.04x
     // its time and pipeline:32 of 1 MiB (out of it) 0.76x.
-    double copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
+    double copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const {
+        return copy_price(inline_round, streamed, across_nodes, bytes, round_bytes).seconds;
+    }
+    // copy_seconds, and the parts a crowded node slows differently.
+    struct CopyPrice {
+        double seconds = 0;
+        double adds = 0;        // what a streamed block adds in a stream (stream_overhead); 0 otherwise
+        bool by_round = false;  // a multi-block round's block costing more than an entry of its size
+        double rest() const { return seconds - adds; }  // its share of its round, or a copy of its size
+    };
+    CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
@@ -147,8 +157,8 @@ struct Calibration {
 // the round stream was measured in (16 such blocks), at least 0; above
 // stream's largest sample, as at that sample (the curves there
 // extrapolate). A block's share of a round of M bytes: its bytes times
-// (entry(M) - the entry's latency) / M, the latency being entry at its
-// smallest sampled size above 0.
+// (entry(M) - the entry's latency) / M, the latency being entry for a few
+// bytes (at its smallest sampled size above 0, at most 64).
 double stream_overhead(const Samples &stream, const Samples &entry, double block);
 
 // Figures measured on the reference VM (2 cores, UCX, user arrays through

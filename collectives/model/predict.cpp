@@ -350,17 +350,16 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
         const auto base = static_cast<int32_t>(in.entries.size());
         for (const Command &x : l.list) {
             const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
-            const auto b = static_cast<double>(l.bytes);
             const bool stream = streamed && k.stream_slow > 0;
-            double secs = cal.copy_seconds(is_inline, streamed, false, b, multi ? static_cast<double>(c.bytes) : 0);
-            if (stream) {  // what the block adds, and its share of the round (Calibration::copy_seconds)
-                const double adds = stream_overhead(cal.comm_stream, cal.entry(is_inline), b);
-                secs = adds * k.stream_slow + (secs - adds) * k.round_stream_slow;
-            } else if (multi && secs > cal.entry(is_inline).at(b)) {  // priced by its round's arrays
+            const Calibration::CopyPrice price = cal.copy_price(is_inline, streamed, false, static_cast<double>(l.bytes),
+                                                                multi ? static_cast<double>(c.bytes) : 0);
+            double secs = price.seconds;
+            if (stream)  // what the block adds, and its share of the round
+                secs = price.adds * k.stream_slow + price.rest() * k.round_stream_slow;
+            else if (price.by_round)  // priced by its round's arrays
                 secs *= k.round_slow > 0 ? k.round_slow : k.slow;
-            } else {
+            else
                 secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
-            }
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
                                   secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge});
         }
