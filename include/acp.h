@@ -338,11 +338,18 @@ int acp_inquire(acp_handle_t handle);
  * Rounds of up to 16 KiB per block (bcast; allgather: 1 MiB / np_group,
  * at least 256 bytes) travel through the members' control blocks, eagerly:
  * a sender may deliver round n+1 there while a receiver still finishes
- * round n; the receiver copies them into its array in its own calls.
+ * round n; the receiver copies them into its array in its own calls. A
+ * bcast's control blocks hold several such rounds (depth: 16 for handles
+ * of up to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2), so its root's
+ * waits return while members are up to depth - 1 rounds behind; the next
+ * round's wait then waits for the slowest. A member that never calls send
+ * is named by the wait of round depth, or by acp_free_col.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
- * block of 48 + 2 x 16 KiB (bcast) or 16 + (32 + 2 x inline) x np_group
- * bytes (allgather), plus:
+ * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
+ * handle's size rounded up to 64 bytes, at most 16 KiB, and depth x inline
+ * at most 32 KiB), 16 + 32 x blocks (pipeline, scatter_ring) or
+ * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
  *     (GA, control tag, ready byte): ~23 MB at 10^6 members;
@@ -427,7 +434,11 @@ int acp_test_col(acp_request_t request);
 /**
  * Frees the handle: unregisters and releases its memory. Local (not
  * collective). Its last round must be finished here; no member may send
- * on it again. @return 0, or -1 (reported) for a handle that is not live.
+ * on it again. First waits, at most ACP_TIMEOUT, until every member this
+ * one sends to has called send for that round (a bcast root runs ahead
+ * of them, see above): their signals still come into its memory.
+ * @return 0, or -1 (reported) for a handle that is not live, or for one
+ * whose members did not catch up (named; it is freed anyway).
  */
 int acp_free_col(acp_col_t handle);
 

@@ -162,6 +162,35 @@ int status_of(const char *fn, Col &c, uint64_t r) {
     return 0;
 }
 
+// Yields the core while nothing moves (ranks may outnumber cores):
+// spins 64 polls, then yields, then after ~10 ms idle sleeps between polls.
+void pause_if_idle(unsigned idle) {
+    if (idle < 64) return;
+    if (idle < 4096) sched_yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+// Small rounds run ahead of slow members (round.cpp), whose "I called
+// send" bytes still come into this control block: they must have started
+// the last round before it goes. False, reported, after ACP_TIMEOUT.
+bool members_caught_up(const char *fn, State &st, Col &c) {
+    const auto start = Clock::now();
+    const std::chrono::duration<double> limit(acpx::basic::layer::timeout_seconds());
+    for (unsigned idle = 0;;) {
+        if (!c.broken.empty()) return true;  // nothing more is coming that matters
+        const std::string who = lagging(c);
+        if (who.empty()) return true;
+        if (Clock::now() - start > limit)
+            return report(fn, "handle",
+                          "handle %llu: waited %.0f s (ACP_TIMEOUT) for %s to send round %llu; freed anyway",
+                          static_cast<unsigned long long>(c.id), limit.count(), who.c_str(),
+                          static_cast<unsigned long long>(c.round)),
+                   false;
+        idle = progress_all(st) ? 0 : idle + 1;
+        pause_if_idle(idle);
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -251,15 +280,10 @@ int acp_wait_col(acp_request_t req) {
     uint64_t r = 0;
     Col *c = find_request(st, req, fn, &r);
     if (!c) return -1;
-    // Spin while the round moves; then yield the core (ranks may outnumber
-    // cores); after ~10 ms idle, sleep briefly between polls.
     for (unsigned idle = 0;;) {
-        if (progress_all(st)) idle = 0;
-        else ++idle;
+        idle = progress_all(st) ? 0 : idle + 1;
         if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
-        if (idle < 64) continue;
-        if (idle < 4096) sched_yield();
-        else std::this_thread::sleep_for(std::chrono::microseconds(50));
+        pause_if_idle(idle);
     }
 }
 
@@ -274,10 +298,11 @@ int acp_free_col(acp_col_t h) {
         return report(fn, "handle", "round %llu is still running here; acp_wait_col its request first",
                       static_cast<unsigned long long>(c->round)),
                -1;
+    const bool caught_up = members_caught_up(fn, st, *c);
     if (c->last != ACP_HANDLE_NULL) acp_complete(c->last);  // a broken round's GMAs
     release(*c);
     st.cols.erase(c->id);
-    return 0;
+    return caught_up ? 0 : -1;
 }
 
 size_t acp_query_col_memory(acp_col_t h) {

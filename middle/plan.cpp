@@ -183,7 +183,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, const MemberEntries &e
         pl.wait_slots.push_back(b);
         pl.wait_from.push_back(group[exec]);
         if (!bcast || b == 0)  // one ready byte per executor
-            pl.ready_targets.push_back(table[exec].ctl + ctl::ready(pl.n_in, pl.inline_bytes) + me);
+            pl.ready_targets.push_back(table[exec].ctl + pl.layout().ready() + me);
         // Copies reading from this member: wait until the executor says they are done.
         if (read_from_me[b]) {
             pl.wait_slots.push_back(pl.n_in + b);
@@ -202,14 +202,13 @@ void plan_delegated(const Params &p, uint32_t root_index, const MemberEntries &e
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me)
             pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep,
-                              table[c.dst].data, table[c.dst].ctl + ctl::arrive(b, 0),
-                              table[c.dst].ctl + ctl::inline_at(pl.n_in, pl.inline_bytes, b, 0)});
+                              table[c.dst].data, table[c.dst].ctl + pl.layout().arrive(b, 0),
+                              table[c.dst].ctl + pl.layout().inline_at(b, 0)});
         if (c.dst == me) {
             pl.wait_slots.push_back(b);
             pl.wait_from.push_back(group[c.src]);
             if (told.insert(c.src).second)
-                pl.ready_targets.push_back(table[c.src].ctl + ctl::ready(pl.n_in, pl.inline_bytes) +
-                                           r.at.at(c.src));
+                pl.ready_targets.push_back(table[c.src].ctl + pl.layout().ready() + r.at.at(c.src));
         }
         return true;
     });
@@ -226,7 +225,18 @@ uint32_t slots_of(const Params &p) {
 }
 
 uint32_t inline_bytes_for(const Params &p) {
-    return std::min(p.inline_max, inline_bytes_for(p.kind, p.members, slots_of(p)));
+    const uint32_t cap = std::min(p.inline_max, inline_bytes_for(p.kind, p.members, slots_of(p)));
+    // A bcast's rounds are at most its size: a slot needs no more.
+    const uint64_t fits = (uint64_t{p.size} + 63) / 64 * 64;
+    return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
+}
+
+uint32_t ring_depth_for(Kind kind, uint32_t inline_bytes) {
+    constexpr uint32_t kRingBytes = 32768, kMaxDepth = 16;
+    if (kind != Kind::kBcast || inline_bytes == 0) return 2;
+    uint32_t d = 2;
+    while (d < kMaxDepth && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
+    return d;
 }
 
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
@@ -265,6 +275,7 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     pl.me = me;
     pl.n_in = slots_of(p);
     pl.inline_bytes = inline_bytes_for(p);
+    pl.depth = ring_depth_for(p.kind, pl.inline_bytes);
     const uint32_t root_index = root_index_of(p, group);
     const MemberEntries entries(p, root_index, walk_every_list);
     if (p.exec == Exec::kRoot)
@@ -285,6 +296,7 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
     p.algo = algo;
     p.members = members;
     p.root = kind == Kind::kBcast ? 0 : -1;
+    p.size = kDefaultInlineMax;  // a handle whose inline slots are full size, as acpx-bench memory's
     std::vector<int> group(members);
     std::vector<MemberAddr> table(members);
     for (uint32_t i = 0; i < members; ++i) {  // GAs as create would see them

@@ -6,19 +6,21 @@
 //
 // Control block of every member (acpx-allocated shared memory, registered;
 // on-node peers map it, so signals into it are single 8-byte stores).
-// Slots come in pairs, by round parity, so a sender may fill round s+1
-// while the receiver still reads round s:
+// Slots come in rings of `depth` (by round, seq % depth), so a sender may
+// fill round s + depth - 1 while the receiver still reads round s:
 //   [0]              stamp: this member's current round, written to others
 //   [8]              ready source byte (the round's low 8 bits)
-//   [16]             arrive[n_in][2]: a sender's stamp once block b is here
-//   [16 + 16 n_in]   fwd[n_in][2]: root mode, copies reading block b from
+//   [16]             arrive[n_in][depth]: a sender's stamp once block b is here
+//   [16 + 8 d n_in]  fwd[n_in][depth]: root mode, copies reading block b from
 //                    this member are complete (it may reuse its array)
-//   [16 + 32 n_in]   inline[n_in][2]: inline_bytes; a round that small
+//   [16 + 16 d n_in] inline[n_in][depth]: inline_bytes; a round that small
 //                    travels here (plain stores, no system call, and eagerly:
 //                    see round.cpp) and the receiver copies it into place
-//   [ready(n_in)]    ready[n_ready]: receivers' "I called send" bytes
+//   [ready()]        ready[n_ready]: receivers' "I called send" bytes
 // n_in is the number of blocks (slots_of): np_group for allgather, 1 for
 // a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
+// depth is 2 but for a bcast tree's small rounds (ring_depth_for): its
+// root may run that many rounds minus one ahead of its slowest member.
 #pragma once
 
 #include <acp.h>
@@ -39,15 +41,22 @@ struct MemberAddr {
 
 namespace ctl {
 inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
-// Signal slot `slot` (arrive: block; fwd: n_in + block) of a parity.
-inline size_t signal(uint32_t slot, uint64_t parity) { return kSlots + 8 * (2 * size_t{slot} + (parity & 1)); }
-inline size_t arrive(uint32_t block, uint64_t parity) { return signal(block, parity); }
-inline size_t fwd(uint32_t n_in, uint32_t block, uint64_t parity) { return signal(n_in + block, parity); }
-// inl: the handle's inline slot size (inline_bytes_for).
-inline size_t inline_at(uint32_t n_in, size_t inl, uint32_t block, uint64_t parity) {
-    return kSlots + 32 * size_t{n_in} + inl * (2 * size_t{block} + (parity & 1));
-}
-inline size_t ready(uint32_t n_in, size_t inl) { return kSlots + (32 + 2 * inl) * size_t{n_in}; }
+
+// Offsets in a control block; every member of a handle has the same.
+struct Layout {
+    uint32_t n_in = 1;   // blocks
+    size_t inl = 0;      // bytes of an inline slot (inline_bytes_for)
+    uint32_t depth = 2;  // slots a block, used round after round
+
+    // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
+    size_t signal(uint32_t slot, uint64_t seq) const { return kSlots + 8 * (size_t{depth} * slot + seq % depth); }
+    size_t arrive(uint32_t block, uint64_t seq) const { return signal(block, seq); }
+    size_t fwd(uint32_t block, uint64_t seq) const { return signal(n_in + block, seq); }
+    size_t inline_at(uint32_t block, uint64_t seq) const {
+        return kSlots + 16 * size_t{depth} * n_in + inl * (size_t{depth} * block + seq % depth);
+    }
+    size_t ready() const { return kSlots + (16 + inl) * depth * n_in; }
+};
 }  // namespace ctl
 
 // Delegated mode: an entry whose source this member holds.
@@ -57,8 +66,8 @@ struct OutEntry {
     int32_t dst_rank = -1;
     bool wait = false;  // true: forward once block arrived here; false: this member is the origin
     acp_ga_t dst_data = ACP_GA_NULL;
-    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive slot for the block, parity 0
-    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block, parity 0
+    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive slot for the block, round 0
+    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block, round 0
 };
 static_assert(sizeof(OutEntry) == 40, "delegated memory per entry (middle/README.md)");
 
@@ -67,6 +76,7 @@ struct Plan {
     uint32_t n_in = 1;     // arrive (and fwd) slots
     uint32_t n_ready = 0;  // ready bytes
     uint32_t inline_bytes = 0;  // per inline slot (inline_bytes_for)
+    uint32_t depth = 2;         // slots per block (ring_depth_for)
     // What this member waits for each round: slots of its control block,
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
@@ -87,7 +97,8 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
-    size_t ctl_bytes() const { return ctl::ready(n_in, inline_bytes) + n_ready; }
+    ctl::Layout layout() const { return {n_in, inline_bytes, depth}; }
+    size_t ctl_bytes() const { return layout().ready() + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.
     size_t bytes() const;
 };
@@ -99,9 +110,10 @@ struct Plan {
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
                 const std::vector<MemberAddr> &table, bool walk_every_list = false);
 
-// The bytes member `me` of a direct handle over ranks 0..members-1 would
-// hold (plan + control block), computed in this process without a job:
-// the figures acpx-bench memory tabulates for group sizes no test launches.
+// The bytes member `me` of a direct handle of 16 KiB or more (full inline
+// slots) over ranks 0..members-1 would hold (plan + control block),
+// computed in this process without a job: the figures acpx-bench memory
+// tabulates for group sizes no test launches.
 size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me);
 
 // Blocks of a round (control block slots): np_group for allgather, the
@@ -109,14 +121,22 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
 uint32_t slots_of(const Params &p);
 
 // Bytes per block a round may carry through the control blocks (eagerly,
-// with plain stores): bcast 16 KiB; allgather 1 MiB / np_group up to 16
-// KiB, as every member holds two slots per block (none over 4,096
-// members, where that would be under 256 B: slots of 256 B would take
-// 512 MB a member at 10^6). None for
-// the multi-block bcasts, which are for rounds far larger than that. At
-// most p.inline_max (ACP_COL_INLINE; 0: no inline slots).
+// with plain stores): bcast 16 KiB, or the handle's size rounded up to 64
+// B if smaller; allgather 1 MiB / np_group up to 16 KiB, as every member
+// holds two slots per block (none over 4,096 members, where that would be
+// under 256 B: slots of 256 B would take 512 MB a member at 10^6). None
+// for the multi-block bcasts, which are for rounds far larger than that.
+// At most p.inline_max (ACP_COL_INLINE; 0: no inline slots).
 uint32_t inline_bytes_for(const Params &p);
-uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the same, for tools without a handle
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the cap, for tools without a handle
+
+// Slots per block: a bcast with inline slots gets as many as fit in 32
+// KiB (a power of two from 2 to 16: 16 for slots up to 2 KiB, 2 for 16
+// KiB), so its root runs up to depth - 1 small rounds ahead of a member
+// that is slow to call send. Otherwise 2: an allgather member cannot end
+// a round before every member started it, and larger rounds wait for
+// their receivers anyway.
+uint32_t ring_depth_for(Kind kind, uint32_t inline_bytes);
 
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);

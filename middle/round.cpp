@@ -9,7 +9,10 @@
 //   finish:  every awaited slot holds this seq and this member's GMAs are
 //            complete; buffered: copy the data out; next segment or done.
 // Round safety: nothing is written into a member before its ready byte
-// for this seq, which it writes only at send / after its previous segment.
+// for this seq, which it writes only at send / after its previous segment;
+// but for small rounds into its inline slots, whose ring (plan.hpp) lets
+// a sender run up to depth - 1 rounds ahead. A sender's round so ends
+// before its receivers started it: acp_free_col waits for them.
 #include "round.hpp"
 
 #include <algorithm>
@@ -69,6 +72,15 @@ char *local_data(const Col &c) {
     return buffered(c) ? static_cast<char *>(c.buffer.base) : c.array;
 }
 
+// "a, b, c": sorted, each once.
+std::string listed(std::vector<std::string> what) {
+    std::sort(what.begin(), what.end());
+    what.erase(std::unique(what.begin(), what.end()), what.end());
+    std::string out;
+    for (const auto &w : what) out += (out.empty() ? "" : ", ") + w;
+    return out;
+}
+
 bool fail_gma(Col &c, const char *fn, const char *what) {
     break_handle(c, std::string("could not issue ") + what);
     return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
@@ -102,6 +114,9 @@ void copy_out(Col &c) {
         if (b != c.plan.me) std::memcpy(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
 }
 
+// Where this handle's slots are in every member's control block.
+ctl::Layout at(const Col &c) { return c.plan.layout(); }
+
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
     c.issued = false;
@@ -125,36 +140,27 @@ bool begin_segment(Col &c, const char *fn) {
 
 // May this segment be written into a receiver whose ready byte is `r`?
 // Into its array or buffer only once it called send for this round (r ==
-// seq). Into its inline slots already once it started the previous round
-// (r == seq - 1): it is done with round seq - 2, the last user of this
-// parity's slots. That is what makes small rounds eager.
+// seq). Into its inline slots already once it started round seq - depth +
+// 1: it is done with round seq - depth, the last user of these slots.
+// That is what makes small rounds eager.
 bool receiver_ready(const Col &c, uint8_t r) {
-    const auto want = static_cast<uint8_t>(c.seq);
-    return r == want || (is_inline(c) && r == static_cast<uint8_t>(want - 1));
+    const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
+    return behind == 0 || (is_inline(c) && behind < c.plan.depth);
 }
 
-// Has every receiver of this member's entries started this round (it may
-// be one ahead already, never more: the next needs this member's data)?
-// An eager segment's data may go before that, but the sender's round ends
-// only then, so the receiver's signals of this round have all landed and
-// the sender may free the handle.
+// Has a receiver whose ready byte is `r` started this member's last
+// round? It may be one ahead already, never more: the next needs this
+// member's data.
 bool started(const Col &c, uint8_t r) {
     const auto want = static_cast<uint8_t>(c.seq);
     return r == want || r == static_cast<uint8_t>(want + 1);
 }
-bool receivers_started(const Col &c) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
-    if (c.plan.executes_list)
-        for (uint32_t m = 0; m < c.plan.members; ++m)
-            if (m != c.plan.me && !started(c, load8(ready + m))) return false;
-    for (uint32_t j = 0; j < c.plan.n_ready && !c.plan.executes_list; ++j)
-        if (!started(c, load8(ready + j))) return false;
-    return true;
-}
+
+const uint8_t *ready_bytes(const Col &c) { return c.ctl_base() + at(c).ready(); }
 
 // Root mode: are all receivers of the executor's list ready?
 bool all_ready(Col &c) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
+    const uint8_t *ready = ready_bytes(c);
     for (; c.ready_scan < c.plan.members; ++c.ready_scan)
         if (c.ready_scan != c.plan.me && !receiver_ready(c, load8(ready + c.ready_scan))) return false;
     return true;
@@ -176,7 +182,7 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         const auto r = block_range(c, block);
-        const size_t slot = ctl::inline_at(pl.n_in, pl.inline_bytes, block, c.seq);
+        const size_t slot = at(c).inline_at(block, c.seq);
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
             const auto &cmd = pl.lists[i][e];
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
@@ -199,9 +205,9 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (const auto &cmd : pl.lists[i]) {
-            acp_handle_t h = acp_copy(slot_ga(cmd.dst, ctl::arrive(block, c.seq)), stamp, 8, entry++);
+            acp_handle_t h = acp_copy(slot_ga(cmd.dst, at(c).arrive(block, c.seq)), stamp, 8, entry++);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
-                h = acp_copy(slot_ga(cmd.src, ctl::fwd(pl.n_in, block, c.seq)), stamp, 8, all_data);
+                h = acp_copy(slot_ga(cmd.src, at(c).fwd(block, c.seq)), stamp, 8, all_data);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
             c.last = h;
         }
@@ -211,13 +217,13 @@ bool issue_list(Col &c) {
 }
 
 bool arrived(const Col &c, uint32_t slot) {
-    return stamp_is(load64(c.ctl_base() + ctl::signal(slot, c.seq)), c.seq);
+    return stamp_is(load64(c.ctl_base() + at(c).signal(slot, c.seq)), c.seq);
 }
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
-    const size_t parity = c.seq & 1;
+    const uint8_t *ready = ready_bytes(c);
+    const size_t turn = c.seq % c.plan.depth;  // the slots of this round in the receiver's rings
     const bool small = is_inline(c);
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
         if (c.out_issued[j]) continue;
@@ -225,11 +231,11 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (!receiver_ready(c, load8(ready + o.ready)) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
         const acp_ga_t src = small && o.wait
-                                 ? ctl_ga(c, ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, o.block, c.seq))
+                                 ? ctl_ga(c, at(c).inline_at(o.block, c.seq))
                                  : c.my_data + r.offset;
-        acp_handle_t h = acp_copy(small ? o.dst_inline + parity * c.plan.inline_bytes : o.dst_data + r.offset, src,
+        acp_handle_t h = acp_copy(small ? o.dst_inline + turn * c.plan.inline_bytes : o.dst_data + r.offset, src,
                                   r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * parity, ctl_ga(c, ctl::kStamp), 8, h);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * turn, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
         c.out_issued[j] = 1;
@@ -244,7 +250,7 @@ bool check_arrivals(Col &c) {
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
         if (c.seen[i]) continue;
         const uint32_t slot = c.plan.wait_slots[i];
-        const uint64_t s = load64(c.ctl_base() + ctl::signal(slot, c.seq));
+        const uint64_t s = load64(c.ctl_base() + at(c).signal(slot, c.seq));
         if (!stamp_is(s, c.seq)) {
             all = false;
             continue;
@@ -253,7 +259,7 @@ bool check_arrivals(Col &c) {
         if (slot < c.plan.n_in && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
             std::memcpy(local_data(c) + r.offset,
-                        c.ctl_base() + ctl::inline_at(c.plan.n_in, c.plan.inline_bytes, slot, c.seq), r.length);
+                        c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
         }
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
@@ -291,7 +297,6 @@ bool advance(Col &c) {
     if (c.plan.executes_list && !c.issued) return moved;
     if (std::find(c.out_issued.begin(), c.out_issued.end(), 0) != c.out_issued.end()) return moved;
     if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) != 0) return moved;
-    if (is_inline(c) && !receivers_started(c)) return moved;
     // The segment is complete here.
     if (buffered(c)) copy_out(c);
     if (++c.seg < c.nseg) {
@@ -311,7 +316,7 @@ bool overdue(const Col &c) {
 
 std::string pending(const Col &c) {
     std::vector<std::string> what;
-    const uint8_t *ready = c.ctl_base() + ctl::ready(c.plan.n_in, c.plan.inline_bytes);
+    const uint8_t *ready = ready_bytes(c);
     if (c.plan.executes_list && !c.issued)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
@@ -321,22 +326,23 @@ std::string pending(const Col &c) {
         if (!c.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
             what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
-    if (is_inline(c) && what.empty() && !receivers_started(c)) {
-        for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
-            if (m != c.plan.me && !started(c, load8(ready + m)))
-                what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
-        for (const OutEntry &o : c.plan.out)
-            if (!started(c, load8(ready + o.ready))) what.push_back("rank " + std::to_string(o.dst_rank) + " (its send)");
-    }
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
         if (!c.seen[i])
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
                            (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
-    std::sort(what.begin(), what.end());
-    what.erase(std::unique(what.begin(), what.end()), what.end());
-    std::string out;
-    for (const auto &w : what) out += (out.empty() ? "" : ", ") + w;
+    const std::string out = listed(what);
     return out.empty() ? "this rank's own copies to complete" : out;
+}
+
+std::string lagging(const Col &c) {
+    std::vector<std::string> who;
+    const uint8_t *ready = ready_bytes(c);
+    for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
+        if (m != c.plan.me && !started(c, load8(ready + m)))
+            who.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank));
+    for (const OutEntry &o : c.plan.out)
+        if (!started(c, load8(ready + o.ready))) who.push_back("rank " + std::to_string(o.dst_rank));
+    return listed(who);
 }
 
 bool progress_all(State &st) {

@@ -21,6 +21,11 @@ bool overdue(const Col &c);
 // What the current segment still waits for, naming ranks.
 std::string pending(const Col &c);
 
+// The members this one writes into that have not started its last round
+// yet ("rank 3, rank 5"; "" when none): small rounds run ahead of them,
+// so acp_free_col waits for them before the control block goes.
+std::string lagging(const Col &c);
+
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 

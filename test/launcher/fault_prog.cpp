@@ -9,9 +9,12 @@
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
 //   fault_prog after-finalize  calls after acp_finalize fail cleanly
 //   fault_prog starter BYTES   the starter memory holds exactly BYTES, zeroed
-//   fault_prog col-never-send  persistent bcast from rank 0; the last rank never
-//                              sends, the others' waits time out (exit 0 if they
-//                              returned -1 and the handle could be freed)
+//   fault_prog col-never-send  persistent bcast of 20000 bytes from rank 0 (above
+//                              the inline slots); the last rank never sends, the
+//                              waits of those that send to it time out
+//   fault_prog col-never-send-small  the same with 1000 bytes, 3 rounds: they go
+//                              ahead of it; the frees of those that send to it
+//                              time out (every wait and free prints its return)
 //   fault_prog col-kill        rank 1 is killed between create and send of a
 //                              persistent bcast; the others are waiting in it
 #include <signal.h>
@@ -78,28 +81,35 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
-    if (mode == "col-never-send" || mode == "col-kill") {
+    const bool never_send = mode == "col-never-send" || mode == "col-never-send-small";
+    if (never_send || mode == "col-kill") {
         const int n = acp_procs();
         std::vector<int> group(n);
         for (int i = 0; i < n; ++i) group[i] = i;
-        std::vector<char> a(1000, 0);
+        const bool small = mode == "col-never-send-small";
+        std::vector<char> a(small ? 1000 : 20000, 0);
         acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
         if (h == ACP_COL_NULL) return 1;
         if (mode == "col-kill" && me == 1) raise(SIGKILL);
-        if (mode == "col-never-send" && me == n - 1) {
+        if (never_send && me == n - 1) {
             sleep(3);  // never sends; reaches the final barrier after the others gave up (ACP_TIMEOUT=2)
+            if (acp_free_col(h) != 0) return 1;
         } else {
-            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
-            if (r == ACP_REQUEST_NULL) return 1;
-            const int st = acp_wait_col(r);
-            std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, st);
-            // A rank whose part did not depend on the silent one (root mode)
-            // is done at once: it would reach the final barrier a whole
-            // ACP_TIMEOUT before the ranks that time out, and give up there
-            // first. Arrive about when they do.
-            if (st == 0 && mode == "col-never-send") usleep(1500 * 1000);
+            int failed = 0;
+            for (int round = 0; round < (small ? 3 : 1) && !failed; ++round) {
+                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+                if (r == ACP_REQUEST_NULL) return 1;
+                failed = acp_wait_col(r);
+                std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, failed);
+            }
+            const int freed = acp_free_col(h);
+            std::fprintf(stderr, "rank %d: acp_free_col returned %d\n", me, freed);
+            // A rank that did not wait for the silent one is done at once:
+            // it would reach the final barrier a whole ACP_TIMEOUT before
+            // the ranks that time out, and give up there first. Arrive
+            // about when they do.
+            if (!failed && freed == 0 && never_send) usleep(1500 * 1000);
         }
-        if (acp_free_col(h) != 0) return 1;
     }
     if (mode == "starter" && argc > 2) {
         const uint64_t size = std::strtoull(argv[2], nullptr, 10);

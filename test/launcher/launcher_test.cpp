@@ -145,8 +145,8 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
 }
 
 // Persistent collectives: a member that never sends makes the waits of
-// those that send to it fail after ACP_TIMEOUT, naming it; the job still
-// ends cleanly. The tree is forced (the model picks chain for small
+// those that send to it fail after ACP_TIMEOUT, naming it, for rounds
+// above the inline slots; the job still ends cleanly. The tree is forced (the model picks chain for small
 // rounds on 3 ranks of 2 cores): its root sends to rank 2 itself.
 TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     for (const char *mode : {"ACP_COL_EXEC=delegated", "ACP_COL_EXEC=root"}) {
@@ -164,6 +164,29 @@ TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << r.err;
     EXPECT_TRUE(has(r.err, "rank 1: acp_wait_col returned -1")) << r.err;
     EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << r.err;
+}
+
+// Small rounds go ahead of a member that never sends (up to the depth of
+// its slots, acp.h): the waits succeed, and the free of whoever sends to
+// it names it after ACP_TIMEOUT; that free still frees.
+TEST(Collectives, SmallRoundsGoAheadAndFreeNamesTheMemberThatNeverSends) {
+    struct Case {
+        const char *exec, *algo, *sender;
+    };
+    for (const Case c : {Case{"ACP_COL_EXEC=delegated", "ACP_COL_BCAST_ALGO=binomial", "rank 0"},
+                         Case{"ACP_COL_EXEC=root", "ACP_COL_BCAST_ALGO=binomial", "rank 0"},
+                         Case{"ACP_COL_EXEC=delegated", "ACP_COL_BCAST_ALGO=chain", "rank 1"}}) {
+        const std::string what = std::string(c.exec) + " " + c.algo;
+        JobResult r = acprun(3, {"col-never-send-small"}, {"ACP_TIMEOUT=2", c.exec, c.algo});
+        EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
+        EXPECT_FALSE(has(r.err, "acp_wait_col returned -1")) << what << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << what << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, std::string(c.sender) + ": acp_free_col returned -1")) << what << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "acpx: acp_free_col: handle: handle")) << what << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 to send round 3; freed anyway"))
+            << what << "\n" << r.err;
+        EXPECT_LT(r.seconds, 20);
+    }
 }
 
 // Down a binomial tree rank 2's signals go to rank 0; down a chain they

@@ -5,6 +5,7 @@
 // independent of the group size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "basic/ga.hpp"
@@ -58,6 +59,55 @@ TEST(PlanMemory, TableOfGroupSizes) {
         const size_t dr = bytes_held(Kind::kBcast, Exec::kDelegated, 0, n, 0);
         std::printf("%10u %16zu %16zu %16zu %14.0f\n", n, rr, rl, dr, 48.0 * n);
         EXPECT_LT(rr, 24u * n + 40000);  // + the control block (two 16 KiB inline slots)
+    }
+}
+
+// A tree bcast's inline slots fit its rounds (its size rounded up to 64
+// B, at most 16 KiB) and come in rings of as many as fit in 32 KiB, 2 to
+// 16: its control block is at most the 32.8 KB of the two full slots it
+// had before the rings, plus the rings' 16 B of signals a slot, and small
+// handles' are far smaller.
+TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
+    struct Want {
+        uint64_t size;
+        uint32_t inl, depth;
+    };
+    for (const Want w : {Want{1, 64, 16}, Want{64, 64, 16}, Want{1000, 1024, 16}, Want{2048, 2048, 16},
+                         Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4}, Want{8193, 8256, 2},
+                         Want{16384, 16384, 2}, Want{1u << 20, 16384, 2}}) {
+        Params p;
+        p.kind = Kind::kBcast;
+        p.members = 5;
+        p.size = w.size;
+        EXPECT_EQ(inline_bytes_for(p), w.inl) << w.size;
+        EXPECT_EQ(ring_depth_for(Kind::kBcast, inline_bytes_for(p)), w.depth) << w.size;
+    }
+    Params p;
+    p.kind = Kind::kBcast;
+    p.members = 5;
+    p.size = 0;
+    EXPECT_EQ(inline_bytes_for(p), 0u);
+    EXPECT_EQ(ring_depth_for(Kind::kBcast, 0), 2u);
+    p.inline_max = 0;  // ACP_COL_INLINE=0
+    p.size = 1000;
+    EXPECT_EQ(inline_bytes_for(p), 0u);
+    EXPECT_EQ(ring_depth_for(Kind::kAllgather, 256), 2u) << "allgather members move in step anyway";
+    const size_t before = ctl::Layout{1, 16384, 2}.ready();  // 48 + 2 x 16 KiB
+    EXPECT_EQ(before, 48u + 2 * 16384);
+    for (uint64_t size = 1; size <= (1u << 16); size += 61) {
+        p.size = size;
+        p.inline_max = kDefaultInlineMax;
+        const uint32_t inl = inline_bytes_for(p);
+        const ctl::Layout at{1, inl, ring_depth_for(Kind::kBcast, inl)};
+        ASSERT_LE(at.ready(), before + 16 * at.depth) << size;
+        if (size <= 1024) {
+            ASSERT_LE(at.ready(), 16 + 16 * (16 + 1024)) << size;
+        }
+        ASSERT_GE(inl, std::min<uint64_t>(size, 16384)) << size << ": a round of the handle's size must fit";
+        // Slots of different rounds and blocks never overlap.
+        ASSERT_EQ(at.inline_at(0, 1) - at.inline_at(0, 0), inl);
+        ASSERT_EQ(at.inline_at(0, at.depth), at.inline_at(0, 0));
+        ASSERT_EQ(at.signal(0, at.depth - 1) + 8, at.signal(1, 0));
     }
 }
 
