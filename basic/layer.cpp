@@ -69,6 +69,22 @@ void free_shared(SharedMemory &m) {
     m = SharedMemory{};
 }
 
+Mapped mapped(acp_ga_t ga, size_t size) {
+    Mapped out;
+    Runtime *rt = runtime();
+    if (!rt || ga == ACP_GA_NULL) return out;
+    auto lk = rt->lock_api();
+    api::Target t;
+    if (!api::resolve(*rt, lk, ga, size, "acpx (mapping a peer's memory)", "ga", false, &t)) return out;
+    if (t.local) {
+        out.ptr = t.addr;
+    } else if (char *base = rt->mapped_of(*t.reg)) {
+        out.ptr = base + (t.raddr - t.reg->base);
+        out.keep = t.reg;
+    }
+    return out;
+}
+
 double timeout_seconds() {
     Runtime *rt = runtime();
     return rt ? rt->cfg.timeout_s : 60.0;

@@ -1,7 +1,8 @@
 // What the basic layer offers the layers built on it (middle/), beyond
 // <acp.h>: messages between the middle layers of two ranks, memory acpx
 // allocates and registers itself (mapped by on-node peers, so copies into
-// it are plain stores), the ACP_TIMEOUT in force, which ranks share a
+// it are plain stores, and which the upper layer may store into itself),
+// the ACP_TIMEOUT in force, which ranks share a
 // node, and one slot for the upper layer's per-process state, owned by
 // the runtime object (no globals of its own) and destroyed with it.
 #pragma once
@@ -42,6 +43,17 @@ struct SharedMemory {
 bool alloc_shared(size_t size, const char *fn, SharedMemory *out);
 // Unregisters (waiting until no peer holds a stale key) and unmaps.
 void free_shared(SharedMemory &m);
+
+// `size` bytes at `ga` in this process's address space: its own
+// registered memory, or an on-node peer's segment mapped here (what makes
+// acp_copy into it a plain memcpy), so a layer above may store into it
+// without the cost of a GMA. `keep` holds the mapping while it is used.
+// ptr is nullptr (and nothing reported) where only acp_copy reaches.
+struct Mapped {
+    char *ptr = nullptr;
+    std::shared_ptr<void> keep;
+};
+Mapped mapped(acp_ga_t ga, size_t size);
 
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();

@@ -57,6 +57,16 @@ struct Col {
     std::vector<uint8_t> seen;        // per plan.wait_slots entry
     uint32_t ready_scan = 0;          // root mode: members known ready
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
+    // On-node members' control blocks mapped here (basic::layer::mapped),
+    // found at the first round: small rounds' data, their arrive stamps
+    // and ready bytes go there as plain stores, without a GMA each.
+    struct Direct {
+        char *arrive = nullptr, *inl = nullptr;  // ring 0 of the entry's slots; nullptr: acp_copy
+    };
+    bool direct_known = false;
+    std::vector<Direct> out_direct;        // per plan.out entry
+    std::vector<uint8_t *> ready_direct;   // per plan.ready_targets entry
+    std::vector<std::shared_ptr<void>> mappings;  // keep those mapped
     Clock::time_point seg_start{};
     std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
 
