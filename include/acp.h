@@ -339,11 +339,12 @@ int acp_inquire(acp_handle_t handle);
  * at least 256 bytes) travel through the members' control blocks, eagerly:
  * a sender may deliver round n+1 there while a receiver still finishes
  * round n; the receiver copies them into its array in its own calls. A
- * bcast's control blocks hold several such rounds (depth: 16 for handles
- * of up to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2), so its root's
- * waits return while members are up to depth - 1 rounds behind; the next
- * round's wait then waits for the slowest. A member that never calls send
- * is named by the wait of round depth, or by acp_free_col.
+ * bcast's control blocks hold several such rounds (depth: 64 for handles
+ * of up to 512 bytes, 32 up to 1 KiB, 16 up to 2 KiB, 8 up to 4 KiB, 4 up
+ * to 8 KiB, else 2), so its root's waits return while members are up to
+ * depth - 1 rounds behind; the next round's wait then waits for the
+ * slowest. A member that never calls send is named by the wait of round
+ * depth, or by acp_free_col.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the

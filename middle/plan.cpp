@@ -232,7 +232,7 @@ uint32_t inline_bytes_for(const Params &p) {
 }
 
 uint32_t ring_depth_for(Kind kind, uint32_t inline_bytes) {
-    constexpr uint32_t kRingBytes = 32768, kMaxDepth = 16;
+    constexpr uint32_t kRingBytes = 32768, kMaxDepth = 64;
     if (kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t d = 2;
     while (d < kMaxDepth && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;

@@ -64,7 +64,7 @@ TEST(PlanMemory, TableOfGroupSizes) {
 
 // A tree bcast's inline slots fit its rounds (its size rounded up to 64
 // B, at most 16 KiB) and come in rings of as many as fit in 32 KiB, 2 to
-// 16: its control block is at most the 32.8 KB of the two full slots it
+// 64: its control block is at most the 32.8 KB of the two full slots it
 // had before the rings, plus the rings' 16 B of signals a slot, and small
 // handles' are far smaller.
 TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
@@ -72,7 +72,8 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         uint64_t size;
         uint32_t inl, depth;
     };
-    for (const Want w : {Want{1, 64, 16}, Want{64, 64, 16}, Want{1000, 1024, 16}, Want{2048, 2048, 16},
+    for (const Want w : {Want{1, 64, 64}, Want{64, 64, 64}, Want{512, 512, 64}, Want{513, 576, 32},
+                         Want{1000, 1024, 32}, Want{2048, 2048, 16},
                          Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4}, Want{8193, 8256, 2},
                          Want{16384, 16384, 2}, Want{1u << 20, 16384, 2}}) {
         Params p;
@@ -100,8 +101,8 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         const uint32_t inl = inline_bytes_for(p);
         const ctl::Layout at{1, inl, ring_depth_for(Kind::kBcast, inl)};
         ASSERT_LE(at.ready(), before + 16 * at.depth) << size;
-        if (size <= 1024) {
-            ASSERT_LE(at.ready(), 16 + 16 * (16 + 1024)) << size;
+        if (size <= 64) {
+            ASSERT_EQ(at.ready(), 16 + 64 * (16 + 64)) << size;
         }
         ASSERT_GE(inl, std::min<uint64_t>(size, 16384)) << size << ": a round of the handle's size must fit";
         // Slots of different rounds and blocks never overlap.

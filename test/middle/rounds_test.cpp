@@ -33,7 +33,7 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     // A 20000-byte array: rounds alternate between 64 bytes (carried in the
     // control blocks, eagerly) and 20000 (above the 16 KiB inline size:
     // written straight into the members' arrays). A 1000-byte one: every
-    // round inline, through rings of 16 slots, the root running ahead.
+    // round inline, through rings of 32 slots, the root running ahead.
     for (const size_t array : {size_t{20000}, size_t{1000}}) {
         std::vector<unsigned char> a(array);
         acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
@@ -54,44 +54,50 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     }
 }
 
-// A bcast handle of up to 2 KiB has rings of 16 inline slots (acp.h): its
-// root's waits return while the members have not called send yet, 15
-// rounds in a row, and its 16th waits for them. Each member then gets
-// every round's own bytes, in order, though the root's array changed.
-TEST_P(Rounds, BcastRootRunsFifteenSmallRoundsAheadOfItsMembers) {
+// A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
+// rings of 64 (acp.h): its root's waits return while the members have not
+// called send yet, depth - 1 rounds in a row, and the next waits for them.
+// Each member then gets every round's own bytes, in order, though the
+// root's array changed.
+TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     if (const char *inl = std::getenv("ACP_COL_INLINE"); inl && std::string(inl) == "0")
         GTEST_SKIP() << "no inline slots (ACP_COL_INLINE=0): every round waits for its members";
-    constexpr uint64_t kDepth = 16;
-    for (const char *algo : {"binomial", "chain"}) {
-        ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
-        std::vector<int> g = make_group(Shape::kPermuted);
-        const int root = g[g.size() / 2];
-        std::vector<unsigned char> a(1000);
-        acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
-        ASSERT_NE(h, ACP_COL_NULL);
-        if (me() == root) {
-            for (uint64_t round = 1; round < kDepth; ++round) {
-                fill_pattern(a.data(), a.size(), round);
-                ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << algo << ", round " << round;
+    struct Ring {
+        size_t array;
+        uint64_t depth;
+    };
+    for (const Ring ring : {Ring{2048, 16}, Ring{100, 64}})
+        for (const char *algo : {"binomial", "chain"}) {
+            ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
+            const std::string what = std::string(algo) + ", " + std::to_string(ring.array) + " bytes";
+            std::vector<int> g = make_group(Shape::kPermuted);
+            const int root = g[g.size() / 2];
+            std::vector<unsigned char> a(ring.array);
+            acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
+            ASSERT_NE(h, ACP_COL_NULL);
+            if (me() == root) {
+                for (uint64_t round = 1; round < ring.depth; ++round) {
+                    fill_pattern(a.data(), a.size(), round);
+                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << what << ", round " << round;
+                }
+                fill_pattern(a.data(), a.size(), ring.depth);
+                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                for (int i = 0; i < 2000; ++i)
+                    ASSERT_EQ(acp_test_col(r), 0) << what << ": round " << ring.depth << " overran the members' slots";
+                ASSERT_EQ(acp_sync(), 0);  // lets the members send
+                ASSERT_EQ(acp_wait_col(r), 0);
+            } else {
+                ASSERT_EQ(acp_sync(), 0);
+                for (uint64_t round = 1; round <= ring.depth; ++round) {
+                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << what << ", round " << round;
+                    ASSERT_EQ(first_mismatch(a.data(), a.size(), round), -1) << what << ", round " << round;
+                }
             }
-            fill_pattern(a.data(), a.size(), kDepth);
-            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
-            ASSERT_NE(r, ACP_REQUEST_NULL);
-            for (int i = 0; i < 2000; ++i)
-                ASSERT_EQ(acp_test_col(r), 0) << algo << ": round " << kDepth << " overran the members' slots";
-            ASSERT_EQ(acp_sync(), 0);  // lets the members send
-            ASSERT_EQ(acp_wait_col(r), 0);
-        } else {
-            ASSERT_EQ(acp_sync(), 0);
-            for (uint64_t round = 1; round <= kDepth; ++round) {
-                ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << algo << ", round " << round;
-                ASSERT_EQ(first_mismatch(a.data(), a.size(), round), -1) << algo << ", round " << round;
-            }
+            EXPECT_EQ(acp_free_col(h), 0);
+            EXPECT_EQ(acp_sync(), 0);
         }
-        EXPECT_EQ(acp_free_col(h), 0);
-        EXPECT_EQ(acp_sync(), 0);
-    }
 }
 
 TEST_P(Rounds, ThousandAllgatherRoundsKeepTheirData) {
