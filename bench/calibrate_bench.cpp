@@ -38,6 +38,7 @@
 //           a 2 MiB span (on the 2-core VM 1.2-1.4x at 64 KiB-1 MiB, 1.05-
 //           1.1 at 2-4 MiB; ranges 2 MiB apart, or into two ranks: 1.0).
 // and prints what the model derives from them (model::crowd_costs).
+// Every round here runs with ACP_COL_RING_DEPTH=2 (see run_calibrate).
 // On 2 ranks of two nodes (after the run on one), it adds to that file
 // the network's:
 //   comm_net, comm_net_stream: comm and comm_stream, measured alike
@@ -461,6 +462,12 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
 
 int run_calibrate(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
+    // The model prices one round, from start to end on every member
+    // (seed 003). Back-to-back small bcast rounds would overlap (a root
+    // runs up to 63 of them ahead, acp.h), so a sample would be a share
+    // of a round, and allgathers, whose members move in step, would be
+    // priced by it. One slot ahead: the rounds of the seed's measure.
+    setenv("ACP_COL_RING_DEPTH", "2", 1);
     std::vector<size_t> sz;
     // Every size even with --quick (sizes(o) would keep two): the model
     // interpolates between these.

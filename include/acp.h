@@ -29,6 +29,11 @@
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
  *                        the control blocks, eagerly (default and most 16K;
  *                        0: never; lower it to save 2 x that per block)
+ *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
+ *                        this many minus one ahead of a slow member (default
+ *                        and most 64; a power of two from 2; 2: every round
+ *                        paced by the slowest member, as acpx-bench
+ *                        calibrate measures them)
  *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
  *                        "binary", "knomial" (k = 4), "knomial:K", "chain",
  *                        "pipeline" (chain of 8 segments), "pipeline:S",
@@ -341,10 +346,10 @@ int acp_inquire(acp_handle_t handle);
  * round n; the receiver copies them into its array in its own calls. A
  * bcast's control blocks hold several such rounds (depth: 64 for handles
  * of up to 512 bytes, 32 up to 1 KiB, 16 up to 2 KiB, 8 up to 4 KiB, 4 up
- * to 8 KiB, else 2), so its root's waits return while members are up to
- * depth - 1 rounds behind; the next round's wait then waits for the
- * slowest. A member that never calls send is named by the wait of round
- * depth, or by acp_free_col.
+ * to 8 KiB, else 2; at most ACP_COL_RING_DEPTH), so its root's waits
+ * return while members are up to depth - 1 rounds behind; the next
+ * round's wait then waits for the slowest. A member that never calls send
+ * is named by the wait of round depth, or by acp_free_col.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the

@@ -275,6 +275,8 @@ bool read_choices(const char *fn, Params *p) {
         return report(fn, "ACP_COL_EXEC", "'%s' is not one of: root, delegated", exec);
     if (std::string why; !inline_max_from_env(&p->inline_max, &why))
         return report(fn, "ACP_COL_INLINE", "%s", why.c_str());
+    if (std::string why; !ring_max_from_env(&p->ring_max, &why))
+        return report(fn, "ACP_COL_RING_DEPTH", "%s", why.c_str());
     return read_algorithm(fn, State::get(), p);
 }
 
@@ -304,7 +306,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::vector<int> grp(group, group + n);
     const uint32_t root_index = root_index_of(p, grp);
     const uint32_t inl = inline_bytes_for(p);
-    const ctl::Layout layout{slots_of(p), inl, ring_depth_for(p.kind, inl)};
+    const ctl::Layout layout{slots_of(p), inl, ring_depth_for(p, inl)};
     bool ok = basic::layer::alloc_shared(layout.ready() + ready_count(p, me, root_index), fn, &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
         c->array = static_cast<char *>(array);

@@ -31,6 +31,19 @@ bool inline_max_from_env(uint32_t *out, std::string *why) {
     return true;
 }
 
+bool ring_max_from_env(uint32_t *out, std::string *why) {
+    *out = kDefaultRingMax;
+    const char *ring = std::getenv("ACP_COL_RING_DEPTH");
+    if (!ring || !*ring) return true;
+    size_t v = 0;
+    if (!basic::parse_size(ring, &v) || v < 2 || v > kDefaultRingMax || (v & (v - 1))) {
+        *why = "'" + std::string(ring) + "' is not one of 2, 4, 8, 16, 32, " + std::to_string(kDefaultRingMax);
+        return false;
+    }
+    *out = static_cast<uint32_t>(v);
+    return true;
+}
+
 std::string first_difference(const Params &a, const Params &b) {
     auto num = [](const char *what, auto x, auto y) {
         return std::string(what) + " " + std::to_string(x) + " vs " + std::to_string(y);
@@ -50,6 +63,7 @@ std::string first_difference(const Params &a, const Params &b) {
                    a.size, b.size);
     if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
     if (a.inline_max != b.inline_max) return num("ACP_COL_INLINE", a.inline_max, b.inline_max);
+    if (a.ring_max != b.ring_max) return num("ACP_COL_RING_DEPTH", a.ring_max, b.ring_max);
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));

@@ -17,6 +17,9 @@ enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
 // Largest inline slot (plan.hpp): a round up to this size per block may
 // travel through the control blocks. ACP_COL_INLINE lowers it.
 inline constexpr uint32_t kDefaultInlineMax = 16384;
+// Most inline slots per block of a tree bcast (plan.hpp): its root runs up
+// to this many small rounds minus one ahead. ACP_COL_RING_DEPTH lowers it.
+inline constexpr uint32_t kDefaultRingMax = 64;
 
 struct Params {
     Kind kind = Kind::kBcast;
@@ -26,6 +29,7 @@ struct Params {
     uint8_t radix = 2;        // bcast knomial: its k
     uint8_t auto_algo = 0;    // 1: chosen by the model (choose.hpp), not forced
     uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
+    uint32_t ring_max = kDefaultRingMax;      // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;     // np_group
     int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
     uint64_t size = 0;        // arraysize / blocksize / buffersize
@@ -37,6 +41,9 @@ struct Params {
 // suffix allowed), with *why saying so. The library and the tools that
 // predict its rounds (acpx-model, acpx-bench model-check) read it alike.
 bool inline_max_from_env(uint32_t *out, std::string *why);
+// The ring cap ACP_COL_RING_DEPTH sets (kDefaultRingMax when unset or
+// empty); false if it is not a power of two from 2 to kDefaultRingMax.
+bool ring_max_from_env(uint32_t *out, std::string *why);
 
 // "" if a and b agree, else which field differs, as "root 1 vs 0".
 std::string first_difference(const Params &a, const Params &b);

@@ -231,11 +231,11 @@ uint32_t inline_bytes_for(const Params &p) {
     return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
 }
 
-uint32_t ring_depth_for(Kind kind, uint32_t inline_bytes) {
-    constexpr uint32_t kRingBytes = 32768, kMaxDepth = 64;
-    if (kind != Kind::kBcast || inline_bytes == 0) return 2;
+uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
+    constexpr uint32_t kRingBytes = 32768;
+    if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t d = 2;
-    while (d < kMaxDepth && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
+    while (d < std::min(p.ring_max, kDefaultRingMax) && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
     return d;
 }
 
@@ -275,7 +275,7 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     pl.me = me;
     pl.n_in = slots_of(p);
     pl.inline_bytes = inline_bytes_for(p);
-    pl.depth = ring_depth_for(p.kind, pl.inline_bytes);
+    pl.depth = ring_depth_for(p, pl.inline_bytes);
     const uint32_t root_index = root_index_of(p, group);
     const MemberEntries entries(p, root_index, walk_every_list);
     if (p.exec == Exec::kRoot)

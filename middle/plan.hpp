@@ -134,10 +134,10 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // KiB (a power of two from 2 to 64: 64 for slots up to 512 B, 16 for 2
 // KiB, 2 for 16 KiB), so its root runs up to depth - 1 small rounds ahead
 // of a member that is slow to call send (ready bytes count rounds mod
-// 256: depth must stay under 128). Otherwise 2: an allgather member cannot end
-// a round before every member started it, and larger rounds wait for
-// their receivers anyway.
-uint32_t ring_depth_for(Kind kind, uint32_t inline_bytes);
+// 256: depth must stay under 128), at most p.ring_max (ACP_COL_RING_DEPTH).
+// Otherwise 2: an allgather member cannot end a round before every member
+// started it, and larger rounds wait for their receivers anyway.
+uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);

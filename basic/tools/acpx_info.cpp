@@ -127,6 +127,7 @@ void print_collectives() {
     const Var vars[] = {
         {"ACP_COL_EXEC", "delegated", "delegated (each member forwards what it holds) or root (one process issues every copy)"},
         {"ACP_COL_INLINE", "16K", "bytes per block up to which rounds travel through the control blocks (0: never)"},
+        {"ACP_COL_RING_DEPTH", "64", "most small bcast rounds in flight (its root runs that many minus one ahead; 2-64)"},
         {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or " + acpx::collectives::bcast_algo_names()},
         {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or " + acpx::collectives::allgather_algo_names()},
         {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one)"},

@@ -95,6 +95,11 @@ TEST(ColBadInput, ArraysSizesAndSettings) {
         EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 8); }),
                        "acp_create_bcast_buffered", "ACP_COL_INLINE");
     }
+    for (const char *ring : {"1", "3", "128", "deep"}) {
+        ScopedEnv bad("ACP_COL_RING_DEPTH", ring);
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 8); }),
+                       "acp_create_bcast_buffered", "ACP_COL_RING_DEPTH");
+    }
     EXPECT_EQ(h, ACP_COL_NULL);
     // NULL array with size 0 is a valid (empty) direct handle.
     h = acp_create_bcast_direct(0, n, g.data(), nullptr, 0);
@@ -141,6 +146,13 @@ TEST(ColBadInput, MembersWhoseArgumentsDisagreeAllFail) {
     }
     EXPECT_EQ(h, ACP_COL_NULL);
     EXPECT_TRUE(has(out, "ACP_COL_INLINE")) << out;
+    // Another ring depth: the same.
+    {
+        ScopedEnv ring("ACP_COL_RING_DEPTH", me() == 1 ? "2" : "64");
+        out = stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); });
+    }
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_TRUE(has(out, "ACP_COL_RING_DEPTH")) << out;
     expect_usable();
     EXPECT_EQ(acp_sync(), 0);
 }

@@ -81,25 +81,31 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         p.members = 5;
         p.size = w.size;
         EXPECT_EQ(inline_bytes_for(p), w.inl) << w.size;
-        EXPECT_EQ(ring_depth_for(Kind::kBcast, inline_bytes_for(p)), w.depth) << w.size;
+        EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), w.depth) << w.size;
+        p.ring_max = 2;  // ACP_COL_RING_DEPTH=2: every round paced by the slowest member
+        EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), 2u) << w.size;
+        p.ring_max = 8;
+        EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), std::min(w.depth, 8u)) << w.size;
     }
     Params p;
     p.kind = Kind::kBcast;
     p.members = 5;
     p.size = 0;
     EXPECT_EQ(inline_bytes_for(p), 0u);
-    EXPECT_EQ(ring_depth_for(Kind::kBcast, 0), 2u);
+    EXPECT_EQ(ring_depth_for(p, 0), 2u);
     p.inline_max = 0;  // ACP_COL_INLINE=0
     p.size = 1000;
     EXPECT_EQ(inline_bytes_for(p), 0u);
-    EXPECT_EQ(ring_depth_for(Kind::kAllgather, 256), 2u) << "allgather members move in step anyway";
+    Params ag;
+    ag.kind = Kind::kAllgather;
+    EXPECT_EQ(ring_depth_for(ag, 256), 2u) << "allgather members move in step anyway";
     const size_t before = ctl::Layout{1, 16384, 2}.ready();  // 48 + 2 x 16 KiB
     EXPECT_EQ(before, 48u + 2 * 16384);
     for (uint64_t size = 1; size <= (1u << 16); size += 61) {
         p.size = size;
         p.inline_max = kDefaultInlineMax;
         const uint32_t inl = inline_bytes_for(p);
-        const ctl::Layout at{1, inl, ring_depth_for(Kind::kBcast, inl)};
+        const ctl::Layout at{1, inl, ring_depth_for(p, inl)};
         ASSERT_LE(at.ready(), before + 16 * at.depth) << size;
         if (size <= 64) {
             ASSERT_EQ(at.ready(), 16 + 64 * (16 + 64)) << size;
