@@ -135,36 +135,40 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
 
 Calibration builtin_calibration() {
     Calibration c;
-    // The reference VM (2 cores, UCX, user arrays), the means of two runs
-    // of bench/model_check (each the fastest of 3 calibrations, ranks
-    // bound to cores): a 2-member round up to 16 KiB through the inline
-    // slots (plain stores), above it process_vm_writev into the user's
-    // array, which is also what a round costs without inline slots
-    // (comm_direct: ~4.5 us for the system call and signals); a block
-    // right behind another (comm_stream); 3 ranks on the 2 cores
-    // (comm_crowded; comm_fanout: medians of 4 model-check runs' flat
-    // trees, 12 launches); memcpy there.
-    c.comm = Samples({{0, 9.5e-7}, {4096, 9.3e-7}, {16384, 1.3e-6}, {32768, 6.1e-6}, {65536, 6.8e-6},
-                      {262144, 1.24e-5}, {1 << 20, 4.85e-5}, {4 << 20, 2.0e-4}});
-    c.comm_direct = Samples({{0, 9e-7}, {8, 4.5e-6}, {4096, 4.5e-6}, {16384, 5.6e-6}, {32768, 6.1e-6},
-                             {65536, 6.8e-6}, {262144, 1.24e-5}, {1 << 20, 4.85e-5}, {4 << 20, 2.0e-4}});
-    c.comm_stream = Samples({{64, 3.05e-6}, {1024, 3.15e-6}, {4096, 3.3e-6}, {16384, 4.0e-6}, {32768, 4.8e-6},
-                             {65536, 6.2e-6}, {262144, 1.65e-5}});
-    c.comm_crowded = Samples({{0, 5.3e-6}, {4096, 5.1e-6}, {16384, 5.6e-6}, {32768, 1.22e-5}, {65536, 1.78e-5},
-                              {262144, 3.3e-5}, {1 << 20, 9.9e-5}, {4 << 20, 3.2e-4}});
-    c.comm_fanout = Samples({{0, 6.0e-6}, {4096, 6.15e-6}, {16384, 6.4e-6}, {32768, 1.38e-5}, {65536, 1.59e-5},
-                             {262144, 2.84e-5}, {1 << 20, 8.0e-5}, {4 << 20, 2.44e-4}});
-    // A pipeline:16's block on the 3 ranks: the median of 3 calibrations
-    // (2026-11-24).
-    c.comm_crowd_stream = Samples({{64, 5.6e-6}, {1024, 5.8e-6}, {4096, 5.1e-6}, {16384, 6.5e-6}, {32768, 7.9e-6},
-                                   {65536, 1.24e-5}, {131072, 1.94e-5}, {262144, 3.11e-5}, {524288, 5.15e-5},
-                                   {1 << 20, 1.23e-4}});
+    // The reference VM (2 cores, UCX, user arrays), 2026-11-25: the
+    // per-sample medians of bench/model_check's 3-rank calibrations (3
+    // launches), rounds one slot ahead (ACP_COL_RING_DEPTH=2), fewer
+    // sizes. A 2-member round up to 16 KiB through the inline slots (plain
+    // stores), above it process_vm_writev into the user's array, which is
+    // also what a round costs without inline slots (comm_direct: ~1 us for
+    // the system call and signals); a block right behind another
+    // (comm_stream); 3 ranks on the 2 cores: a chain's step
+    // (comm_crowded), a flat tree's copy (comm_fanout), a pipeline:16's
+    // block (comm_crowd_stream), a Bruck allgather's block
+    // (comm_crowd_gather); a 1 MiB entry by the bytes its rounds span
+    // (comm_footprint); memcpy there.
+    c.comm = Samples({{0, 5.1e-7}, {8, 1.8e-7}, {256, 2.9e-7}, {1024, 5.1e-7}, {4096, 7.1e-7}, {16384, 1.9e-6},
+                      {32768, 2.4e-6}, {65536, 3.8e-6}, {262144, 1.11e-5}, {1 << 20, 6.8e-5}, {4 << 20, 3.8e-4}});
+    c.comm_direct = Samples({{0, 5.3e-7}, {8, 1.0e-6}, {4096, 1.16e-6}, {16384, 1.56e-6}, {32768, 2.4e-6},
+                             {65536, 3.8e-6}, {262144, 1.11e-5}, {1 << 20, 6.8e-5}, {4 << 20, 3.8e-4}});
+    c.comm_stream = Samples({{64, 8.5e-7}, {1024, 9.1e-7}, {4096, 1.05e-6}, {16384, 1.64e-6}, {32768, 2.3e-6},
+                             {65536, 5.2e-6}, {262144, 2.55e-5}});
+    c.comm_crowded = Samples({{0, 2.1e-6}, {8, 1.0e-6}, {1024, 1.25e-6}, {4096, 1.6e-6}, {16384, 2.8e-6},
+                              {32768, 7.1e-6}, {65536, 1.14e-5}, {262144, 2.5e-5}, {1 << 20, 1.02e-4},
+                              {4 << 20, 4.3e-4}});
+    c.comm_fanout = Samples({{0, 3.5e-6}, {8, 1.76e-6}, {1024, 1.87e-6}, {4096, 2.07e-6}, {16384, 2.86e-6},
+                             {32768, 5.6e-6}, {65536, 7.2e-6}, {262144, 1.46e-5}, {1 << 20, 9.3e-5},
+                             {4 << 20, 4.36e-4}});
+    c.comm_crowd_stream = Samples({{64, 1.8e-6}, {1024, 2.15e-6}, {4096, 2.8e-6}, {16384, 3.5e-6}, {32768, 4.95e-6},
+                                   {65536, 8.8e-6}, {131072, 1.92e-5}, {262144, 3.7e-5}, {524288, 7.1e-5},
+                                   {1 << 20, 1.42e-4}});
+    c.comm_crowd_gather = Samples({{32768, 9.1e-6}, {65536, 1.18e-5}, {131072, 1.72e-5}, {262144, 3.4e-5},
+                                   {524288, 9.6e-5}, {1 << 20, 2.23e-4}, {2 << 20, 4.49e-4}, {4 << 20, 8.76e-4}});
     c.crowd_ranks = 3;
-    // A 1 MiB entry by the bytes its rounds span: medians of 6 calibrations.
-    c.comm_footprint = Samples({{2 << 20, 5.3e-5}, {4 << 20, 6.3e-5}, {8 << 20, 5.9e-5}, {16 << 20, 7.6e-5},
-                                {32 << 20, 1.05e-4}, {64 << 20, 1.3e-4}, {128 << 20, 1.42e-4}, {256 << 20, 1.39e-4}});
-    c.memcpy = Samples({{0, 2e-9}, {4096, 2.3e-7}, {16384, 1.2e-6}, {65536, 3.5e-6}, {262144, 1.2e-5},
-                        {1 << 20, 5.0e-5}, {4 << 20, 2.14e-4}});
+    c.comm_footprint = Samples({{2 << 20, 7.4e-5}, {4 << 20, 1.01e-4}, {8 << 20, 1.06e-4}, {16 << 20, 1.05e-4},
+                                {32 << 20, 1.09e-4}, {64 << 20, 1.51e-4}, {128 << 20, 2.33e-4}, {256 << 20, 2.51e-4}});
+    c.memcpy = Samples({{0, 1.5e-9}, {1024, 2.5e-7}, {4096, 4.6e-7}, {16384, 2.2e-6}, {65536, 8.7e-6},
+                        {262144, 3.5e-5}, {1 << 20, 1.44e-4}, {4 << 20, 6.1e-4}});
     c.cores = 2;
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
