@@ -305,9 +305,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     c->rank = group[me];
     std::vector<int> grp(group, group + n);
     const uint32_t root_index = root_index_of(p, grp);
-    const uint32_t inl = inline_bytes_for(p);
-    const ctl::Layout layout{slots_of(p), inl, ring_depth_for(p, inl)};
-    bool ok = basic::layer::alloc_shared(layout.ready() + ready_count(p, me, root_index), fn, &c->ctl_mem);
+    bool ok = basic::layer::alloc_shared(layout_of(p).ready() + ready_count(p, me, root_index), fn, &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
         c->array = static_cast<char *>(array);
         if (array_bytes) {

@@ -239,6 +239,11 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     return d;
 }
 
+ctl::Layout layout_of(const Params &p) {
+    const uint32_t inl = inline_bytes_for(p);
+    return {slots_of(p), inl, ring_depth_for(p, inl)};
+}
+
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
     constexpr uint32_t kMin = 256, kMax = kDefaultInlineMax;
     if (kind == Kind::kBcast) return slots > 1 ? 0 : kMax;
@@ -273,9 +278,10 @@ Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
     Plan pl;
     pl.members = p.members;
     pl.me = me;
-    pl.n_in = slots_of(p);
-    pl.inline_bytes = inline_bytes_for(p);
-    pl.depth = ring_depth_for(p, pl.inline_bytes);
+    const ctl::Layout at = layout_of(p);
+    pl.n_in = at.n_in;
+    pl.inline_bytes = static_cast<uint32_t>(at.inl);
+    pl.depth = at.depth;
     const uint32_t root_index = root_index_of(p, group);
     const MemberEntries entries(p, root_index, walk_every_list);
     if (p.exec == Exec::kRoot)

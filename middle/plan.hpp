@@ -139,6 +139,11 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // started it, and larger rounds wait for their receivers anyway.
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
+// The control block layout of every member of a handle with these
+// parameters (slots_of, inline_bytes_for, ring_depth_for): what create
+// allocates and the plan addresses.
+ctl::Layout layout_of(const Params &p);
+
 // The number of ready bytes member `me` holds (known before the GAs are).
 uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index);
 // The root's index in group (bcast), else 0.
