@@ -29,6 +29,10 @@ constexpr ConfigVar kVars[] = {
     {"ACP_OFI_ATOMICS", "auto",
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
      "the target's agent carries them out; agent: always the target's agent"},
+    {"ACP_IDLE", "auto",
+     "how a wait uses its core: spin polls a while before yielding it, yield yields "
+     "after every poll that found nothing; auto: yield when this node's ranks "
+     "outnumber the CPUs they may run on, else spin"},
 };
 
 const char *env_or_default(const ConfigVar &v) {
@@ -97,6 +101,8 @@ bool Config::load() {
         return report("acp_init", "ACP_OFI_ATOMICS", "'%s' is neither auto nor agent",
                       atomics.c_str());
     ofi_agent_atomics = atomics == "agent";
+    if (!idle::parse(env_or_default(kVars[6]), &idle_policy))
+        return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default(kVars[6]));
     return true;
 }
 

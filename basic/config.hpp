@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include "idle.hpp"
+
 namespace acpx::basic {
 
 struct ConfigVar {
@@ -26,6 +28,7 @@ struct Config {
     bool verbose = false;         // ACP_VERBOSE
     bool cma = true;              // ACP_CMA
     bool ofi_agent_atomics = false;  // ACP_OFI_ATOMICS=agent
+    idle::Policy idle_policy = idle::Policy::kAuto;  // ACP_IDLE
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.

@@ -90,6 +90,11 @@ double timeout_seconds() {
     return rt ? rt->cfg.timeout_s : 60.0;
 }
 
+bool yield_at_once() {
+    Runtime *rt = runtime();
+    return rt && rt->yield_at_once;
+}
+
 uint64_t node_id(int rank) {
     Runtime *rt = runtime();
     if (!rt || rank < 0 || static_cast<size_t>(rank) >= rt->node_ids.size()) return 0;

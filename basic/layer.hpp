@@ -58,6 +58,10 @@ Mapped mapped(acp_ga_t ga, size_t size);
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();
 
+// Whether a wait should yield the core after every poll that found
+// nothing (ACP_IDLE; idle.hpp): the node's ranks outnumber its CPUs.
+bool yield_at_once();
+
 // An id of the node `rank` runs on, the same for every rank of one node
 // (exchanged at start-up); 0 for a rank out of range or outside acp_init.
 uint64_t node_id(int rank);

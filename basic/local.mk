@@ -2,7 +2,7 @@
 # and transports; plus the launcher (acprun) and the info tool.
 libacpx_la_SOURCES = \
 	basic/errors.cpp basic/errors.hpp \
-	basic/config.cpp basic/config.hpp \
+	basic/config.cpp basic/config.hpp basic/idle.cpp basic/idle.hpp \
 	basic/ga.hpp basic/protocol.hpp \
 	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \
 	basic/registry.cpp basic/gma.cpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \

@@ -19,6 +19,7 @@ struct StartInfo {
     uint64_t node;  // local_node_id(): who shares this node (for CMA)
     int64_t pid;
     int64_t starter_fd;  // memfd of the starter memory, -1 if not shareable
+    idle::CpuMask cpus;  // where it may run: whether its node is crowded (ACP_IDLE)
     uint32_t address_len, rkey_len;
 };
 
@@ -77,7 +78,7 @@ Runtime *Runtime::create(const Config &cfg) {
     // Exchange transport addresses and starter memory descriptions.
     Blob addr = rt->tp->local_address();
     StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize, local_node_id(),
-                   getpid(), rt->starter_seg.fd, static_cast<uint32_t>(addr.size()),
+                   getpid(), rt->starter_seg.fd, idle::own_cpus(), static_cast<uint32_t>(addr.size()),
                    static_cast<uint32_t>(s.region->rkey.size())};
     Blob blob(sizeof mine);
     std::memcpy(blob.data(), &mine, sizeof mine);
@@ -89,6 +90,7 @@ Runtime *Runtime::create(const Config &cfg) {
     std::vector<uint64_t> nodes(rt->procs);
     std::vector<pid_t> pids(rt->procs);
     std::vector<int> starter_fds(rt->procs);
+    std::vector<idle::CpuMask> node_cpus;  // of the ranks on this node
     for (int r = 0; r < rt->procs; ++r) {
         StartInfo si;
         if (all[r].size() < sizeof si)
@@ -101,6 +103,7 @@ Runtime *Runtime::create(const Config &cfg) {
         nodes[r] = si.node;
         pids[r] = static_cast<pid_t>(si.pid);
         starter_fds[r] = static_cast<int>(si.starter_fd);
+        if (si.node == mine.node) node_cpus.push_back(si.cpus);
         auto a = all[r].begin() + sizeof si;
         addresses[r].assign(a, a + si.address_len);
         auto reg = std::make_shared<RemoteReg>();
@@ -120,10 +123,17 @@ Runtime *Runtime::create(const Config &cfg) {
             reg.seg_pid = pids[r];
             reg.seg_fd = starter_fds[r];
         }
+    rt->node_ranks = static_cast<unsigned>(node_cpus.size());
+    rt->node_cpus = idle::cpus_in_union(node_cpus);
+    rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, rt->node_ranks, rt->node_cpus);
     rt->start_agent();
-    if (cfg.verbose && rt->rank == 0)
+    if (cfg.verbose && rt->rank == 0) {
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,
                      rt->boot->name(), rt->tp->name(), rt->tp->describe().c_str());
+        std::fprintf(stderr, "acpx: %u ranks on rank 0's node, %u CPUs for them: waits %s (ACP_IDLE=%s)\n",
+                     rt->node_ranks, rt->node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
+                     idle::name(cfg.idle_policy));
+    }
     return rt.release();
 }
 

@@ -1,6 +1,7 @@
 // Runtime::wait_locked: the one way the application thread waits.
-// 1. spin: make progress itself (lowest latency for fast completions);
-// 2. yield the core between progress calls (ranks may outnumber cores);
+// 1. spin: make progress itself (lowest latency for fast completions),
+//    unless this node's ranks outnumber its CPUs (yield_at_once);
+// 2. yield the core between progress calls;
 // 3. block on `progressed`, which the agent signals whenever it made
 //    progress, so a rank that waits long (a barrier, a slow peer) costs
 //    nothing. No wake-up is lost: both sides hold `mu`.
@@ -19,7 +20,7 @@ template <class Done, class What>
 void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done,
                           What what) {
     using clock = std::chrono::steady_clock;
-    constexpr unsigned kSpin = 2000, kYield = 200;
+    const unsigned kSpin = yield_at_once ? 0 : 2000, kYield = 200;
     const auto deadline = clock::now() + std::chrono::duration<double>(cfg.timeout_s);
     unsigned idle = 0;
     while (!done()) {

@@ -162,10 +162,11 @@ int status_of(const char *fn, Col &c, uint64_t r) {
     return 0;
 }
 
-// Yields the core while nothing moves (ranks may outnumber cores):
-// spins 64 polls, then yields, then after ~10 ms idle sleeps between polls.
+// Yields the core while nothing moves: after 64 polls, or at once where
+// the node's ranks outnumber its CPUs (ACP_IDLE); after 4,096 idle polls
+// (~10 ms) sleeps between polls.
 void pause_if_idle(unsigned idle) {
-    if (idle < 64) return;
+    if (idle < (acpx::basic::layer::yield_at_once() ? 1u : 64u)) return;
     if (idle < 4096) sched_yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(50));
 }

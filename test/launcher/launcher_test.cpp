@@ -14,6 +14,7 @@
 
 #include "acp.h"
 #include "acpx_config.h"
+#include "basic/idle.hpp"
 #include "basic/launcher/failures.hpp"
 
 namespace {
@@ -261,6 +262,57 @@ TEST(Acprun, BindToCorePinsEachRankToItsCore) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.err, "--bind-to auto: none (" + crowd + " ranks")) << r.err;
     EXPECT_FALSE(has(r.err, "bound to")) << r.err;
+}
+
+TEST(Idle, WaitsYieldAtOnceWhereRanksOutnumberTheirCpus) {
+    using acpx::basic::idle::Policy;
+    Policy p = Policy::kSpin;
+    EXPECT_TRUE(acpx::basic::idle::parse("auto", &p));
+    EXPECT_EQ(p, Policy::kAuto);
+    EXPECT_TRUE(acpx::basic::idle::parse("yield", &p));
+    EXPECT_EQ(p, Policy::kYield);
+    EXPECT_FALSE(acpx::basic::idle::parse("sometimes", &p));
+    EXPECT_FALSE(acpx::basic::idle::parse(nullptr, &p));
+    EXPECT_EQ(p, Policy::kYield);  // unchanged by a failed parse
+    // Two ranks bound to CPUs 0 and 1, a third to 1 and 65: three CPUs.
+    acpx::basic::idle::CpuMask a{}, b{}, c{};
+    a[0] = 1, b[0] = 2, c[0] = 2, c[1] = 2;
+    EXPECT_EQ(acpx::basic::idle::cpus_in_union({a, b, c}), 3u);
+    EXPECT_EQ(acpx::basic::idle::cpus_in_union({a, a}), 1u);
+    EXPECT_GE(acpx::basic::idle::cpus_in_union({acpx::basic::idle::own_cpus()}), 1u);
+    EXPECT_TRUE(acpx::basic::idle::yield_at_once(Policy::kAuto, 3, 2));
+    EXPECT_FALSE(acpx::basic::idle::yield_at_once(Policy::kAuto, 2, 2));
+    EXPECT_FALSE(acpx::basic::idle::yield_at_once(Policy::kAuto, 3, 0));  // CPUs unknown: poll
+    EXPECT_TRUE(acpx::basic::idle::yield_at_once(Policy::kYield, 1, 64));
+    EXPECT_FALSE(acpx::basic::idle::yield_at_once(Policy::kSpin, 64, 1));
+}
+
+TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
+    // acprun -v says what acp_init decided from every rank's CPUs.
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const std::string crowd = std::to_string(cpus + 1);
+    auto said = [](const JobResult &r, const std::string &ranks, const std::string &how) {
+        return has(r.err, "acpx: " + ranks + " ranks on rank 0's node, ") && has(r.err, "CPUs for them: waits " + how);
+    };
+    JobResult r = run({builddir() + "/acprun", "-n", crowd, "-v", builddir() + "/test/launcher/fault_prog", "ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(said(r, crowd, "yield the core at once (ACP_IDLE=auto)")) << r.err;
+    // Bound, two to a core: the union of their CPUs is still the node's.
+    r = run({builddir() + "/acprun", "-n", crowd, "-v", "--bind-to", "core", builddir() + "/test/launcher/fault_prog",
+             "ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(said(r, crowd, "yield the core at once (ACP_IDLE=auto)")) << r.err;
+    // As many ranks as CPUs, each bound to its own (acprun's default then): they poll.
+    r = run({builddir() + "/acprun", "-n", std::to_string(cpus), "-v", builddir() + "/test/launcher/fault_prog", "ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(said(r, std::to_string(cpus), "poll, then yield (ACP_IDLE=auto)")) << r.err;
+    r = run({builddir() + "/acprun", "-n", crowd, "-v", builddir() + "/test/launcher/fault_prog", "ok"},
+            {"ACP_IDLE=spin"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(said(r, crowd, "poll, then yield (ACP_IDLE=spin)")) << r.err;
+    r = acprun(2, {"ok"}, {"ACP_IDLE=sometimes"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_IDLE: 'sometimes' is not auto, spin or yield")) << r.err;
 }
 
 TEST(Acprun, BadConfigurationIsReportedAtInit) {
