@@ -137,8 +137,8 @@ Calibration builtin_calibration() {
     Calibration c;
     // The reference VM (2 cores, UCX, user arrays), 2026-11-25: the
     // per-sample medians of bench/model_check's 3-rank calibrations (3
-    // launches), rounds one slot ahead (ACP_COL_RING_DEPTH=2), fewer
-    // sizes. A 2-member round up to 16 KiB through the inline slots (plain
+    // launches), rounds one slot ahead (ACP_COL_RING_DEPTH=2), waits
+    // yielding at once on the crowded node (ACP_IDLE=auto), fewer sizes. A 2-member round up to 16 KiB through the inline slots (plain
     // stores), above it process_vm_writev into the user's array, which is
     // also what a round costs without inline slots (comm_direct: ~1 us for
     // the system call and signals); a block right behind another
@@ -147,28 +147,28 @@ Calibration builtin_calibration() {
     // block (comm_crowd_stream), a Bruck allgather's block
     // (comm_crowd_gather); a 1 MiB entry by the bytes its rounds span
     // (comm_footprint); memcpy there.
-    c.comm = Samples({{0, 5.1e-7}, {8, 1.8e-7}, {256, 2.9e-7}, {1024, 5.1e-7}, {4096, 7.1e-7}, {16384, 1.9e-6},
-                      {32768, 2.4e-6}, {65536, 3.8e-6}, {262144, 1.11e-5}, {1 << 20, 6.8e-5}, {4 << 20, 3.8e-4}});
-    c.comm_direct = Samples({{0, 5.3e-7}, {8, 1.0e-6}, {4096, 1.16e-6}, {16384, 1.56e-6}, {32768, 2.4e-6},
-                             {65536, 3.8e-6}, {262144, 1.11e-5}, {1 << 20, 6.8e-5}, {4 << 20, 3.8e-4}});
-    c.comm_stream = Samples({{64, 8.5e-7}, {1024, 9.1e-7}, {4096, 1.05e-6}, {16384, 1.64e-6}, {32768, 2.3e-6},
-                             {65536, 5.2e-6}, {262144, 2.55e-5}});
-    c.comm_crowded = Samples({{0, 2.1e-6}, {8, 1.0e-6}, {1024, 1.25e-6}, {4096, 1.6e-6}, {16384, 2.8e-6},
-                              {32768, 7.1e-6}, {65536, 1.14e-5}, {262144, 2.5e-5}, {1 << 20, 1.02e-4},
-                              {4 << 20, 4.3e-4}});
-    c.comm_fanout = Samples({{0, 3.5e-6}, {8, 1.76e-6}, {1024, 1.87e-6}, {4096, 2.07e-6}, {16384, 2.86e-6},
-                             {32768, 5.6e-6}, {65536, 7.2e-6}, {262144, 1.46e-5}, {1 << 20, 9.3e-5},
-                             {4 << 20, 4.36e-4}});
-    c.comm_crowd_stream = Samples({{64, 1.8e-6}, {1024, 2.15e-6}, {4096, 2.8e-6}, {16384, 3.5e-6}, {32768, 4.95e-6},
-                                   {65536, 8.8e-6}, {131072, 1.92e-5}, {262144, 3.7e-5}, {524288, 7.1e-5},
-                                   {1 << 20, 1.42e-4}});
-    c.comm_crowd_gather = Samples({{32768, 9.1e-6}, {65536, 1.18e-5}, {131072, 1.72e-5}, {262144, 3.4e-5},
-                                   {524288, 9.6e-5}, {1 << 20, 2.23e-4}, {2 << 20, 4.49e-4}, {4 << 20, 8.76e-4}});
+    c.comm = Samples({{0, 4.63e-7}, {8, 1.53e-7}, {256, 2.64e-7}, {1024, 4.71e-7}, {4096, 6.47e-7}, {16384, 1.72e-6},
+                      {32768, 2.04e-6}, {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
+    c.comm_direct = Samples({{0, 4.91e-7}, {8, 9.25e-7}, {4096, 1.08e-6}, {16384, 1.39e-6}, {32768, 2.04e-6},
+                             {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
+    c.comm_stream = Samples({{64, 8.35e-7}, {1024, 8.49e-7}, {4096, 9.36e-7}, {16384, 1.45e-6}, {32768, 2.06e-6},
+                             {65536, 3.98e-6}, {262144, 2.24e-5}});
+    c.comm_crowded = Samples({{0, 1.02e-6}, {8, 4.82e-7}, {1024, 6.57e-7}, {4096, 9.39e-7}, {16384, 1.69e-6},
+                              {32768, 5.49e-6}, {65536, 8.94e-6}, {262144, 2.17e-5}, {1 << 20, 8.5e-5},
+                              {4 << 20, 3.98e-4}});
+    c.comm_fanout = Samples({{0, 1e-6}, {8, 4.59e-7}, {1024, 5.44e-7}, {4096, 7.12e-7}, {16384, 1.46e-6},
+                             {32768, 2.78e-6}, {65536, 3.81e-6}, {262144, 9.82e-6}, {1 << 20, 6.81e-5},
+                             {4 << 20, 4e-4}});
+    c.comm_crowd_stream = Samples({{64, 1.3e-6}, {1024, 1.51e-6}, {4096, 1.83e-6}, {16384, 3e-6}, {32768, 4.61e-6},
+                                   {65536, 7.83e-6}, {131072, 1.67e-5}, {262144, 3.34e-5}, {524288, 6.37e-5},
+                                   {1 << 20, 1.37e-4}});
+    c.comm_crowd_gather = Samples({{32768, 5.54e-6}, {65536, 7.81e-6}, {131072, 1.21e-5}, {262144, 2.24e-5},
+                                   {524288, 6.93e-5}, {1 << 20, 1.82e-4}, {2 << 20, 4e-4}, {4 << 20, 8.17e-4}});
     c.crowd_ranks = 3;
-    c.comm_footprint = Samples({{2 << 20, 7.4e-5}, {4 << 20, 1.01e-4}, {8 << 20, 1.06e-4}, {16 << 20, 1.05e-4},
-                                {32 << 20, 1.09e-4}, {64 << 20, 1.51e-4}, {128 << 20, 2.33e-4}, {256 << 20, 2.51e-4}});
-    c.memcpy = Samples({{0, 1.5e-9}, {1024, 2.5e-7}, {4096, 4.6e-7}, {16384, 2.2e-6}, {65536, 8.7e-6},
-                        {262144, 3.5e-5}, {1 << 20, 1.44e-4}, {4 << 20, 6.1e-4}});
+    c.comm_footprint = Samples({{2 << 20, 5.24e-5}, {4 << 20, 8.44e-5}, {8 << 20, 8.99e-5}, {16 << 20, 9.04e-5},
+                                {32 << 20, 9.28e-5}, {64 << 20, 1.7e-4}, {128 << 20, 2.14e-4}, {256 << 20, 2.26e-4}});
+    c.memcpy = Samples({{0, 1.37e-9}, {1024, 2.26e-7}, {4096, 4.82e-7}, {16384, 2.08e-6}, {65536, 8.13e-6},
+                        {262144, 3.3e-5}, {1 << 20, 1.35e-4}, {4 << 20, 6.05e-4}});
     c.cores = 2;
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
