@@ -30,9 +30,9 @@ constexpr ConfigVar kVars[] = {
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
      "the target's agent carries them out; agent: always the target's agent"},
     {"ACP_IDLE", "auto",
-     "how a wait uses its core: spin polls a while before yielding it, yield yields "
-     "after every poll that found nothing; auto: yield when this node's ranks "
-     "outnumber the CPUs they may run on, else spin"},
+     "how the persistent collectives' waits use the core: spin polls a while before "
+     "yielding it, yield yields after every poll that found nothing; auto: yield when "
+     "this node's ranks outnumber the CPUs they may run on, else spin"},
 };
 
 const char *env_or_default(const ConfigVar &v) {

@@ -1,10 +1,13 @@
-// How a waiting process uses its core (ACP_IDLE). A rank that polls while
+// How the persistent collectives' waits use the core (ACP_IDLE; the
+// middle layer asks layer::yield_at_once()). A rank that polls while
 // a rank sharing its core has work delays that rank by the rest of its
 // time slice or until it yields: on the 2-core VM, 4 ranks' 8 B allgather
 // took 9-10 us a round when waits polled 64 times before yielding, and
 // 2.7-3.3 us when they yielded after every empty poll. With a core to
 // itself a rank does better polling (2 ranks: 0.29 against 0.34 us), so
 // the default decides by whether the node's ranks outnumber its CPUs.
+// The basic layer's own waits (wait.ipp) keep polling first: a copy
+// through the transport completes by the waiting thread's progress calls.
 #pragma once
 
 #include <array>

@@ -58,8 +58,9 @@ Mapped mapped(acp_ga_t ga, size_t size);
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();
 
-// Whether a wait should yield the core after every poll that found
-// nothing (ACP_IDLE; idle.hpp): the node's ranks outnumber its CPUs.
+// Whether a collective's wait should yield the core after every poll
+// that found nothing (ACP_IDLE; idle.hpp): the node's ranks outnumber
+// its CPUs.
 bool yield_at_once();
 
 // An id of the node `rank` runs on, the same for every rank of one node

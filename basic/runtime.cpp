@@ -130,7 +130,8 @@ Runtime *Runtime::create(const Config &cfg) {
     if (cfg.verbose && rt->rank == 0) {
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,
                      rt->boot->name(), rt->tp->name(), rt->tp->describe().c_str());
-        std::fprintf(stderr, "acpx: %u ranks on rank 0's node, %u CPUs for them: waits %s (ACP_IDLE=%s)\n",
+        std::fprintf(stderr,
+                     "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
                      rt->node_ranks, rt->node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
     }

@@ -25,10 +25,11 @@
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
- *   ACP_IDLE             how a wait uses its core: "spin" polls a while
- *                        before yielding it, "yield" yields after every
- *                        empty poll; "auto" (default): "yield" when the
- *                        node's ranks outnumber the CPUs they may run on
+ *   ACP_IDLE             how the persistent collectives' waits use the
+ *                        core: "spin" polls a while before yielding it,
+ *                        "yield" yields after every empty poll; "auto"
+ *                        (default): "yield" when the node's ranks
+ *                        outnumber the CPUs they may run on
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
  *                        the control blocks, eagerly (default and most 16K;

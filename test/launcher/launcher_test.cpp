@@ -292,7 +292,8 @@ TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const std::string crowd = std::to_string(cpus + 1);
     auto said = [](const JobResult &r, const std::string &ranks, const std::string &how) {
-        return has(r.err, "acpx: " + ranks + " ranks on rank 0's node, ") && has(r.err, "CPUs for them: waits " + how);
+        return has(r.err, "acpx: " + ranks + " ranks on rank 0's node, ") &&
+               has(r.err, "CPUs for them: collectives' waits " + how);
     };
     JobResult r = run({builddir() + "/acprun", "-n", crowd, "-v", builddir() + "/test/launcher/fault_prog", "ok"});
     EXPECT_EQ(r.status, 0) << r.err;
