@@ -90,7 +90,7 @@ Runtime *Runtime::create(const Config &cfg) {
     std::vector<uint64_t> nodes(rt->procs);
     std::vector<pid_t> pids(rt->procs);
     std::vector<int> starter_fds(rt->procs);
-    std::vector<idle::CpuMask> node_cpus;  // of the ranks on this node
+    std::vector<idle::CpuMask> node_masks;  // of the ranks on this node
     for (int r = 0; r < rt->procs; ++r) {
         StartInfo si;
         if (all[r].size() < sizeof si)
@@ -103,7 +103,7 @@ Runtime *Runtime::create(const Config &cfg) {
         nodes[r] = si.node;
         pids[r] = static_cast<pid_t>(si.pid);
         starter_fds[r] = static_cast<int>(si.starter_fd);
-        if (si.node == mine.node) node_cpus.push_back(si.cpus);
+        if (si.node == mine.node) node_masks.push_back(si.cpus);
         auto a = all[r].begin() + sizeof si;
         addresses[r].assign(a, a + si.address_len);
         auto reg = std::make_shared<RemoteReg>();
@@ -123,16 +123,16 @@ Runtime *Runtime::create(const Config &cfg) {
             reg.seg_pid = pids[r];
             reg.seg_fd = starter_fds[r];
         }
-    rt->node_ranks = static_cast<unsigned>(node_cpus.size());
-    rt->node_cpus = idle::cpus_in_union(node_cpus);
-    rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, rt->node_ranks, rt->node_cpus);
+    const auto node_ranks = static_cast<unsigned>(node_masks.size());
+    const unsigned node_cpus = idle::cpus_in_union(node_masks);
+    rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, node_ranks, node_cpus);
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0) {
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,
                      rt->boot->name(), rt->tp->name(), rt->tp->describe().c_str());
         std::fprintf(stderr,
                      "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
-                     rt->node_ranks, rt->node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
+                     node_ranks, node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
     }
     return rt.release();

@@ -107,7 +107,6 @@ class Runtime {
     CmaChannel cma;  // on-node peers, when the kernel allows it
     std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
     SharedSegment starter_seg;  // the starter memory, mappable by on-node peers
-    unsigned node_ranks = 1, node_cpus = 0;  // this node's ranks, and the CPUs they may run on
     bool yield_at_once = false;  // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
     bool finalizing = false;
 
