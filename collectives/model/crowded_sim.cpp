@@ -206,9 +206,10 @@ class Sim {
             if (converging_) {
                 land(x.dst, {e, static_cast<uint32_t>(&c - cores_.data()), k, x.copy_s + cold}, t);
             } else {  // summed in this order: the rounds are sensitive to the last bit at ties
-                c.t = t + x.copy_s + cold;
-                arrive_[at(k, e)] = c.t;
-                post(c.t);
+                const double lands = t + x.copy_s + cold;
+                c.t = x.busy_s >= 0 && x.busy_s < x.copy_s ? t + x.busy_s : lands;
+                arrive_[at(k, e)] = lands;
+                post(lands);
             }
             return true;
         }
@@ -345,7 +346,7 @@ double simulate_rounds(const SimInput &in) {
     for (size_t e = 0; e < in.entries.size(); ++e) {
         const SimEntry &x = in.entries[e];
         if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
-            !(x.converge >= 1) || std::isinf(x.converge))
+            !(x.converge >= 1) || std::isinf(x.converge) || std::isnan(x.busy_s))
             return kInf;
         if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
             return kInf;  // its sender never gets that data

@@ -10,9 +10,11 @@
 //   - a member starts round k by signalling that it is ready; an entry
 //     goes once its receiver is ready (inline rounds: once the receiver
 //     started round k-1) and, if it forwards, once its sender has seen
-//     the data arrive; its copy occupies the sender's core for copy_s,
-//     and cold_s more if its receiver forwards that data from another
-//     core: it writes lines that core then reads (predict.hpp, forward_s);
+//     the data arrive; its copy lands after copy_s, and cold_s more if
+//     its receiver forwards that data from another core: it writes lines
+//     that core then reads (predict.hpp, forward_s); it holds the
+//     sender's core all that time, or for busy_s only (a plain store:
+//     the rest is the data and its signal on their way);
 //   - copies from different cores into the same receiver at once run
 //     `converge` times slower each while they overlap (one more such
 //     copy: converge - 1 more), as cores sharing the time: under
@@ -36,9 +38,16 @@ namespace acpx::collectives::model {
 struct SimEntry {
     uint32_t src, dst;
     int32_t dep;    // the entry that delivered src's data (index in the input), -1: the root's own
-    double copy_s;  // how long the copy occupies the sender's core
+    double copy_s;  // from the copy's start till its data is there
     double cold_s = 0;  // more, if an entry that forwards this one's data runs on another core
     double converge = 1;  // how many times slower while another core copies into the same receiver (>= 1)
+    // How long the copy holds its sender's core, where less than copy_s
+    // (< 0: copy_s and cold_s, the whole copy). An inline round's copy is
+    // a memcpy into the receiver's mapped slot: its core goes on while
+    // the lines and the arrival stamp travel, and while the receiver
+    // takes its turn to see them. Ignored with converge > 1 (those are
+    // process_vm_writev copies, which hold the core throughout).
+    double busy_s = -1;
 };
 
 struct SimInput {
@@ -52,7 +61,8 @@ struct SimInput {
 // Seconds per round, steady state, the mean over switch times 0.65-1.35x
 // switch_s; +inf if the entries cannot complete: a member or dependency
 // out of range, a dependency that delivers to another member than the
-// entry's sender, a negative copy or cold time, a converge factor below 1.
+// entry's sender, a negative copy or cold time, a converge factor below 1,
+// a busy time that is not a number.
 double simulate_rounds(const SimInput &in);
 
 }  // namespace acpx::collectives::model

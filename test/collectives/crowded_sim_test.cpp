@@ -100,6 +100,37 @@ TEST(CrowdedSim, ACopyPaysItsColdCostWhenAnotherCoreForwardsItsData) {
     EXPECT_TRUE(std::isinf(simulate_rounds(busy)));
 }
 
+TEST(CrowdedSim, APlainStoreHoldsItsCoreForItsBusyTimeOnly) {
+    // 2 members: the receiver still waits for the whole copy.
+    SimInput pair = on_two_cores(2, 10);
+    pair.entries = {{0, 1, -1, 3 * kUs, 0, 1, 1 * kUs}};
+    EXPECT_NEAR(simulate_rounds(pair), 3 * kUs, 1e-12);
+    // A flat tree over 3 members on 3 cores, copies of 10 us: held
+    // throughout, the root makes one after the other, 20 us a round.
+    // Held for 2 us, the second goes at 2 and lands at 12; each receiver
+    // is ready again when its copy lands, and the root's core is free by
+    // then: a copy a round.
+    SimInput tree = on_two_cores(3, 0);
+    tree.cores = 3;
+    tree.entries = {{0, 1, -1, 10 * kUs}, {0, 2, -1, 10 * kUs}};
+    EXPECT_NEAR(simulate_rounds(tree), 20 * kUs, 1e-9);
+    tree.entries[0].busy_s = tree.entries[1].busy_s = 2 * kUs;
+    EXPECT_NEAR(simulate_rounds(tree), 10 * kUs, 1e-9);
+    // The cold cost delays the data but does not hold the core. A chain
+    // on 3 cores, copies of 1 us, 0's 5 us colder: 0->1 lands at 6, 1
+    // forwards (its core held 0.5 us) and starts the next round at 6.5,
+    // when 0 may copy to it again: 6.5 a round; held throughout, 0->1
+    // holds 0 till 6, 1->2 holds 1 till 7: 7.
+    SimInput chain = on_two_cores(3, 0);
+    chain.cores = 3;
+    chain.entries = {{0, 1, -1, kUs, 5 * kUs}, {1, 2, 0, kUs}};
+    EXPECT_NEAR(simulate_rounds(chain), 7 * kUs, 1e-9);
+    chain.entries[0].busy_s = chain.entries[1].busy_s = 0.5 * kUs;
+    EXPECT_NEAR(simulate_rounds(chain), 6.5 * kUs, 1e-9);
+    chain.entries[0].busy_s = std::nan("");  // not a number: no list
+    EXPECT_TRUE(std::isinf(simulate_rounds(chain)));
+}
+
 TEST(CrowdedSim, CopiesIntoOneReceiverFromTwoCoresShareTheirTime) {
     // 4 members on 4 cores, no switches, copies into the same receiver 2
     // times slower each while they overlap. 0 copies 10 us to 3; 1 copies
