@@ -419,11 +419,13 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     c.crowd_ranks = static_cast<unsigned>(np);
     std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
                 "# pipeline:%u's block, a Bruck allgather's block, and what the model derives from them: the\n"
-                "# switch between ranks on a core, how much slower a copy is, what a forwarded copy costs more,\n"
-                "# how much slower a block in a stream is, and an allgather's copy; how much slower two copies\n"
-                "# from two cores into one rank are\n", np, c.cores, kS);
-    std::printf("%-10s %10s %10s %10s %10s %10s %10s %6s %10s %6s %6s %8s\n", "# Size", "chain(us)", "fanout(us)",
-                "pipe(us)", "gather(us)", "comm(us)", "switch(us)", "slow", "fwd(us)", "stream", "gather", "converge");
+                "# switch between ranks on a core, how much slower a copy is, the share of an inline copy that\n"
+                "# holds its sender's core, what a forwarded copy costs more, how much slower a block in a stream\n"
+                "# is, and an allgather's copy; how much slower two copies from two cores into one rank are\n", np,
+                c.cores, kS);
+    std::printf("%-10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %6s %6s %8s\n", "# Size", "chain(us)",
+                "fanout(us)", "pipe(us)", "gather(us)", "comm(us)", "switch(us)", "slow", "busy", "fwd(us)", "stream",
+                "gather", "converge");
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
@@ -447,9 +449,9 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         }
         char conv[32] = "-";
         if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
-        std::printf("%-10zu %10.3f %10.3f %10s %10s %10.3f %10.3f %6.2f %10.3f %6s %6s %8s\n", sz[i],
+        std::printf("%-10zu %10.3f %10.3f %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %6s %6s %8s\n", sz[i],
                     steps[i].second * 1e6, fans[i].second * 1e6, pipe, gather, c.comm.at(b) * 1e6, k.switch_s * 1e6,
-                    k.slow, k.forward_s * 1e6, stream, gslow, conv);
+                    k.slow, k.busy, k.forward_s * 1e6, stream, gslow, conv);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

@@ -335,7 +335,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // (Calibration::copy_seconds), stream_slow times (when calibrated), and
 // never forward_s. All of them its sender's
 // footprint factor times (one node). Copies into one receiver from two
-// cores at once slow each other by k.converge.
+// cores at once slow each other by k.converge. An inline copy holds its
+// sender's core for k.busy of it.
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
     const std::vector<BlockList> lists = block_lists(c);
     const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
@@ -360,8 +361,10 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
                 secs *= k.round_slow > 0 ? k.round_slow : k.slow;
             else
                 secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
+            const double busy = is_inline && k.busy < 1 ? k.busy * secs * footprint[x.src] : -1;
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge});
+                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge,
+                                  busy});
         }
     }
     return in;
@@ -408,13 +411,51 @@ bool has_crowd(const Calibration &cal) {
     return !cal.comm_crowded.empty() && cal.cores > 0 && cal.crowd_ranks > cal.cores;
 }
 
+// The 1 KiB inline round the switch is solved on.
+constexpr double kSwitchBytes = 1024;
+
 // The switch between members on a core: what makes a 1 KiB chain over
-// crowd_ranks members take its calibrated time (the same for every size).
-double switch_time(const Calibration &cal) {
-    constexpr double kSmall = 1024;
-    const double small = (cal.crowd_ranks - 1) * cal.comm_crowded.at(kSmall);
-    return solve([&](double w) { return sample_round(cal, BcastAlgo::kChain, 2, kSmall, true, {w, 1, 0}); }, small, 0,
-                 small);
+// crowd_ranks members take its calibrated time (the same for every
+// size), with inline copies holding their cores for `busy` of them.
+double switch_time(const Calibration &cal, double busy) {
+    const double small = (cal.crowd_ranks - 1) * cal.comm_crowded.at(kSwitchBytes);
+    CrowdCosts k;
+    k.busy = busy;
+    auto chain = [&](double w) {
+        k.switch_s = w;
+        return sample_round(cal, BcastAlgo::kChain, 2, kSwitchBytes, true, k);
+    };
+    return solve(chain, small, 0, small);
+}
+
+// CrowdCosts::busy for inline copies of `bytes`: what makes a flat tree
+// of that size take its calibrated time with switch_s (1 without
+// comm_fanout, or where even whole copies are not enough).
+double busy_at(const Calibration &cal, double bytes, double switch_s) {
+    if (cal.comm_fanout.empty()) return 1;
+    const double fan = (cal.crowd_ranks - 1) * cal.comm_fanout.at(bytes);
+    CrowdCosts k;
+    k.switch_s = switch_s;
+    auto flat = [&](double b) {
+        k.busy = b;
+        return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, true, k);
+    };
+    return flat(1) <= fan ? 1 : solve(flat, fan, 0, 1);
+}
+
+// The switch for inline rounds: the chain's, with copies that do not
+// hold their cores at all, where the flat tree then needs them to hold
+// their cores for less than whole copies. That is what solving the
+// switch and the busy share at 1 KiB together tends to (on the 2-core
+// VM's calibrations, at once on 3 ranks; on 4, from 0.38 down to 0.08
+// over four passes, not settled): a 1 KiB store is short next to the
+// hand-off around it. Otherwise (a flat tree slower than whole copies
+// make it, as the VM measured while waits polled first): switch_s, the
+// whole copies' switch.
+double inline_switch_time(const Calibration &cal, double switch_s) {
+    if (cal.comm_fanout.empty()) return switch_s;
+    const double bare = switch_time(cal, 0);
+    return busy_at(cal, kSwitchBytes, bare) < 1 ? bare : switch_s;
 }
 
 // CrowdCosts::slow for copies of `bytes` through process_vm_writev: what
@@ -429,27 +470,42 @@ double slow_at(const Calibration &cal, double bytes, double switch_s) {
     return solve(flat, fan, 1, 8);
 }
 
+// CrowdCosts::forward_s for copies of `bytes` with the rest of k: what
+// makes a chain of that size take its calibrated time; 0 where it is
+// within 10% without (a quarter turn of the spread switches).
+double forward_at(const Calibration &cal, double bytes, bool is_inline, const CrowdCosts &k) {
+    const double chain = (cal.crowd_ranks - 1) * cal.comm_crowded.at(bytes);
+    CrowdCosts t = k;
+    auto with = [&](double f) {
+        t.forward_s = f;
+        return sample_round(cal, BcastAlgo::kChain, 2, bytes, is_inline, t);
+    };
+    return with(0) < 0.9 * chain ? solve(with, chain, 0, chain) : 0;
+}
+
 CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
     const double n = cal.crowd_ranks - 1;
     k.switch_s = switch_s;
-    // Inline rounds are plain stores into the control blocks: a few us
-    // at most, hidden behind the switches (a forward cost there would
-    // change the chain by nothing until it outgrows a switch, then by a
-    // whole turn). Only process_vm_writev rounds are slower, and more so
-    // when they forward.
-    if (is_inline) return k;
+    // Inline rounds are plain stores into the control blocks, at the
+    // 2-member price: their sender's core is held for part of it (busy),
+    // and a forwarded one lands later (forward_s, not held). Without the
+    // flat tree to split the two, they cost whole copies and no forward
+    // (a forward cost held on the core would change the chain by nothing
+    // until it outgrows a switch, then by a whole turn). Only
+    // process_vm_writev rounds are slower, and more so when they forward.
+    if (is_inline) {
+        k.busy = busy_at(cal, bytes, switch_s);
+        if (k.busy < 1) k.forward_s = forward_at(cal, bytes, true, k);
+        return k;
+    }
     // Measured as it is (process_vm_writev only: inline rounds store into
     // the control blocks); flat above the largest sample.
     if (!cal.converge_slow.empty()) k.converge = std::max(1.0, cal.converge_slow.clamped(bytes));
     k.slow = slow_at(cal, bytes, switch_s);
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
-    const double chain = n * cal.comm_crowded.at(bytes);
-    auto with = [&](double f) {
-        return sample_round(cal, BcastAlgo::kChain, 2, bytes, is_inline, {k.switch_s, k.slow, f});
-    };
-    if (with(0) < 0.9 * chain) k.forward_s = solve(with, chain, 0, chain);
+    k.forward_s = forward_at(cal, bytes, false, k);
     // Blocks in a stream, from the crowded pipeline: its first blocks cost
     // as above, the rest stream_slow times comm_stream. Measured on the
     // 2-core VM, 3 ranks: 5-6 us a small block, not comm_stream's 3 (the
@@ -490,10 +546,14 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
 
 CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
     if (!has_crowd(cal)) return {};
-    if (switch_s_ < 0) switch_s_ = switch_time(cal);
+    if (switch_s_ < 0) {
+        switch_s_ = switch_time(cal, 1);
+        inline_switch_s_ = inline_switch_time(cal, switch_s_);
+    }
     const auto key = std::make_pair(bytes, is_inline);
     auto it = costs_.find(key);
-    if (it == costs_.end()) it = costs_.emplace(key, costs_with(cal, bytes, is_inline, switch_s_)).first;
+    if (it == costs_.end())
+        it = costs_.emplace(key, costs_with(cal, bytes, is_inline, is_inline ? inline_switch_s_ : switch_s_)).first;
     return it->second;
 }
 

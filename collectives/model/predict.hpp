@@ -77,7 +77,21 @@ struct Step {
 // calibration's crowded figures over crowd_ranks members (all seconds):
 //   switch_s   from one member to the next on a core (sched_yield and a
 //              context switch), whatever the size: what makes a 1 KiB
-//              chain step take comm_crowded;
+//              chain step take comm_crowded. Inline rounds solve theirs
+//              with copies that hold no core (a 1 KiB store is short
+//              next to the hand-off), where comm_fanout gives their busy
+//              share (below);
+//   busy       the share of an inline round's copy that holds its
+//              sender's core (SimEntry::busy_s): what makes a flat tree
+//              of that size take comm_fanout a copy with that switch; 1
+//              for process_vm_writev rounds and without comm_fanout. A
+//              store into a mapped slot is a memcpy; the rest of the
+//              2-member entry is the stamp on its way and the receiver's
+//              turn. With every copy holding the core, on the 2-core VM
+//              (waits that yield at once, 3 ranks) a 1 KiB flat tree was
+//              predicted at 1.79 us against 1.08 calibrated, and the
+//              model picked the chain at 4-16 KiB where the flat tree
+//              measured 15-20% faster;
 //   slow       how much longer a copy through process_vm_writev (rounds
 //              above the inline size) takes than between 2 members: what
 //              makes a flat tree (the root copies to every other member)
@@ -86,13 +100,14 @@ struct Step {
 //   forward_s  what a copy costs beyond that when its receiver forwards
 //              the data from another core (member m runs on core m mod
 //              cores): the rest of the chain step comm_crowded of that
-//              size; 0 for inline rounds, and where the chain is within
-//              10% without it. The writer pays, not the forwarder: it
-//              writes lines the other core then reads. On the 2-core VM,
-//              in a chain of three processes on cores 0, 1, 0 copying
-//              1 MiB with process_vm_writev, the first copy took 111 us
-//              when its receiver forwarded the buffer and 82 when not;
-//              the forward itself 96; all three on one core, 83-90.
+//              size; 0 where the chain is within 10% without it, and for
+//              inline rounds without comm_fanout. The writer pays, not
+//              the forwarder: it writes lines the other core then reads.
+//              On the 2-core VM, in a chain of three processes on cores
+//              0, 1, 0 copying 1 MiB with process_vm_writev, the first
+//              copy took 111 us when its receiver forwarded the buffer
+//              and 82 when not; the forward itself 96; all three on one
+//              core, 83-90.
 //              Charged to the forward instead (unless its core went
 //              straight on from another copy), 3-member recursive
 //              doubling, whose member 0 forwards what member 1 wrote, was
@@ -100,6 +115,11 @@ struct Step {
 //              messages as recursive doubling, 0.7-0.8x while recursive
 //              doubling was in band. (The chain step also comes and goes
 //              with the VM: in some launches 1.05 copies, in others 2.5.)
+//              An inline copy's forward cost delays its data but does
+//              not hold its core (busy). Held there, a 4-rank binomial
+//              of 16 KiB (0->1, then 0->2 and 1->3: 1 forwards across
+//              cores) came out at 4.7 us, above the flat tree's 4.5,
+//              where it measures 3.0 against 4.5;
 //   stream_slow how much longer a block right behind another between the
 //              same pair (comm_stream) takes, forward or not: what makes
 //              a pipeline:16 round (kCrowdStreamSegments) take
@@ -143,7 +163,7 @@ struct Step {
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
-           converge = 1, round_slow = 0;
+           converge = 1, round_slow = 0, busy = 1;
 };
 
 // The segments of the crowded pipeline that calibrate measures
@@ -181,7 +201,7 @@ class CrowdCache {
     void clear();
 
   private:
-    double switch_s_ = -1;  // the same for every size
+    double switch_s_ = -1, inline_switch_s_ = -1;  // the same for every size
     std::map<std::pair<double, bool>, CrowdCosts> costs_;
     std::map<RoundKey, double> rounds_;
 };

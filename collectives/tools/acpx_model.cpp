@@ -174,9 +174,12 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                           k.stream_slow, k.round_stream_slow);
         else if (c.op == cm::Op::kAllgather && k.gather_slow != 1)
             std::snprintf(stream, sizeof stream, ", an allgather's copies x%.2f", k.gather_slow);
+        char held[48] = "";
+        if (k.busy < 1)
+            std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);
         std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
-                    "x%.2f, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
-                    k.switch_s * 1e6, k.slow, k.forward_s * 1e6, stream, k.converge);
+                    "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
+                    k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
     }
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
