@@ -304,6 +304,12 @@ void find_direct(Col &c) {
     c.ready_direct.assign(pl.ready_targets.size(), nullptr);
     for (size_t i = 0; i < pl.ready_targets.size(); ++i)
         c.ready_direct[i] = reinterpret_cast<uint8_t *>(keep(basic::layer::mapped(pl.ready_targets[i], 1)));
+    // A member's slots and ready bytes share its mapping: one reference
+    // each is enough.
+    auto by_mapping = [](const std::shared_ptr<void> &a, const std::shared_ptr<void> &b) { return a.get() < b.get(); };
+    std::sort(c.mappings.begin(), c.mappings.end(), by_mapping);
+    c.mappings.erase(std::unique(c.mappings.begin(), c.mappings.end()), c.mappings.end());
+    c.mappings.shrink_to_fit();
 }
 
 }  // namespace
