@@ -8,6 +8,7 @@
 #include "acpx_config.h"
 #include "collectives/algorithms.hpp"
 #include "collectives/model/calibration.hpp"
+#include "middle/params.hpp"
 #if ACPX_HAVE_UCX
 #include <uct/api/uct.h>
 #include <ucp/api/ucp.h>
@@ -121,13 +122,16 @@ const char *bootstrap_here() {
 // and the model's calibration they would load now.
 void print_collectives() {
     struct Var {
-        const char *name, *def;
-        std::string help;
+        const char *name;
+        std::string def, help;
     };
+    const std::string ring_max = std::to_string(acpx::middle::kDefaultRingMax);
     const Var vars[] = {
         {"ACP_COL_EXEC", "delegated", "delegated (each member forwards what it holds) or root (one process issues every copy)"},
-        {"ACP_COL_INLINE", "16K", "bytes per block up to which rounds travel through the control blocks (0: never)"},
-        {"ACP_COL_RING_DEPTH", "64", "most small bcast rounds in flight (its root runs that many minus one ahead; 2-64)"},
+        {"ACP_COL_INLINE", std::to_string(acpx::middle::kDefaultInlineMax / 1024) + "K",
+         "bytes per block up to which rounds travel through the control blocks (0: never)"},
+        {"ACP_COL_RING_DEPTH", ring_max,
+         "most small bcast rounds in flight (its root runs that many minus one ahead; 2-" + ring_max + ")"},
         {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or " + acpx::collectives::bcast_algo_names()},
         {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or " + acpx::collectives::allgather_algo_names()},
         {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one)"},
@@ -137,7 +141,8 @@ void print_collectives() {
     std::printf("persistent collectives (variables read at each create):\n");
     for (const Var &v : vars) {
         const char *cur = std::getenv(v.name);
-        std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.def, cur && *cur ? cur : "-", v.help.c_str());
+        std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.def.c_str(), cur && *cur ? cur : "-",
+                    v.help.c_str());
     }
     acpx::collectives::model::Calibration cal;
     std::string why;
