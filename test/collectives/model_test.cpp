@@ -595,17 +595,21 @@ TEST(Predict, ATreeRootOnANodeSendsToOneChildAStep) {
     EXPECT_EQ(p.steps[0].msgs[0].collisions, 3u);
 }
 
-// 3 ranks on 2 cores: copies of 1 us + 1 ns/B between 2 members; a
-// chain step over the 3 of 10 us + 2 ns/B, a flat tree's copy of 6 us +
-// 1.5 ns/B.
-Calibration crowded_cal() {
-    Calibration cal = linear(1e-6, 1e-9);
+// 3 ranks on 2 cores: copies between 2 members, a chain step over the
+// 3 and a flat tree's copy, each `s` seconds + `b` seconds a byte.
+Calibration three_on_two_cores(double copy_s, double copy_b, double step_s, double step_b, double fan_s,
+                               double fan_b) {
+    Calibration cal = linear(copy_s, copy_b);
     cal.cores = 2;
     cal.crowd_ranks = 3;
-    cal.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 2e-9 * (1 << 30)}});
-    cal.comm_fanout = Samples({{0, 6e-6}, {1 << 30, 6e-6 + 1.5e-9 * (1 << 30)}});
+    cal.comm_crowded = Samples({{0, step_s}, {1 << 30, step_s + step_b * (1 << 30)}});
+    cal.comm_fanout = Samples({{0, fan_s}, {1 << 30, fan_s + fan_b * (1 << 30)}});
     return cal;
 }
+
+// Copies of 1 us + 1 ns/B, a chain step of 10 us + 2 ns/B, a flat tree's
+// copy of 6 us + 1.5 ns/B.
+Calibration crowded_cal() { return three_on_two_cores(1e-6, 1e-9, 1e-5, 2e-9, 6e-6, 1.5e-9); }
 
 TEST(Predict, ACrowdedNodeIsSimulatedAndReproducesItsCalibration) {
     const Calibration cal = crowded_cal();
@@ -807,18 +811,11 @@ TEST(Predict, ABlockPricedByItsRoundIsSlowedAsTheRoundsCopies) {
     EXPECT_EQ(predict(tree, cal, nullptr).crowd.round_slow, 0);
 }
 
-// 3 ranks on 2 cores, with waits that yield at once, in round figures
-// of the 2-core VM's: copies of 0.4 us + 0.08 ns/B between 2 members
-// (16 KiB: 1.7 us), a chain step of 0.55 us + 0.07 ns/B (1.7), a flat
-// tree's copy of 0.45 us + 0.063 ns/B (1.5).
-Calibration yielding_cal() {
-    Calibration cal = linear(4e-7, 8e-11);
-    cal.cores = 2;
-    cal.crowd_ranks = 3;
-    cal.comm_crowded = Samples({{0, 5.5e-7}, {1 << 30, 5.5e-7 + 7e-11 * (1 << 30)}});
-    cal.comm_fanout = Samples({{0, 4.5e-7}, {1 << 30, 4.5e-7 + 6.3e-11 * (1 << 30)}});
-    return cal;
-}
+// With waits that yield at once, in round figures of the 2-core VM's:
+// copies of 0.4 us + 0.08 ns/B between 2 members (16 KiB: 1.7 us), a
+// chain step of 0.55 us + 0.07 ns/B (1.7), a flat tree's copy of 0.45
+// us + 0.063 ns/B (1.5).
+Calibration yielding_cal() { return three_on_two_cores(4e-7, 8e-11, 5.5e-7, 7e-11, 4.5e-7, 6.3e-11); }
 
 TEST(Predict, OnACrowdedNodeInlineRoundsReproduceTheFlatTreeAndTheChain) {
     // An inline copy holds its sender's core for part of the 2-member
