@@ -138,7 +138,8 @@ Calibration builtin_calibration() {
     // The reference VM (2 cores, UCX, user arrays), 2026-11-25: the
     // per-sample medians of bench/model_check's 3-rank calibrations (3
     // launches), rounds one slot ahead (ACP_COL_RING_DEPTH=2), waits
-    // yielding at once on the crowded node (ACP_IDLE=auto), fewer sizes. A 2-member round up to 16 KiB through the inline slots (plain
+    // yielding at once on the crowded node (ACP_IDLE=auto), fewer sizes.
+    // A 2-member round up to 16 KiB through the inline slots (plain
     // stores), above it process_vm_writev into the user's array, which is
     // also what a round costs without inline slots (comm_direct: ~1 us for
     // the system call and signals); a block right behind another

@@ -361,10 +361,10 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
                 secs *= k.round_slow > 0 ? k.round_slow : k.slow;
             else
                 secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
-            const double busy = is_inline && k.busy < 1 ? k.busy * secs * footprint[x.src] : -1;
-            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep),
-                                  secs * footprint[x.src], stream ? 0 : k.forward_s * footprint[x.src], k.converge,
-                                  busy});
+            const double copy = secs * footprint[x.src];
+            in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), copy,
+                                  stream ? 0 : k.forward_s * footprint[x.src], k.converge,
+                                  is_inline && k.busy < 1 ? k.busy * copy : -1});
         }
     }
     return in;
@@ -546,10 +546,10 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
 
 CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
     if (!has_crowd(cal)) return {};
-    if (switch_s_ < 0) {
-        switch_s_ = switch_time(cal, 1);
-        inline_switch_s_ = inline_switch_time(cal, switch_s_);
-    }
+    if (switch_s_ < 0) switch_s_ = switch_time(cal, 1);
+    // Solved only once an inline round asks: a job of large rounds need
+    // not pay its two solves at its first create.
+    if (is_inline && inline_switch_s_ < 0) inline_switch_s_ = inline_switch_time(cal, switch_s_);
     const auto key = std::make_pair(bytes, is_inline);
     auto it = costs_.find(key);
     if (it == costs_.end())
@@ -565,7 +565,7 @@ const double *CrowdCache::round(const RoundKey &key) const {
 void CrowdCache::remember(const RoundKey &key, double seconds) { rounds_[key] = seconds; }
 
 void CrowdCache::clear() {
-    switch_s_ = -1;
+    switch_s_ = inline_switch_s_ = -1;
     costs_.clear();
     rounds_.clear();
 }
