@@ -24,6 +24,9 @@
 //           / (ranks - 1)): one entry while ranks wait for CPUs;
 //   comm_fanout: a copy of a flat tree over every rank (knomial:ranks,
 //           the root copies to all others; round time / (ranks - 1));
+//   comm_crowded_direct, comm_fanout_direct: both again with
+//           ACP_COL_INLINE=0 up to the inline size (above it, the same):
+//           what a multi-block bcast's blocks cost on the crowded node;
 //   comm_crowd_stream: a block of a pipeline:16 over every rank (round
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
@@ -380,6 +383,19 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     acp_set_col_algorithm(flat.c_str(), nullptr);
     const std::vector<double> fan = round_seconds(o, all, sz);
     if (fan.size() != sz.size()) return 1;
+    // Both again without the inline slots, up to their size (above it
+    // they are the same rounds): what a multi-block bcast's blocks cost.
+    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+    std::vector<size_t> small;
+    for (size_t b : sz)
+        if (b <= inline_max) small.push_back(b);
+    setenv("ACP_COL_INLINE", "0", 1);
+    acp_set_col_algorithm("chain", nullptr);
+    const std::vector<double> chain_direct = round_seconds(o, all, small);
+    acp_set_col_algorithm(flat.c_str(), nullptr);
+    const std::vector<double> fan_direct = round_seconds(o, all, small);
+    unsetenv("ACP_COL_INLINE");
+    if (chain_direct.size() != small.size() || fan_direct.size() != small.size()) return 1;
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
     std::vector<size_t> piped_sz;
@@ -405,14 +421,21 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         if (converge.empty()) return 1;
     }
     if (me != 0) return 0;
-    std::vector<std::pair<double, double>> fans, blocks, gathers;
-    for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
+    std::vector<std::pair<double, double>> fans, blocks, gathers, steps_direct, fans_direct;
+    for (size_t i = 0; i < sz.size(); ++i) {
+        fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
+        const bool measured = i < small.size();
+        steps_direct.emplace_back(steps[i].first, measured ? chain_direct[i] / (np - 1) : steps[i].second);
+        fans_direct.emplace_back(fans[i].first, measured ? fan_direct[i] / (np - 1) : fans[i].second);
+    }
     for (size_t i = 0; i < gather_sz.size(); ++i)
         gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
     for (size_t i = 0; i < piped_sz.size(); ++i)
         blocks.emplace_back(static_cast<double>(piped_sz[i] / kS), piped[i] / (kS + np - 2));
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
+    c.comm_crowded_direct = cm::Samples(steps_direct);
+    c.comm_fanout_direct = cm::Samples(fans_direct);
     c.comm_crowd_stream = cm::Samples(blocks);
     c.comm_crowd_gather = cm::Samples(gathers);
     c.converge_slow = cm::Samples(converge);
@@ -421,12 +444,12 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
                 "# pipeline:%u's block, a Bruck allgather's block, and what the model derives from them: the\n"
                 "# switch between ranks on a core, how much slower a copy is, the share of an inline copy that\n"
                 "# holds its sender's core, what a forwarded copy costs more, how much slower a block in a stream\n"
-                "# is, and an allgather's copy; how much slower two copies from two cores into one rank are\n", np,
-                c.cores, kS);
-    std::printf("%-10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %6s %6s %8s\n", "# Size", "chain(us)",
-                "fanout(us)", "pipe(us)", "gather(us)", "comm(us)", "switch(us)", "slow", "busy", "fwd(us)", "stream",
-                "gather", "converge");
-    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+                "# is, and an allgather's copy; how much slower two copies from two cores into one rank are;\n"
+                "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks)\n",
+                np, c.cores, kS);
+    std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s\n", "# Size",
+                "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)", "switch(us)",
+                "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
@@ -449,9 +472,16 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         }
         char conv[32] = "-";
         if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
-        std::printf("%-10zu %10.3f %10.3f %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %6s %6s %8s\n", sz[i],
-                    steps[i].second * 1e6, fans[i].second * 1e6, pipe, gather, c.comm.at(b) * 1e6, k.switch_s * 1e6,
-                    k.slow, k.busy, k.forward_s * 1e6, stream, gslow, conv);
+        char chain_d[32] = "-", fan_d[32] = "-", fwd_d[32] = "-";
+        if (i < small.size()) {
+            std::snprintf(chain_d, sizeof chain_d, "%.3f", steps_direct[i].second * 1e6);
+            std::snprintf(fan_d, sizeof fan_d, "%.3f", fans_direct[i].second * 1e6);
+            std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
+        }
+        std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s\n",
+                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
+                    c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow,
+                    conv);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

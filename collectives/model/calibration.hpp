@@ -46,6 +46,13 @@
 //                                          // (the root copies to every
 //                                          // other of "crowd_ranks" ranks;
 //                                          // round / (ranks - 1); optional)
+//     "comm_crowded_direct": [[bytes, seconds], ...], // comm_crowded
+//     "comm_fanout_direct": [[bytes, seconds], ...],  // and comm_fanout
+//                                          // without the inline slots
+//                                          // (ACP_COL_INLINE=0): what a
+//                                          // block of a multi-block bcast
+//                                          // costs there (optional; absent:
+//                                          // comm_crowded, comm_fanout)
 //     "comm_crowd_stream": [[bytes, seconds], ...], // a block of a
 //                                          // pipeline:16 round over
 //                                          // "crowd_ranks" ranks: round /
@@ -107,6 +114,8 @@ struct Calibration {
     Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
     Samples comm_crowded;  // empty: crowding is not modelled
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
+    Samples comm_crowded_direct;  // comm_crowded without inline slots (empty: comm_crowded)
+    Samples comm_fanout_direct;   // comm_fanout without inline slots (empty: comm_fanout)
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
@@ -117,6 +126,18 @@ struct Calibration {
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
+    }
+    // A chain's step and a flat tree's copy on the crowded node, for
+    // rounds that do (not) go through the inline slots. Up to the inline
+    // size the two differ as comm and comm_direct do: on the 2-core VM a
+    // 3-rank chain of 16 KiB took 3.7 us a round through the slots and
+    // 9.3 without; the crowded costs of a pipeline's 16 KiB blocks came
+    // from the first, and its 4-block rounds read 0.61-0.79x.
+    const Samples &crowded(bool inline_round) const {
+        return inline_round || comm_crowded_direct.empty() ? comm_crowded : comm_crowded_direct;
+    }
+    const Samples &fanout(bool inline_round) const {
+        return inline_round || comm_fanout_direct.empty() ? comm_fanout : comm_fanout_direct;
     }
     // What a copy between two members costs: on one node entry(), or
     // comm_stream for a block right behind another on its pair (when

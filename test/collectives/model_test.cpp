@@ -107,6 +107,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     // The crowded curves round-trip too.
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
+    c.comm_crowded_direct = Samples({{0, 7e-6}, {4096, 8e-6}});
+    c.comm_fanout_direct = Samples({{0, 5e-6}, {4096, 9e-6}});
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
     c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
@@ -119,6 +121,10 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_net_stream.points(), c.comm_net_stream.points());
     EXPECT_EQ(back.comm_crowded.points(), c.comm_crowded.points());
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
+    EXPECT_EQ(back.comm_crowded_direct.points(), c.comm_crowded_direct.points());
+    EXPECT_EQ(back.comm_fanout_direct.points(), c.comm_fanout_direct.points());
+    EXPECT_EQ(&back.crowded(false), &back.comm_crowded_direct);
+    EXPECT_EQ(&back.fanout(true), &back.comm_fanout);
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
     EXPECT_EQ(back.comm_crowd_gather.points(), c.comm_crowd_gather.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
@@ -141,6 +147,10 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout":[[0,-1]]})", "comm_fanout"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowded_direct":[[0]]})",
+         "comm_crowded_direct"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout_direct":{}})",
+         "comm_fanout_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowd_stream":[]})",
          "comm_crowd_stream"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"converge_slow":[[8,-1]]})",

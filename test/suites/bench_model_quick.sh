@@ -29,7 +29,8 @@ done
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
-for k in comm_crowded comm_fanout comm_crowd_stream comm_crowd_gather converge_slow; do
+for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_gather \
+    converge_slow; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # One row per size (0, 1K..64K), each with a switch time > 0 derived; the
@@ -37,21 +38,26 @@ done
 # with its stream factor; the Bruck allgather's blocks above its inline
 # slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor.
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && !($7 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($4 == "-" || !($11 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+# Up to the inline slots' size (16K on 3 ranks) the chain and the flat
+# tree again without them, and a block's forward cost from that; above, no
+# second measurement.
+awk '/^[0-9]/ { small = $1 <= 16384; if (small != ($4 > 0 && $5 > 0 && $13 >= 0) || !small != ($4 == "-")) bad = 1 }
+     END { exit bad }' "$dir/crowd.txt" || fail "crowded calibrate: rounds without slots: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a block without its pipeline time or factor: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && $1 >= 32768 { n++; if ($5 == "-" || !($12 > 0)) bad = 1 } END { exit bad || n != 2 }' \
+awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0)) bad = 1 } END { exit bad || n != 2 }' \
     "$dir/crowd.txt" || fail "crowded calibrate: an allgather block without its time or factor: $(cat "$dir/crowd.txt")"
 # The share of an inline copy (1K..16K on 3 ranks) that holds its
 # sender's core, from the flat tree: 0 to 1; whole (1) above.
-awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 16384; if (!($9 >= 0 && $9 <= 1) || (!in_slot && $9 != 1)) bad = 1 }
+awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 16384; if (!($11 >= 0 && $11 <= 1) || (!in_slot && $11 != 1)) bad = 1 }
      END { exit bad }' "$dir/crowd.txt" || fail "crowded calibrate: a busy share out of range: $(cat "$dir/crowd.txt")"
 # Two writers into one rank: a factor per size, near 1 or above (the
 # quick run's noise aside). Judged where the model uses it, above the
 # inline slots: 0-byte puts copy nothing and one quick run read 0.39
 # there; another read 0.42 at 1 KiB.
-awk '/^[0-9]/ && $1 > 16384 && !($13 > 0.5 && $13 < 10) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
+awk '/^[0-9]/ && $1 > 16384 && !($16 > 0.5 && $16 < 10) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no converge factor: $(cat "$dir/crowd.txt")"
 if [ "$(nproc)" -ge 3 ]; then
     if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
