@@ -463,7 +463,7 @@ double inline_switch_time(const Calibration &cal, double switch_s) {
 // comm_fanout).
 double slow_at(const Calibration &cal, double bytes, double switch_s) {
     if (cal.comm_fanout.empty()) return 1;
-    const double fan = (cal.crowd_ranks - 1) * cal.comm_fanout.at(bytes);
+    const double fan = (cal.crowd_ranks - 1) * cal.fanout(false).at(bytes);
     auto flat = [&](double s) {
         return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, false, {switch_s, s, 0});
     };
@@ -474,7 +474,7 @@ double slow_at(const Calibration &cal, double bytes, double switch_s) {
 // makes a chain of that size take its calibrated time; 0 where it is
 // within 10% without (a quarter turn of the spread switches).
 double forward_at(const Calibration &cal, double bytes, bool is_inline, const CrowdCosts &k) {
-    const double chain = (cal.crowd_ranks - 1) * cal.comm_crowded.at(bytes);
+    const double chain = (cal.crowd_ranks - 1) * cal.crowded(is_inline).at(bytes);
     CrowdCosts t = k;
     auto with = [&](double f) {
         t.forward_s = f;

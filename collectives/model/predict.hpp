@@ -95,13 +95,16 @@ struct Step {
 //   slow       how much longer a copy through process_vm_writev (rounds
 //              above the inline size) takes than between 2 members: what
 //              makes a flat tree (the root copies to every other member)
-//              take comm_fanout a copy; 1 for inline rounds (plain
+//              take comm_fanout a copy (fanout(false): a block, which
+//              never goes through the slots); 1 for inline rounds (plain
 //              stores) and without comm_fanout;
 //   forward_s  what a copy costs beyond that when its receiver forwards
 //              the data from another core (member m runs on core m mod
 //              cores): the rest of the chain step comm_crowded of that
-//              size; 0 where the chain is within 10% without it, and for
-//              inline rounds without comm_fanout. The writer pays, not
+//              size (crowded(is_inline): blocks up to the inline size
+//              from the chain without slots); 0 where the chain is
+//              within 10% without it, and for inline rounds without
+//              comm_fanout. The writer pays, not
 //              the forwarder: it writes lines the other core then reads.
 //              On the 2-core VM, in a chain of three processes on cores
 //              0, 1, 0 copying 1 MiB with process_vm_writev, the first

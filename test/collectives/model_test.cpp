@@ -882,6 +882,39 @@ TEST(Predict, OnACrowdedNodeSmallRoundsGoToTheShapeCalibratedFaster) {
     EXPECT_EQ(best(c, cal, nullptr).algo, static_cast<uint8_t>(BcastAlgo::kChain));
 }
 
+TEST(Predict, OnACrowdedNodeBlocksCostAsRoundsWithoutInlineSlots) {
+    // A pipeline's blocks never go through the inline slots: up to their
+    // size, a chain's step and a flat tree's copy cost them what those
+    // rounds measure without the slots (on the 2-core VM, 3 ranks: a
+    // 16 KiB chain 3.7 us a round with them, 9.3 without), not with.
+    Calibration cal = yielding_cal();
+    const Calibration slots_only = cal;
+    cal.comm_direct = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 8e-11 * (1 << 30)}});
+    cal.comm_crowded_direct = Samples({{0, 2.5e-6}, {16384, 4.7e-6}, {1 << 30, 4.7e-6 + 1.3e-10 * (1 << 30)}});
+    cal.comm_fanout_direct = Samples({{0, 2.4e-6}, {16384, 3.1e-6}, {1 << 30, 3.1e-6 + 1e-10 * (1 << 30)}});
+    Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, 16384, false, 0};  // no slots
+    EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, 2 * cal.comm_crowded_direct.at(16384), 0.1 * 9.4e-6);
+    Case flat = chain;
+    flat.algo = static_cast<uint8_t>(BcastAlgo::kKnomial);
+    flat.radix = 3;
+    EXPECT_NEAR(predict(flat, cal, nullptr).comm_s, 2 * cal.comm_fanout_direct.at(16384), 0.02 * 6.2e-6);
+    EXPECT_GT(crowd_costs(cal, 16384, false).forward_s, crowd_costs(slots_only, 16384, false).forward_s);
+    // So a pipeline of 16 KiB blocks is slower than those rounds made it.
+    Case piped = chain;
+    piped.algo = static_cast<uint8_t>(BcastAlgo::kPipeline);
+    piped.radix = 4;
+    piped.bytes = 65536;
+    Calibration no_direct_crowd = cal;
+    no_direct_crowd.comm_crowded_direct = no_direct_crowd.comm_fanout_direct = Samples();
+    EXPECT_GT(predict(piped, cal, nullptr).comm_s, 1.2 * predict(piped, no_direct_crowd, nullptr).comm_s);
+    // Rounds through the slots keep the curves measured through them.
+    for (double bytes : {1024.0, 16384.0}) {
+        const CrowdCosts with = crowd_costs(cal, bytes, true), without = crowd_costs(slots_only, bytes, true);
+        EXPECT_DOUBLE_EQ(with.busy, without.busy) << bytes;
+        EXPECT_DOUBLE_EQ(with.forward_s, without.forward_s) << bytes;
+    }
+}
+
 TEST(Predict, OnlyACrowdedNodeIsSimulated) {
     const Calibration cal = crowded_cal();
     // 2 ranks on 2 cores: the step's copy.
