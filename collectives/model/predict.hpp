@@ -104,8 +104,8 @@ struct Step {
 //              size (crowded(is_inline): blocks up to the inline size
 //              from the chain without slots); 0 where the chain is
 //              within 10% without it, and for inline rounds without
-//              comm_fanout. The writer pays, not
-//              the forwarder: it writes lines the other core then reads.
+//              comm_fanout. The writer pays, not the forwarder: it
+//              writes lines the other core then reads.
 //              On the 2-core VM, in a chain of three processes on cores
 //              0, 1, 0 copying 1 MiB with process_vm_writev, the first
 //              copy took 111 us when its receiver forwarded the buffer
