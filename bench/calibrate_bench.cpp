@@ -149,6 +149,25 @@ std::vector<std::pair<double, double>> entry_times(const Options &o, const std::
     return out;
 }
 
+// Rounds measured without the inline slots (ACP_COL_INLINE=0) while it
+// lives: create reads it.
+struct WithoutInlineSlots {
+    WithoutInlineSlots() { setenv("ACP_COL_INLINE", "0", 1); }
+    ~WithoutInlineSlots() { unsetenv("ACP_COL_INLINE"); }
+    WithoutInlineSlots(const WithoutInlineSlots &) = delete;
+    WithoutInlineSlots &operator=(const WithoutInlineSlots &) = delete;
+};
+
+// A curve without the inline slots: `measured` (their sizes, ascending),
+// then `slotted`'s samples above them, where the two are the same rounds.
+std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
+                                                      const std::vector<std::pair<double, double>> &slotted) {
+    const double last = measured.empty() ? -1 : measured.back().first;
+    for (const auto &pt : slotted)
+        if (pt.first > last) measured.push_back(pt);
+    return measured;
+}
+
 // A block right behind another between ranks 0 and 1: 2-member
 // pipeline:16 rounds / 16, per block of at least 64 bytes (the blocks'
 // alignment). False if a measurement fails.
@@ -389,12 +408,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::vector<size_t> small;
     for (size_t b : sz)
         if (b <= inline_max) small.push_back(b);
-    setenv("ACP_COL_INLINE", "0", 1);
-    acp_set_col_algorithm("chain", nullptr);
-    const std::vector<double> chain_direct = round_seconds(o, all, small);
-    acp_set_col_algorithm(flat.c_str(), nullptr);
-    const std::vector<double> fan_direct = round_seconds(o, all, small);
-    unsetenv("ACP_COL_INLINE");
+    std::vector<double> chain_direct, fan_direct;
+    {
+        const WithoutInlineSlots no_slots;
+        acp_set_col_algorithm("chain", nullptr);
+        chain_direct = round_seconds(o, all, small);
+        acp_set_col_algorithm(flat.c_str(), nullptr);
+        fan_direct = round_seconds(o, all, small);
+    }
     if (chain_direct.size() != small.size() || fan_direct.size() != small.size()) return 1;
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
@@ -421,13 +442,15 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         if (converge.empty()) return 1;
     }
     if (me != 0) return 0;
-    std::vector<std::pair<double, double>> fans, blocks, gathers, steps_direct, fans_direct;
-    for (size_t i = 0; i < sz.size(); ++i) {
-        fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
-        const bool measured = i < small.size();
-        steps_direct.emplace_back(steps[i].first, measured ? chain_direct[i] / (np - 1) : steps[i].second);
-        fans_direct.emplace_back(fans[i].first, measured ? fan_direct[i] / (np - 1) : fans[i].second);
-    }
+    std::vector<std::pair<double, double>> fans, blocks, gathers;
+    for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
+    auto per_copy = [&](const std::vector<double> &rounds) {  // of the small sizes
+        std::vector<std::pair<double, double>> out;
+        for (size_t i = 0; i < small.size(); ++i) out.emplace_back(static_cast<double>(small[i]), rounds[i] / (np - 1));
+        return out;
+    };
+    const auto steps_direct = slotless_curve(per_copy(chain_direct), steps);
+    const auto fans_direct = slotless_curve(per_copy(fan_direct), fans);
     for (size_t i = 0; i < gather_sz.size(); ++i)
         gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
     for (size_t i = 0; i < piped_sz.size(); ++i)
@@ -523,13 +546,13 @@ int run_calibrate(const Options &o) {
     std::vector<size_t> small;
     for (size_t s : sz)
         if (s <= middle::kDefaultInlineMax) small.push_back(s);
-    setenv("ACP_COL_INLINE", "0", 1);
-    auto direct = entry_times(o, small);
-    unsetenv("ACP_COL_INLINE");
+    std::vector<std::pair<double, double>> direct;
+    {
+        const WithoutInlineSlots no_slots;
+        direct = entry_times(o, small);
+    }
     if (direct.size() != small.size()) return 1;
-    for (const auto &pt : c.comm.points())
-        if (pt.first > middle::kDefaultInlineMax) direct.push_back(pt);
-    c.comm_direct = cm::Samples(direct);
+    c.comm_direct = cm::Samples(slotless_curve(direct, c.comm.points()));
     std::vector<std::pair<double, double>> stream;
     if (!stream_times(o, sz, &stream)) return 1;
     c.comm_stream = cm::Samples(stream);
