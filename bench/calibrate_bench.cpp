@@ -158,16 +158,6 @@ struct WithoutInlineSlots {
     WithoutInlineSlots &operator=(const WithoutInlineSlots &) = delete;
 };
 
-// A curve without the inline slots: `measured` (their sizes, ascending),
-// then `slotted`'s samples above them, where the two are the same rounds.
-std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
-                                                      const std::vector<std::pair<double, double>> &slotted) {
-    const double last = measured.empty() ? -1 : measured.back().first;
-    for (const auto &pt : slotted)
-        if (pt.first > last) measured.push_back(pt);
-    return measured;
-}
-
 // A block right behind another between ranks 0 and 1: 2-member
 // pipeline:16 rounds / 16, per block of at least 64 bytes (the blocks'
 // alignment). False if a measurement fails.
@@ -449,8 +439,8 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         for (size_t i = 0; i < small.size(); ++i) out.emplace_back(static_cast<double>(small[i]), rounds[i] / (np - 1));
         return out;
     };
-    const auto steps_direct = slotless_curve(per_copy(chain_direct), steps);
-    const auto fans_direct = slotless_curve(per_copy(fan_direct), fans);
+    const auto steps_direct = cm::slotless_curve(per_copy(chain_direct), steps);
+    const auto fans_direct = cm::slotless_curve(per_copy(fan_direct), fans);
     for (size_t i = 0; i < gather_sz.size(); ++i)
         gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
     for (size_t i = 0; i < piped_sz.size(); ++i)
@@ -552,7 +542,7 @@ int run_calibrate(const Options &o) {
         direct = entry_times(o, small);
     }
     if (direct.size() != small.size()) return 1;
-    c.comm_direct = cm::Samples(slotless_curve(direct, c.comm.points()));
+    c.comm_direct = cm::Samples(cm::slotless_curve(direct, c.comm.points()));
     std::vector<std::pair<double, double>> stream;
     if (!stream_times(o, sz, &stream)) return 1;
     c.comm_stream = cm::Samples(stream);

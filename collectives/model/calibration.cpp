@@ -133,6 +133,14 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
     return p;
 }
 
+std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
+                                                      const std::vector<std::pair<double, double>> &slotted) {
+    const double last = measured.empty() ? -1 : measured.back().first;
+    for (const auto &pt : slotted)
+        if (pt.first > last) measured.push_back(pt);
+    return measured;
+}
+
 Calibration builtin_calibration() {
     Calibration c;
     // The reference VM (2 cores, UCX, user arrays), 2026-11-25: the
@@ -150,8 +158,8 @@ Calibration builtin_calibration() {
     // (comm_footprint); memcpy there.
     c.comm = Samples({{0, 4.63e-7}, {8, 1.53e-7}, {256, 2.64e-7}, {1024, 4.71e-7}, {4096, 6.47e-7}, {16384, 1.72e-6},
                       {32768, 2.04e-6}, {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
-    c.comm_direct = Samples({{0, 4.91e-7}, {8, 9.25e-7}, {4096, 1.08e-6}, {16384, 1.39e-6}, {32768, 2.04e-6},
-                             {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
+    c.comm_direct =
+        Samples(slotless_curve({{0, 4.91e-7}, {8, 9.25e-7}, {4096, 1.08e-6}, {16384, 1.39e-6}}, c.comm.points()));
     c.comm_stream = Samples({{64, 8.35e-7}, {1024, 8.49e-7}, {4096, 9.36e-7}, {16384, 1.45e-6}, {32768, 2.06e-6},
                              {65536, 3.98e-6}, {262144, 2.24e-5}});
     c.comm_crowded = Samples({{0, 1.02e-6}, {8, 4.82e-7}, {1024, 6.57e-7}, {4096, 9.39e-7}, {16384, 1.69e-6},
@@ -163,12 +171,10 @@ Calibration builtin_calibration() {
     // The chain and the flat tree without the inline slots (2026-11-26,
     // the same way): up to 16 KiB what a block costs; above, the same
     // rounds as the curves above.
-    c.comm_crowded_direct = Samples({{0, 1.08e-6}, {8, 1.98e-6}, {1024, 2.3e-6}, {4096, 2.8e-6}, {16384, 4.32e-6},
-                                     {32768, 5.49e-6}, {65536, 8.94e-6}, {262144, 2.17e-5}, {1 << 20, 8.5e-5},
-                                     {4 << 20, 3.98e-4}});
-    c.comm_fanout_direct = Samples({{0, 1.09e-6}, {8, 1.75e-6}, {1024, 1.85e-6}, {4096, 1.92e-6}, {16384, 2.45e-6},
-                                    {32768, 2.78e-6}, {65536, 3.81e-6}, {262144, 9.82e-6}, {1 << 20, 6.81e-5},
-                                    {4 << 20, 4e-4}});
+    c.comm_crowded_direct = Samples(slotless_curve(
+        {{0, 1.08e-6}, {8, 1.98e-6}, {1024, 2.3e-6}, {4096, 2.8e-6}, {16384, 4.32e-6}}, c.comm_crowded.points()));
+    c.comm_fanout_direct = Samples(slotless_curve(
+        {{0, 1.09e-6}, {8, 1.75e-6}, {1024, 1.85e-6}, {4096, 1.92e-6}, {16384, 2.45e-6}}, c.comm_fanout.points()));
     c.comm_crowd_stream = Samples({{64, 1.3e-6}, {1024, 1.51e-6}, {4096, 1.83e-6}, {16384, 3e-6}, {32768, 4.61e-6},
                                    {65536, 7.83e-6}, {131072, 1.67e-5}, {262144, 3.34e-5}, {524288, 6.37e-5},
                                    {1 << 20, 1.37e-4}});

@@ -182,6 +182,13 @@ struct Calibration {
 // bytes (at its smallest sampled size above 0, at most 64).
 double stream_overhead(const Samples &stream, const Samples &entry, double block);
 
+// A curve without the inline slots: `measured` (up to their size,
+// ascending), then `slotted`'s samples above its largest, where the two
+// are the same rounds (calibrate's comm_direct, comm_crowded_direct,
+// comm_fanout_direct).
+std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
+                                                      const std::vector<std::pair<double, double>> &slotted);
+
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.
 Calibration builtin_calibration();
