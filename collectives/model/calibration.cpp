@@ -122,14 +122,14 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
     if (round_bytes <= 0) return p.seconds = curve.at(bytes), p;
     // No block of a multi-block round is faster than its share of the
     // whole round's entry: its bytes are part of the round's arrays.
-    const double floor = bytes / round_bytes * whole.at(round_bytes);
+    const double floor = p.share = bytes / round_bytes * whole.at(round_bytes);
+    p.own = whole.at(bytes);
     if (&curve == &whole) {
         p.seconds = std::max(curve.at(bytes), floor);
     } else {
         p.adds = stream_overhead(curve, whole, bytes);
         p.seconds = std::max(floor, p.adds + bytes * per_byte(whole, round_bytes));
     }
-    p.by_round = p.seconds > whole.at(bytes);
     return p;
 }
 

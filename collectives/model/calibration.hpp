@@ -164,7 +164,8 @@ struct Calibration {
     struct CopyPrice {
         double seconds = 0;
         double adds = 0;        // what a streamed block adds in a stream (stream_overhead); 0 otherwise
-        bool by_round = false;  // a multi-block round's block costing more than an entry of its size
+        double own = 0;    // a multi-block round's block: an entry of its size
+        double share = 0;  // ... and its share of its round's entry (bytes / round_bytes of it)
         double rest() const { return seconds - adds; }  // its share of its round, or a copy of its size
     };
     CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;

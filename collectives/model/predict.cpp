@@ -333,7 +333,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // (see CrowdCosts; the simulation knows the cores); a block that follows
 // another between the same pair costs a streamed block
 // (Calibration::copy_seconds), stream_slow times (when calibrated), and
-// never forward_s. All of them its sender's
+// never forward_s; any other block the more of its own entry and its
+// share of the round's (CrowdCosts::round_slow). All of them its sender's
 // footprint factor times (one node). Copies into one receiver from two
 // cores at once slow each other by k.converge. An inline copy holds its
 // sender's core for k.busy of it.
@@ -357,8 +358,8 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             double secs = price.seconds;
             if (stream)  // what the block adds, and its share of the round
                 secs = price.adds * k.stream_slow + price.rest() * k.round_stream_slow;
-            else if (price.by_round)  // priced by its round's arrays
-                secs *= k.round_slow > 0 ? k.round_slow : k.slow;
+            else if (multi)  // the more of its own entry and its share of the round's, each as the crowd slows it
+                secs = std::max(price.own * k.slow, price.share * (k.round_slow > 0 ? k.round_slow : k.slow));
             else
                 secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
             const double copy = secs * footprint[x.src];

@@ -149,15 +149,19 @@ struct Step {
 //              the cache the same size in a bcast stays in), 2 MiB ones
 //              at 1.0-1.1x. A factor, not a model of those caches: Bruck
 //              measured, the other allgathers predicted by it;
-//   round_slow  slow for a multi-block round's block that is not in a
-//              stream and costs its share of the round's entry (more
-//              than an entry of its own size: the round's arrays are out
-//              of a cache its block alone would be in): slow of copies of
-//              the round's size. With slow of the block's size, 4-rank
+//   round_slow  slow of copies of a multi-block round's size: a block
+//              not in a stream costs the more of an entry of its own size
+//              times slow and its share of the round's entry times this
+//              (the round's arrays crowd the caches, not the block's).
+//              With slow of the block's size on that share, 4-rank
 //              scatter_ring of 2 MiB read 1.3-1.5x (the crowd's
 //              slowdown of in-cache copies on top of an out-of-cache
 //              price); without that share, 3-rank scatter_ring of
-//              0.5-2 MiB read 0.73-0.77. 0: slow;
+//              0.5-2 MiB read 0.73-0.77. Compared before the slowdowns
+//              (the share won only where it was larger unslowed), 4-rank
+//              pipeline:4 of 512 KiB read 0.75-0.76: its 128 KiB blocks
+//              took the crowd's slowdown of 128 KiB copies (1.1), not of
+//              the 512 KiB arrays they are part of (1.8-1.9). 0: slow;
 //   converge   how much slower copies into one member from two cores run
 //              while they overlap (SimEntry::converge): converge_slow at
 //              that size as measured, never below 1; 1 for inline rounds
