@@ -54,6 +54,7 @@ struct Col {
     char *out = nullptr;          // buffered: where it receives
     bool issued = false;          // root mode: this segment's list is issued
     std::vector<uint8_t> out_issued;  // delegated: per plan.out entry
+    std::vector<uint8_t> ready_known;  // delegated: per plan.out entry, its receiver's ready byte as last read
     std::vector<uint8_t> seen;        // per plan.wait_slots entry
     uint32_t ready_scan = 0;          // root mode: members known ready
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment

@@ -165,6 +165,21 @@ bool started(const Col &c, uint8_t r) {
 
 const uint8_t *ready_bytes(const Col &c) { return c.ctl_base() + at(c).ready(); }
 
+// Delegated: may out entry j go, by its receiver's ready byte? The
+// receiver writes that byte every round and this member reads it from
+// another core: a cache miss each time, most of a small round's time on
+// the root (2 ranks, 8 B: 0.17 us a round). A value read earlier that
+// says ready still does: the byte only moves on, and not past this
+// round while entry j has not gone (the receiver waits for its data).
+// So it is read again only when the last value read no longer does:
+// once in depth - 1 rounds for small rounds.
+bool out_ready(Col &c, size_t j, const uint8_t *ready) {
+    uint8_t &known = c.ready_known[j];
+    if (receiver_ready(c, known)) return true;
+    known = load8(ready + c.plan.out[j].ready);
+    return receiver_ready(c, known);
+}
+
 // Root mode: are all receivers of the executor's list ready?
 bool all_ready(Col &c) {
     const uint8_t *ready = ready_bytes(c);
@@ -235,7 +250,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
         if (c.out_issued[j]) continue;
         const OutEntry &o = c.plan.out[j];
-        if (!receiver_ready(c, load8(ready + o.ready)) || (o.wait && !arrived(c, o.block))) continue;
+        if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
         if (const Col::Direct &d = c.out_direct[j]; small && d.inl && d.arrive) {  // on-node: plain stores
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
@@ -324,6 +339,9 @@ bool start_round(Col &c, const char *fn) {
         c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
     c.out_issued.assign(c.plan.out.size(), 0);
     c.seen.assign(c.plan.wait_slots.size(), 0);
+    // Not ready at any seq: 128 rounds behind (depth <= 64) and not level.
+    if (c.ready_known.size() != c.plan.out.size())
+        c.ready_known.assign(c.plan.out.size(), static_cast<uint8_t>(c.seq + 1 + 128));
     return begin_segment(c, fn);
 }
 
