@@ -68,7 +68,7 @@ struct Col {
     std::vector<Direct> out_direct;        // per plan.out entry
     std::vector<uint8_t *> ready_direct;   // per plan.ready_targets entry
     std::vector<std::shared_ptr<void>> mappings;  // keep those mapped
-    Clock::time_point seg_start{};
+    Clock::time_point seg_start{};  // when a wait first found the segment unfinished ({}: not yet)
     std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
 
     // Bytes this handle holds in this process (acp_query_col_memory).

@@ -15,8 +15,9 @@ bool advance(Col &c);
 // True once round r is finished here (or r is older).
 inline bool round_done(const Col &c, uint64_t r) { return c.done_round >= r; }
 
-// The current segment started longer than ACP_TIMEOUT ago.
-bool overdue(const Col &c);
+// The current segment is unfinished longer than ACP_TIMEOUT after a wait
+// first found it so (timed from then).
+bool overdue(Col &c);
 
 // What the current segment still waits for, naming ranks.
 std::string pending(const Col &c);
