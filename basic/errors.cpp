@@ -7,7 +7,12 @@
 
 namespace acpx::basic {
 namespace {
-thread_local std::string tls_last_error, tls_last_arg, tls_last_reason;
+// One thread_local: each API call clears it, and in a shared library
+// every thread_local costs a __tls_get_addr call to find.
+struct LastError {
+    std::string error, arg, reason;
+};
+thread_local LastError tls_last;
 
 std::string vformat(const char *fmt, va_list ap) {
     va_list copy;
@@ -23,21 +28,23 @@ std::string vformat(const char *fmt, va_list ap) {
 bool report(const char *fn, const char *arg, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    tls_last_reason = vformat(fmt, ap);
+    LastError &e = tls_last;
+    e.reason = vformat(fmt, ap);
     va_end(ap);
-    tls_last_arg = arg;
-    tls_last_error = std::string("acpx: ") + fn + ": " + arg + ": " + tls_last_reason;
-    std::fprintf(stderr, "%s\n", tls_last_error.c_str());
+    e.arg = arg;
+    e.error = std::string("acpx: ") + fn + ": " + arg + ": " + e.reason;
+    std::fprintf(stderr, "%s\n", e.error.c_str());
     return false;
 }
 
-const std::string &last_error() { return tls_last_error; }
-const std::string &last_error_arg() { return tls_last_arg; }
-const std::string &last_error_reason() { return tls_last_reason; }
+const std::string &last_error() { return tls_last.error; }
+const std::string &last_error_arg() { return tls_last.arg; }
+const std::string &last_error_reason() { return tls_last.reason; }
 void clear_last_error() {
-    tls_last_error.clear();
-    tls_last_arg.clear();
-    tls_last_reason.clear();
+    LastError &e = tls_last;
+    e.error.clear();
+    e.arg.clear();
+    e.reason.clear();
 }
 
 void fatal(const char *fmt, ...) {
