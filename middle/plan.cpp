@@ -143,13 +143,11 @@ ReadyBytes ready_bytes_turned(const MemberEntries &entries, uint32_t me) {
             return false;
         });
     }
-    r.count = static_cast<uint32_t>(r.mine.size());
     return r;
 }
 
-ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries &entries, uint32_t me) {
-    if (ready_by_member(p)) return ready_bytes_by_member(p, entries, me);
-    if (entries.turned()) return ready_bytes_turned(entries, me);
+// Every list in turn: this member's receivers, and its byte at each source.
+ReadyBytes ready_bytes_listed(const Params &p, uint32_t root_index, uint32_t me) {
     ReadyBytes r;
     std::unordered_map<uint32_t, std::unordered_set<uint32_t>> dsts;  // of this member's sources
     each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
@@ -169,7 +167,13 @@ ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries
         }
         return true;
     });
-    r.count = static_cast<uint32_t>(r.mine.size());
+    return r;
+}
+
+ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries &entries, uint32_t me) {
+    if (ready_by_member(p)) return ready_bytes_by_member(p, entries, me);
+    ReadyBytes r = entries.turned() ? ready_bytes_turned(entries, me) : ready_bytes_listed(p, root_index, me);
+    r.count = static_cast<uint32_t>(r.mine.size());  // one byte a receiver
     return r;
 }
 
