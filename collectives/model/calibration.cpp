@@ -122,13 +122,13 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
     if (round_bytes <= 0) return p.seconds = curve.at(bytes), p;
     // No block of a multi-block round is faster than its share of the
     // whole round's entry: its bytes are part of the round's arrays.
-    const double floor = p.share = bytes / round_bytes * whole.at(round_bytes);
+    p.share = bytes / round_bytes * whole.at(round_bytes);
     p.own = whole.at(bytes);
     if (&curve == &whole) {
-        p.seconds = std::max(curve.at(bytes), floor);
+        p.seconds = std::max(p.own, p.share);
     } else {
         p.adds = stream_overhead(curve, whole, bytes);
-        p.seconds = std::max(floor, p.adds + bytes * per_byte(whole, round_bytes));
+        p.seconds = std::max(p.share, p.adds + bytes * per_byte(whole, round_bytes));
     }
     return p;
 }
