@@ -35,8 +35,7 @@ for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_cr
 done
 # The rounds without inline slots: the same sizes, measured up to 16K (3
 # ranks' inline size), above it the rounds with slots, which are the same.
-if command -v python3 > /dev/null 2>&1; then
-    python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: rounds without slots: $(cat "$dir/cal.json")"
+python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: rounds without slots: $(cat "$dir/cal.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
 for name in ("comm_crowded", "comm_fanout"):
@@ -45,7 +44,6 @@ for name in ("comm_crowded", "comm_fanout"):
     assert all(s == d for (b, s), (_, d) in zip(slots, direct) if b > 16384), name
     assert any(s != d for (b, s), (_, d) in zip(slots, direct) if 0 < b <= 16384), name
 PY
-fi
 # One row per size (0, 1K..64K), each with a switch time > 0 derived; the
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
 # with its stream factor; the Bruck allgather's blocks above its inline
