@@ -20,6 +20,7 @@ namespace {
 constexpr int kRounds = 8;
 constexpr int kMeasured = 4;
 constexpr int kTail = 2;
+constexpr int kTraced = kRounds - kTail - kMeasured;  // the first round timed
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Core {
@@ -49,7 +50,9 @@ double slowdown(const SimEntry &x, size_t flights) {
 
 class Sim {
   public:
-    explicit Sim(const SimInput &in) : in_(in), n_(in.entries.size()) {
+    // trace: where the events of round kTraced go (trace_round).
+    explicit Sim(const SimInput &in, std::vector<SimEvent> *trace = nullptr)
+        : in_(in), n_(in.entries.size()), trace_(trace) {
         out_.resize(in.members);
         incoming_.assign(in.members, 0);
         pos_.resize(n_);
@@ -98,10 +101,24 @@ class Sim {
         }
         for (uint32_t m = 0; m < in_.members; ++m)
             if (round_[m] < kRounds) return kInf;
+        if (trace_) finish_trace();
         return (end_[kRounds - 1 - kTail] - end_[kRounds - 1 - kTail - kMeasured]) / kMeasured;
     }
 
   private:
+    uint32_t core_of(const Core &c) const { return static_cast<uint32_t>(&c - cores_.data()); }
+
+    // Landings are known once the run is over (a converging copy slows
+    // with those that start after it); then time order, from the first.
+    void finish_trace() {
+        std::vector<SimEvent> &ev = *trace_;
+        for (SimEvent &x : ev)
+            if (x.entry >= 0) x.lands = arrive_[at(kTraced, static_cast<uint32_t>(x.entry))];
+        std::stable_sort(ev.begin(), ev.end(), [](const SimEvent &a, const SimEvent &b) { return a.t < b.t; });
+        const double t0 = ev.empty() ? 0 : ev.front().t;
+        for (SimEvent &x : ev) x.t -= t0, x.lands = x.entry >= 0 ? x.lands - t0 : 0;
+    }
+
     size_t at(int k, uint32_t e) const { return static_cast<size_t>(k) * n_ + e; }
     std::vector<uint32_t> &pending(uint32_t m, int k) { return pending_[m * kRounds + k]; }
     std::vector<std::pair<uint32_t, uint32_t>> &parked(uint32_t m, int k) { return parked_[m * kRounds + k]; }
@@ -202,6 +219,7 @@ class Sim {
             can_go.erase(can_go.begin() + static_cast<std::ptrdiff_t>(i));
             ++issued_count_[m];
             const double cold = feeds_other_core_[e] ? x.cold_s : 0;
+            if (trace_ && k == kTraced) trace_->push_back({t, core_of(c), m, static_cast<int32_t>(e), 0});
             pending(x.dst, k).push_back(e);
             if (converging_) {
                 land(x.dst, {e, static_cast<uint32_t>(&c - cores_.data()), k, x.copy_s + cold}, t);
@@ -217,6 +235,7 @@ class Sim {
         if (in_.eager)  // and every receiver started the round
             for (uint32_t e : out)
                 if (started(in_.entries[e].dst, k) > t) return moved;
+        if (trace_ && k == kTraced) trace_->push_back({t, core_of(c), m, -1, 0});
         seen_count_[m] = issued_count_[m] = 0;
         start_candidates(m);
         end_[k] = std::max(end_[k], t);
@@ -311,6 +330,7 @@ class Sim {
 
     const SimInput &in_;
     const size_t n_;
+    std::vector<SimEvent> *trace_;
     std::vector<std::vector<uint32_t>> out_;  // per member, the entries it sends, in list order
     std::vector<uint32_t> pos_;                // per entry, its place in its sender's out_
     std::vector<std::vector<uint32_t>> fed_;   // per entry, the entries that forward its data
@@ -342,15 +362,25 @@ class Sim {
 
 }  // namespace
 
-double simulate_rounds(const SimInput &in) {
+namespace {
+
+// Whether the entries can complete (simulate_rounds' checks).
+bool valid(const SimInput &in) {
     for (size_t e = 0; e < in.entries.size(); ++e) {
         const SimEntry &x = in.entries[e];
         if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
             !(x.converge >= 1) || std::isinf(x.converge) || std::isnan(x.busy_s))
-            return kInf;
+            return false;
         if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
-            return kInf;  // its sender never gets that data
+            return false;  // its sender never gets that data
     }
+    return true;
+}
+
+}  // namespace
+
+double simulate_rounds(const SimInput &in) {
+    if (!valid(in)) return kInf;
     if (in.members < 2 || in.entries.empty()) return 0;
     // Real switches vary; with one fixed time the members lock into one
     // phase, and a copy a little longer can cost a whole turn more. So
@@ -366,6 +396,13 @@ double simulate_rounds(const SimInput &in) {
         sum += Sim(v).run();
     }
     return sum / std::size(kSpread);
+}
+
+std::vector<SimEvent> trace_round(const SimInput &in) {
+    std::vector<SimEvent> events;
+    if (!valid(in) || in.members < 2 || in.entries.empty()) return events;
+    if (std::isinf(Sim(in, &events).run())) events.clear();
+    return events;
 }
 
 }  // namespace acpx::collectives::model

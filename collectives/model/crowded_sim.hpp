@@ -58,11 +58,26 @@ struct SimInput {
     std::vector<SimEntry> entries;  // each member issues its own in this order
 };
 
+// One event of a traced round (trace_round).
+struct SimEvent {
+    double t = 0;  // seconds since the round's first event
+    uint32_t core = 0, member = 0;
+    int32_t entry = -1;  // a copy its member starts: the entry (index in the input); -1: the member's round ends
+    double lands = 0;    // a copy: when its data is there (same clock)
+};
+
 // Seconds per round, steady state, the mean over switch times 0.65-1.35x
 // switch_s; +inf if the entries cannot complete: a member or dependency
 // out of range, a dependency that delivers to another member than the
 // entry's sender, a negative copy or cold time, a converge factor below 1,
 // a busy time that is not a number.
 double simulate_rounds(const SimInput &in);
+
+// What one steady round (the first of those simulate_rounds times) of a
+// run at switch_s itself does, in time order: each copy as its sender
+// starts it, and each member's round end. simulate_rounds averages runs
+// at 0.65-1.35x switch_s, so this is one of the turns the cores can take.
+// Empty where simulate_rounds is +inf or 0.
+std::vector<SimEvent> trace_round(const SimInput &in);
 
 }  // namespace acpx::collectives::model

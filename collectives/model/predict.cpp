@@ -338,7 +338,9 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
 // footprint factor times (one node). Copies into one receiver from two
 // cores at once slow each other by k.converge. An inline copy holds its
 // sender's core for k.busy of it.
-SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k) {
+// blocks: if given, each entry's block (its list's index).
+SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k,
+                   std::vector<uint32_t> *blocks = nullptr) {
     const std::vector<BlockList> lists = block_lists(c);
     const std::vector<double> footprint = footprint_factors(c, cal, nullptr, lists);
     const bool multi = multi_block(c);
@@ -366,6 +368,7 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), copy,
                                   stream ? 0 : k.forward_s * footprint[x.src], k.converge,
                                   is_inline && k.busy < 1 ? k.busy * copy : -1});
+            if (blocks) blocks->push_back(static_cast<uint32_t>(&l - lists.data()));
         }
     }
     return in;
@@ -573,6 +576,22 @@ void CrowdCache::clear() {
 
 namespace {
 
+// The CrowdCosts a simulated round of c uses: its entries' size's.
+CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
+    CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
+    // A streamed block's share of the round is slowed as in the
+    // calibrated pipeline:16 of as many bytes: the same arrays crowd
+    // the same caches (CrowdCosts::round_stream_slow).
+    // Likewise a block priced by its round's arrays (its share of the
+    // round's entry) is slowed as copies of the round's size are.
+    if (multi_block(c)) {
+        const auto round = static_cast<double>(c.bytes);
+        k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline).round_stream_slow;
+        k.round_slow = cache->get(cal, round, is_inline).slow;
+    }
+    return k;
+}
+
 // Whether the round runs on one node with more members than cores, and
 // the calibration has the crowded figure to simulate it with.
 bool simulated(const Case &c, const Calibration &cal, const Topology *t) {
@@ -649,17 +668,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         }
     }
     if (sim) {
-        CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
-        // A streamed block's share of the round is slowed as in the
-        // calibrated pipeline:16 of as many bytes: the same arrays crowd
-        // the same caches (CrowdCosts::round_stream_slow).
-        // Likewise a block priced by its round's arrays (its share of the
-        // round's entry) is slowed as copies of the round's size are.
-        if (multi) {
-            const auto round = static_cast<double>(c.bytes);
-            k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline).round_stream_slow;
-            k.round_slow = cache->get(cal, round, is_inline).slow;
-        }
+        const CrowdCosts k = round_crowd_costs(c, cal, is_inline, cache);
         const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
                                        is_inline};
         if (const double *known = cache->round(key)) {
@@ -709,6 +718,18 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
 
 double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
     return predict_round(c, cal, t, cache, false).total();
+}
+
+RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t) {
+    RoundTrace r;
+    if (c.members <= 1 || !simulated(c, cal, t)) return r;
+    CrowdCache cache;
+    const bool is_inline = inline_round(c);
+    const SimInput in = sim_input(c, cal, is_inline, round_crowd_costs(c, cal, is_inline, &cache), &r.blocks);
+    r.events = trace_round(in);
+    r.entries = in.entries;
+    r.switch_s = in.switch_s;
+    return r;
 }
 
 std::vector<Case> candidates(const Case &c) {

@@ -44,6 +44,7 @@
 
 #include "calibration.hpp"
 #include "collectives/algorithms.hpp"
+#include "crowded_sim.hpp"
 #include "topology.hpp"
 
 namespace acpx::collectives::model {
@@ -220,6 +221,18 @@ Prediction predict(const Case &c, const Calibration &cal, const Topology *t, Cro
 // predict(c, ...).total() without listing the steps: what create
 // computes for each candidate.
 double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
+
+// A crowded node's round of c, event by event, as the simulation runs
+// it at its switch time (crowded_sim.hpp, trace_round): what
+// `acpx-model predict --trace` prints. Empty where predict does not
+// simulate c (Prediction::simulated false).
+struct RoundTrace {
+    std::vector<SimEvent> events;
+    std::vector<SimEntry> entries;  // the simulated entries, which events name by index
+    std::vector<uint32_t> blocks;   // each entry's block
+    double switch_s = 0;
+};
+RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t);
 
 // A time c's round cannot beat where it is costed by steps (not on a
 // crowded node): a step for each entry on the longest dependency chain

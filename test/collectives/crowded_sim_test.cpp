@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "collectives/model/crowded_sim.hpp"
 
@@ -58,6 +59,33 @@ TEST(CrowdedSim, MembersSharingACoreWaitForTheirTurn) {
     chain.cores = tree.cores = 3;
     EXPECT_NEAR(simulate_rounds(chain), 20 * kUs, 1e-9);
     EXPECT_NEAR(simulate_rounds(tree), 20 * kUs, 1e-9);  // one sender's CPU makes both copies
+}
+
+TEST(CrowdedSim, ATraceListsOneRoundsCopiesAndEndsInTimeOrder) {
+    // The chain above, switches of exactly 10 us: 0 copies to 1 (there at
+    // 1 us) and ends its round; 1 forwards at once (there at 2) and ends
+    // its round; 2 gets core 0 at 11, sees its data and ends its round.
+    SimInput chain = on_two_cores(3, 10);
+    chain.entries = {{0, 1, -1, kUs}, {1, 2, 0, kUs}};
+    const std::vector<SimEvent> ev = trace_round(chain);
+    ASSERT_EQ(ev.size(), 5u);
+    struct Want {
+        double t;
+        uint32_t core, member;
+        int32_t entry;
+        double lands;
+    };
+    const Want want[] = {{0, 0, 0, 0, 1}, {1, 0, 0, -1, 0}, {1, 1, 1, 1, 2}, {2, 1, 1, -1, 0}, {11, 0, 2, -1, 0}};
+    for (size_t i = 0; i < ev.size(); ++i) {
+        EXPECT_NEAR(ev[i].t, want[i].t * kUs, 1e-12) << i;
+        EXPECT_EQ(ev[i].core, want[i].core) << i;
+        EXPECT_EQ(ev[i].member, want[i].member) << i;
+        EXPECT_EQ(ev[i].entry, want[i].entry) << i;
+        EXPECT_NEAR(ev[i].lands, want[i].lands * kUs, 1e-12) << i;
+    }
+    // Nothing to trace where nothing can complete.
+    chain.entries[1].dep = 1;
+    EXPECT_TRUE(trace_round(chain).empty());
 }
 
 TEST(CrowdedSim, ARoundTakesAtLeastItsBusiestCoresCopies) {

@@ -655,6 +655,45 @@ TEST(Predict, ACrowdedNodeIsSimulatedAndReproducesItsCalibration) {
     EXPECT_GT(cache.get(slower, 65536, false).switch_s, k.switch_s);
 }
 
+TEST(Predict, ATraceOfACrowdedRoundHasEachCopyOnceAfterItsData) {
+    const Calibration cal = crowded_cal();
+    // pipeline:4 over 3 members: 4 blocks, each 0 -> 1 -> 2.
+    const Case pipe{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 3, 0, 65536, false, 0};
+    const RoundTrace r = trace_simulated_round(pipe, cal, nullptr);
+    ASSERT_EQ(r.entries.size(), 8u);
+    ASSERT_EQ(r.blocks.size(), 8u);
+    EXPECT_NEAR(r.switch_s, crowd_costs(cal, 16384, false).switch_s, 1e-15);
+    std::vector<int> copies(8, 0), ends(3, 0);
+    std::vector<double> lands(8, -1);
+    double last = 0;
+    for (const SimEvent &e : r.events) {
+        EXPECT_GE(e.t, last);  // in time order
+        last = e.t;
+        EXPECT_EQ(e.core, e.member % 2);
+        if (e.entry < 0) {
+            ++ends.at(e.member);
+            continue;
+        }
+        const auto x = static_cast<size_t>(e.entry);
+        ++copies.at(x);
+        lands[x] = e.lands;
+        EXPECT_EQ(r.entries[x].src, e.member);
+        EXPECT_EQ(r.blocks[x], x / 2);  // each block's list: 0 -> 1, then 1 -> 2
+        EXPECT_GT(e.lands, e.t);
+        if (r.entries[x].dep >= 0) {  // a forward starts once its data is there
+            const auto d = static_cast<size_t>(r.entries[x].dep);
+            ASSERT_GE(lands[d], 0) << "entry " << x << " went before the one that feeds it";
+            EXPECT_GE(e.t, lands[d]);
+        }
+    }
+    EXPECT_EQ(copies, std::vector<int>(8, 1));
+    EXPECT_EQ(ends, std::vector<int>(3, 1));
+    // Not simulated where every member has a core: nothing to trace.
+    Case two = pipe;
+    two.members = 2;
+    EXPECT_TRUE(trace_simulated_round(two, cal, nullptr).events.empty());
+}
+
 TEST(Predict, ACrowdedNodeCostsTheSameMessagesAlike) {
     // Over 4 members on 2 cores, Bruck and recursive doubling make the
     // same copies: each member sends its block to one on the other core,
