@@ -2,6 +2,7 @@
 // without a job. Options by getopt_long (libc), as in every Unix tool.
 //   acpx-model predict --algo bruck --procs 24 --size 1M [--topology torus:1x6x4] [--map FILE]
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
+//   acpx-model predict --algo pipeline:4 --procs 3 --size 64K --trace  (a crowded node's round, event by event)
 #include <getopt.h>
 
 #include <algorithm>
@@ -36,6 +37,8 @@ void usage(FILE *to) {
                  "  --sizes MIN:MAX    compare: sizes (default 8:4M)\n"
                  "  --root R           bcast root (default 0)\n"
                  "  --buffered         a buffered handle (adds its copies in and out)\n"
+                 "  --trace            predict, on a crowded node (more procs than the calibration's\n"
+                 "                     cores): the simulated round event by event\n"
                  "  --topology SPEC    torus:AxBx..., mesh:..., [:order=XYZ...][:wrap=10...],\n"
                  "                     switch:N (N nodes on one switch, each a port up and down)\n"
                  "                     or none: one fully connected node (default: ACP_TOPOLOGY, else none)\n"
@@ -48,7 +51,7 @@ void usage(FILE *to) {
 struct Args {
     std::string cmd, algo, op, topology, map, calibration;
     uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
-    bool buffered = false;
+    bool buffered = false, trace = false;
     uint32_t inline_max = acpx::middle::kDefaultInlineMax;  // ACP_COL_INLINE, as the library reads it
 };
 
@@ -65,7 +68,8 @@ bool parse(int argc, char **argv, Args *a) {
                                   {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
                                   {"buffered", no_argument, nullptr, 'b'},    {"topology", required_argument, nullptr, 't'},
                                   {"map", required_argument, nullptr, 'm'},   {"calibration", required_argument, nullptr, 'c'},
-                                  {"help", no_argument, nullptr, 'h'},        {nullptr, 0, nullptr, 0}};
+                                  {"trace", no_argument, nullptr, 'T'},       {"help", no_argument, nullptr, 'h'},
+                                  {nullptr, 0, nullptr, 0}};
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
         const std::string v = optarg ? optarg : "";
@@ -94,6 +98,7 @@ bool parse(int argc, char **argv, Args *a) {
             case 't': a->topology = v; break;
             case 'm': a->map = v; break;
             case 'c': a->calibration = v; break;
+            case 'T': a->trace = true; break;
             case 'h': usage(stdout); std::exit(0);
             default: return false;
         }
@@ -109,6 +114,7 @@ bool parse(int argc, char **argv, Args *a) {
     }
     if (a->op != "bcast" && a->op != "allgather") return fail("--op: want bcast or allgather");
     if (a->root >= a->procs) return fail("--root: not below --procs");
+    if (a->trace && a->cmd != "predict") return fail("--trace: only with predict");
     return true;
 }
 
@@ -130,6 +136,30 @@ std::string human(uint64_t b) {
     if (b >= (1u << 20) && b % (1u << 20) == 0) return std::to_string(b >> 20) + "M";
     if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + "K";
     return std::to_string(b);
+}
+
+// --trace: one steady round of the crowded node's simulation: who copies
+// what when, on which core, and when each member's round ends.
+void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topology *t) {
+    const cm::RoundTrace r = cm::trace_simulated_round(c, cal, t);
+    if (r.events.empty()) {
+        std::printf("# --trace: this round is not simulated (not more procs than the calibration's %u cores on one "
+                    "node, or no crowded curves in it): its time is the steps' sum above\n", cal.cores);
+        return;
+    }
+    std::printf("# the simulated round, event by event: one run at switch %.2f us (the prediction is the mean of "
+                "runs at 0.65-1.35x); proc p on core p mod %u\n", r.switch_s * 1e6, cal.cores);
+    std::printf("%10s %5s %6s  %s\n", "# time_us", "core", "proc", "event");
+    for (const cm::SimEvent &e : r.events) {
+        if (e.entry < 0) {
+            std::printf("%10.2f %5u %6u  ends its round\n", e.t * 1e6, e.core, e.member);
+            continue;
+        }
+        const cm::SimEntry &x = r.entries[static_cast<size_t>(e.entry)];
+        std::printf("%10.2f %5u %6u  copies block %u to %u (%s), there at %.2f\n", e.t * 1e6, e.core, e.member,
+                    r.blocks[static_cast<size_t>(e.entry)], x.dst, x.dep < 0 ? "its own data" : "a forward",
+                    e.lands * 1e6);
+    }
 }
 
 int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
@@ -181,6 +211,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                     "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
     }
+    if (a.trace) print_trace(c, cal, t);
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
     return 0;
