@@ -62,7 +62,7 @@ struct Col {
     // found at the first round: small rounds' data, their arrive stamps
     // and ready bytes go there as plain stores, without a GMA each.
     struct Direct {
-        char *arrive = nullptr, *inl = nullptr;  // ring 0 of the entry's slots; nullptr: acp_copy
+        char *arrive = nullptr;  // ring 0 of the entry's stamps, each before its inline slot; nullptr: acp_copy
     };
     bool direct_known = false;
     std::vector<Direct> out_direct;        // per plan.out entry

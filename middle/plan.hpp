@@ -10,12 +10,15 @@
 // fill round s + depth - 1 while the receiver still reads round s:
 //   [0]              stamp: this member's current round, written to others
 //   [8]              ready source byte (the round's low 8 bits)
-//   [16]             arrive[n_in][depth]: a sender's stamp once block b is here
-//   [16 + 8 d n_in]  fwd[n_in][depth]: root mode, copies reading block b from
-//                    this member are complete (it may reuse its array)
-//   [16 + 16 d n_in] inline[n_in][depth]: inline_bytes; a round that small
-//                    travels here (plain stores, no system call, and eagerly:
-//                    see round.cpp) and the receiver copies it into place
+//   [16]             arrive[n_in][depth]: a sender's stamp once block b is
+//                    here, each followed by its inline slot of inline_bytes:
+//                    a round that small travels there (plain stores, no
+//                    system call, and eagerly: see round.cpp) and the
+//                    receiver copies it into place
+//   [16 + stride d n_in]  fwd[n_in][depth] (stride: 8 + inline_bytes, to a
+//                    multiple of 8): root mode, copies
+//                    reading block b from this member are complete (it may
+//                    reuse its array)
 //   [ready()]        ready[n_ready]: receivers' "I called send" bytes
 // n_in is the number of blocks (slots_of): np_group for allgather, 1 for
 // a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
@@ -48,14 +51,24 @@ struct Layout {
     size_t inl = 0;      // bytes of an inline slot (inline_bytes_for)
     uint32_t depth = 2;  // slots a block, used round after round
 
+    // From one round's arrive stamp of a block to the next: the stamp and
+    // the inline slot behind it, so a small round's bytes and stamp are
+    // mostly one cache line (8 bytes: 7 rounds in 8), one line to move
+    // between cores, not two (middle/README.md). A multiple of 8, so
+    // every stamp is an aligned 8-byte store (ACP_COL_INLINE may be any size).
+    size_t arrive_stride() const { return 8 + (inl + 7) / 8 * 8; }
     // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
-    size_t signal(uint32_t slot, uint64_t seq) const { return kSlots + 8 * (size_t{depth} * slot + seq % depth); }
-    size_t arrive(uint32_t block, uint64_t seq) const { return signal(block, seq); }
-    size_t fwd(uint32_t block, uint64_t seq) const { return signal(n_in + block, seq); }
-    size_t inline_at(uint32_t block, uint64_t seq) const {
-        return kSlots + 16 * size_t{depth} * n_in + inl * (size_t{depth} * block + seq % depth);
+    size_t signal(uint32_t slot, uint64_t seq) const {
+        return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq);
     }
-    size_t ready() const { return kSlots + (16 + inl) * depth * n_in; }
+    size_t arrive(uint32_t block, uint64_t seq) const {
+        return kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
+    }
+    size_t inline_at(uint32_t block, uint64_t seq) const { return arrive(block, seq) + 8; }
+    size_t fwd(uint32_t block, uint64_t seq) const {
+        return kSlots + arrive_stride() * depth * n_in + 8 * (size_t{depth} * block + seq % depth);
+    }
+    size_t ready() const { return kSlots + (arrive_stride() + 8) * depth * n_in; }
 };
 }  // namespace ctl
 

@@ -252,11 +252,12 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
-        if (const Col::Direct &d = c.out_direct[j]; small && d.inl && d.arrive) {  // on-node: plain stores
+        if (const Col::Direct &d = c.out_direct[j]; small && d.arrive) {  // on-node: plain stores
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
                                       : local_data(c) + r.offset;
-            std::memcpy(d.inl + turn * c.plan.inline_bytes, from, r.length);
-            __atomic_store_n(reinterpret_cast<uint64_t *>(d.arrive + 8 * turn), load64(c.ctl_base() + ctl::kStamp),
+            char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
+            std::memcpy(slot + 8, from, r.length);
+            __atomic_store_n(reinterpret_cast<uint64_t *>(slot), load64(c.ctl_base() + ctl::kStamp),
                              __ATOMIC_RELEASE);
             c.out_issued[j] = 1;
             *moved = true;
@@ -265,9 +266,10 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const acp_ga_t src = small && o.wait
                                  ? ctl_ga(c, at(c).inline_at(o.block, c.seq))
                                  : c.my_data + r.offset;
-        acp_handle_t h = acp_copy(small ? o.dst_inline + turn * c.plan.inline_bytes : o.dst_data + r.offset, src,
+        const size_t stride = at(c).arrive_stride();
+        acp_handle_t h = acp_copy(small ? o.dst_inline + turn * stride : o.dst_data + r.offset, src,
                                   r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + 8 * turn, ctl_ga(c, ctl::kStamp), 8, h);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + turn * stride, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
         c.out_issued[j] = 1;
@@ -313,8 +315,9 @@ void find_direct(Col &c) {
     };
     c.out_direct.assign(pl.out.size(), {});
     for (size_t j = 0; j < pl.out.size() && pl.inline_bytes; ++j) {
-        c.out_direct[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, 8 * size_t{pl.depth}));
-        c.out_direct[j].inl = keep(basic::layer::mapped(pl.out[j].dst_inline, size_t{pl.inline_bytes} * pl.depth));
+        // The block's ring: each round's stamp and inline slot.
+        const size_t ring = pl.layout().arrive_stride() * pl.depth;
+        c.out_direct[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
     }
     c.ready_direct.assign(pl.ready_targets.size(), nullptr);
     for (size_t i = 0; i < pl.ready_targets.size(); ++i)

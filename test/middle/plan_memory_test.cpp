@@ -112,10 +112,33 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
             ASSERT_EQ(at.ready(), 16 + 64 * (16 + 64)) << size;
         }
         ASSERT_GE(inl, std::min<uint64_t>(size, 16384)) << size << ": a round of the handle's size must fit";
-        // Slots of different rounds and blocks never overlap.
-        ASSERT_EQ(at.inline_at(0, 1) - at.inline_at(0, 0), inl);
+        // Slots of different rounds and blocks never overlap: each round's
+        // stamp, then its inline slot; then the fwd stamps; then the ready
+        // bytes.
+        ASSERT_EQ(at.arrive_stride(), 8 + inl);
+        ASSERT_EQ(at.inline_at(0, 0), at.arrive(0, 0) + 8);
+        ASSERT_EQ(at.inline_at(0, 1) - at.inline_at(0, 0), at.arrive_stride());
         ASSERT_EQ(at.inline_at(0, at.depth), at.inline_at(0, 0));
-        ASSERT_EQ(at.signal(0, at.depth - 1) + 8, at.signal(1, 0));
+        ASSERT_EQ(at.signal(0, at.depth - 1) + at.arrive_stride(), at.signal(1, 0));  // block 1 (fwd, n_in = 1)
+        ASSERT_EQ(at.fwd(0, 0), at.signal(1, 0));
+        ASSERT_EQ(at.fwd(0, at.depth - 1) + 8, at.ready());
+    }
+}
+
+TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
+    // ACP_COL_INLINE may cap a slot at any size: the stamps behind the
+    // slots are 8-byte atomic stores, aligned all the same.
+    for (const size_t inl : {size_t{0}, size_t{1}, size_t{12}, size_t{100}, size_t{1000}}) {
+        const ctl::Layout at{3, inl, 4};
+        for (uint32_t b = 0; b < 3; ++b)
+            for (uint64_t s = 0; s < 4; ++s) {
+                EXPECT_EQ(at.arrive(b, s) % 8, 0u) << inl;
+                EXPECT_EQ(at.fwd(b, s) % 8, 0u) << inl;
+                // The slot ends before the next round's stamp.
+                EXPECT_LE(at.inline_at(b, s) + inl, at.arrive(b, s) + at.arrive_stride()) << inl;
+            }
+        EXPECT_EQ(at.fwd(0, 0), at.arrive(2, 3) + at.arrive_stride());
+        EXPECT_EQ(at.ready(), at.fwd(2, 3) + 8);
     }
 }
 
