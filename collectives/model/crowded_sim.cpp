@@ -48,6 +48,20 @@ double slowdown(const SimEntry &x, size_t flights) {
     return 1 + static_cast<double>(flights - 1) * (x.converge - 1);
 }
 
+// Whether the simulation can run the input: members and dependencies in
+// range, costs that are numbers (simulate_rounds is +inf otherwise).
+bool valid(const SimInput &in) {
+    for (size_t e = 0; e < in.entries.size(); ++e) {
+        const SimEntry &x = in.entries[e];
+        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
+            !(x.converge >= 1) || std::isinf(x.converge) || std::isnan(x.busy_s))
+            return false;
+        if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
+            return false;  // its sender never gets that data
+    }
+    return true;
+}
+
 class Sim {
   public:
     // trace: where the events of round kTraced go (trace_round).
@@ -222,7 +236,7 @@ class Sim {
             if (trace_ && k == kTraced) trace_->push_back({t, core_of(c), m, static_cast<int32_t>(e), 0});
             pending(x.dst, k).push_back(e);
             if (converging_) {
-                land(x.dst, {e, static_cast<uint32_t>(&c - cores_.data()), k, x.copy_s + cold}, t);
+                land(x.dst, {e, core_of(c), k, x.copy_s + cold}, t);
             } else {  // summed in this order: the rounds are sensitive to the last bit at ties
                 const double lands = t + x.copy_s + cold;
                 c.t = x.busy_s >= 0 && x.busy_s < x.copy_s ? t + x.busy_s : lands;
@@ -359,23 +373,6 @@ class Sim {
 
     std::vector<double> events_;  // every event's time, ascending
 };
-
-}  // namespace
-
-namespace {
-
-// Whether the entries can complete (simulate_rounds' checks).
-bool valid(const SimInput &in) {
-    for (size_t e = 0; e < in.entries.size(); ++e) {
-        const SimEntry &x = in.entries[e];
-        if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
-            !(x.converge >= 1) || std::isinf(x.converge) || std::isnan(x.busy_s))
-            return false;
-        if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
-            return false;  // its sender never gets that data
-    }
-    return true;
-}
 
 }  // namespace
 
