@@ -112,7 +112,7 @@ int rounds_for(const Options &o, size_t size) {
     if (o.quick) return 5;
     if (size <= 8192) return 1000;
     const long n = 1000L * 8192 / static_cast<long>(size);
-    return n < 10 ? 10 : static_cast<int>(n);
+    return n < 100 ? 100 : static_cast<int>(n);  // as peer_rounds (bench/peers/peer_common.h)
 }
 
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
