@@ -143,8 +143,9 @@ std::string human(uint64_t b) {
 void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topology *t) {
     const cm::RoundTrace r = cm::trace_simulated_round(c, cal, t);
     if (r.events.empty()) {
-        std::printf("# --trace: this round is not simulated (not more procs than the calibration's %u cores on one "
-                    "node, or no crowded curves in it): its time is the steps' sum above\n", cal.cores);
+        std::printf("# --trace: this round is not simulated (that takes more procs than the calibration's %u cores, "
+                    "up to %u, on one node, and its crowded curves): its time is the steps' sum above\n", cal.cores,
+                    cm::kMaxSimulatedMembers);
         return;
     }
     std::printf("# the simulated round, event by event: one run at switch %.2f us (the prediction is the mean of "

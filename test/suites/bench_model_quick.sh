@@ -135,6 +135,15 @@ grep -q '^acpx-model: ACP_COL_INLINE: ' "$dir/out" || fail "ACP_COL_INLINE=lots:
 # More ranks than the calibration's cores on one node: simulated, and said so.
 "$model" predict --algo binomial --procs "$crowd" --size 64K --calibration "$dir/cal.json" > "$dir/p.txt"
 grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node: $(cat "$dir/p.txt")"
+# --trace: the simulated round event by event: every member ends its
+# round once, and binomial's crowd - 1 copies each start once.
+"$model" predict --algo binomial --procs "$crowd" --size 64K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
+[ "$(grep -c ' ends its round$' "$dir/p.txt")" -eq "$crowd" ] || fail "--trace: want $crowd round ends: $(cat "$dir/p.txt")"
+[ "$(grep -c ' copies block 0 to ' "$dir/p.txt")" -eq $((crowd - 1)) ] || fail "--trace: copies: $(cat "$dir/p.txt")"
+"$model" predict --algo binomial --procs 2 --size 64K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
+grep -q '^# --trace: this round is not simulated' "$dir/p.txt" || fail "--trace on 2 procs: $(cat "$dir/p.txt")"
+if "$model" compare --op bcast --procs 3 --trace > "$dir/out" 2>&1; then fail "compare --trace: accepted"; fi
+grep -q '^acpx-model: --trace: only with predict' "$dir/out" || fail "compare --trace: $(cat "$dir/out")"
 "$model" compare --op allgather --procs 24 --sizes 1K:4M --topology torus:1x6x4 > "$dir/c.txt"
 grep -q '^# crossovers' "$dir/c.txt" || fail "compare: no crossovers section: $(cat "$dir/c.txt")"
 [ "$(grep '^ *[0-9]' "$dir/c.txt" | grep -c '\*')" -eq 13 ] || fail "compare: want one best per size (13): $(cat "$dir/c.txt")"
