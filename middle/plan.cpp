@@ -232,8 +232,7 @@ void plan_delegated(const Params &p, uint32_t root_index, const MemberEntries &e
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me)
             pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep,
-                              table[c.dst].data, table[c.dst].ctl + pl.layout().arrive(b, 0),
-                              table[c.dst].ctl + pl.layout().inline_at(b, 0)});
+                              table[c.dst].data, table[c.dst].ctl + pl.layout().arrive(b, 0)});
         if (c.dst == me) {
             pl.wait_slots.push_back(b);
             pl.wait_from.push_back(group[c.src]);

@@ -79,10 +79,9 @@ struct OutEntry {
     int32_t dst_rank = -1;
     bool wait = false;  // true: forward once block arrived here; false: this member is the origin
     acp_ga_t dst_data = ACP_GA_NULL;
-    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive slot for the block, round 0
-    acp_ga_t dst_inline = ACP_GA_NULL;  // its inline slot for the block, round 0
+    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive stamp for the block, round 0; its inline slot follows
 };
-static_assert(sizeof(OutEntry) == 40, "delegated memory per entry (middle/README.md)");
+static_assert(sizeof(OutEntry) == 32, "delegated memory per entry (middle/README.md)");
 
 struct Plan {
     uint32_t members = 0, me = 0;

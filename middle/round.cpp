@@ -266,10 +266,9 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const acp_ga_t src = small && o.wait
                                  ? ctl_ga(c, at(c).inline_at(o.block, c.seq))
                                  : c.my_data + r.offset;
-        const size_t stride = at(c).arrive_stride();
-        acp_handle_t h = acp_copy(small ? o.dst_inline + turn * stride : o.dst_data + r.offset, src,
-                                  r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(o.dst_arrive + turn * stride, ctl_ga(c, ctl::kStamp), 8, h);
+        const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
+        acp_handle_t h = acp_copy(small ? stamp + 8 : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), 8, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
         c.out_issued[j] = 1;
