@@ -720,12 +720,13 @@ double predict_seconds(const Case &c, const Calibration &cal, const Topology *t,
     return predict_round(c, cal, t, cache, false).total();
 }
 
-RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t) {
+RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
     RoundTrace r;
     if (c.members <= 1 || !simulated(c, cal, t)) return r;
-    CrowdCache cache;
+    CrowdCache own;
     const bool is_inline = inline_round(c);
-    const SimInput in = sim_input(c, cal, is_inline, round_crowd_costs(c, cal, is_inline, &cache), &r.blocks);
+    const SimInput in = sim_input(c, cal, is_inline, round_crowd_costs(c, cal, is_inline, cache ? cache : &own),
+                                  &r.blocks);
     r.events = trace_round(in);
     r.entries = in.entries;
     r.switch_s = in.switch_s;

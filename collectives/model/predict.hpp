@@ -225,14 +225,16 @@ double predict_seconds(const Case &c, const Calibration &cal, const Topology *t,
 // A crowded node's round of c, event by event, as the simulation runs
 // it at its switch time (crowded_sim.hpp, trace_round): what
 // `acpx-model predict --trace` prints. Empty where predict does not
-// simulate c (Prediction::simulated false).
+// simulate c (Prediction::simulated false). cache: as predict's (nullptr:
+// none), so a trace after a prediction does not solve the costs again.
 struct RoundTrace {
     std::vector<SimEvent> events;
     std::vector<SimEntry> entries;  // the simulated entries, which events name by index
     std::vector<uint32_t> blocks;   // each entry's block
     double switch_s = 0;
 };
-RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t);
+RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t,
+                                 CrowdCache *cache = nullptr);
 
 // A time c's round cannot beat where it is costed by steps (not on a
 // crowded node): a step for each entry on the longest dependency chain

@@ -140,8 +140,8 @@ std::string human(uint64_t b) {
 
 // --trace: one steady round of the crowded node's simulation: who copies
 // what when, on which core, and when each member's round ends.
-void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topology *t) {
-    const cm::RoundTrace r = cm::trace_simulated_round(c, cal, t);
+void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topology *t, cm::CrowdCache *cache) {
+    const cm::RoundTrace r = cm::trace_simulated_round(c, cal, t, cache);
     if (r.events.empty()) {
         std::printf("# --trace: this round is not simulated (that takes more procs than the calibration's %u cores, "
                     "up to %u, on one node, and its crowded curves): its time is the steps' sum above\n", cal.cores,
@@ -180,7 +180,8 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                                 cm::kMaxTurnedAllgather), 2;
         c.algo = static_cast<uint8_t>(g);
     }
-    const cm::Prediction p = cm::predict(c, cal, t);
+    cm::CrowdCache cache;  // the crowd costs, solved once for the prediction and its trace
+    const cm::Prediction p = cm::predict(c, cal, t, &cache);
     std::printf("# acpx-model predict: %s %s, %u procs, %llu bytes%s%s\n", a.op.c_str(), cm::algo_name(c).c_str(),
                 c.members, static_cast<unsigned long long>(c.bytes), c.op == cm::Op::kAllgather ? " per block" : "",
                 c.buffered ? ", buffered" : "");
@@ -212,7 +213,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                     "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
     }
-    if (a.trace) print_trace(c, cal, t);
+    if (a.trace) print_trace(c, cal, t, &cache);
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
     return 0;
