@@ -27,6 +27,11 @@
 //   comm_crowded_direct, comm_fanout_direct: both again with
 //           ACP_COL_INLINE=0 up to the inline size (above it, the same):
 //           what a multi-block bcast's blocks cost on the crowded node;
+//   comm_crowded_overlap, comm_fanout_overlap: the chain and the flat
+//           tree again through the slots (1 byte to the inline size),
+//           back to back at the ring depth a handle of that size gets
+//           (not 2): its root runs rounds ahead, and the model prices
+//           such rounds by the busiest core's copies (model/overlap.hpp);
 //   comm_crowd_stream: a block of a pipeline:16 over every rank (round
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
@@ -41,7 +46,8 @@
 //           a 2 MiB span (on the 2-core VM 1.2-1.4x at 64 KiB-1 MiB, 1.05-
 //           1.1 at 2-4 MiB; ranges 2 MiB apart, or into two ranks: 1.0).
 // and prints what the model derives from them (model::crowd_costs).
-// Every round here runs with ACP_COL_RING_DEPTH=2 (see run_calibrate).
+// Every round here but the _overlap ones runs with ACP_COL_RING_DEPTH=2
+// (see run_calibrate).
 // On 2 ranks of two nodes (after the run on one), it adds to that file
 // the network's:
 //   comm_net, comm_net_stream: comm and comm_stream, measured alike
@@ -70,6 +76,7 @@
 #include "basic/layer.hpp"
 #include "bench_common.hpp"
 #include "collectives/model/calibration.hpp"
+#include "collectives/model/overlap.hpp"
 #include "collectives/model/predict.hpp"
 #include "middle/params.hpp"
 #include "middle/plan.hpp"
@@ -156,6 +163,16 @@ struct WithoutInlineSlots {
     ~WithoutInlineSlots() { unsetenv("ACP_COL_INLINE"); }
     WithoutInlineSlots(const WithoutInlineSlots &) = delete;
     WithoutInlineSlots &operator=(const WithoutInlineSlots &) = delete;
+};
+
+// Rounds at the ring depth a handle of their size gets (ACP_COL_RING_
+// DEPTH unset: back to back, they overlap) while it lives; then one slot
+// ahead again, as the rest of calibrate measures (run_calibrate).
+struct AtDefaultRingDepth {
+    AtDefaultRingDepth() { unsetenv("ACP_COL_RING_DEPTH"); }
+    ~AtDefaultRingDepth() { setenv("ACP_COL_RING_DEPTH", "2", 1); }
+    AtDefaultRingDepth(const AtDefaultRingDepth &) = delete;
+    AtDefaultRingDepth &operator=(const AtDefaultRingDepth &) = delete;
 };
 
 // A block right behind another between ranks 0 and 1: 2-member
@@ -407,6 +424,19 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         fan_direct = round_seconds(o, all, small);
     }
     if (chain_direct.size() != small.size() || fan_direct.size() != small.size()) return 1;
+    // Both again through the slots, back to back as a handle runs them.
+    std::vector<size_t> slotted;
+    for (size_t b : small)
+        if (b > 0) slotted.push_back(b);
+    std::vector<double> chain_overlap, fan_overlap;
+    {
+        const AtDefaultRingDepth deep;
+        acp_set_col_algorithm("chain", nullptr);
+        chain_overlap = round_seconds(o, all, slotted);
+        acp_set_col_algorithm(flat.c_str(), nullptr);
+        fan_overlap = round_seconds(o, all, slotted);
+    }
+    if (chain_overlap.size() != slotted.size() || fan_overlap.size() != slotted.size()) return 1;
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
     std::vector<size_t> piped_sz;
@@ -439,6 +469,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         for (size_t i = 0; i < small.size(); ++i) out.emplace_back(static_cast<double>(small[i]), rounds[i] / (np - 1));
         return out;
     };
+    auto per_overlapped_copy = [&](const std::vector<double> &rounds) {
+        std::vector<std::pair<double, double>> out;
+        for (size_t i = 0; i < slotted.size(); ++i)
+            out.emplace_back(static_cast<double>(slotted[i]), rounds[i] / (np - 1));
+        return out;
+    };
+    c.comm_crowded_overlap = cm::Samples(per_overlapped_copy(chain_overlap));
+    c.comm_fanout_overlap = cm::Samples(per_overlapped_copy(fan_overlap));
     const auto steps_direct = cm::slotless_curve(per_copy(chain_direct), steps);
     const auto fans_direct = cm::slotless_curve(per_copy(fan_direct), fans);
     for (size_t i = 0; i < gather_sz.size(); ++i)
@@ -495,6 +533,15 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
                     sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
                     c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow,
                     conv);
+    }
+    std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
+                "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"
+                "%-10s %10s %10s %10s %10s\n", "# Size", "chain(us)", "fanout(us)", "cross(us)", "same(us)");
+    for (const auto &[b, step] : c.comm_crowded_overlap.points()) {
+        const double fan = c.comm_fanout_overlap.at(b);
+        const cm::OverlapCosts k = cm::overlap_costs(c.crowd_ranks, c.cores, step * (np - 1), fan * (np - 1));
+        std::printf("%-10.0f %10.3f %10.3f %10.3f %10.3f\n", b, step * 1e6, fan * 1e6, k.cross_s * 1e6,
+                    k.same_s * 1e6);
     }
     std::ofstream f(path);
     f << cm::to_json(c);

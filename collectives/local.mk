@@ -9,7 +9,8 @@ libacpx_la_SOURCES += \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp \
 	collectives/model/footprint.hpp collectives/model/footprint.cpp \
-	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp
+	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp \
+	collectives/model/overlap.hpp collectives/model/overlap.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # acpx-model: the model from the command line (predict, compare).

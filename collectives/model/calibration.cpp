@@ -192,6 +192,31 @@ Calibration builtin_calibration() {
     return c;
 }
 
+namespace {
+
+// The curves a file may leave out, by their names in it (Cal: a
+// Calibration, const or not).
+template <typename Cal>
+auto optional_curves(Cal *c) {
+    return std::vector<std::pair<const char *, decltype(&c->comm)>>{
+        {"comm_direct", &c->comm_direct},
+        {"comm_stream", &c->comm_stream},
+        {"comm_crowded", &c->comm_crowded},
+        {"comm_fanout", &c->comm_fanout},
+        {"comm_crowded_direct", &c->comm_crowded_direct},
+        {"comm_fanout_direct", &c->comm_fanout_direct},
+        {"comm_crowded_overlap", &c->comm_crowded_overlap},
+        {"comm_fanout_overlap", &c->comm_fanout_overlap},
+        {"comm_crowd_stream", &c->comm_crowd_stream},
+        {"comm_crowd_gather", &c->comm_crowd_gather},
+        {"comm_footprint", &c->comm_footprint},
+        {"converge_slow", &c->converge_slow},
+        {"comm_net", &c->comm_net},
+        {"comm_net_stream", &c->comm_net_stream}};
+}
+
+}  // namespace
+
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why) {
     nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return *why = "not a JSON object", false;
@@ -199,22 +224,8 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
         return *why = std::string("\"schema\" is not \"") + kSchema + "\"", false;
     Calibration c;
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
-    if (j.contains("comm_direct") && !read_samples(j, "comm_direct", &c.comm_direct, why)) return false;
-    if (j.contains("comm_stream") && !read_samples(j, "comm_stream", &c.comm_stream, why)) return false;
-    if (j.contains("comm_crowded") && !read_samples(j, "comm_crowded", &c.comm_crowded, why)) return false;
-    if (j.contains("comm_fanout") && !read_samples(j, "comm_fanout", &c.comm_fanout, why)) return false;
-    if (j.contains("comm_crowded_direct") && !read_samples(j, "comm_crowded_direct", &c.comm_crowded_direct, why))
-        return false;
-    if (j.contains("comm_fanout_direct") && !read_samples(j, "comm_fanout_direct", &c.comm_fanout_direct, why))
-        return false;
-    if (j.contains("comm_crowd_stream") && !read_samples(j, "comm_crowd_stream", &c.comm_crowd_stream, why))
-        return false;
-    if (j.contains("comm_crowd_gather") && !read_samples(j, "comm_crowd_gather", &c.comm_crowd_gather, why))
-        return false;
-    if (j.contains("comm_footprint") && !read_samples(j, "comm_footprint", &c.comm_footprint, why)) return false;
-    if (j.contains("converge_slow") && !read_samples(j, "converge_slow", &c.converge_slow, why)) return false;
-    if (j.contains("comm_net") && !read_samples(j, "comm_net", &c.comm_net, why)) return false;
-    if (j.contains("comm_net_stream") && !read_samples(j, "comm_net_stream", &c.comm_net_stream, why)) return false;
+    for (const auto &[name, curve] : optional_curves(&c))
+        if (j.contains(name) && !read_samples(j, name, curve, why)) return false;
     if (j.contains("crowd_ranks")) {
         if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
             return *why = "\"crowd_ranks\": want a count of ranks", false;
@@ -243,16 +254,9 @@ std::string to_json(const Calibration &c) {
     if (!c.comm_crowded.empty()) {
         j["crowd_ranks"] = c.crowd_ranks;
     }
-    for (const auto &[name, s] : {std::pair{"comm", &c.comm}, std::pair{"comm_direct", &c.comm_direct},
-                                  std::pair{"comm_stream", &c.comm_stream}, std::pair{"memcpy", &c.memcpy},
-                                  std::pair{"comm_crowded", &c.comm_crowded}, std::pair{"comm_fanout", &c.comm_fanout},
-                                  std::pair{"comm_crowded_direct", &c.comm_crowded_direct},
-                                  std::pair{"comm_fanout_direct", &c.comm_fanout_direct},
-                                  std::pair{"comm_crowd_stream", &c.comm_crowd_stream},
-                                  std::pair{"comm_crowd_gather", &c.comm_crowd_gather},
-                                  std::pair{"comm_footprint", &c.comm_footprint},
-                                  std::pair{"converge_slow", &c.converge_slow}, std::pair{"comm_net", &c.comm_net},
-                                  std::pair{"comm_net_stream", &c.comm_net_stream}}) {
+    auto all = optional_curves(&c);
+    all.insert(all.begin(), {{"comm", &c.comm}, {"memcpy", &c.memcpy}});
+    for (const auto &[name, s] : all) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});

@@ -53,6 +53,15 @@
 //                                          // block of a multi-block bcast
 //                                          // costs there (optional; absent:
 //                                          // comm_crowded, comm_fanout)
+//     "comm_crowded_overlap": [[bytes, seconds], ...], // comm_crowded
+//     "comm_fanout_overlap": [[bytes, seconds], ...],  // and comm_fanout
+//                                          // of inline rounds back to back
+//                                          // at the ring depth a handle of
+//                                          // that size gets (ACP_COL_RING_
+//                                          // DEPTH unset; round / (ranks -
+//                                          // 1), sizes 1 to the inline
+//                                          // size; optional; absent: small
+//                                          // rounds priced one at a time)
 //     "comm_crowd_stream": [[bytes, seconds], ...], // a block of a
 //                                          // pipeline:16 round over
 //                                          // "crowd_ranks" ranks: round /
@@ -116,6 +125,9 @@ struct Calibration {
     Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
     Samples comm_crowded_direct;  // comm_crowded without inline slots (empty: comm_crowded)
     Samples comm_fanout_direct;   // comm_fanout without inline slots (empty: comm_fanout)
+    // comm_crowded and comm_fanout of inline rounds back to back at the
+    // handles' own ring depth (empty: priced one round at a time, overlap.hpp)
+    Samples comm_crowded_overlap, comm_fanout_overlap;
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)

@@ -109,6 +109,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_fanout = Samples({{0, 6e-6}, {4096, 7e-6}});
     c.comm_crowded_direct = Samples({{0, 7e-6}, {4096, 8e-6}});
     c.comm_fanout_direct = Samples({{0, 5e-6}, {4096, 9e-6}});
+    c.comm_crowded_overlap = Samples({{8, 1e-7}, {16384, 2e-6}});
+    c.comm_fanout_overlap = Samples({{8, 2e-7}, {16384, 1.5e-6}});
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
     c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
@@ -123,6 +125,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_fanout.points(), c.comm_fanout.points());
     EXPECT_EQ(back.comm_crowded_direct.points(), c.comm_crowded_direct.points());
     EXPECT_EQ(back.comm_fanout_direct.points(), c.comm_fanout_direct.points());
+    EXPECT_EQ(back.comm_crowded_overlap.points(), c.comm_crowded_overlap.points());
+    EXPECT_EQ(back.comm_fanout_overlap.points(), c.comm_fanout_overlap.points());
     EXPECT_EQ(&back.crowded(false), &back.comm_crowded_direct);
     EXPECT_EQ(&back.fanout(true), &back.comm_fanout);
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
@@ -153,6 +157,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
          "comm_fanout_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowd_stream":[]})",
          "comm_crowd_stream"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout_overlap":[[8,-1]]})",
+         "comm_fanout_overlap"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"converge_slow":[[8,-1]]})",
          "converge_slow"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_net":[[8,1],[8,1]]})", "comm_net"},

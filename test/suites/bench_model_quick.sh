@@ -30,9 +30,17 @@ crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
 for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_gather \
-    converge_slow; do
+    converge_slow comm_crowded_overlap comm_fanout_overlap; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
+# Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
+# chain's step and a flat tree's copy, and a copy's price across cores
+# and within one, all > 0 (within one: >= 0, where the flat tree is as
+# fast as its cross copies alone make it).
+sed -n '/back to back/,$p' "$dir/crowd.txt" > "$dir/overlap.txt"
+sed -i '/back to back/,$d' "$dir/crowd.txt"
+awk '/^[0-9]/ { n++; if (!($2 > 0 && $3 > 0 && $4 > 0 && $5 >= 0)) bad = 1 } END { exit bad || n != 5 }' \
+    "$dir/overlap.txt" || fail "crowded calibrate: rounds back to back: $(cat "$dir/overlap.txt")"
 # The rounds without inline slots: the same sizes, measured up to 16K (3
 # ranks' inline size), above it the rounds with slots, which are the same.
 python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: rounds without slots: $(cat "$dir/cal.json")"
