@@ -130,6 +130,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     c.bytes = p->size;
     c.buffered = p->storage == Storage::kBuffered;
     c.inline_bytes = inline_bytes_for(*p);
+    c.ring_capped = bcast && bcast_ring_capped(p->size, p->inline_max, p->ring_max);
     // The model numbers members by group index: give it their nodes. With
     // no network named, a group across nodes has them on a switch (as one
     // node it would run all its members on one node's cores).

@@ -175,6 +175,12 @@ Calibration builtin_calibration() {
         {{0, 1.08e-6}, {8, 1.98e-6}, {1024, 2.3e-6}, {4096, 2.8e-6}, {16384, 4.32e-6}}, c.comm_crowded.points()));
     c.comm_fanout_direct = Samples(slotless_curve(
         {{0, 1.09e-6}, {8, 1.75e-6}, {1024, 1.85e-6}, {4096, 1.92e-6}, {16384, 2.45e-6}}, c.comm_fanout.points()));
+    // Both through the slots back to back, at the ring depth a handle of
+    // each size gets (2026-11-26, one 3-rank calibration, bound to cores).
+    c.comm_crowded_overlap = Samples({{8, 1.04e-7}, {256, 1.31e-7}, {512, 1.52e-7}, {1024, 2.45e-7},
+                                      {2048, 4.51e-7}, {4096, 5.7e-7}, {8192, 1.06e-6}, {16384, 1.91e-6}});
+    c.comm_fanout_overlap = Samples({{8, 1.1e-7}, {256, 1.36e-7}, {512, 1.45e-7}, {1024, 2.37e-7}, {2048, 4.37e-7},
+                                     {4096, 5.18e-7}, {8192, 8.97e-7}, {16384, 1.73e-6}});
     c.comm_crowd_stream = Samples({{64, 1.3e-6}, {1024, 1.51e-6}, {4096, 1.83e-6}, {16384, 3e-6}, {32768, 4.61e-6},
                                    {65536, 7.83e-6}, {131072, 1.67e-5}, {262144, 3.34e-5}, {524288, 6.37e-5},
                                    {1 << 20, 1.37e-4}});

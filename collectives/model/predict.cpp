@@ -601,6 +601,29 @@ bool simulated(const Case &c, const Calibration &cal, const Topology *t) {
     return true;
 }
 
+// Whether c's round is priced back to back (overlap.hpp) where it would
+// be simulated: a bcast tree's inline round, whose root runs rounds
+// ahead at the handle's own ring depth, as calibrate measured them.
+bool overlapped(const Case &c, const Calibration &cal) {
+    return c.op == Op::kBcast && inline_round(c) && !c.ring_capped && !cal.comm_crowded_overlap.empty() &&
+           !cal.comm_fanout_overlap.empty();
+}
+
+// The copy costs a back-to-back round of `bytes` pays on the crowded node.
+OverlapCosts overlap_costs_at(const Calibration &cal, double bytes) {
+    const double steps = cal.crowd_ranks - 1.0;
+    return overlap_costs(cal.crowd_ranks, cal.cores, steps * cal.comm_crowded_overlap.at(bytes),
+                         steps * cal.comm_fanout_overlap.at(bytes));
+}
+
+// Seconds of c's round back to back: its busiest core's copies.
+double overlap_seconds(const Case &c, const OverlapCosts &k, unsigned cores) {
+    std::vector<std::pair<uint32_t, uint32_t>> copies;
+    for (const BlockList &l : block_lists(c))
+        for (const Command &x : l.list) copies.emplace_back(x.src, x.dst);
+    return overlap_round(core_loads(copies, cores), k);
+}
+
 // predict(); list_steps false: a simulated round's steps are not listed
 // (best() wants the time alone, and create calls it per candidate).
 Prediction predict_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache,
@@ -667,7 +690,11 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             p.steps.push_back(s);
         }
     }
-    if (sim) {
+    if (sim && overlapped(c, cal)) {
+        p.overlap = overlap_costs_at(cal, static_cast<double>(c.bytes));
+        p.comm_s = overlap_seconds(c, p.overlap, cal.cores);
+        p.overlapped = true;
+    } else if (sim) {
         const CrowdCosts k = round_crowd_costs(c, cal, is_inline, cache);
         const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
                                        is_inline};
@@ -722,7 +749,7 @@ double predict_seconds(const Case &c, const Calibration &cal, const Topology *t,
 
 RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
     RoundTrace r;
-    if (c.members <= 1 || !simulated(c, cal, t)) return r;
+    if (c.members <= 1 || !simulated(c, cal, t) || overlapped(c, cal)) return r;
     CrowdCache own;
     const bool is_inline = inline_round(c);
     const SimInput in = sim_input(c, cal, is_inline, round_crowd_costs(c, cal, is_inline, cache ? cache : &own),

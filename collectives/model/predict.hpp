@@ -45,6 +45,7 @@
 #include "calibration.hpp"
 #include "collectives/algorithms.hpp"
 #include "crowded_sim.hpp"
+#include "overlap.hpp"
 #include "topology.hpp"
 
 namespace acpx::collectives::model {
@@ -60,6 +61,9 @@ struct Case {
     uint64_t bytes = 0;     // bcast: the round's bytes; allgather: per block
     bool buffered = false;  // buffered handles copy in and out of their buffers
     uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
+    // ACP_COL_RING_DEPTH holds the handle's small rounds to fewer slots
+    // than its default: they are not priced back to back (overlap.hpp).
+    bool ring_capped = false;
 };
 
 struct Message {
@@ -186,6 +190,10 @@ struct Prediction {
     double comm_s = 0, memcpy_s = 0;
     bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
     CrowdCosts crowd;        // what that simulation used
+    // Instead: comm_s is the busiest core's work in rounds back to back
+    // (overlap.hpp), with these costs of a copy.
+    bool overlapped = false;
+    OverlapCosts overlap;
     double total() const { return comm_s + memcpy_s; }
 };
 

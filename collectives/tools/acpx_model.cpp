@@ -53,6 +53,7 @@ struct Args {
     uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
     bool buffered = false, trace = false;
     uint32_t inline_max = acpx::middle::kDefaultInlineMax;  // ACP_COL_INLINE, as the library reads it
+    uint32_t ring_max = acpx::middle::kDefaultRingMax;      // ACP_COL_RING_DEPTH, likewise
 };
 
 bool fail(const char *what) {
@@ -118,18 +119,24 @@ bool parse(int argc, char **argv, Args *a) {
     return true;
 }
 
+// k at `size` bytes, as a handle of that size gets it.
+cm::Case at_size(const Args &a, cm::Case k, uint64_t size) {
+    k.bytes = size;
+    k.ring_capped = k.op == cm::Op::kBcast && acpx::middle::bcast_ring_capped(size, a.inline_max, a.ring_max);
+    return k;
+}
+
 cm::Case base_case(const Args &a, uint64_t size) {
     cm::Case c;
     c.op = a.op == "bcast" ? cm::Op::kBcast : cm::Op::kAllgather;
     c.members = static_cast<uint32_t>(a.procs);
     c.root = static_cast<uint32_t>(a.root);
-    c.bytes = size;
     c.buffered = a.buffered;
     c.inline_bytes = std::min(a.inline_max, acpx::middle::inline_bytes_for(c.op == cm::Op::kBcast
                                                                                 ? acpx::middle::Kind::kBcast
                                                                                 : acpx::middle::Kind::kAllgather,
                                                                             c.members, 1));
-    return c;
+    return at_size(a, c, size);
 }
 
 std::string human(uint64_t b) {
@@ -213,7 +220,15 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                     "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
     }
-    if (a.trace) print_trace(c, cal, t, &cache);
+    if (p.overlapped)
+        std::printf("# %u procs on %u cores: rounds back to back (the root runs ahead of its members), priced by "
+                    "the busiest core's copies: %.3f us on each core for one across cores, %.3f us for one within a "
+                    "core\n", c.members, cal.cores, p.overlap.cross_s * 1e6, p.overlap.same_s * 1e6);
+    if (a.trace && p.overlapped)
+        std::printf("# --trace: this round is not simulated: its rounds overlap, and the busiest core sets their "
+                    "pace (above)\n");
+    else if (a.trace)
+        print_trace(c, cal, t, &cache);
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
     return 0;
@@ -237,8 +252,7 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     for (uint64_t size = a.min_size; size <= a.max_size; size *= 2) {
         std::vector<double> us;
         for (const cm::Case &k0 : algos) {
-            cm::Case k = k0;
-            k.bytes = size;
+            const cm::Case k = at_size(a, k0, size);
             us.push_back(cm::predict_seconds(k, cal, t, &cache) * 1e6);
         }
         const size_t best = cm::pick_fastest(us);
@@ -266,6 +280,8 @@ int main(int argc, char **argv) {
     std::string why;
     if (!acpx::middle::inline_max_from_env(&a.inline_max, &why))
         return std::fprintf(stderr, "acpx-model: ACP_COL_INLINE: %s\n", why.c_str()), 2;
+    if (!acpx::middle::ring_max_from_env(&a.ring_max, &why))
+        return std::fprintf(stderr, "acpx-model: ACP_COL_RING_DEPTH: %s\n", why.c_str()), 2;
     cm::Calibration cal;
     if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
     if (!cm::load_calibration(&cal, &why)) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;

@@ -143,6 +143,19 @@ grep -q '^acpx-model: ACP_COL_INLINE: ' "$dir/out" || fail "ACP_COL_INLINE=lots:
 # More ranks than the calibration's cores on one node: simulated, and said so.
 "$model" predict --algo binomial --procs "$crowd" --size 64K --calibration "$dir/cal.json" > "$dir/p.txt"
 grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node: $(cat "$dir/p.txt")"
+# Its small rounds run back to back, which the calibration measured: not
+# simulated; one slot ahead (ACP_COL_RING_DEPTH=2), simulated again.
+"$model" predict --algo binomial --procs "$crowd" --size 1K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
+grep -q 'rounds back to back' "$dir/p.txt" || fail "predict of a small round on a crowded node: $(cat "$dir/p.txt")"
+grep -q '^# --trace: this round is not simulated: its rounds overlap' "$dir/p.txt" \
+    || fail "--trace of a small round: $(cat "$dir/p.txt")"
+ACP_COL_RING_DEPTH=2 "$model" predict --algo binomial --procs "$crowd" --size 1K --calibration "$dir/cal.json" \
+    > "$dir/p.txt"
+grep -q 'the round is simulated' "$dir/p.txt" || fail "ACP_COL_RING_DEPTH=2: $(cat "$dir/p.txt")"
+if ACP_COL_RING_DEPTH=3 "$model" predict --algo binomial --procs 2 --size 1K > "$dir/out" 2>&1; then
+    fail "ACP_COL_RING_DEPTH=3: accepted"
+fi
+grep -q '^acpx-model: ACP_COL_RING_DEPTH: ' "$dir/out" || fail "ACP_COL_RING_DEPTH=3: $(cat "$dir/out")"
 # --trace: the simulated round event by event: every member ends its
 # round once, and binomial's crowd - 1 copies each start once.
 "$model" predict --algo binomial --procs "$crowd" --size 64K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
