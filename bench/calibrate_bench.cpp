@@ -35,6 +35,9 @@
 //   comm_crowd_stream: a block of a pipeline:16 over every rank (round
 //           time / (16 + ranks - 2)), by block size, blocks of 64 bytes
 //           up to a quarter of the largest size (pipeline:4's blocks).
+//   comm_crowd_stream4: the same blocks in pipeline:4 rounds (round
+//           time / (4 + ranks - 2)): with the above, what a pipeline's
+//           round costs beyond its blocks;
 //   comm_crowd_gather: a block of a Bruck allgather over every rank
 //           (round time / (ranks - 1)), by block size, from the first
 //           size above the allgather's inline slots: how much slower an
@@ -444,6 +447,13 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
     const std::vector<double> piped = round_seconds(o, all, piped_sz);
     if (piped.size() != piped_sz.size()) return 1;
+    // A short one of the same blocks: what a round costs beyond them.
+    constexpr unsigned kShort = cm::kCrowdShortStreamSegments;
+    std::vector<size_t> short_sz;
+    for (size_t s : piped_sz) short_sz.push_back(s / kS * kShort);
+    acp_set_col_algorithm(("pipeline:" + std::to_string(kShort)).c_str(), nullptr);
+    const std::vector<double> short_piped = round_seconds(o, all, short_sz);
+    if (short_piped.size() != short_sz.size()) return 1;
     // An allgather, whose arrays hold every rank's block: above its
     // inline slots (the model prices inline rounds by their switches).
     const uint32_t gather_inline = middle::inline_bytes_for(middle::Kind::kAllgather, static_cast<uint32_t>(np), 1);
@@ -483,11 +493,15 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
     for (size_t i = 0; i < piped_sz.size(); ++i)
         blocks.emplace_back(static_cast<double>(piped_sz[i] / kS), piped[i] / (kS + np - 2));
+    std::vector<std::pair<double, double>> short_blocks;
+    for (size_t i = 0; i < short_sz.size(); ++i)
+        short_blocks.emplace_back(static_cast<double>(short_sz[i] / kShort), short_piped[i] / (kShort + np - 2));
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
     c.comm_crowded_direct = cm::Samples(steps_direct);
     c.comm_fanout_direct = cm::Samples(fans_direct);
     c.comm_crowd_stream = cm::Samples(blocks);
+    c.comm_crowd_stream4 = cm::Samples(short_blocks);
     c.comm_crowd_gather = cm::Samples(gathers);
     c.converge_slow = cm::Samples(converge);
     c.crowd_ranks = static_cast<unsigned>(np);
@@ -496,11 +510,12 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
                 "# switch between ranks on a core, how much slower a copy is, the share of an inline copy that\n"
                 "# holds its sender's core, what a forwarded copy costs more, how much slower a block in a stream\n"
                 "# is, and an allgather's copy; how much slower two copies from two cores into one rank are;\n"
-                "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks)\n",
-                np, c.cores, kS);
-    std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s\n", "# Size",
+                "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
+                "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
+                np, c.cores, kS, kShort, kShort);
+    std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s\n", "# Size",
                 "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)", "switch(us)",
-                "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge");
+                "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)", "start(us)");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
@@ -510,10 +525,12 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
             return std::find_if(v.begin(), v.end(), [&](const auto &p) { return p.first == b; });
         };
         const auto blk = sample(blocks);
-        char pipe[32] = "-", stream[32] = "-";
+        char pipe[32] = "-", stream[32] = "-", pipe4[32] = "-", start[32] = "-";
         if (blk != blocks.end()) {  // blocks are never inline: theirs is the non-inline factor
             std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
             std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
+            std::snprintf(pipe4, sizeof pipe4, "%.3f", c.comm_crowd_stream4.at(b) * 1e6);
+            std::snprintf(start, sizeof start, "%.3f", costs.get(c, b, false).stream_start_s * 1e6);
         }
         const auto gat = sample(gathers);
         char gather[32] = "-", gslow[32] = "-";
@@ -529,10 +546,10 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
             std::snprintf(fan_d, sizeof fan_d, "%.3f", fans_direct[i].second * 1e6);
             std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
         }
-        std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s\n",
-                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
+        std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
+                    "%10s\n", sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
                     c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow,
-                    conv);
+                    conv, pipe4, start);
     }
     std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
                 "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"

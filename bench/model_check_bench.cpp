@@ -80,6 +80,7 @@ int run_model_check(const Options &o) {
                     "predicted(us)", "ratio");
     }
     int in_band = 0, banded = 0, best_hits = 0, best_same = 0, best_points = 0;
+    cm::CrowdCache crowd;  // as create keeps one: each size's crowd costs solved once
     for (bool bcast : {true, false}) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
@@ -117,7 +118,7 @@ int run_model_check(const Options &o) {
                 cm::Case k = algos[a];
                 k.bytes = size;
                 k.ring_capped = bcast && middle::bcast_ring_capped(size, inline_max, ring_max);
-                pts.push_back({cm::algo_name(k), measured[a], cm::predict(k, cal, t).total() * 1e6});
+                pts.push_back({cm::algo_name(k), measured[a], cm::predict(k, cal, t, &crowd).total() * 1e6});
             }
             if (me != 0) continue;
             std::vector<double> predicted;

@@ -214,6 +214,7 @@ auto optional_curves(Cal *c) {
         {"comm_crowded_overlap", &c->comm_crowded_overlap},
         {"comm_fanout_overlap", &c->comm_fanout_overlap},
         {"comm_crowd_stream", &c->comm_crowd_stream},
+        {"comm_crowd_stream4", &c->comm_crowd_stream4},
         {"comm_crowd_gather", &c->comm_crowd_gather},
         {"comm_footprint", &c->comm_footprint},
         {"converge_slow", &c->converge_slow},

@@ -67,6 +67,9 @@
 //                                          // "crowd_ranks" ranks: round /
 //                                          // (16 + ranks - 2), by block
 //                                          // size (optional)
+//     "comm_crowd_stream4": [[bytes, seconds], ...], // the same of a
+//                                          // pipeline:4 round: round / (4 +
+//                                          // ranks - 2) (optional)
 //     "comm_crowd_gather": [[bytes, seconds], ...], // a block of a Bruck
 //                                          // allgather over "crowd_ranks"
 //                                          // ranks: round / (ranks - 1),
@@ -129,6 +132,7 @@ struct Calibration {
     // handles' own ring depth (empty: priced one round at a time, overlap.hpp)
     Samples comm_crowded_overlap, comm_fanout_overlap;
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
+    Samples comm_crowd_stream4;  // a block of a pipeline:4 over crowd_ranks (empty: no round start cost)
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)

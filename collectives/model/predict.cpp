@@ -487,7 +487,9 @@ double forward_at(const Calibration &cal, double bytes, bool is_inline, const Cr
     return with(0) < 0.9 * chain ? solve(with, chain, 0, chain) : 0;
 }
 
-CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
+// cache: for the short pipeline's round share (stream_start_s), whose
+// costs come from a smaller block's, as predict takes them.
+CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s, CrowdCache *cache) {
     CrowdCosts k;
     const double n = cal.crowd_ranks - 1;
     k.switch_s = switch_s;
@@ -516,16 +518,39 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     // core the root shares with the last member is not all the root's),
     // and less than slow + forward_s for blocks of 128 KiB and up.
     if (!cal.comm_crowd_stream.empty() && !cal.comm_stream.empty()) {
-        constexpr unsigned kS = kCrowdStreamSegments;
+        constexpr unsigned kS = kCrowdStreamSegments, kShort = kCrowdShortStreamSegments;
         const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
         const double round_slow = slow_at(cal, bytes * kS, switch_s);
-        auto piped = [&](double s) {
+        const double short_round_slow = slow_at(cal, bytes * kShort, switch_s);
+        // A pipeline:S round's blocks' share of it is slowed as in the
+        // pipeline:16 of as many bytes (round_crowd_costs): for the short
+        // one, that of blocks a quarter the size, solved first (with
+        // their own short pipeline, down to its smallest sample).
+        const double quarter = bytes * kShort / kS;
+        const bool below = cal.comm_crowd_stream4.empty() || quarter < cal.comm_crowd_stream4.points().front().first;
+        const double short_share_slow = below ? -1 : cache->get(cal, quarter, false).round_stream_slow;
+        auto piped = [&](double s, unsigned segments) {
             CrowdCosts t = k;
             t.stream_slow = t.round_stream_slow = s;
-            t.round_slow = round_slow;
-            return sample_round(cal, BcastAlgo::kPipeline, kS, bytes * kS, is_inline, t);
+            if (segments != kS && short_share_slow > 0) t.round_stream_slow = short_share_slow;
+            t.round_slow = segments == kS ? round_slow : short_round_slow;
+            return sample_round(cal, BcastAlgo::kPipeline, segments, bytes * segments, is_inline, t);
         };
-        k.stream_slow = k.round_stream_slow = solve(piped, round, 0.25, 8);
+        k.stream_slow = k.round_stream_slow = solve([&](double s) { return piped(s, kS); }, round, 0.25, 8);
+        // With the short pipeline too: the slowdown that puts the two
+        // rounds as far apart as measured, and what both then lack, a
+        // cost of their own round (at least 0; else as above).
+        if (!cal.comm_crowd_stream4.empty()) {
+            const double short_round = (kShort + n - 1) * cal.comm_crowd_stream4.at(bytes);
+            auto apart = [&](double s) { return piped(s, kS) - piped(s, kShort); };
+            const double want = round - short_round;
+            const double s = apart(0.25) < want && want < apart(8) ? solve(apart, want, 0.25, 8) : 0;
+            const double start = s > 0 ? round - piped(s, kS) : 0;
+            if (start > 0) {
+                k.stream_slow = k.round_stream_slow = s;
+                k.stream_start_s = start;
+            }
+        }
     }
     // Allgathers' copies, from the crowded Bruck allgather: after the
     // rest, which its round also pays. Its samples start above the
@@ -557,7 +582,8 @@ CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline)
     const auto key = std::make_pair(bytes, is_inline);
     auto it = costs_.find(key);
     if (it == costs_.end())
-        it = costs_.emplace(key, costs_with(cal, bytes, is_inline, is_inline ? inline_switch_s_ : switch_s_)).first;
+        it = costs_.emplace(key, costs_with(cal, bytes, is_inline, is_inline ? inline_switch_s_ : switch_s_, this))
+                 .first;
     return it->second;
 }
 
@@ -704,6 +730,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             p.comm_s = simulate_rounds(sim_input(c, cal, is_inline, k));
             cache->remember(key, p.comm_s);
         }
+        if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kPipeline)) p.comm_s += k.stream_start_s;
         p.simulated = true;
         p.crowd = k;
     }

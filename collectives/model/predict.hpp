@@ -134,6 +134,16 @@ struct Step {
 //              comm_crowd_stream a block; 0 without it (such blocks cost
 //              as other copies). It slows what a block adds in a stream
 //              (stream_overhead);
+//   stream_start_s  what a pipeline's round costs on the crowded node on
+//              top of its simulated blocks: solved with stream_slow so
+//              that pipeline:4 (comm_crowd_stream4) and pipeline:16 of
+//              blocks of that size both come out as measured; 0 without
+//              that curve, or where the two need none. Fitted on
+//              pipeline:16 alone, a round's start cost went into every
+//              block: on the 2-core VM pipelines of 1-32 KiB blocks
+//              measured 3.5-14 us a round plus 1.4-4.6 a block, the model
+//              read 1-5 plus 1.5-5.4, and 3-rank pipeline:4 and :8 of 16
+//              KiB blocks came out at 0.74-0.80, pipeline:32 at 1.1-1.2;
 //   round_stream_slow  what slows a streamed block's share of its round's
 //              bytes (Calibration::copy_seconds): stream_slow of the
 //              pipeline:16 round of as many bytes, whose arrays crowd the
@@ -175,7 +185,7 @@ struct Step {
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
-           converge = 1, round_slow = 0, busy = 1;
+           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0;
 };
 
 // The segments of the crowded pipeline that calibrate measures
@@ -184,6 +194,8 @@ struct CrowdCosts {
 // blocks came out at 0.4-0.55x and 2-4 MiB ones at 1.3-1.46x (19 of 28
 // pipeline points at 64 KiB and up in band); on pipeline:16, 28 of 28.
 inline constexpr unsigned kCrowdStreamSegments = 16;
+// And the short one beside it (comm_crowd_stream4), for stream_start_s.
+inline constexpr unsigned kCrowdShortStreamSegments = 4;
 
 struct Prediction {
     std::vector<Step> steps;

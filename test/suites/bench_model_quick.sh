@@ -29,8 +29,8 @@ done
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
-for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_gather \
-    converge_slow comm_crowded_overlap comm_fanout_overlap; do
+for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_stream4 \
+    comm_crowd_gather converge_slow comm_crowded_overlap comm_fanout_overlap; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
@@ -54,7 +54,8 @@ for name in ("comm_crowded", "comm_fanout"):
 PY
 # One row per size (0, 1K..64K), each with a switch time > 0 derived; the
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
-# with its stream factor; the Bruck allgather's blocks above its inline
+# with its stream factor, its pipeline:4 time and the start cost of a
+# pipeline's round (>= 0); the Bruck allgather's blocks above its inline
 # slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor.
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
@@ -64,8 +65,9 @@ awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
 # second measurement.
 awk '/^[0-9]/ { small = $1 <= 16384; if (small != ($4 > 0 && $5 > 0 && $13 >= 0) || !small != ($4 == "-")) bad = 1 }
      END { exit bad }' "$dir/crowd.txt" || fail "crowded calibrate: rounds without slots: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0)) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
-    || fail "crowded calibrate: a block without its pipeline time or factor: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 > 0) || !($18 >= 0)) { bad = 1 }
+     END { exit bad }' "$dir/crowd.txt" \
+    || fail "crowded calibrate: a block without its pipelines' times, factor or start: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0)) bad = 1 } END { exit bad || n != 2 }' \
     "$dir/crowd.txt" || fail "crowded calibrate: an allgather block without its time or factor: $(cat "$dir/crowd.txt")"
 # The share of an inline copy (1K..16K on 3 ranks) that holds its
