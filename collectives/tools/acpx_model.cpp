@@ -207,7 +207,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     }
     if (p.simulated) {
         const cm::CrowdCosts &k = p.crowd;
-        char stream[96] = "";
+        char stream[128] = "";
         if (k.stream_slow > 0)
             std::snprintf(stream, sizeof stream, ", blocks in a stream x%.2f (their share of the round x%.2f)",
                           k.stream_slow, k.round_stream_slow);
@@ -216,6 +216,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         char held[48] = "";
         if (k.busy < 1)
             std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);
+        if (k.stream_start_s > 0 && c.op == cm::Op::kBcast && c.algo == static_cast<uint8_t>(co::BcastAlgo::kPipeline))
+            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream), ", the round +%.2f us",
+                          k.stream_start_s * 1e6);
         std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
                     "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
