@@ -184,6 +184,12 @@ Calibration builtin_calibration() {
     c.comm_crowd_stream = Samples({{64, 1.3e-6}, {1024, 1.51e-6}, {4096, 1.83e-6}, {16384, 3e-6}, {32768, 4.61e-6},
                                    {65536, 7.83e-6}, {131072, 1.67e-5}, {262144, 3.34e-5}, {524288, 6.37e-5},
                                    {1 << 20, 1.37e-4}});
+    // A block of a pipeline:4 over the 3 ranks (2026-11-26, one 3-rank
+    // calibration, bound to cores): with the pipeline:16 above, what a
+    // pipeline's round costs beyond its blocks.
+    c.comm_crowd_stream4 = Samples({{64, 1.76e-6}, {1024, 1.85e-6}, {4096, 2.04e-6}, {16384, 4.35e-6}, {32768, 5.72e-6},
+                                    {65536, 7.77e-6}, {131072, 1.42e-5}, {262144, 2.68e-5}, {524288, 6.09e-5},
+                                    {1 << 20, 1.09e-4}});
     c.comm_crowd_gather = Samples({{32768, 5.54e-6}, {65536, 7.81e-6}, {131072, 1.21e-5}, {262144, 2.24e-5},
                                    {524288, 6.93e-5}, {1 << 20, 1.82e-4}, {2 << 20, 4e-4}, {4 << 20, 8.17e-4}});
     c.crowd_ranks = 3;
