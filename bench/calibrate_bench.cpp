@@ -402,16 +402,21 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     }
     std::vector<int> all(np);
     for (int i = 0; i < np; ++i) all[i] = i;
-    acp_set_col_algorithm("chain", nullptr);
-    const std::vector<double> chain = round_seconds(o, all, sz);
-    if (chain.size() != sz.size()) return 1;
+    // The chain's and the flat tree's rounds (the root copies to every
+    // other rank, nobody forwards) of these sizes; false if one failed.
+    const std::string flat = "knomial:" + std::to_string(np);
+    auto chain_and_flat = [&](const std::vector<size_t> &sizes, std::vector<double> *chain_s,
+                              std::vector<double> *flat_s) {
+        acp_set_col_algorithm("chain", nullptr);
+        *chain_s = round_seconds(o, all, sizes);
+        acp_set_col_algorithm(flat.c_str(), nullptr);
+        *flat_s = round_seconds(o, all, sizes);
+        return chain_s->size() == sizes.size() && flat_s->size() == sizes.size();
+    };
+    std::vector<double> chain, fan;
+    if (!chain_and_flat(sz, &chain, &fan)) return 1;
     std::vector<std::pair<double, double>> steps;
     for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
-    // The flat tree: the root copies to every other rank, nobody forwards.
-    const std::string flat = "knomial:" + std::to_string(np);
-    acp_set_col_algorithm(flat.c_str(), nullptr);
-    const std::vector<double> fan = round_seconds(o, all, sz);
-    if (fan.size() != sz.size()) return 1;
     // Both again without the inline slots, up to their size (above it
     // they are the same rounds): what a multi-block bcast's blocks cost.
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
@@ -421,12 +426,8 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::vector<double> chain_direct, fan_direct;
     {
         const WithoutInlineSlots no_slots;
-        acp_set_col_algorithm("chain", nullptr);
-        chain_direct = round_seconds(o, all, small);
-        acp_set_col_algorithm(flat.c_str(), nullptr);
-        fan_direct = round_seconds(o, all, small);
+        if (!chain_and_flat(small, &chain_direct, &fan_direct)) return 1;
     }
-    if (chain_direct.size() != small.size() || fan_direct.size() != small.size()) return 1;
     // Both again through the slots, back to back as a handle runs them.
     std::vector<size_t> slotted;
     for (size_t b : small)
@@ -434,12 +435,8 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::vector<double> chain_overlap, fan_overlap;
     {
         const AtDefaultRingDepth deep;
-        acp_set_col_algorithm("chain", nullptr);
-        chain_overlap = round_seconds(o, all, slotted);
-        acp_set_col_algorithm(flat.c_str(), nullptr);
-        fan_overlap = round_seconds(o, all, slotted);
+        if (!chain_and_flat(slotted, &chain_overlap, &fan_overlap)) return 1;
     }
-    if (chain_overlap.size() != slotted.size() || fan_overlap.size() != slotted.size()) return 1;
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
     std::vector<size_t> piped_sz;
