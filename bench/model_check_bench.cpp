@@ -97,7 +97,8 @@ int run_model_check(const Options &o) {
         // this VM's speed drifts by 20-30% over some seconds, and a size
         // measured in one slow stretch read 1.3x off its calibration.
         std::vector<double> all_measured(all_sizes.size() * algos.size(), 0.0);
-        const bool ok = o.predict_only || median_of_passes(o.quick ? 1 : 3, all_sizes.size() * algos.size(), [&](size_t i, double *us) {
+        const size_t points = all_sizes.size() * algos.size();
+        const bool ok = o.predict_only || median_of_passes(o.quick ? 1 : 3, points, [&](size_t i, double *us) {
             const size_t size = all_sizes[i / algos.size()];
             const std::string name = cm::algo_name(algos[i % algos.size()]);
             RoundTimes rt;
@@ -147,7 +148,9 @@ int run_model_check(const Options &o) {
             best_hits += hit;
             best_same += same;
             std::printf("#   best: predicted %s, measured %s%s\n", pts[pbest].algo.c_str(), pts[mbest].algo.c_str(),
-                        hit ? "" : same ? "  (same schedule, measured > 10% apart)" : "  (MISS: predicted best > 10% slower)");
+                        hit    ? ""
+                        : same ? "  (same schedule, measured > 10% apart)"
+                               : "  (MISS: predicted best > 10% slower)");
             std::fflush(stdout);
         }
     }

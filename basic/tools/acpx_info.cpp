@@ -127,7 +127,8 @@ void print_collectives() {
     };
     const std::string ring_max = std::to_string(acpx::middle::kDefaultRingMax);
     const Var vars[] = {
-        {"ACP_COL_EXEC", "delegated", "delegated (each member forwards what it holds) or root (one process issues every copy)"},
+        {"ACP_COL_EXEC", "delegated",
+         "delegated (each member forwards what it holds) or root (one process issues every copy)"},
         {"ACP_COL_INLINE", std::to_string(acpx::middle::kDefaultInlineMax / 1024) + "K",
          "bytes per block up to which rounds travel through the control blocks (0: never)"},
         {"ACP_COL_RING_DEPTH", ring_max,

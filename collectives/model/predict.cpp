@@ -355,8 +355,9 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
         for (const Command &x : l.list) {
             const bool streamed = multi && !pairs.insert({x.src, x.dst}).second && !cal.comm_stream.empty();
             const bool stream = streamed && k.stream_slow > 0;
-            const Calibration::CopyPrice price = cal.copy_price(is_inline, streamed, false, static_cast<double>(l.bytes),
-                                                                multi ? static_cast<double>(c.bytes) : 0);
+            const Calibration::CopyPrice price =
+                cal.copy_price(is_inline, streamed, false, static_cast<double>(l.bytes),
+                               multi ? static_cast<double>(c.bytes) : 0);
             double secs = price.seconds;
             if (stream)  // what the block adds, and its share of the round
                 secs = price.adds * k.stream_slow + price.rest() * k.round_stream_slow;

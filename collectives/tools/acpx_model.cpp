@@ -67,9 +67,12 @@ bool parse(int argc, char **argv, Args *a) {
     static const option opts[] = {{"algo", required_argument, nullptr, 'a'},  {"op", required_argument, nullptr, 'o'},
                                   {"procs", required_argument, nullptr, 'p'}, {"size", required_argument, nullptr, 's'},
                                   {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
-                                  {"buffered", no_argument, nullptr, 'b'},    {"topology", required_argument, nullptr, 't'},
-                                  {"map", required_argument, nullptr, 'm'},   {"calibration", required_argument, nullptr, 'c'},
-                                  {"trace", no_argument, nullptr, 'T'},       {"help", no_argument, nullptr, 'h'},
+                                  {"buffered", no_argument, nullptr, 'b'},
+                                  {"topology", required_argument, nullptr, 't'},
+                                  {"map", required_argument, nullptr, 'm'},
+                                  {"calibration", required_argument, nullptr, 'c'},
+                                  {"trace", no_argument, nullptr, 'T'},
+                                  {"help", no_argument, nullptr, 'h'},
                                   {nullptr, 0, nullptr, 0}};
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
@@ -108,7 +111,9 @@ bool parse(int argc, char **argv, Args *a) {
     if (a->procs == 0) return fail("--procs is required");
     if (a->cmd == "predict") {
         if (a->algo.empty()) return fail("predict needs --algo");
-        const std::string op = co::parse_bcast_algo(a->algo) ? "bcast" : co::parse_allgather_algo(a->algo) ? "allgather" : "";
+        const std::string op = co::parse_bcast_algo(a->algo)       ? "bcast"
+                               : co::parse_allgather_algo(a->algo) ? "allgather"
+                                                                   : "";
         if (op.empty()) return fail(("--algo: '" + a->algo + "' is no bcast or allgather algorithm").c_str());
         if (!a->op.empty() && a->op != op) return fail(("--algo " + a->algo + " is a " + op + " algorithm").c_str());
         a->op = op;
@@ -296,7 +301,8 @@ int main(int argc, char **argv) {
         return std::fprintf(stderr, "acpx-model: --topology: %s\n", why.c_str()), 2;
     if (!a.map.empty()) {
         if (a.topology.empty()) return std::fprintf(stderr, "acpx-model: --map needs --topology\n"), 2;
-        if (!cm::read_node_map(a.map, &topo, &why)) return std::fprintf(stderr, "acpx-model: --map: %s\n", why.c_str()), 2;
+        if (!cm::read_node_map(a.map, &topo, &why))
+            return std::fprintf(stderr, "acpx-model: --map: %s\n", why.c_str()), 2;
     }
     const cm::Topology *t = a.topology.empty() ? nullptr : &topo;
     return a.cmd == "predict" ? predict_cmd(a, cal, t) : compare_cmd(a, cal, t);

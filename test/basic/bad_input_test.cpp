@@ -80,7 +80,8 @@ TEST(BadInput, RegistrationArguments) {
     EXPECT_EQ(k, ACP_ATKEY_NULL);
     EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(buf, 0, 0); }), "acp_register_memory", "size");
     EXPECT_EQ(k, ACP_ATKEY_NULL);
-    EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(buf, (1ULL << 34) + 1, 0); }), "acp_register_memory", "size");
+    EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(buf, (1ULL << 34) + 1, 0); }), "acp_register_memory",
+                   "size");
     EXPECT_EQ(k, ACP_ATKEY_NULL);
     EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(buf, 16, 1); }), "acp_register_memory", "color");
     EXPECT_EQ(k, ACP_ATKEY_NULL);

@@ -179,7 +179,8 @@ TEST(BcastLists, KnomialTakesLogKStepsWithKMinusOneSendsEach) {
     // knomial:2 is the binomial tree, entry for entry.
     const CommandList a = bcast_list(BcastAlgo::kKnomial, 13, 4, 2), b = bcast_list(BcastAlgo::kBinomial, 13, 4);
     ASSERT_EQ(a.size(), b.size());
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].dst == b[i].dst && a[i].src == b[i].src && a[i].dep == b[i].dep);
+    for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_TRUE(a[i].dst == b[i].dst && a[i].src == b[i].src && a[i].dep == b[i].dep) << i;
 }
 
 TEST(BcastLists, ChainPassesAlongFromTheRoot) {

@@ -160,7 +160,8 @@ TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     }
     // Down a delegated chain only rank 1 sends to rank 2: the root's round
     // completes, rank 1's fails naming rank 2.
-    JobResult r = acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", "ACP_COL_EXEC=delegated", "ACP_COL_BCAST_ALGO=chain"});
+    JobResult r =
+        acprun(3, {"col-never-send"}, {"ACP_TIMEOUT=2", "ACP_COL_EXEC=delegated", "ACP_COL_BCAST_ALGO=chain"});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << r.err;
     EXPECT_TRUE(has(r.err, "rank 1: acp_wait_col returned -1")) << r.err;

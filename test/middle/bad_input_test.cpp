@@ -37,7 +37,8 @@ TEST(ColBadInput, GroupArguments) {
     EXPECT_EQ(h, ACP_COL_NULL);
     std::vector<int> out_of_range = g;
     out_of_range.back() = np();
-    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, n, out_of_range.data(), a.data(), 64); }), fn, "group");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_direct(0, n, out_of_range.data(), a.data(), 64); }), fn,
+                   "group");
     std::vector<int> negative = g;
     negative.back() = -1;
     EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_direct(n, negative.data(), a.data(), 8); }),
@@ -172,8 +173,10 @@ TEST(ColBadInput, SendArguments) {
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(h, SIZE_MAX, 2); }), fn, "size");
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(ACP_COL_NULL, 0, 1); }), fn, "handle");
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_allgather_direct(h, 0, 1); }), "acp_send_allgather_direct", "handle");
-    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(hb, nullptr, 5); }), "acp_send_bcast_buffered", "array");
-    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(h, a.data(), 5); }), "acp_send_bcast_buffered", "handle");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(hb, nullptr, 5); }), "acp_send_bcast_buffered",
+                   "array");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(h, a.data(), 5); }), "acp_send_bcast_buffered",
+                   "handle");
     EXPECT_EQ(r, ACP_REQUEST_NULL);
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(ACP_REQUEST_NULL), -1); }), "acp_wait_col", "request");
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(ACP_REQUEST_NULL), -1); }), "acp_test_col", "request");

@@ -31,9 +31,10 @@ size_t heap_bytes() {
 
 void create_free_cycles(int cycles, std::vector<int> &g, std::vector<unsigned char> &a) {
     for (int i = 0; i < cycles; ++i) {
-        acp_col_t h = (i % 3 == 0)   ? acp_create_bcast_direct(g[0], static_cast<int>(g.size()), g.data(), a.data(), a.size())
-                      : (i % 3 == 1) ? acp_create_bcast_buffered(g[0], static_cast<int>(g.size()), g.data(), 512)
-                                     : acp_create_allgather_direct(static_cast<int>(g.size()), g.data(), a.data(), 8);
+        const int n = static_cast<int>(g.size());
+        acp_col_t h = (i % 3 == 0)   ? acp_create_bcast_direct(g[0], n, g.data(), a.data(), a.size())
+                      : (i % 3 == 1) ? acp_create_bcast_buffered(g[0], n, g.data(), 512)
+                                     : acp_create_allgather_direct(n, g.data(), a.data(), 8);
         ASSERT_NE(h, ACP_COL_NULL) << "cycle " << i;
         ASSERT_EQ(acp_free_col(h), 0) << "cycle " << i;
     }
