@@ -64,16 +64,13 @@ bool fail(const char *what) {
 bool parse(int argc, char **argv, Args *a) {
     a->cmd = argv[1];
     if (a->cmd != "predict" && a->cmd != "compare") return fail(("unknown command '" + a->cmd + "'").c_str());
-    static const option opts[] = {{"algo", required_argument, nullptr, 'a'},  {"op", required_argument, nullptr, 'o'},
+    static const option opts[] = {{"algo", required_argument, nullptr, 'a'}, {"op", required_argument, nullptr, 'o'},
                                   {"procs", required_argument, nullptr, 'p'}, {"size", required_argument, nullptr, 's'},
                                   {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
-                                  {"buffered", no_argument, nullptr, 'b'},
+                                  {"buffered", no_argument, nullptr, 'b'}, {"trace", no_argument, nullptr, 'T'},
+                                  {"map", required_argument, nullptr, 'm'}, {"help", no_argument, nullptr, 'h'},
                                   {"topology", required_argument, nullptr, 't'},
-                                  {"map", required_argument, nullptr, 'm'},
-                                  {"calibration", required_argument, nullptr, 'c'},
-                                  {"trace", no_argument, nullptr, 'T'},
-                                  {"help", no_argument, nullptr, 'h'},
-                                  {nullptr, 0, nullptr, 0}};
+                                  {"calibration", required_argument, nullptr, 'c'}, {nullptr, 0, nullptr, 0}};
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
         const std::string v = optarg ? optarg : "";
