@@ -522,7 +522,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
         constexpr unsigned kS = kCrowdStreamSegments, kShort = kCrowdShortStreamSegments;
         const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
         const double round_slow = slow_at(cal, bytes * kS, switch_s);
-        const double short_round_slow = slow_at(cal, bytes * kShort, switch_s);
+        double short_round_slow = 0;  // solved only with the short pipeline's curve (below)
         // A pipeline:S round's blocks' share of it is slowed as in the
         // pipeline:16 of as many bytes (round_crowd_costs): for the short
         // one, that of blocks a quarter the size, solved first (with
@@ -542,6 +542,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
         // rounds as far apart as measured, and what both then lack, a
         // cost of their own round (at least 0; else as above).
         if (!cal.comm_crowd_stream4.empty()) {
+            short_round_slow = slow_at(cal, bytes * kShort, switch_s);
             const double short_round = (kShort + n - 1) * cal.comm_crowd_stream4.at(bytes);
             auto apart = [&](double s) { return piped(s, kS) - piped(s, kShort); };
             const double want = round - short_round;
@@ -616,6 +617,8 @@ CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inli
         k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline).round_stream_slow;
         k.round_slow = cache->get(cal, round, is_inline).slow;
     }
+    // The start cost is a pipeline's round's (CrowdCosts::stream_start_s).
+    if (c.op != Op::kBcast || c.algo != static_cast<uint8_t>(BcastAlgo::kPipeline)) k.stream_start_s = 0;
     return k;
 }
 
@@ -731,7 +734,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             p.comm_s = simulate_rounds(sim_input(c, cal, is_inline, k));
             cache->remember(key, p.comm_s);
         }
-        if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kPipeline)) p.comm_s += k.stream_start_s;
+        p.comm_s += k.stream_start_s;  // a pipeline's round (0 for others)
         p.simulated = true;
         p.crowd = k;
     }

@@ -201,7 +201,7 @@ struct Prediction {
     std::vector<Step> steps;
     double comm_s = 0, memcpy_s = 0;
     bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
-    CrowdCosts crowd;        // what that simulation used
+    CrowdCosts crowd;        // what that simulation used (stream_start_s: 0 but for a pipeline)
     // Instead: comm_s is the busiest core's work in rounds back to back
     // (overlap.hpp), with these costs of a copy.
     bool overlapped = false;

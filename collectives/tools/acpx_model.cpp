@@ -218,7 +218,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         char held[48] = "";
         if (k.busy < 1)
             std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);
-        if (k.stream_start_s > 0 && c.op == cm::Op::kBcast && c.algo == static_cast<uint8_t>(co::BcastAlgo::kPipeline))
+        if (k.stream_start_s > 0)  // only a pipeline's round pays it (Prediction::crowd)
             std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream), ", the round +%.2f us",
                           k.stream_start_s * 1e6);
         std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
