@@ -146,6 +146,16 @@ std::vector<double> round_seconds(const Options &o, std::vector<int> &group, con
     return ok ? out : std::vector<double>{};
 }
 
+// A curve of what one copy (or block) of these rounds costs: (size /
+// blocks, round time / copies) for each size measured.
+std::vector<std::pair<double, double>> per_copy(const std::vector<size_t> &sizes, const std::vector<double> &rounds,
+                                                double copies, double blocks = 1) {
+    std::vector<std::pair<double, double>> out;
+    for (size_t i = 0; i < sizes.size(); ++i)
+        out.emplace_back(static_cast<double>(sizes[i]) / blocks, rounds[i] / copies);
+    return out;
+}
+
 // One command-list entry between two members, per size: the round of a
 // 2-member direct bcast (the receiver's ready signal, the data, its
 // arrival signal). On rank 0.
@@ -190,8 +200,7 @@ bool stream_times(const Options &o, const std::vector<size_t> &sz, std::vector<s
     const std::vector<double> piped = round_seconds(o, pair, rounds);
     acp_set_col_algorithm("", nullptr);
     if (piped.size() != rounds.size()) return false;
-    out->clear();
-    for (size_t i = 0; i < rounds.size(); ++i) out->emplace_back(rounds[i] / 16.0, piped[i] / 16);
+    *out = per_copy(rounds, piped, 16, 16);
     return true;
 }
 
@@ -415,8 +424,7 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     };
     std::vector<double> chain, fan;
     if (!chain_and_flat(sz, &chain, &fan)) return 1;
-    std::vector<std::pair<double, double>> steps;
-    for (size_t i = 0; i < sz.size(); ++i) steps.emplace_back(static_cast<double>(sz[i]), chain[i] / (np - 1));
+    const auto steps = per_copy(sz, chain, np - 1);
     // Both again without the inline slots, up to their size (above it
     // they are the same rounds): what a multi-block bcast's blocks cost.
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
@@ -469,30 +477,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
         if (converge.empty()) return 1;
     }
     if (me != 0) return 0;
-    std::vector<std::pair<double, double>> fans, blocks, gathers;
-    for (size_t i = 0; i < sz.size(); ++i) fans.emplace_back(static_cast<double>(sz[i]), fan[i] / (np - 1));
-    auto per_copy = [&](const std::vector<double> &rounds) {  // of the small sizes
-        std::vector<std::pair<double, double>> out;
-        for (size_t i = 0; i < small.size(); ++i) out.emplace_back(static_cast<double>(small[i]), rounds[i] / (np - 1));
-        return out;
-    };
-    auto per_overlapped_copy = [&](const std::vector<double> &rounds) {
-        std::vector<std::pair<double, double>> out;
-        for (size_t i = 0; i < slotted.size(); ++i)
-            out.emplace_back(static_cast<double>(slotted[i]), rounds[i] / (np - 1));
-        return out;
-    };
-    c.comm_crowded_overlap = cm::Samples(per_overlapped_copy(chain_overlap));
-    c.comm_fanout_overlap = cm::Samples(per_overlapped_copy(fan_overlap));
-    const auto steps_direct = cm::slotless_curve(per_copy(chain_direct), steps);
-    const auto fans_direct = cm::slotless_curve(per_copy(fan_direct), fans);
-    for (size_t i = 0; i < gather_sz.size(); ++i)
-        gathers.emplace_back(static_cast<double>(gather_sz[i]), gathered[i] / (np - 1));
-    for (size_t i = 0; i < piped_sz.size(); ++i)
-        blocks.emplace_back(static_cast<double>(piped_sz[i] / kS), piped[i] / (kS + np - 2));
-    std::vector<std::pair<double, double>> short_blocks;
-    for (size_t i = 0; i < short_sz.size(); ++i)
-        short_blocks.emplace_back(static_cast<double>(short_sz[i] / kShort), short_piped[i] / (kShort + np - 2));
+    const auto fans = per_copy(sz, fan, np - 1);
+    c.comm_crowded_overlap = cm::Samples(per_copy(slotted, chain_overlap, np - 1));
+    c.comm_fanout_overlap = cm::Samples(per_copy(slotted, fan_overlap, np - 1));
+    const auto steps_direct = cm::slotless_curve(per_copy(small, chain_direct, np - 1), steps);
+    const auto fans_direct = cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans);
+    const auto gathers = per_copy(gather_sz, gathered, np - 1);
+    const auto blocks = per_copy(piped_sz, piped, kS + np - 2, kS);
+    const auto short_blocks = per_copy(short_sz, short_piped, kShort + np - 2, kShort);
     c.comm_crowded = cm::Samples(steps);
     c.comm_fanout = cm::Samples(fans);
     c.comm_crowded_direct = cm::Samples(steps_direct);
