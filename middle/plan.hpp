@@ -44,6 +44,7 @@ struct MemberAddr {
 
 namespace ctl {
 inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
+inline constexpr size_t kStampBytes = 8;  // a round's stamp; its inline slot follows it
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
@@ -56,7 +57,7 @@ struct Layout {
     // mostly one cache line (8 bytes: 7 rounds in 8), one line to move
     // between cores, not two (middle/README.md). A multiple of 8, so
     // every stamp is an aligned 8-byte store (ACP_COL_INLINE may be any size).
-    size_t arrive_stride() const { return 8 + (inl + 7) / 8 * 8; }
+    size_t arrive_stride() const { return kStampBytes + (inl + 7) / 8 * 8; }
     // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
     size_t signal(uint32_t slot, uint64_t seq) const {
         return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq);
@@ -64,7 +65,7 @@ struct Layout {
     size_t arrive(uint32_t block, uint64_t seq) const {
         return kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
     }
-    size_t inline_at(uint32_t block, uint64_t seq) const { return arrive(block, seq) + 8; }
+    size_t inline_at(uint32_t block, uint64_t seq) const { return arrive(block, seq) + kStampBytes; }
     size_t fwd(uint32_t block, uint64_t seq) const {
         return kSlots + arrive_stride() * depth * n_in + 8 * (size_t{depth} * block + seq % depth);
     }

@@ -256,7 +256,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
                                       : local_data(c) + r.offset;
             char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
-            std::memcpy(slot + 8, from, r.length);
+            std::memcpy(slot + ctl::kStampBytes, from, r.length);
             __atomic_store_n(reinterpret_cast<uint64_t *>(slot), load64(c.ctl_base() + ctl::kStamp),
                              __ATOMIC_RELEASE);
             c.out_issued[j] = 1;
@@ -267,8 +267,9 @@ bool issue_ready_entries(Col &c, bool *moved) {
                                  ? ctl_ga(c, at(c).inline_at(o.block, c.seq))
                                  : c.my_data + r.offset;
         const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
-        acp_handle_t h = acp_copy(small ? stamp + 8 : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), 8, h);
+        acp_handle_t h =
+            acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         c.last = h;
         c.out_issued[j] = 1;
