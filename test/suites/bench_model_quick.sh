@@ -252,8 +252,27 @@ mkdir -p "$dir/retry/launches"
 for k in 1 2; do cp "$dir/mcd/launches/np3-1.json" "$dir/retry/launches/np3-$k.json"; done
 awk -F, -v OFS=, '$2 == "chain" { $5 = sprintf("%.3f", 2 * $5) } 1' "$dir/held.csv" > "$dir/retry/launches/np3-1.csv"
 cp "$dir/held.csv" "$dir/retry/launches/np3-2.csv"
+# Launch 2's curves that its held check does not read, tripled: the merged
+# calibration holds the median of the two launches, twice launch 1's.
+other_curves="comm_crowded_overlap comm_fanout_overlap comm_crowd_stream4"
+python3 - "$dir/retry/launches/np3-2.json" $other_curves <<'PY' || fail "launch 2: curves missing"
+import json, sys
+cal = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    cal[k] = [[b, 3 * v] for b, v in cal[k]]
+json.dump(cal, open(sys.argv[1], "w"))
+PY
 python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/retry" --quick --extra 1 --np 3 --replay \
     > "$dir/retry.txt" 2>&1 || fail "bench/model_check --replay --extra 1: $(cat "$dir/retry.txt")"
+python3 - "$dir/retry/launches/np3-1.json" "$dir/retry/calibration-np3.json" $other_curves <<'PY' \
+    || fail "the merged calibration: not every curve the launches' median"
+import json, sys
+one, merged = (json.load(open(p)) for p in sys.argv[1:3])
+for k in sys.argv[3:]:
+    want = [[b, 2 * v] for b, v in one[k]]
+    if len(merged[k]) != len(want) or any(abs(m[1] - w[1]) > 1e-9 * w[1] for m, w in zip(merged[k], want)):
+        sys.exit("%s: %s, want %s" % (k, merged[k], want))
+PY
 grep -q '^3 processes (2 launches, 1 held)' "$dir/retry.txt" || fail "moved, --extra 1: $(cat "$dir/retry.txt")"
 grep -q '^# over the 1 of 2 launches whose calibration held' "$dir/retry/model_check-np3.txt" \
     || fail "moved, --extra 1: no summary over the held launch: $(cat "$dir/retry/model_check-np3.txt")"
