@@ -56,7 +56,7 @@ struct Col {
     std::vector<uint8_t> out_issued;  // delegated: per plan.out entry
     std::vector<uint8_t> ready_known;  // delegated: per plan.out entry, its receiver's ready byte as last read
     std::vector<uint8_t> seen;        // per plan.wait_slots entry
-    uint32_t ready_scan = 0;          // root mode: members known ready
+    std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
     // On-node members' control blocks mapped here (basic::layer::mapped),
     // found at the first round: small rounds' data, their arrive stamps

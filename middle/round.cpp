@@ -123,7 +123,6 @@ ctl::Layout at(const Col &c) { return c.plan.layout(); }
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
     c.issued = false;
-    c.ready_scan = 0;
     c.last = ACP_HANDLE_NULL;
     std::fill(c.out_issued.begin(), c.out_issued.end(), 0);
     std::fill(c.seen.begin(), c.seen.end(), 0);
@@ -165,26 +164,33 @@ bool started(const Col &c, uint8_t r) {
 
 const uint8_t *ready_bytes(const Col &c) { return c.ctl_base() + at(c).ready(); }
 
-// Delegated: may out entry j go, by its receiver's ready byte? The
-// receiver writes that byte every round and this member reads it from
+// Is a receiver ready, by its ready byte, `known` the value last read?
+// The receiver writes that byte every round and this member reads it from
 // another core: a cache miss each time, most of a small round's time on
 // the root (2 ranks, 8 B: 0.17 us a round). A value read earlier that
 // says ready still does: the byte only moves on, and not past this
-// round while entry j has not gone (the receiver waits for its data).
-// So it is read again only when the last value read no longer does:
-// once in depth - 1 rounds for small rounds.
-bool out_ready(Col &c, size_t j, const uint8_t *ready) {
-    uint8_t &known = c.ready_known[j];
+// round while this member's data for it has not gone (the receiver waits
+// for it). So it is read again only when the last value read no longer
+// does: once in depth - 1 rounds for small rounds. Every round asks
+// until the answer is yes, so `known` is never more than depth behind.
+bool known_ready(const Col &c, uint8_t &known, const uint8_t *byte) {
     if (receiver_ready(c, known)) return true;
-    known = load8(ready + c.plan.out[j].ready);
+    known = load8(byte);
     return receiver_ready(c, known);
 }
 
-// Root mode: are all receivers of the executor's list ready?
+// Delegated: may out entry j go, by its receiver's ready byte?
+bool out_ready(Col &c, size_t j, const uint8_t *ready) {
+    return known_ready(c, c.ready_known[j], ready + c.plan.out[j].ready);
+}
+
+// Root mode: are all receivers of the executor's list ready? Each read
+// as out_ready does: one that was ready for this round (inline: depth - 1
+// rounds ahead) still is.
 bool all_ready(Col &c) {
     const uint8_t *ready = ready_bytes(c);
-    for (; c.ready_scan < c.plan.members; ++c.ready_scan)
-        if (c.ready_scan != c.plan.me && !receiver_ready(c, load8(ready + c.ready_scan))) return false;
+    for (uint32_t m = 0; m < c.plan.members; ++m)
+        if (m != c.plan.me && !known_ready(c, c.member_known[m], ready + m)) return false;
     return true;
 }
 
@@ -343,8 +349,9 @@ bool start_round(Col &c, const char *fn) {
     c.out_issued.assign(c.plan.out.size(), 0);
     c.seen.assign(c.plan.wait_slots.size(), 0);
     // Not ready at any seq: 128 rounds behind (depth <= 64) and not level.
-    if (c.ready_known.size() != c.plan.out.size())
-        c.ready_known.assign(c.plan.out.size(), static_cast<uint8_t>(c.seq + 1 + 128));
+    const auto never = static_cast<uint8_t>(c.seq + 1 + 128);
+    if (c.ready_known.size() != c.plan.out.size()) c.ready_known.assign(c.plan.out.size(), never);
+    if (c.plan.executes_list && c.member_known.size() != c.plan.members) c.member_known.assign(c.plan.members, never);
     return begin_segment(c, fn);
 }
 
