@@ -304,8 +304,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     c->p = p;
     c->rank = group[me];
     std::vector<int> grp(group, group + n);
-    const uint32_t root_index = root_index_of(p, grp);
-    bool ok = basic::layer::alloc_shared(layout_of(p).ready() + ready_count(p, me, root_index), fn, &c->ctl_mem);
+    const PlanBuilder planner(p, me, grp);
+    bool ok = basic::layer::alloc_shared(layout_of(p).ready() + planner.ready_count(), fn, &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
         c->array = static_cast<char *>(array);
         if (array_bytes) {
@@ -339,7 +339,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         release(*c);
         return nullptr;
     }
-    c->plan = build_plan(p, me, grp, table);
+    c->plan = planner.build(table);
     c->id = st.next_id++;
     Col *out = c.get();
     st.cols[c->id] = std::move(c);

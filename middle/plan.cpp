@@ -2,6 +2,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -224,10 +225,9 @@ void plan_root_mode(const Params &p, uint32_t root_index, const MemberEntries &e
 
 // Delegated mode: each member keeps the entries whose source it holds,
 // and writes one ready byte to each member that sends to it.
-void plan_delegated(const Params &p, uint32_t root_index, const MemberEntries &entries, Plan &pl,
-                    const std::vector<int> &group, const std::vector<MemberAddr> &table) {
+void plan_delegated(const ReadyBytes &r, const MemberEntries &entries, Plan &pl, const std::vector<int> &group,
+                    const std::vector<MemberAddr> &table) {
     const uint32_t me = pl.me;
-    const ReadyBytes r = ready_bytes(p, root_index, entries, me);
     std::unordered_set<uint32_t> told;
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me)
@@ -296,10 +296,31 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
     return static_cast<uint32_t>(share < kMin ? 0 : share > kMax ? kMax : share);
 }
 
-uint32_t ready_count(const Params &p, uint32_t me, uint32_t root_index) {
-    if (p.exec == Exec::kRoot)
-        return (p.kind == Kind::kAllgather || me == root_index) ? p.members : 0;
-    return ready_bytes(p, root_index, MemberEntries(p, root_index, false), me).count;
+// What the builder keeps between its two steps: the member's entries and
+// (delegated) its ready bytes, found once.
+struct PlanBuilder::Impl {
+    Impl(const Params &params, uint32_t m, const std::vector<int> &g, bool walk_every_list)
+        : p(params), me(m), group(g), root_index(root_index_of(p, g)), entries(p, root_index, walk_every_list) {
+        if (p.exec == Exec::kDelegated) ready = ready_bytes(p, root_index, entries, me);
+    }
+    const Params p;  // entries refers to it: the Impl stays where it was made
+    const uint32_t me;
+    const std::vector<int> &group;
+    const uint32_t root_index;
+    const MemberEntries entries;
+    ReadyBytes ready;
+};
+
+PlanBuilder::PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, bool walk_every_list)
+    : impl_(std::make_unique<Impl>(p, me, group, walk_every_list)) {}
+
+PlanBuilder::~PlanBuilder() = default;
+
+uint32_t PlanBuilder::ready_count() const {
+    const Impl &b = *impl_;
+    if (b.p.exec == Exec::kRoot)
+        return (b.p.kind == Kind::kAllgather || b.me == b.root_index) ? b.p.members : 0;
+    return b.ready.count;
 }
 
 size_t Plan::bytes() const {
@@ -316,25 +337,28 @@ uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
     return 0;
 }
 
-Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
-                const std::vector<MemberAddr> &table, bool walk_every_list) {
+Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
+    const Impl &b = *impl_;
     Plan pl;
-    pl.members = p.members;
-    pl.me = me;
-    const ctl::Layout at = layout_of(p);
+    pl.members = b.p.members;
+    pl.me = b.me;
+    const ctl::Layout at = layout_of(b.p);
     pl.n_in = at.n_in;
     pl.inline_bytes = static_cast<uint32_t>(at.inl);
     pl.depth = at.depth;
-    const uint32_t root_index = root_index_of(p, group);
-    const MemberEntries entries(p, root_index, walk_every_list);
-    if (p.exec == Exec::kRoot)
-        plan_root_mode(p, root_index, entries, pl, group, table);
+    if (b.p.exec == Exec::kRoot)
+        plan_root_mode(b.p, b.root_index, b.entries, pl, b.group, table);
     else
-        plan_delegated(p, root_index, entries, pl, group, table);
+        plan_delegated(b.ready, b.entries, pl, b.group, table);
     pl.wait_slots.shrink_to_fit();
     pl.wait_from.shrink_to_fit();
     pl.ready_targets.shrink_to_fit();
     return pl;
+}
+
+Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
+                const std::vector<MemberAddr> &table, bool walk_every_list) {
+    return PlanBuilder(p, me, group, walk_every_list).build(table);
 }
 
 size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me) {

@@ -188,7 +188,8 @@ TEST(PlanTurned, EveryMembersPlanIsTheOneEveryListGives) {
                     table[i] = {acpx::basic::ga::encode(100 + i, 5, 0), acpx::basic::ga::encode(100 + i, 6, 64)};
                 }
                 for (uint32_t me = 0; me < n; ++me) {
-                    const Plan got = build_plan(p, me, group, table);
+                    const PlanBuilder planner(p, me, group);
+                    const Plan got = planner.build(table);
                     const Plan want = build_plan(p, me, group, table, true);
                     const std::string at = std::string(name_of(exec)) + " algo " + std::to_string(algo) + " n " +
                                            std::to_string(n) + " member " + std::to_string(me);
@@ -204,7 +205,7 @@ TEST(PlanTurned, EveryMembersPlanIsTheOneEveryListGives) {
                                     a.wait == b.wait && a.dst_data == b.dst_data && a.dst_arrive == b.dst_arrive)
                             << at << " entry " << i;
                     }
-                    EXPECT_EQ(ready_count(p, me, 0), want.n_ready) << at;
+                    EXPECT_EQ(planner.ready_count(), want.n_ready) << at;
                 }
             }
 }
@@ -230,10 +231,11 @@ TEST(PlanTurned, APerBlockTreeNumbersReadyBytesByMember) {
             table[i] = {acpx::basic::ga::encode(100 + i, 5, 0), acpx::basic::ga::encode(100 + i, 6, 64)};
         }
         for (uint32_t me = 0; me < n; ++me) {
-            const Plan pl = build_plan(p, me, group, table);
+            const PlanBuilder planner(p, me, group);
+            const Plan pl = planner.build(table);
             const std::string at = "n " + std::to_string(n) + " member " + std::to_string(me);
             EXPECT_EQ(pl.n_ready, n) << at;
-            EXPECT_EQ(ready_count(p, me, 0), n) << at;
+            EXPECT_EQ(planner.ready_count(), n) << at;
             ASSERT_FALSE(pl.out.empty() && n > 1 && me == 0) << at;  // the owner of block 0 sends it
             for (const OutEntry &o : pl.out) EXPECT_EQ(o.ready, static_cast<uint32_t>(o.dst_rank - 100)) << at;
             // One target per source, at byte `me` of the source's ready bytes.
