@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "copy_bytes.hpp"
 #include "errors.hpp"
 #include "protocol.hpp"
 #include "runtime.hpp"
@@ -95,12 +96,12 @@ void Runtime::start(Gma &g) {
     char *at = mapped ? mapped + (g.raddr - g.remote->base) : nullptr;
     switch (g.kind) {
         case GmaKind::kLocal:
-            if (g.size) std::memmove(g.local, g.local2, g.size);
+            if (g.size) copy_bytes(g.local, g.local2, g.size);
             rc = kDone;
             break;
         case GmaKind::kPut:
             if (at) {
-                std::memcpy(at, g.local, g.size);
+                copy_bytes(at, g.local, g.size);
                 std::atomic_thread_fence(std::memory_order_release);
                 rc = kDone;
                 break;
@@ -114,7 +115,7 @@ void Runtime::start(Gma &g) {
         case GmaKind::kGet:
             if (at) {
                 std::atomic_thread_fence(std::memory_order_acquire);
-                std::memcpy(g.local, at, g.size);
+                copy_bytes(g.local, at, g.size);
                 rc = kDone;
                 break;
             }

@@ -1,7 +1,7 @@
 # The basic layer: libacpx's GA, registration, GMA engine, agent, bootstrap
 # and transports; plus the launcher (acprun) and the info tool.
 libacpx_la_SOURCES = \
-	basic/errors.cpp basic/errors.hpp \
+	basic/errors.cpp basic/errors.hpp basic/copy_bytes.cpp basic/copy_bytes.hpp \
 	basic/config.cpp basic/config.hpp basic/idle.cpp basic/idle.hpp \
 	basic/ga.hpp basic/protocol.hpp \
 	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \

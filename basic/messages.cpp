@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "copy_bytes.hpp"
 #include "errors.hpp"
 #include "protocol.hpp"
 #include "runtime.hpp"
@@ -125,7 +126,7 @@ void Runtime::execute_copy(const Blob &m) {
         LocalReg *dst = local_reg(d.tag);
         if (!dst) return refuse("destination not registered here");
         if (!fits(d.offset, c.size, dst->size)) return refuse("destination passes its registration");
-        std::memmove(dst->base + d.offset, src->base + s.offset, c.size);
+        copy_bytes(dst->base + d.offset, src->base + s.offset, c.size);
         reply_copy_done(c.issuer, c.handle, 0);
         return;
     }

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "basic/copy_bytes.hpp"
 #include "basic/errors.hpp"
 #include "basic/ga.hpp"
 #include "collectives/algorithms.hpp"
@@ -96,11 +97,11 @@ void copy_in(Col &c) {
     const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
     auto *buf = static_cast<char *>(c.buffer.base);
     if (c.p.kind == Kind::kBcast) {
-        if (c.rank == c.p.root && len) std::memcpy(buf, c.in + pos, len);
+        if (c.rank == c.p.root && len) basic::copy_bytes(buf, c.in + pos, len);
     } else {
-        if (len) std::memcpy(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
+        if (len) basic::copy_bytes(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
         if (c.seg == 0 && c.size)  // its own block, straight to recvbuf
-            std::memmove(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
+            basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
     }
 }
 
@@ -110,11 +111,12 @@ void copy_out(Col &c) {
     if (!len) return;
     const auto *buf = static_cast<const char *>(c.buffer.base);
     if (c.p.kind == Kind::kBcast) {
-        if (c.rank != c.p.root) std::memcpy(c.out + pos, buf, len);
+        if (c.rank != c.p.root) basic::copy_bytes(c.out + pos, buf, len);
         return;
     }
     for (uint32_t b = 0; b < c.plan.members; ++b)
-        if (b != c.plan.me) std::memcpy(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
+        if (b != c.plan.me)
+            basic::copy_bytes(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
 }
 
 // Where this handle's slots are in every member's control block.
@@ -262,7 +264,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
                                       : local_data(c) + r.offset;
             char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
-            std::memcpy(slot + ctl::kStampBytes, from, r.length);
+            basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
             __atomic_store_n(reinterpret_cast<uint64_t *>(slot), load64(c.ctl_base() + ctl::kStamp),
                              __ATOMIC_RELEASE);
             c.out_issued[j] = 1;
@@ -298,8 +300,7 @@ bool check_arrivals(Col &c) {
         c.seen[i] = 1;
         if (slot < c.plan.n_in && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
-            std::memcpy(local_data(c) + r.offset,
-                        c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
+            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
         }
         if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
             c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +

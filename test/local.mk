@@ -14,10 +14,16 @@ test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CF
 test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
 test_launcher_fault_prog_LDADD = libacpx.la
+# In-process: the runtime's memory copies.
+check_PROGRAMS += test/basic/copy_bytes_test
+test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
+test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
-	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/suites/bench_copy_quick.sh \
+	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/basic/copy_bytes_test \
+	test/suites/bench_copy_quick.sh \
 	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
