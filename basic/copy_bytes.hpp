@@ -8,11 +8,11 @@
 // 1-15 bytes after the source modulo 4096 (a 16 KiB copy: 4.8 us against
 // 0.16-0.18 at other distances; 2x at 16 bytes, 1.7-2.3x at 48-72).
 // A bcast's inline slot starts 8 bytes after its stamp, so a root
-// storing from a user array lands on such a distance for many arrays:
-// 2-rank rounds of 16 KiB took 7-10 us in some launches and 2-2.5 in
-// others, as the arrays fell. Below the threshold glibc copies with
-// vector moves, at any distance alike; so in the window, copy_bytes
-// copies in pieces below it.
+// storing from an array at page offset 16 (glibc's malloc of 128 KiB and
+// up) lands 8 bytes on: 2-rank rounds of 16 KiB from arrays at offsets
+// 16 and 24 took 3.5-14 us, from 0, 8 or 64 about 2. Below the threshold
+// glibc copies with vector moves, at any distance alike; so in the
+// window, copy_bytes copies in pieces below it.
 #pragma once
 
 #include <cstddef>
