@@ -1,7 +1,6 @@
 // Handling of the control messages of protocol.hpp, and execution of
 // copies delegated to this rank (this rank owns their source bytes).
 #include <algorithm>
-#include <cstring>
 
 #include "copy_bytes.hpp"
 #include "errors.hpp"

@@ -19,7 +19,6 @@
 #include "round.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "basic/copy_bytes.hpp"
 #include "basic/errors.hpp"

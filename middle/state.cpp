@@ -14,8 +14,8 @@ State &State::get() {
 }
 
 size_t Col::memory() const {
-    return sizeof(Col) + plan.bytes() - sizeof(Plan) + ctl_mem.size + buffer.size +
-           out_issued.capacity() + ready_known.capacity() + member_known.capacity() + seen.capacity() + out_direct.capacity() * sizeof(Direct) +
+    return sizeof(Col) + plan.bytes() - sizeof(Plan) + ctl_mem.size + buffer.size + out_issued.capacity() +
+           ready_known.capacity() + member_known.capacity() + seen.capacity() + out_direct.capacity() * sizeof(Direct) +
            ready_direct.capacity() * sizeof(uint8_t *) + mappings.capacity() * sizeof(std::shared_ptr<void>);
 }
 
