@@ -13,6 +13,7 @@
 
 #include "../basic/config.hpp"
 #include "acp.h"
+#include "placement.hpp"
 
 namespace acpx::bench {
 
@@ -202,12 +203,13 @@ void Csv::row(const std::string &benchmark, const std::string &op, size_t size, 
 }
 
 bool median_of_passes(int passes, size_t items, const std::function<bool(size_t, double *)> &measure,
-                      std::vector<double> *out) {
+                      std::vector<double> *out, Placement *placement) {
     std::vector<std::vector<double>> runs(items);
     for (int pass = 0; pass < passes; ++pass)
         for (size_t i = 0; i < items; ++i) {
             double v = 0;
-            if (!measure(i, &v)) return false;
+            const auto one = [&](double *x) { return measure(i, x); };
+            if (!(placement ? placement->measure(one, &v) : one(&v))) return false;
             runs[i].push_back(v);
         }
     out->clear();

@@ -98,10 +98,12 @@ int rounds_for_min_ms(int rounds, double my_round_us, double min_ms);
 
 // Interleaved passes: `passes` times, measure(i, &value) for each item i
 // in turn; *out gets each item's median. A burst of noise on this shared
-// machine then hits one sample of an item, not all of them. False as
-// soon as a measurement fails.
+// machine then hits one sample of an item, not all of them. With a
+// placement, each sample is taken on a near pair (placement.hpp). False
+// as soon as a measurement fails.
+class Placement;
 bool median_of_passes(int passes, size_t items, const std::function<bool(size_t, double *)> &measure,
-                      std::vector<double> *out);
+                      std::vector<double> *out, Placement *placement = nullptr);
 
 int run_copy(const Options &o);
 int run_calibrate(const Options &o);

@@ -59,6 +59,9 @@
 // sample timed for at least 50 ms, and a sample standing over 1.25x
 // above the line between its neighbours is measured again
 // (remeasure_bumps); --quick: one pass, short, nothing measured again.
+// Every sample is taken while ranks 0 and 1 run on a near pair of cores
+// (placement.hpp): on this VM a far pair made calibrations 2-4x slower at
+// 1-16 KiB than the checks they were judged by.
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +81,7 @@
 #include "acp.h"
 #include "basic/layer.hpp"
 #include "bench_common.hpp"
+#include "placement.hpp"
 #include "collectives/model/calibration.hpp"
 #include "collectives/model/overlap.hpp"
 #include "collectives/model/predict.hpp"
@@ -104,7 +108,7 @@ constexpr int kBumpRetries = 2;
 // them are measured again, up to kBumpRetries times, and each keeps the
 // lower median. Every rank sees the same times (the max over ranks),
 // so all take the same turns. False if a measurement fails.
-bool remeasure_bumps(const Options &o, const std::vector<double> &x, const Measure &measure,
+bool remeasure_bumps(const Options &o, Placement &place, const std::vector<double> &x, const Measure &measure,
                      std::vector<double> *secs) {
     for (int retry = 0; retry < kBumpRetries && !o.quick; ++retry) {
         std::vector<std::pair<double, double>> pts;
@@ -112,7 +116,8 @@ bool remeasure_bumps(const Options &o, const std::vector<double> &x, const Measu
         const std::vector<size_t> bumped = cm::bumps(pts, kBump);
         if (bumped.empty()) return true;
         std::vector<double> again;
-        if (!median_of_passes(3, bumped.size(), [&](size_t j, double *s) { return measure(bumped[j], s); }, &again))
+        const auto one = [&](size_t j, double *s) { return measure(bumped[j], s); };
+        if (!median_of_passes(3, bumped.size(), one, &again, &place))
             return false;
         for (size_t j = 0; j < bumped.size(); ++j) {
             double &old = (*secs)[bumped[j]];
@@ -130,8 +135,8 @@ bool remeasure_bumps(const Options &o, const std::vector<double> &x, const Measu
 // all sizes (one with --quick), bumps measured again. A single pass left
 // dents of 20% in the curves, and the model reads their shape. Empty on
 // failure.
-std::vector<double> round_seconds(const Options &o, std::vector<int> &group, const std::vector<size_t> &sz,
-                                  bool bcast = true) {
+std::vector<double> round_seconds(const Options &o, Placement &place, std::vector<int> &group,
+                                  const std::vector<size_t> &sz, bool bcast = true) {
     const Measure measure = [&](size_t i, double *s) {
         RoundTimes t;
         const int rounds = model_rounds(o, sz[i], static_cast<int>(group.size()));
@@ -141,8 +146,8 @@ std::vector<double> round_seconds(const Options &o, std::vector<int> &group, con
         return true;
     };
     std::vector<double> out;
-    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &out) &&
-                    remeasure_bumps(o, std::vector<double>(sz.begin(), sz.end()), measure, &out);
+    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &out, &place) &&
+                    remeasure_bumps(o, place, std::vector<double>(sz.begin(), sz.end()), measure, &out);
     return ok ? out : std::vector<double>{};
 }
 
@@ -159,10 +164,10 @@ std::vector<std::pair<double, double>> per_copy(const std::vector<size_t> &sizes
 // One command-list entry between two members, per size: the round of a
 // 2-member direct bcast (the receiver's ready signal, the data, its
 // arrival signal). On rank 0.
-std::vector<std::pair<double, double>> entry_times(const Options &o, const std::vector<size_t> &sz) {
+std::vector<std::pair<double, double>> entry_times(const Options &o, Placement &place, const std::vector<size_t> &sz) {
     std::vector<int> pair = {0, 1};
     acp_set_col_algorithm("binomial", nullptr);
-    const std::vector<double> secs = round_seconds(o, pair, sz);
+    const std::vector<double> secs = round_seconds(o, place, pair, sz);
     acp_set_col_algorithm("", nullptr);
     std::vector<std::pair<double, double>> out;
     for (size_t i = 0; i < secs.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), secs[i]);
@@ -191,13 +196,14 @@ struct AtDefaultRingDepth {
 // A block right behind another between ranks 0 and 1: 2-member
 // pipeline:16 rounds / 16, per block of at least 64 bytes (the blocks'
 // alignment). False if a measurement fails.
-bool stream_times(const Options &o, const std::vector<size_t> &sz, std::vector<std::pair<double, double>> *out) {
+bool stream_times(const Options &o, Placement &place, const std::vector<size_t> &sz,
+                  std::vector<std::pair<double, double>> *out) {
     std::vector<size_t> rounds;
     for (size_t s : sz)
         if (s >= 16 * 64) rounds.push_back(s);
     std::vector<int> pair = {0, 1};
     acp_set_col_algorithm("pipeline:16", nullptr);
-    const std::vector<double> piped = round_seconds(o, pair, rounds);
+    const std::vector<double> piped = round_seconds(o, place, pair, rounds);
     acp_set_col_algorithm("", nullptr);
     if (piped.size() != rounds.size()) return false;
     *out = per_copy(rounds, piped, 16, 16);
@@ -207,7 +213,7 @@ bool stream_times(const Options &o, const std::vector<size_t> &sz, std::vector<s
 // comm_footprint (see the top): seconds of a 1 MiB entry against the
 // bytes both ranks' arrays span. Each pass walks the array at least twice,
 // so the largest ones are out of every cache when they are read again.
-std::vector<std::pair<double, double>> footprint_times(const Options &o) {
+std::vector<std::pair<double, double>> footprint_times(const Options &o, Placement &place) {
     constexpr size_t kEntry = 1u << 20;
     std::vector<size_t> arrays;
     for (size_t a = kEntry; a <= (o.quick ? 16u : 128u) << 20; a *= o.quick ? 16 : 2) arrays.push_back(a);
@@ -238,8 +244,8 @@ std::vector<std::pair<double, double>> footprint_times(const Options &o) {
     };
     std::vector<double> secs, spans;
     for (size_t a : arrays) spans.push_back(2.0 * static_cast<double>(a));
-    const bool ok = median_of_passes(o.quick ? 1 : 3, arrays.size(), measure, &secs) &&
-                    remeasure_bumps(o, spans, measure, &secs);
+    const bool ok = median_of_passes(o.quick ? 1 : 3, arrays.size(), measure, &secs, &place) &&
+                    remeasure_bumps(o, place, spans, measure, &secs);
     acp_set_col_algorithm("", nullptr);
     std::vector<std::pair<double, double>> out;
     if (!ok) return out;
@@ -296,7 +302,8 @@ bool mkdirs_for(const std::string &file) {
 // adjacent ranges of rank 2's array at once, over each one's alone.
 // Both copy back to back the same count of times, so their copies
 // overlap but at the ends. Collective; empty on failure.
-std::vector<std::pair<double, double>> converge_factors(const Options &o, const std::vector<size_t> &sz) {
+std::vector<std::pair<double, double>> converge_factors(const Options &o, Placement &place,
+                                                        const std::vector<size_t> &sz) {
     const int me = acp_rank();
     // Whether two ranges share the receiver's page-table spans (2 MiB
     // each on x86-64) depends on where the array starts, which a user's
@@ -345,7 +352,7 @@ std::vector<std::pair<double, double>> converge_factors(const Options &o, const 
         return true;
     };
     std::vector<double> factors;
-    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &factors);
+    const bool ok = median_of_passes(o.quick ? 1 : 3, sz.size(), measure, &factors, &place);
     acp_unregister_memory(key);
     std::vector<std::pair<double, double>> out;
     for (size_t i = 0; ok && i < sz.size(); ++i) out.emplace_back(static_cast<double>(sz[i]), factors[i]);
@@ -368,13 +375,13 @@ bool read_two_rank_file(const std::string &path, const char *adds, cm::Calibrati
 }
 
 // 2 ranks on two nodes: the network's copies, added to the 2-rank file.
-int calibrate_network(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
+int calibrate_network(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &path) {
     cm::Calibration c;
     if (!read_two_rank_file(path, "the network's curves", &c)) return 2;
-    const std::vector<std::pair<double, double>> entry = entry_times(o, sz);
+    const std::vector<std::pair<double, double>> entry = entry_times(o, place, sz);
     if (entry.size() != sz.size()) return 1;
     std::vector<std::pair<double, double>> stream;
-    if (!stream_times(o, sz, &stream)) return 1;
+    if (!stream_times(o, place, sz, &stream)) return 1;
     if (acp_rank() != 0) return 0;
     c.comm_net = cm::Samples(entry);
     c.comm_net_stream = cm::Samples(stream);
@@ -392,7 +399,7 @@ int calibrate_network(const Options &o, const std::vector<size_t> &sz, const std
 }
 
 // More ranks than cores: the crowded curve, added to the 2-rank file.
-int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std::string &path) {
+int calibrate_crowded(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &path) {
     const int me = acp_rank(), np = acp_procs();
     cm::Calibration c;
     if (!read_two_rank_file(path, "the crowded curve", &c)) return 2;
@@ -417,9 +424,9 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     auto chain_and_flat = [&](const std::vector<size_t> &sizes, std::vector<double> *chain_s,
                               std::vector<double> *flat_s) {
         acp_set_col_algorithm("chain", nullptr);
-        *chain_s = round_seconds(o, all, sizes);
+        *chain_s = round_seconds(o, place, all, sizes);
         acp_set_col_algorithm(flat.c_str(), nullptr);
-        *flat_s = round_seconds(o, all, sizes);
+        *flat_s = round_seconds(o, place, all, sizes);
         return chain_s->size() == sizes.size() && flat_s->size() == sizes.size();
     };
     std::vector<double> chain, fan;
@@ -450,14 +457,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     std::vector<size_t> piped_sz;
     for (size_t s = kS * 64; s <= sz.back() / 4 * kS; s *= 2) piped_sz.push_back(s);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
-    const std::vector<double> piped = round_seconds(o, all, piped_sz);
+    const std::vector<double> piped = round_seconds(o, place, all, piped_sz);
     if (piped.size() != piped_sz.size()) return 1;
     // A short one of the same blocks: what a round costs beyond them.
     constexpr unsigned kShort = cm::kCrowdShortStreamSegments;
     std::vector<size_t> short_sz;
     for (size_t s : piped_sz) short_sz.push_back(s / kS * kShort);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kShort)).c_str(), nullptr);
-    const std::vector<double> short_piped = round_seconds(o, all, short_sz);
+    const std::vector<double> short_piped = round_seconds(o, place, all, short_sz);
     if (short_piped.size() != short_sz.size()) return 1;
     // An allgather, whose arrays hold every rank's block: above its
     // inline slots (the model prices inline rounds by their switches).
@@ -466,14 +473,14 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     for (size_t b : sz)
         if (b > gather_inline) gather_sz.push_back(b);
     acp_set_col_algorithm(nullptr, "bruck");
-    const std::vector<double> gathered = round_seconds(o, all, gather_sz, false);
+    const std::vector<double> gathered = round_seconds(o, place, all, gather_sz, false);
     acp_set_col_algorithm("", "");
     if (gathered.size() != gather_sz.size()) return 1;
     // Two writers into one receiver from two cores (rank r runs on core
     // r mod cores): ranks 0 and 1 into rank 2.
     std::vector<std::pair<double, double>> converge;
     if (c.cores >= 2 && np >= 3) {
-        converge = converge_factors(o, sz);
+        converge = converge_factors(o, place, sz);
         if (converge.empty()) return 1;
     }
     if (me != 0) return 0;
@@ -556,35 +563,16 @@ int calibrate_crowded(const Options &o, const std::vector<size_t> &sz, const std
     return 0;
 }
 
-}  // namespace
-
-int run_calibrate(const Options &o) {
+// 2 ranks of one node: the pair's curves and memcpy, a new file at path.
+int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &out) {
     const int me = acp_rank(), np = acp_procs();
-    // The model prices one round, from start to end on every member
-    // (seed 003). Back-to-back small bcast rounds would overlap (a root
-    // runs up to 63 of them ahead, acp.h), so a sample would be a share
-    // of a round, and allgathers, whose members move in step, would be
-    // priced by it. One slot ahead: the rounds of the seed's measure.
-    setenv("ACP_COL_RING_DEPTH", "2", 1);
-    std::vector<size_t> sz;
-    // Every size even with --quick (sizes(o) would keep two): the model
-    // interpolates between these.
-    for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
-    sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
-    const std::string out = o.out.empty() ? cm::user_calibration_path() : o.out;
-    if (np > 2) return calibrate_crowded(o, sz, out);
-    if (np == 2 && basic::layer::node_id(0) != basic::layer::node_id(1)) return calibrate_network(o, sz, out);
-    if (np != 2) {
-        if (me == 0) std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
-        return 2;
-    }
     cm::Calibration c;
     // First: it touches 128 MiB arrays, and the samples after it should
     // see the memory as the jobs after calibrate will.
-    const auto footprint = footprint_times(o);
+    const auto footprint = footprint_times(o, place);
     if (footprint.empty()) return 1;
     c.comm_footprint = cm::Samples(footprint);
-    c.comm = cm::Samples(entry_times(o, sz));
+    c.comm = cm::Samples(entry_times(o, place, sz));
     if (c.comm.points().size() != sz.size()) return 1;
     std::vector<size_t> small;
     for (size_t s : sz)
@@ -592,12 +580,12 @@ int run_calibrate(const Options &o) {
     std::vector<std::pair<double, double>> direct;
     {
         const WithoutInlineSlots no_slots;
-        direct = entry_times(o, small);
+        direct = entry_times(o, place, small);
     }
     if (direct.size() != small.size()) return 1;
     c.comm_direct = cm::Samples(cm::slotless_curve(direct, c.comm.points()));
     std::vector<std::pair<double, double>> stream;
-    if (!stream_times(o, sz, &stream)) return 1;
+    if (!stream_times(o, place, sz, &stream)) return 1;
     c.comm_stream = cm::Samples(stream);
     if (me != 0) return 0;
     c.memcpy = cm::Samples(memcpy_samples(o, sz));
@@ -623,6 +611,35 @@ int run_calibrate(const Options &o) {
     if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", out.c_str()), 1;
     std::printf("# written to %s (the library reads it at create; ACP_CALIBRATION overrides)\n", out.c_str());
     return 0;
+}
+
+}  // namespace
+
+int run_calibrate(const Options &o) {
+    const int me = acp_rank(), np = acp_procs();
+    // The model prices one round, from start to end on every member
+    // (seed 003). Back-to-back small bcast rounds would overlap (a root
+    // runs up to 63 of them ahead, acp.h), so a sample would be a share
+    // of a round, and allgathers, whose members move in step, would be
+    // priced by it. One slot ahead: the rounds of the seed's measure.
+    setenv("ACP_COL_RING_DEPTH", "2", 1);
+    std::vector<size_t> sz;
+    // Every size even with --quick (sizes(o) would keep two): the model
+    // interpolates between these.
+    for (size_t s = o.min_size; s <= o.max_size; s *= 2) sz.push_back(s);
+    sz.insert(sz.begin(), 0);  // the zero-byte entry: its signals alone
+    const std::string out = o.out.empty() ? cm::user_calibration_path() : o.out;
+    if (np < 2) {
+        std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
+        return 2;
+    }
+    Placement place;
+    int rc;
+    if (np > 2) rc = calibrate_crowded(o, place, sz, out);
+    else if (basic::layer::node_id(0) != basic::layer::node_id(1)) rc = calibrate_network(o, place, sz, out);
+    else rc = calibrate_pair(o, place, sz, out);
+    if (me == 0 && rc == 0) std::printf("# placement: %s\n", place.summary().c_str());
+    return rc;
 }
 
 }  // namespace acpx::bench

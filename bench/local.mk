@@ -1,7 +1,8 @@
 # Benchmarks: acpx-bench (OSU-style tables, CSV) and the comparison scripts.
 bin_PROGRAMS += acpx-bench
 acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_common.hpp bench/col_bench.cpp \
-	bench/copy_bench.cpp bench/memory_bench.cpp bench/calibrate_bench.cpp bench/model_check_bench.cpp
+	bench/copy_bench.cpp bench/memory_bench.cpp bench/calibrate_bench.cpp bench/model_check_bench.cpp \
+	bench/placement.cpp bench/placement.hpp
 acpx_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_bench_LDADD = libacpx.la
 EXTRA_DIST += bench/compare_copy.sh bench/model_check bench/compare

@@ -9,12 +9,14 @@
 // 64 KiB and above, and the share of (op, size) points where the predicted
 // best algorithm is the measured best or within 10% of it (also counting
 // algorithms with the same predicted time, the same schedule, as one).
-// Each point is the median of three passes over all points.
+// Each point is the median of three passes over all points, each
+// sample taken on a near pair of cores, as calibrate's (placement.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "collectives/model/predict.hpp"
 #include "middle/choose.hpp"
 #include "middle/plan.hpp"
+#include "placement.hpp"
 
 namespace acpx::bench {
 namespace {
@@ -80,6 +83,8 @@ int run_model_check(const Options &o) {
                     "predicted(us)", "ratio");
     }
     int in_band = 0, banded = 0, best_hits = 0, best_same = 0, best_points = 0;
+    std::optional<Placement> place;  // samples on a near pair, as calibrate took its own
+    if (!o.predict_only) place.emplace();
     cm::CrowdCache crowd;  // as create keeps one: each size's crowd costs solved once
     for (bool bcast : {true, false}) {
         cm::Case base;
@@ -108,7 +113,7 @@ int run_model_check(const Options &o) {
             if (rt.wrong_ranks > 0) return wrong_data("model-check", rt, size);
             *us = rt.max_us;
             return true;
-        }, &all_measured);
+        }, &all_measured, place ? &*place : nullptr);
         if (!ok) return 1;
         for (size_t si = 0; si < all_sizes.size(); ++si) {
             const size_t size = all_sizes[si];
@@ -162,6 +167,7 @@ int run_model_check(const Options &o) {
                     "with identical schedules as one: %d (%.0f%%)\n",
                     best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0, best_hits + best_same,
                     best_points ? 100.0 * (best_hits + best_same) / best_points : 0.0);
+        std::printf("# placement: %s\n", place->summary().c_str());
     }
     if (csv) std::fclose(csv);
     return 0;

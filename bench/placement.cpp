@@ -1,0 +1,168 @@
+#include "placement.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "acp.h"
+#include "basic/layer.hpp"
+#include "bench_common.hpp"
+
+namespace acpx::bench {
+namespace {
+
+// A pair this much slower one way than the fastest seen is far: the two
+// states measured read 58-63 and 225-350 ns, and a probe's median of
+// chunks moves by less than 1.2x within one.
+constexpr double kFar = 2.0;
+// Probes at start, 10 ms apart, for the fastest time: with a fifth of
+// them far, all 8 far is a chance of 1 in 400,000.
+constexpr int kFloorProbes = 8;
+constexpr long kFloorGapNs = 10'000'000;
+// A probe: the median of kChunks chunks of kTrips round trips (about 60 us
+// near), so a chunk the scheduler interrupts does not count.
+constexpr int kChunks = 5, kTrips = 100;
+// While the pair is far before a sample: sleep this long and look again,
+// at most kMaxSleeps times (half a second), then take it as it comes.
+constexpr long kSleepNs = 20'000'000;
+constexpr int kMaxSleeps = 25;
+// A sample with a far pair after it is measured again, at most this often.
+constexpr int kMaxRedos = 4;
+// A probe gives up when its peer has not answered for this long.
+constexpr double kTimeoutUs = 2e6;
+
+void sleep_ns(long ns) {
+    const timespec t{0, ns};
+    nanosleep(&t, nullptr);
+}
+
+// Until *p holds v; false past the deadline (the clock read now and then,
+// as a read costs a third of the time being measured).
+bool wait_for(const uint64_t *p, uint64_t v, double deadline_us) {
+    for (unsigned spins = 1;; ++spins) {
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == v) return true;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (spins % 4096 == 0 && now_us() > deadline_us) return false;
+    }
+}
+
+}  // namespace
+
+struct Placement::Impl {
+    basic::layer::SharedMemory line;  // rank 1's: the ping at byte 0, the pong at byte 64
+    basic::layer::Mapped pair;        // where rank 0 or 1 reaches it
+    uint64_t seq = 0;                 // the last value sent both ways (the same on ranks 0 and 1)
+    bool active = false;
+    double floor_ns = 0;
+    long samples = 0, waited = 0, sleeps = 0, redone = 0, taken_far = 0;
+
+    // Collective: rank 0's one-way ns, on every rank. A failed probe (a
+    // peer that stopped answering) makes the placement inactive: 0.
+    double probe();
+    bool far(double ns) const { return active && ns > kFar * floor_ns; }
+};
+
+double Placement::Impl::probe() {
+    if (!active) return 0;
+    const int me = acp_rank();
+    double mine = 0;
+    acp_sync();
+    if (me <= 1) {
+        auto *ping = reinterpret_cast<uint64_t *>(pair.ptr), *pong = ping + 8;  // 64 bytes apart: two lines
+        const double deadline = now_us() + kTimeoutUs;
+        std::vector<double> chunks;
+        bool ok = true;
+        for (int c = 0; c < kChunks && ok; ++c) {
+            const double start = now_us();
+            for (int i = 0; i < kTrips && ok; ++i) {
+                const uint64_t v = ++seq;
+                if (me == 0) {
+                    __atomic_store_n(ping, v, __ATOMIC_RELEASE);
+                    ok = wait_for(pong, v, deadline);
+                } else {
+                    ok = wait_for(ping, v, deadline);
+                    __atomic_store_n(pong, v, __ATOMIC_RELEASE);
+                }
+            }
+            chunks.push_back((now_us() - start) * 1e3 / (2.0 * kTrips));
+        }
+        std::sort(chunks.begin(), chunks.end());
+        mine = !ok ? -1 : me == 0 ? chunks[chunks.size() / 2] : 0;
+    }
+    const std::vector<double> all = gather(mine);
+    if (*std::min_element(all.begin(), all.end()) < 0) {
+        if (me == 0) std::fprintf(stderr, "acpx-bench: ranks 0 and 1 stopped answering the placement probe; "
+                                  "samples are taken as they come\n");
+        active = false;
+        return 0;
+    }
+    return all[0];
+}
+
+Placement::Placement() : impl_(std::make_unique<Impl>()) {
+    Impl &p = *impl_;
+    const int me = acp_rank();
+    if (acp_procs() < 2 || basic::layer::node_id(0) != basic::layer::node_id(1)) return;  // the same on every rank
+    acp_ga_t ga = ACP_GA_NULL;
+    if (me == 1 && basic::layer::alloc_shared(128, "acpx-bench (placement probe)", &p.line)) ga = p.line.ga;
+    double bits;  // the GA through gather(), bit for bit
+    std::memcpy(&bits, &ga, sizeof bits);
+    std::memcpy(&ga, &gather(bits)[1], sizeof ga);
+    if (me <= 1 && ga != ACP_GA_NULL) p.pair = basic::layer::mapped(ga, 128);
+    const std::vector<double> have = gather(me > 1 || p.pair.ptr ? 1 : 0);
+    if (*std::min_element(have.begin(), have.end()) == 0) return;
+    p.active = true;
+    for (int k = 0; k < kFloorProbes && p.active; ++k) {
+        if (k > 0) sleep_ns(kFloorGapNs);
+        const double ns = p.probe();
+        if (ns > 0 && (p.floor_ns == 0 || ns < p.floor_ns)) p.floor_ns = ns;
+    }
+    p.active = p.active && p.floor_ns > 0;
+}
+
+Placement::~Placement() {
+    Impl &p = *impl_;
+    if (acp_procs() < 2) return;
+    p.pair = basic::layer::Mapped{};  // rank 0's mapping first: then rank 1 may unmap
+    acp_sync();
+    if (p.line.key != ACP_ATKEY_NULL) basic::layer::free_shared(p.line);
+}
+
+bool Placement::active() const { return impl_->active; }
+
+bool Placement::measure(const std::function<bool(double *)> &measure, double *v) {
+    Impl &p = *impl_;
+    if (!p.active) return measure(v);
+    ++p.samples;
+    for (int redo = 0;; ++redo) {
+        int slept = 0;
+        while (p.far(p.probe()) && slept < kMaxSleeps) {
+            sleep_ns(kSleepNs);
+            ++slept;
+        }
+        p.sleeps += slept;
+        p.waited += redo == 0 && slept > 0;
+        if (!measure(v)) return false;
+        if (!p.far(p.probe())) return true;
+        if (redo == kMaxRedos) return ++p.taken_far, true;
+        ++p.redone;
+    }
+}
+
+std::string Placement::summary() const {
+    const Impl &p = *impl_;
+    if (!p.active) return "ranks 0-1: no placement probe (one rank, two nodes, or the pair not mapped)";
+    char s[256];
+    std::snprintf(s, sizeof s, "ranks 0-1: %.0f ns one way at best; %ld of %ld samples waited for a near pair (%ld "
+                  "sleeps of %ld ms), %ld measured again, %ld taken far", p.floor_ns, p.waited, p.samples, p.sleeps,
+                  kSleepNs / 1'000'000, p.redone, p.taken_far);
+    return s;
+}
+
+}  // namespace acpx::bench

@@ -1,0 +1,55 @@
+// Which physical cores the host gives ranks 0 and 1, told by how long a
+// cache line takes between them, and samples measured while that is the
+// usual placement.
+//
+// On a VM the host runs each vCPU on a core of its choosing and moves it.
+// On the 2-core Zen 4 KVM guest this project is measured on, a line took
+// 58-63 ns one way between the two vCPUs most of the time, and 225-350 ns
+// for stretches of 0.1-0.6 s (about a fifth of the probes 20 ms apart;
+// runs of those are where the host put them on different dies). In those
+// stretches every on-node copy is slower: a 2-rank 16 KiB bcast round took
+// 9-10 us against 2.0-2.6, a 16 KiB write then read across the pair 10-11
+// us against 2.6. acpx-bench calibrate and model-check took their samples
+// in either, so a calibration and its check a minute later could differ
+// 4x at one size with nothing in acpx changed.
+//
+// Binding (acprun --bind-to core) pins ranks to vCPUs, not vCPUs to cores;
+// nothing in the guest pins those. So a sample is taken only while the
+// pair is near: within kFar of the fastest one-way time seen in the run,
+// both just before and just after it; before, while the pair is far, every
+// rank sleeps (the idle vCPU is placed again when it wakes) and looks
+// again. On a machine whose placement does not move (bare metal, bound),
+// the probe reads the same each time and nothing is ever measured again.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace acpx::bench {
+
+class Placement {
+  public:
+    // Collective. Maps a line pair between ranks 0 and 1 and finds the
+    // fastest one-way time (kFloorProbes probes, 10 ms apart). Inactive
+    // (every sample taken as it comes) on one rank, when the two are on
+    // different nodes, or when the pair cannot be mapped.
+    Placement();
+    ~Placement();
+    Placement(const Placement &) = delete;
+    Placement &operator=(const Placement &) = delete;
+
+    bool active() const;
+    // measure(&v), on a near pair (see the top): collective, every rank
+    // takes the same turns. False if measure fails.
+    bool measure(const std::function<bool(double *)> &measure, double *v);
+    // "ranks 0-1: 61 ns one way at best; 12 of 840 samples waited for a near
+    // pair (31 sleeps), 3 measured again, 0 taken far": for the output.
+    std::string summary() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace acpx::bench
