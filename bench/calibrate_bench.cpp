@@ -403,6 +403,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     const int me = acp_rank(), np = acp_procs();
     cm::Calibration c;
     if (!read_two_rank_file(path, "the crowded curve", &c)) return 2;
+    place.prefer(c.pair_ns);  // as near a pair as the 2-rank curves had
     for (int r = 1; r < np; ++r)
         if (basic::layer::node_id(r) != basic::layer::node_id(0)) {
             if (me == 0)
@@ -593,6 +594,7 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     c.created = utc_now();
     c.transport = transport_label();
     c.cores = static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN));
+    c.pair_ns = place.floor_ns();
     std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
     std::printf("%-10s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)");
     for (size_t i = 0; i < sz.size(); ++i)
@@ -633,7 +635,7 @@ int run_calibrate(const Options &o) {
         std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks (acprun -n 2)\n");
         return 2;
     }
-    Placement place;
+    Placement place(!o.quick);
     int rc;
     if (np > 2) rc = calibrate_crowded(o, place, sz, out);
     else if (basic::layer::node_id(0) != basic::layer::node_id(1)) rc = calibrate_network(o, place, sz, out);

@@ -84,7 +84,10 @@ int run_model_check(const Options &o) {
     }
     int in_band = 0, banded = 0, best_hits = 0, best_same = 0, best_points = 0;
     std::optional<Placement> place;  // samples on a near pair, as calibrate took its own
-    if (!o.predict_only) place.emplace();
+    if (!o.predict_only) {
+        place.emplace(!o.quick);
+        place->prefer(cal.pair_ns);  // as near a pair as the calibration had
+    }
     cm::CrowdCache crowd;  // as create keeps one: each size's crowd costs solved once
     for (bool bcast : {true, false}) {
         cm::Case base;

@@ -20,6 +20,10 @@
 // rank sleeps (the idle vCPU is placed again when it wakes) and looks
 // again. On a machine whose placement does not move (bare metal, bound),
 // the probe reads the same each time and nothing is ever measured again.
+// The fastest time is the least of every probe (and of the calibration's,
+// prefer()); if kGiveUp samples in a row are taken far, the pair is taken
+// as it now is (the floor moves up to it, said on stderr), so a job whose
+// ranks sit apart for good does not wait at every sample.
 #pragma once
 
 #include <functional>
@@ -33,13 +37,20 @@ class Placement {
     // Collective. Maps a line pair between ranks 0 and 1 and finds the
     // fastest one-way time (kFloorProbes probes, 10 ms apart). Inactive
     // (every sample taken as it comes) on one rank, when the two are on
-    // different nodes, or when the pair cannot be mapped.
-    Placement();
+    // different nodes, or when the pair cannot be mapped. Not `patient`
+    // (acpx-bench --quick): it probes, but takes every sample as it comes.
+    explicit Placement(bool patient = true);
     ~Placement();
     Placement(const Placement &) = delete;
     Placement &operator=(const Placement &) = delete;
 
     bool active() const;
+    // The fastest one-way ns seen (0 when inactive): what a calibration
+    // records (pair_ns), so that later runs take theirs on as near a pair.
+    double floor_ns() const;
+    // Takes ns (a calibration's pair_ns) as the fastest if it is faster:
+    // a run that started in a far stretch then waits for a near pair too.
+    void prefer(double ns);
     // measure(&v), on a near pair (see the top): collective, every rank
     // takes the same turns. False if measure fails.
     bool measure(const std::function<bool(double *)> &measure, double *v);

@@ -250,6 +250,12 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
             return *why = "\"cores\": want a count of cores (0: no limit)", false;
         c.cores = j["cores"].get<unsigned>();
     }
+    if (j.contains("pair_ns")) {
+        const nlohmann::json &v = j["pair_ns"];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+            return *why = "\"pair_ns\": want nanoseconds, finite and >= 0", false;
+        c.pair_ns = j["pair_ns"].get<double>();
+    }
     c.machine = text(j, "machine");
     c.created = text(j, "created");
     c.transport = text(j, "transport");
@@ -264,6 +270,7 @@ std::string to_json(const Calibration &c) {
     j["created"] = c.created;
     j["transport"] = c.transport;
     j["cores"] = c.cores;
+    if (c.pair_ns > 0) j["pair_ns"] = c.pair_ns;
     if (!c.comm_crowded.empty()) {
         j["crowd_ranks"] = c.crowd_ranks;
     }

@@ -10,6 +10,14 @@
 //     "transport": "ucx",
 //     "cores": 2,                          // copies a node runs at once
 //                                          // (optional; 0 or absent: no limit)
+//     "pair_ns": 51,                       // one way for a cache line
+//                                          // between ranks 0 and 1 while
+//                                          // the 2-rank curves were
+//                                          // measured: later samples of
+//                                          // acpx-bench are taken on a
+//                                          // pair this near (bench/
+//                                          // placement.hpp; optional;
+//                                          // 0 or absent: unknown)
 //     "comm":   [[bytes, seconds], ...],   // one command-list entry between
 //                                          // two ranks: a round of a
 //                                          // 2-member direct bcast
@@ -186,6 +194,9 @@ struct Calibration {
     };
     CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
+    // ns one way for a cache line between ranks 0 and 1 when the 2-rank
+    // curves were measured (acpx-bench's placement probe; 0: unknown)
+    double pair_ns = 0;
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
 };

@@ -90,12 +90,14 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     Calibration c = builtin_calibration();
     c.machine = "test box";
     c.cores = 6;
+    c.pair_ns = 51.5;
     c.comm_stream = Samples({{64, 3e-6}, {65536, 7e-6}});
     Calibration back;
     std::string why;
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
     EXPECT_EQ(back.machine, "test box");
     EXPECT_EQ(back.cores, 6u);
+    EXPECT_EQ(back.pair_ns, 51.5);
     EXPECT_EQ(back.comm.points(), c.comm.points());
     EXPECT_EQ(back.comm_direct.points(), c.comm_direct.points());
     EXPECT_EQ(back.comm_stream.points(), c.comm_stream.points());
@@ -103,6 +105,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     // comm_direct is optional: without it, every round costs comm.
     ASSERT_TRUE(parse_calibration(R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]]})", &back, &why));
     EXPECT_TRUE(back.comm_direct.empty());
+    EXPECT_EQ(back.pair_ns, 0.0);  // optional too: unknown
     EXPECT_EQ(&back.entry(false), &back.comm);
     // The crowded curves round-trip too.
     c.comm_crowded = Samples({{0, 5e-6}, {4096, 6e-6}});
@@ -151,6 +154,8 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","comm":[[8]],"memcpy":[[0,1]]})", "[bytes, seconds]"},
         {"{", "not a JSON object"},
         {R"({"schema":"acpx-calibration/1","cores":-2,"comm":[[0,1]],"memcpy":[[0,1]]})", "cores"},
+        {R"({"schema":"acpx-calibration/1","pair_ns":-1,"comm":[[0,1]],"memcpy":[[0,1]]})", "pair_ns"},
+        {R"({"schema":"acpx-calibration/1","pair_ns":"near","comm":[[0,1]],"memcpy":[[0,1]]})", "pair_ns"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"comm_direct":[[0,-1]],"memcpy":[[0,1]]})", "comm_direct"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_fanout":[[0,-1]]})", "comm_fanout"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_crowded_direct":[[0]]})",

@@ -25,12 +25,18 @@ grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration fi
 for k in comm_direct comm_stream comm_footprint; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "calibration file: no $k"
 done
+# The placement probe ran between ranks 0 and 1 (one node): its fastest
+# one-way time, > 0 ns, in the file and in the output's last line.
+python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["pair_ns"] > 0)' "$dir/cal.json" \
+    || fail "calibration file: no pair_ns > 0: $(cat "$dir/cal.json")"
+tail -n 1 "$dir/cal.txt" | grep -Eq '^# placement: ranks 0-1: [1-9][0-9]* ns one way at best; samples taken as they came' \
+    || fail "calibrate: no placement line: $(tail -n 3 "$dir/cal.txt")"
 # On more ranks than cores it adds the crowded curve; on as many, it refuses.
 crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
 for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_stream4 \
-    comm_crowd_gather converge_slow comm_crowded_overlap comm_fanout_overlap; do
+    comm_crowd_gather converge_slow comm_crowded_overlap comm_fanout_overlap pair_ns; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
