@@ -30,6 +30,10 @@ void usage(FILE *to) {
                  "             default model_check.csv; columns op,algo,procs,size,measured_us,\n"
                  "             predicted_us,ratio), and how often the model picks the best;\n"
                  "             --predict-only: the predictions alone (measured 0)\n"
+                 "  placement  ns one way for a cache line between ranks 0 and 1 (the probe\n"
+                 "             calibrate and model-check take their samples by), now and at\n"
+                 "             best (output: 'pair_ns now N best B'); with --near NS it first\n"
+                 "             waits up to 0.5 s for a pair within 2.5x the best or NS\n"
                  "options:\n"
                  "  --sizes MIN:MAX   message sizes, powers of two between (default 8:4M)\n"
                  "  --iters N         iterations per small size (default 10000)\n"
@@ -45,7 +49,8 @@ void usage(FILE *to) {
                  "                    --transport ofi:shm, --transport 'ofi:tcp;ofi_rxm'\n"
                  "  --out FILE        calibrate: the calibration file; model-check: the CSV\n"
                  "  --quick           two sizes, few iterations (for tests)\n"
-                 "  --predict-only    model-check: no measurements\n");
+                 "  --predict-only    model-check: no measurements\n"
+                 "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n");
 }
 }  // namespace
 
@@ -57,7 +62,7 @@ int main(int argc, char **argv) {
     const std::string cmd = argv[1];
     acpx::bench::Options o;
     if (cmd != "copy" && cmd != "bcast" && cmd != "allgather" && cmd != "memory" && cmd != "calibrate" &&
-        cmd != "model-check") {
+        cmd != "model-check" && cmd != "placement") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;
@@ -71,6 +76,7 @@ int main(int argc, char **argv) {
                    : cmd == "memory"      ? acpx::bench::run_memory(o)
                    : cmd == "calibrate"   ? acpx::bench::run_calibrate(o)
                    : cmd == "model-check" ? acpx::bench::run_model_check(o)
+                   : cmd == "placement"   ? acpx::bench::run_placement(o)
                                           : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

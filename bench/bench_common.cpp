@@ -29,6 +29,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"transport", required_argument, nullptr, 't'},
                                    {"out", required_argument, nullptr, 'o'},
                                    {"predict-only", no_argument, nullptr, 'P'},
+                                   {"near", required_argument, nullptr, 'n'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
@@ -87,6 +88,15 @@ bool parse_options(int argc, char **argv, Options *o) {
             }
             case 'o': o->out = optarg; break;
             case 'P': o->predict_only = true; break;
+            case 'n': {
+                char *end = nullptr;
+                o->near_ns = std::strtod(optarg, &end);
+                if (end == optarg || *end || !(o->near_ns > 0) || !std::isfinite(o->near_ns)) {
+                    std::fprintf(stderr, "acpx-bench: --near: '%s' is not a time in ns > 0\n", optarg);
+                    return false;
+                }
+                break;
+            }
             default: return false;
         }
     }

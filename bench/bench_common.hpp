@@ -22,6 +22,7 @@ struct Options {
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
     bool predict_only = false;       // --predict-only: model-check writes predictions alone
+    double near_ns = 0;              // --near NS: placement waits for a pair within 2.5x (0: no wait)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.
@@ -109,6 +110,7 @@ int run_copy(const Options &o);
 int run_calibrate(const Options &o);
 int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
+int run_placement(const Options &o);
 int run_memory(const Options &o);
 
 }  // namespace acpx::bench

@@ -148,6 +148,33 @@ void Placement::prefer(double ns) {
     if (impl_->active && ns > 0 && ns < impl_->floor_ns) impl_->floor_ns = ns;
 }
 
+double Placement::probe_now() { return impl_->probe(); }
+
+double Placement::wait_near() {
+    Impl &p = *impl_;
+    double now = p.probe();
+    for (int slept = 0; p.far(now) && slept < kMaxSleeps; ++slept) {
+        sleep_ns(kSleepNs);
+        now = p.probe();
+    }
+    return now;
+}
+
+// acpx-bench placement (acpx_bench.cpp): the probe alone, for scripts
+// that run other programs (bench/compare) and take their runs by it.
+int run_placement(const Options &o) {
+    Placement place;
+    if (!place.active()) {
+        if (acp_rank() == 0)
+            std::fprintf(stderr, "acpx-bench placement: %s\n", place.summary().c_str());
+        return acp_procs() < 2 ? 2 : 1;
+    }
+    place.prefer(o.near_ns);
+    const double now = o.near_ns > 0 ? place.wait_near() : place.probe_now();
+    if (acp_rank() == 0) std::printf("pair_ns now %.1f best %.1f\n", now, place.floor_ns());
+    return 0;
+}
+
 bool Placement::measure(const std::function<bool(double *)> &measure, double *v) {
     Impl &p = *impl_;
     if (!p.active || !p.patient) return measure(v);

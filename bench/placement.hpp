@@ -51,6 +51,11 @@ class Placement {
     // Takes ns (a calibration's pair_ns) as the fastest if it is faster:
     // a run that started in a far stretch then waits for a near pair too.
     void prefer(double ns);
+    // Collective: waits for a near pair as measure() does (at most
+    // kMaxSleeps sleeps); the pair's one-way ns then (0 when inactive).
+    double wait_near();
+    // Collective: the pair's one-way ns now (0 when inactive).
+    double probe_now();
     // measure(&v), on a near pair (see the top): collective, every rank
     // takes the same turns. False if measure fails.
     bool measure(const std::function<bool(double *)> &measure, double *v);
