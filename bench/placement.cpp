@@ -1,5 +1,6 @@
 #include "placement.hpp"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -43,15 +44,19 @@ void sleep_ns(long ns) {
     nanosleep(&t, nullptr);
 }
 
-// Until *p holds v; false past the deadline (the clock read now and then,
-// as a read costs a third of the time being measured).
+// Until *p holds v; false past the deadline. The clock is read now and
+// then (a read costs a third of the time being measured), and then the
+// core is yielded too: on a crowded node the peer may wait for it.
 bool wait_for(const uint64_t *p, uint64_t v, double deadline_us) {
     for (unsigned spins = 1;; ++spins) {
         if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == v) return true;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (spins % 4096 == 0 && now_us() > deadline_us) return false;
+        if (spins % 4096 == 0) {
+            if (now_us() > deadline_us) return false;
+            sched_yield();
+        }
     }
 }
 
@@ -102,8 +107,9 @@ double Placement::Impl::probe() {
     }
     const std::vector<double> all = gather(mine);
     if (*std::min_element(all.begin(), all.end()) < 0) {
-        if (me == 0) std::fprintf(stderr, "acpx-bench: ranks 0 and 1 stopped answering the placement probe; "
-                                  "samples are taken as they come\n");
+        if (me == 0) std::fprintf(stderr, "acpx-bench: the placement probe between ranks 0 and 1 took over %.0f s "
+                                  "(a rank not running, or the node overloaded); samples are taken as they come\n",
+                                  kTimeoutUs * 1e-6);
         active = false;
         return 0;
     }
