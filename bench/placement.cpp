@@ -72,8 +72,8 @@ struct Placement::Impl {
     long samples = 0, waited = 0, sleeps = 0, redone = 0, taken_far = 0;
     int far_in_row = 0;  // samples taken far one after another
 
-    // Collective: rank 0's one-way ns, on every rank. A failed probe (a
-    // peer that stopped answering) makes the placement inactive: 0.
+    // Collective: rank 0's one-way ns, on every rank. A probe past its
+    // deadline (kTimeoutUs) makes the placement inactive: 0.
     double probe();
     bool far(double ns) const { return active && ns > kFar * floor_ns; }
 };
