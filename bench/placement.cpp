@@ -21,6 +21,10 @@ namespace {
 // dies), and in some launches 26-27 (the floor then: at 2x the usual
 // state counted as far and every tenth sample was measured again).
 constexpr double kFar = 2.5;
+// ... and over this: a pair that near shares a cache, whatever the floor.
+// The main job's compare once read 15 ns (one core's two threads, it
+// seems), and at 2.5x that the usual 44-50 ns counted as far.
+constexpr double kNearNs = 120;
 // Probes at start, 10 ms apart, for the fastest time: with a fifth of
 // them far, all 8 far is a chance of 1 in 400,000.
 constexpr int kFloorProbes = 8;
@@ -75,7 +79,7 @@ struct Placement::Impl {
     // Collective: rank 0's one-way ns, on every rank. A probe past its
     // deadline (kTimeoutUs) makes the placement inactive: 0.
     double probe();
-    bool far(double ns) const { return active && ns > kFar * floor_ns; }
+    bool far(double ns) const { return active && ns > std::max(kFar * floor_ns, kNearNs); }
 };
 
 double Placement::Impl::probe() {

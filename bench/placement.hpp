@@ -4,9 +4,10 @@
 //
 // On a VM the host runs each vCPU on a core of its choosing and moves it.
 // On the 2-core Zen 4 KVM guest this project is measured on, a line took
-// 58-63 ns one way between the two vCPUs most of the time, and 225-350 ns
-// for stretches of 0.1-0.6 s (about a fifth of the probes 20 ms apart;
-// runs of those are where the host put them on different dies). In those
+// 44-63 ns one way between the two vCPUs most of the time (15-36 in some
+// runs), and 199-350 ns for stretches of 0.1 s to over 8 s (about a fifth
+// of the probes 20 ms apart; runs of those are where the host put them on
+// different dies). In those
 // stretches every on-node copy is slower: a 2-rank 16 KiB bcast round took
 // 9-10 us against 2.0-2.6, a 16 KiB write then read across the pair 10-11
 // us against 2.6. acpx-bench calibrate and model-check took their samples
@@ -15,8 +16,9 @@
 //
 // Binding (acprun --bind-to core) pins ranks to vCPUs, not vCPUs to cores;
 // nothing in the guest pins those. So a sample is taken only while the
-// pair is near: within kFar of the fastest one-way time seen in the run,
-// both just before and just after it; before, while the pair is far, every
+// pair is near: within kFar of the fastest one-way time seen in the run
+// or under kNearNs (a pair sharing a cache; placement.cpp), both just
+// before and just after it; before, while the pair is far, every
 // rank sleeps (the idle vCPU is placed again when it wakes) and looks
 // again. On a machine whose placement does not move (bare metal, bound),
 // the probe reads the same each time and nothing is ever measured again.
