@@ -126,6 +126,16 @@ std::vector<double> gather(double mine) {
     return all;
 }
 
+std::vector<acp_ga_t> gather_ga(acp_ga_t mine) {
+    static_assert(sizeof(acp_ga_t) == sizeof(double), "a GA travels as a double's bits");
+    double bits;
+    std::memcpy(&bits, &mine, sizeof bits);
+    const std::vector<double> all = gather(bits);
+    std::vector<acp_ga_t> out(all.size());
+    std::memcpy(out.data(), all.data(), all.size() * sizeof bits);
+    return out;
+}
+
 bool wrong_data(const char *what, const RoundTimes &t, size_t size) {
     if (acp_rank() == 0)
         std::fprintf(stderr, "acpx-bench %s: %s rounds of %zu bytes ended with wrong bytes on %d ranks (see above)\n",

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "acp.h"
+
 namespace acpx::bench {
 
 struct Options {
@@ -39,6 +41,8 @@ double now_us();
 // Every rank's value, gathered on every rank through starter memory (its
 // first 64 + 8 x np bytes). Collective: every rank calls it.
 std::vector<double> gather(double mine);
+// Every rank's GA, gathered as gather() does (the 64 bits carried whole).
+std::vector<acp_ga_t> gather_ga(acp_ga_t mine);
 
 // VmRSS of this process, bytes.
 size_t rss_bytes();

@@ -314,11 +314,7 @@ std::vector<std::pair<double, double>> converge_factors(const Options &o, Placem
     std::vector<char> array(2 * sz.back() + kSpan, static_cast<char>(me));
     const acp_atkey_t key = acp_register_memory(array.data(), array.size(), 0);
     const acp_ga_t mine = key == ACP_ATKEY_NULL ? ACP_GA_NULL : acp_query_ga(key, array.data());
-    double bits;  // the GA through gather(), bit for bit
-    std::memcpy(&bits, &mine, sizeof bits);
-    const std::vector<double> all = gather(bits);
-    std::vector<acp_ga_t> ga(all.size());
-    std::memcpy(ga.data(), all.data(), all.size() * sizeof bits);
+    const std::vector<acp_ga_t> ga = gather_ga(mine);
     if (std::count(ga.begin(), ga.end(), ACP_GA_NULL) > 0) {
         if (key != ACP_ATKEY_NULL) acp_unregister_memory(key);
         return {};

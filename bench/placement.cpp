@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "acp.h"
@@ -16,10 +15,10 @@
 namespace acpx::bench {
 namespace {
 
-// A pair this much slower one way than the fastest seen at start is far.
-// The states measured: 47-63 ns (most of the time), 225-350 (on different
-// dies), and in some launches 26-27 (the floor then: at 2x the usual
-// state counted as far and every tenth sample was measured again).
+// A pair this much slower one way than the fastest seen is far. The
+// states measured: 44-63 ns (most of the time), 199-350 (on different
+// dies), and in some runs 15-36 (a floor of 26: at 2x the usual state
+// counted as far and every tenth sample was measured again).
 constexpr double kFar = 2.5;
 // ... and over this: a pair that near shares a cache, whatever the floor.
 // The main job's compare once read 15 ns (one core's two threads, it
@@ -79,6 +78,9 @@ struct Placement::Impl {
     // Collective: rank 0's one-way ns, on every rank. A probe past its
     // deadline (kTimeoutUs) makes the placement inactive: 0.
     double probe();
+    // Probes, and while the pair is far sleeps and probes again (at most
+    // kMaxSleeps times); the last probe's ns. Collective.
+    double wait_near(int *slept);
     bool far(double ns) const { return active && ns > std::max(kFar * floor_ns, kNearNs); }
 };
 
@@ -128,9 +130,7 @@ Placement::Placement(bool patient) : impl_(std::make_unique<Impl>()) {
     if (acp_procs() < 2 || basic::layer::node_id(0) != basic::layer::node_id(1)) return;  // the same on every rank
     acp_ga_t ga = ACP_GA_NULL;
     if (me == 1 && basic::layer::alloc_shared(128, "acpx-bench (placement probe)", &p.line)) ga = p.line.ga;
-    double bits;  // the GA through gather(), bit for bit
-    std::memcpy(&bits, &ga, sizeof bits);
-    std::memcpy(&ga, &gather(bits)[1], sizeof ga);
+    ga = gather_ga(ga)[1];
     if (me <= 1 && ga != ACP_GA_NULL) p.pair = basic::layer::mapped(ga, 128);
     const std::vector<double> have = gather(me > 1 || p.pair.ptr ? 1 : 0);
     if (*std::min_element(have.begin(), have.end()) == 0) return;
@@ -160,14 +160,18 @@ void Placement::prefer(double ns) {
 
 double Placement::probe_now() { return impl_->probe(); }
 
-double Placement::wait_near() {
-    Impl &p = *impl_;
-    double now = p.probe();
-    for (int slept = 0; p.far(now) && slept < kMaxSleeps; ++slept) {
+double Placement::Impl::wait_near(int *slept) {
+    double now = probe();
+    for (*slept = 0; far(now) && *slept < kMaxSleeps; ++*slept) {
         sleep_ns(kSleepNs);
-        now = p.probe();
+        now = probe();
     }
     return now;
+}
+
+double Placement::wait_near() {
+    int slept;
+    return impl_->wait_near(&slept);
 }
 
 // acpx-bench placement (acpx_bench.cpp): the probe alone, for scripts
@@ -190,11 +194,8 @@ bool Placement::measure(const std::function<bool(double *)> &measure, double *v)
     if (!p.active || !p.patient) return measure(v);
     ++p.samples;
     for (int redo = 0;; ++redo) {
-        int slept = 0;
-        while (p.far(p.probe()) && slept < kMaxSleeps) {
-            sleep_ns(kSleepNs);
-            ++slept;
-        }
+        int slept;
+        p.wait_near(&slept);
         p.sleeps += slept;
         p.waited += redo == 0 && slept > 0;
         if (!measure(v)) return false;
