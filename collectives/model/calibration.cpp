@@ -222,6 +222,7 @@ auto optional_curves(Cal *c) {
         {"comm_crowd_stream", &c->comm_crowd_stream},
         {"comm_crowd_stream4", &c->comm_crowd_stream4},
         {"comm_crowd_gather", &c->comm_crowd_gather},
+        {"comm_crowd_ring", &c->comm_crowd_ring},
         {"comm_footprint", &c->comm_footprint},
         {"converge_slow", &c->converge_slow},
         {"comm_net", &c->comm_net},

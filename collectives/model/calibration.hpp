@@ -82,6 +82,10 @@
 //                                          // allgather over "crowd_ranks"
 //                                          // ranks: round / (ranks - 1),
 //                                          // by block size (optional)
+//     "comm_crowd_ring": [[bytes, seconds], ...], // the same of a ring
+//                                          // allgather (optional; absent:
+//                                          // its forwards cost as the
+//                                          // chain's, forward_s)
 //     "converge_slow": [[bytes, factor], ...], // how many times longer a
 //                                          // copy takes while another core
 //                                          // copies as much into the
@@ -142,6 +146,7 @@ struct Calibration {
     Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
     Samples comm_crowd_stream4;  // a block of a pipeline:4 over crowd_ranks (empty: no round start cost)
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
+    Samples comm_crowd_ring;    // the same of a ring allgather (empty: its forwards cost as the chain's)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)

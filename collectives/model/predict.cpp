@@ -366,8 +366,10 @@ SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const 
             else
                 secs *= k.slow * (c.op == Op::kAllgather ? k.gather_slow : 1);
             const double copy = secs * footprint[x.src];
+            const double forward =
+                stream ? 0 : c.op == Op::kAllgather && k.gather_forward_s >= 0 ? k.gather_forward_s : k.forward_s;
             in.entries.push_back({x.src, x.dst, x.dep == kNoDep ? -1 : base + static_cast<int32_t>(x.dep), copy,
-                                  stream ? 0 : k.forward_s * footprint[x.src], k.converge,
+                                  forward * footprint[x.src], k.converge,
                                   is_inline && k.busy < 1 ? k.busy * copy : -1});
             if (blocks) blocks->push_back(static_cast<uint32_t>(&l - lists.data()));
         }
@@ -389,12 +391,13 @@ double sample_round(const Calibration &cal, BcastAlgo a, unsigned radix, double 
     return simulate_rounds(sim_input(c, cal, is_inline, k));
 }
 
-// A round of Bruck's allgather over crowd_ranks members, of blocks of
-// `bytes`, with the costs k: what calibrate measured (comm_crowd_gather).
-double sample_gather(const Calibration &cal, double bytes, const CrowdCosts &k) {
+// A round of allgather a over crowd_ranks members, of blocks of `bytes`,
+// with the costs k: what calibrate measured (Bruck: comm_crowd_gather,
+// ring: comm_crowd_ring).
+double sample_gather(const Calibration &cal, AllgatherAlgo a, double bytes, const CrowdCosts &k) {
     Case c;
     c.op = Op::kAllgather;
-    c.algo = static_cast<uint8_t>(AllgatherAlgo::kBruck);
+    c.algo = static_cast<uint8_t>(a);
     c.members = cal.crowd_ranks;
     c.bytes = static_cast<uint64_t>(bytes);
     return simulate_rounds(sim_input(c, cal, false, k));
@@ -562,9 +565,26 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
         auto gather = [&](double g) {
             CrowdCosts t = k;
             t.gather_slow = g;
-            return sample_gather(cal, bytes, t);
+            return sample_gather(cal, AllgatherAlgo::kBruck, bytes, t);
         };
         k.gather_slow = solve(gather, round, 0.25, 8);
+        // With the ring, an allgather's own forward cost (0 where the ring
+        // is within 10% without one, as forward_at), then Bruck's factor
+        // again with it. Once each: over 4 members Bruck forwards half its
+        // copies and the ring two thirds, too close to tell the two costs
+        // apart. Solved in turn 12 times on one 4-rank calibration of the
+        // 2-core VM, they drifted (gather_slow 0.73 -> 0.60, the forward
+        // cost 9.7 -> 12.4 us at 64 KiB) instead of settling.
+        if (!cal.comm_crowd_ring.empty() && bytes >= cal.comm_crowd_ring.points().front().first) {
+            const double ring = n * cal.comm_crowd_ring.at(bytes);
+            auto forwarded = [&](double f) {
+                CrowdCosts t = k;
+                t.gather_forward_s = f;
+                return sample_gather(cal, AllgatherAlgo::kRing, bytes, t);
+            };
+            k.gather_forward_s = forwarded(0) < 0.9 * ring ? solve(forwarded, ring, 0, ring) : 0;
+            k.gather_slow = solve(gather, round, 0.25, 8);
+        }
     }
     return k;
 }

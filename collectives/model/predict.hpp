@@ -164,6 +164,20 @@ struct Step {
 //              the cache the same size in a bcast stays in), 2 MiB ones
 //              at 1.0-1.1x. A factor, not a model of those caches: Bruck
 //              measured, the other allgathers predicted by it;
+//   gather_forward_s  forward_s for an allgather's copies: what makes a
+//              ring allgather over crowd_ranks members take (crowd_ranks -
+//              1) x comm_crowd_ring a round, solved with gather_slow (the
+//              two rounds together); < 0 without the curve (forward_s).
+//              The chain's forward cost does not carry over: on the 2-core
+//              VM, 3 ranks, a ring allgather (two of its three forwards
+//              cross cores) measured 1.2-1.25x Bruck's round (no forwards)
+//              at 64-256 KiB blocks, 1.03-1.08 at 512 KiB-1 MiB and 0.95-
+//              1.0 from 2 MiB, where the chain's forward_s made it 1.15-
+//              1.3x at every size, up to 2.2x in launches whose chain
+//              read a costly forward (the forwarded lines are no longer
+//              in the writer's cache once an allgather's arrays outgrow
+//              it, a bcast's one buffer stays); without a forward cost,
+//              0.8-0.86 of its time at 64-256 KiB;
 //   round_slow  slow of copies of a multi-block round's size: a block
 //              not in a stream costs the more of an entry of its own size
 //              times slow and its share of the round's entry times this
@@ -185,7 +199,7 @@ struct Step {
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
-           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0;
+           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0, gather_forward_s = -1;
 };
 
 // The segments of the crowded pipeline that calibrate measures

@@ -117,6 +117,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowd_stream = Samples({{64, 8e-6}, {4096, 9e-6}});
     c.comm_crowd_stream4 = Samples({{64, 1.1e-5}, {4096, 1.2e-5}});
     c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
+    c.comm_crowd_ring = Samples({{32768, 2.5e-5}, {1 << 20, 4.5e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.crowd_ranks = 3;
@@ -136,6 +137,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowd_stream.points(), c.comm_crowd_stream.points());
     EXPECT_EQ(back.comm_crowd_stream4.points(), c.comm_crowd_stream4.points());
     EXPECT_EQ(back.comm_crowd_gather.points(), c.comm_crowd_gather.points());
+    EXPECT_EQ(back.comm_crowd_ring.points(), c.comm_crowd_ring.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
@@ -875,6 +877,48 @@ TEST(Predict, ACrowdedAllgatherReproducesItsCalibration) {
     // not slowed.
     EXPECT_EQ(crowd_costs(cal, 16384, false).gather_slow, 1);
     EXPECT_EQ(crowd_costs(cal, 65536, true).gather_slow, 1);
+}
+
+// A ring allgather forwards across cores where Bruck over 3 does not: with
+// its round measured too (comm_crowd_ring), allgathers get their own
+// forward cost instead of the chain's, and both rounds come out as
+// measured.
+TEST(Predict, ACrowdedRingGivesAllgathersTheirOwnForwardCost) {
+    // A chain step of 4 ns/B: a forwarded copy costs as much again.
+    Calibration cal = three_on_two_cores(1e-6, 1e-9, 1e-5, 4e-9, 6e-6, 1.5e-9);
+    const uint64_t block = 1 << 18;
+    Case bruck{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 3, 0, block, false, 0};
+    Case ring = bruck;
+    ring.algo = static_cast<uint8_t>(AllgatherAlgo::kRing);
+    Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, block, false, 0};
+    // Bruck's block (round / 2) as the bcasts' costs make it.
+    auto block_of = [&](uint64_t b) {
+        return predict(Case{bruck.op, bruck.algo, 2, 3, 0, b, false, 0}, cal, nullptr).comm_s / 2;
+    };
+    cal.comm_crowd_gather = Samples({{32768, block_of(32768)}, {1 << 20, block_of(1 << 20)}});
+    const CrowdCosts chains = crowd_costs(cal, block, false);
+    ASSERT_GT(chains.forward_s, 0);
+    EXPECT_LT(chains.gather_forward_s, 0);  // without the ring: the chain's
+    const double chain_before = predict(chain, cal, nullptr).comm_s;
+    // The ring measured as Bruck plus a third of the chain's forwards: the
+    // forward cost solved is below the chain's, and not 0.
+    const double ring_with_chains = predict(ring, cal, nullptr).comm_s;
+    const double bruck_round = predict(bruck, cal, nullptr).comm_s;
+    ASSERT_GT(ring_with_chains, 1.2 * bruck_round);
+    const double ring_round = bruck_round + (ring_with_chains - bruck_round) / 3;
+    cal.comm_crowd_ring = Samples({{block / 2, ring_round / 4}, {block, ring_round / 2}});  // a block: round / 2
+    const CrowdCosts own = crowd_costs(cal, block, false);
+    EXPECT_GT(own.gather_forward_s, 0);
+    EXPECT_LT(own.gather_forward_s, 0.8 * chains.forward_s);
+    EXPECT_DOUBLE_EQ(own.forward_s, chains.forward_s);
+    EXPECT_NEAR(predict(ring, cal, nullptr).comm_s, 2 * cal.comm_crowd_ring.at(block), 3e-2 * ring_round);
+    EXPECT_NEAR(predict(bruck, cal, nullptr).comm_s, 2 * cal.comm_crowd_gather.at(block), 2e-2 * bruck_round);
+    EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr).comm_s, chain_before);  // bcasts keep the chain's
+    // A ring no slower than Bruck: no forward cost at all.
+    cal.comm_crowd_ring = cal.comm_crowd_gather;
+    EXPECT_EQ(crowd_costs(cal, block, false).gather_forward_s, 0);
+    // Below the ring's first sample: the chain's again.
+    EXPECT_LT(crowd_costs(cal, 16384, false).gather_forward_s, 0);
 }
 
 // A multi-block round's block that is not in a stream and costs its
