@@ -42,6 +42,9 @@
 //           (round time / (ranks - 1)), by block size, from the first
 //           size above the allgather's inline slots: how much slower an
 //           allgather's copies are, whose arrays hold every block;
+//   comm_crowd_ring: the same of a ring allgather: what an allgather's
+//           copy costs more when its receiver forwards it from another
+//           core (the chain's forward cost does not carry over);
 //   converge_slow: how many times longer puts from ranks 0 and 1 (two
 //           cores) into adjacent ranges of rank 2's array take at once
 //           than each alone: under Cross-Memory Attach the two writers
@@ -471,8 +474,13 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         if (b > gather_inline) gather_sz.push_back(b);
     acp_set_col_algorithm(nullptr, "bruck");
     const std::vector<double> gathered = round_seconds(o, place, all, gather_sz, false);
+    std::vector<double> ringed;
+    if (gathered.size() == gather_sz.size()) {
+        acp_set_col_algorithm(nullptr, "ring");
+        ringed = round_seconds(o, place, all, gather_sz, false);
+    }
     acp_set_col_algorithm("", "");
-    if (gathered.size() != gather_sz.size()) return 1;
+    if (gathered.size() != gather_sz.size() || ringed.size() != gather_sz.size()) return 1;
     // Two writers into one receiver from two cores (rank r runs on core
     // r mod cores): ranks 0 and 1 into rank 2.
     std::vector<std::pair<double, double>> converge;
@@ -487,6 +495,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     const auto steps_direct = cm::slotless_curve(per_copy(small, chain_direct, np - 1), steps);
     const auto fans_direct = cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans);
     const auto gathers = per_copy(gather_sz, gathered, np - 1);
+    const auto rings = per_copy(gather_sz, ringed, np - 1);
     const auto blocks = per_copy(piped_sz, piped, kS + np - 2, kS);
     const auto short_blocks = per_copy(short_sz, short_piped, kShort + np - 2, kShort);
     c.comm_crowded = cm::Samples(steps);
@@ -496,19 +505,23 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     c.comm_crowd_stream = cm::Samples(blocks);
     c.comm_crowd_stream4 = cm::Samples(short_blocks);
     c.comm_crowd_gather = cm::Samples(gathers);
+    c.comm_crowd_ring = cm::Samples(rings);
     c.converge_slow = cm::Samples(converge);
     c.crowd_ranks = static_cast<unsigned>(np);
     std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
-                "# pipeline:%u's block, a Bruck allgather's block, and what the model derives from them: the\n"
-                "# switch between ranks on a core, how much slower a copy is, the share of an inline copy that\n"
-                "# holds its sender's core, what a forwarded copy costs more, how much slower a block in a stream\n"
-                "# is, and an allgather's copy; how much slower two copies from two cores into one rank are;\n"
+                "# pipeline:%u's block, a Bruck and a ring allgather's block, and what the model derives from\n"
+                "# them: the switch between ranks on a core, how much slower a copy is, the share of an inline\n"
+                "# copy that holds its sender's core, what a forwarded copy costs more, how much slower a block\n"
+                "# in a stream is, and an allgather's copy; how much slower two copies from two cores into one\n"
+                "# rank are; ring: the ring allgather's block, and gfwd what an allgather's forwarded copy costs\n"
+                "# more, from it;\n"
                 "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
                 "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
                 np, c.cores, kS, kShort, kShort);
-    std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s\n", "# Size",
-                "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)", "switch(us)",
-                "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)", "start(us)");
+    std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s %10s %10s\n",
+                "# Size", "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)",
+                "switch(us)", "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)",
+                "start(us)", "ring(us)", "gfwd(us)");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
@@ -526,10 +539,12 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
             std::snprintf(start, sizeof start, "%.3f", costs.get(c, b, false).stream_start_s * 1e6);
         }
         const auto gat = sample(gathers);
-        char gather[32] = "-", gslow[32] = "-";
+        char gather[32] = "-", gslow[32] = "-", ring[32] = "-", gfwd[32] = "-";
         if (gat != gathers.end()) {
             std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);
             std::snprintf(gslow, sizeof gslow, "%.2f", k.gather_slow);
+            std::snprintf(ring, sizeof ring, "%.3f", sample(rings)->second * 1e6);
+            std::snprintf(gfwd, sizeof gfwd, "%.3f", k.gather_forward_s * 1e6);
         }
         char conv[32] = "-";
         if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
@@ -540,9 +555,10 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
             std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
-                    "%10s\n", sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
-                    c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow,
-                    conv, pipe4, start);
+                    "%10s %10s %10s\n",
+                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather, c.comm.at(b) * 1e6,
+                    k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv, pipe4, start, ring,
+                    gfwd);
     }
     std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
                 "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"

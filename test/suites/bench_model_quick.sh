@@ -46,7 +46,7 @@ crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
 for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_stream4 \
-    comm_crowd_gather converge_slow comm_crowded_overlap comm_fanout_overlap pair_ns; do
+    comm_crowd_gather comm_crowd_ring converge_slow comm_crowded_overlap comm_fanout_overlap pair_ns; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
@@ -72,7 +72,8 @@ PY
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
 # with its stream factor, its pipeline:4 time and the start cost of a
 # pipeline's round (>= 0); the Bruck allgather's blocks above its inline
-# slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor.
+# slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor, and
+# the ring allgather's with the forward cost solved from it (>= 0).
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
@@ -84,8 +85,9 @@ awk '/^[0-9]/ { small = $1 <= 16384; if (small != ($4 > 0 && $5 > 0 && $13 >= 0)
 awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 > 0) || !($18 >= 0)) { bad = 1 }
      END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a block without its pipelines' times, factor or start: $(cat "$dir/crowd.txt")"
-awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0)) bad = 1 } END { exit bad || n != 2 }' \
-    "$dir/crowd.txt" || fail "crowded calibrate: an allgather block without its time or factor: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0) || !($19 > 0) || !($20 >= 0)) bad = 1 }
+     END { exit bad || n != 2 }' "$dir/crowd.txt" \
+    || fail "crowded calibrate: an allgather block without its times, factor or forward cost: $(cat "$dir/crowd.txt")"
 # The share of an inline copy (1K..16K on 3 ranks) that holds its
 # sender's core, from the flat tree: 0 to 1; whole (1) above.
 awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 16384; if (!($11 >= 0 && $11 <= 1) || (!in_slot && $11 != 1)) bad = 1 }
@@ -244,7 +246,7 @@ awk -v a="$x1" -v b="$x2" 'BEGIN { exit !(b > 1.9 * a && b < 2.1 * a) }' || fail
 grep -q '^# launch 1: .*(MOVED: the machine changed' "$dir/moved/model_check-np3.txt" \
     || fail "a doubled chain is not flagged: $(cat "$dir/moved/model_check-np3.txt")"
 # A launch that moved is launched again (--extra): here launch 1 with its
-# check's chain, pipeline:16 and Bruck read exactly as calibrated (held) is saved
+# check's chain, pipeline:16, Bruck and ring read exactly as calibrated (held) is saved
 # as launch 2 behind the moved one. Two launches count, one held; a held
 # launch 1 needs no second.
 python3 - "$dir/mcd/launches/np3-1.json" "$dir/mcd/launches/np3-1.csv" > "$dir/held.csv" <<'PY'
@@ -262,6 +264,8 @@ for r in rows:
         r["measured_us"] = "%.3f" % ((16 + n - 2) * curve("comm_crowd_stream")[size // 16] * 1e6)
     if r["op"] == "allgather" and r["algo"] == "bruck" and size in curve("comm_crowd_gather"):
         r["measured_us"] = "%.3f" % ((n - 1) * curve("comm_crowd_gather")[size] * 1e6)
+    if r["op"] == "allgather" and r["algo"] == "ring" and size in curve("comm_crowd_ring"):
+        r["measured_us"] = "%.3f" % ((n - 1) * curve("comm_crowd_ring")[size] * 1e6)
     w.writerow(r)
 PY
 mkdir -p "$dir/retry/launches"
