@@ -169,15 +169,15 @@ struct Step {
 //              1) x comm_crowd_ring a round, solved with gather_slow (the
 //              two rounds together); < 0 without the curve (forward_s).
 //              The chain's forward cost does not carry over: on the 2-core
-//              VM, 3 ranks, a ring allgather (two of its three forwards
-//              cross cores) measured 1.2-1.25x Bruck's round (no forwards)
-//              at 64-256 KiB blocks, 1.03-1.08 at 512 KiB-1 MiB and 0.95-
-//              1.0 from 2 MiB, where the chain's forward_s made it 1.15-
-//              1.3x at every size, up to 2.2x in launches whose chain
-//              read a costly forward (the forwarded lines are no longer
-//              in the writer's cache once an allgather's arrays outgrow
-//              it, a bcast's one buffer stays); without a forward cost,
-//              0.8-0.86 of its time at 64-256 KiB;
+//              VM (47 launches of 3 and 4 ranks) a ring allgather measured
+//              a median 1.21-1.26x Bruck's round at 64-256 KiB blocks
+//              (over 3 members Bruck forwards nothing, the ring two copies
+//              of six across cores), 1.09 at 512 KiB-1 MiB and 1.01-1.02
+//              at 2-4 MiB, where the chain's forward_s made it 1.1-1.3x
+//              at every size, 1.5-2.3x in launches whose chain read a
+//              costly forward (an allgather's arrays outgrow the writer's
+//              cache, a bcast's one buffer does not); with no forward
+//              cost, 3-rank rings of 64-256 KiB read 0.76-0.86;
 //   round_slow  slow of copies of a multi-block round's size: a block
 //              not in a stream costs the more of an entry of its own size
 //              times slow and its share of the round's entry times this
