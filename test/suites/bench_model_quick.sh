@@ -31,10 +31,12 @@ python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["pair_ns
     || fail "calibration file: no pair_ns > 0: $(cat "$dir/cal.json")"
 tail -n 1 "$dir/cal.txt" | grep -Eq '^# placement: ranks 0-1: [1-9][0-9]* ns one way at best; samples taken as they came' \
     || fail "calibrate: no placement line: $(tail -n 3 "$dir/cal.txt")"
-# The probe alone: the pair's time now and at best, > 0 ns; --near waits
-# for a near pair first; a bad --near and one rank are refused (status 2).
+# The probe alone: the pair's time now and at best, > 0 ns, and the far
+# rule (bench/compare reads it); --near waits for a near pair first; a
+# bad --near and one rank are refused (status 2).
 run -n 2 "$ACPX_BUILDDIR/acpx-bench" placement --near 50 > "$dir/pair.txt" || fail "placement: $(cat "$dir/pair.txt")"
-grep -Eq '^pair_ns now [1-9][0-9.]* best [1-9][0-9.]*$' "$dir/pair.txt" || fail "placement: $(cat "$dir/pair.txt")"
+grep -Eq '^pair_ns now [1-9][0-9.]* best [1-9][0-9.]* far_over [1-9][0-9.]*x [1-9][0-9]*$' "$dir/pair.txt" \
+    || fail "placement: $(cat "$dir/pair.txt")"
 st=0; run -n 2 "$ACPX_BUILDDIR/acpx-bench" placement --near -1 > "$dir/pair.txt" 2>&1 || st=$?
 [ "$st" -eq 2 ] && grep -q "^acpx-bench: --near: '-1' is not a time in ns > 0" "$dir/pair.txt" \
     || fail "placement --near -1: status $st: $(cat "$dir/pair.txt")"
