@@ -153,8 +153,8 @@ Calibration builtin_calibration() {
     // the system call and signals); a block right behind another
     // (comm_stream); 3 ranks on the 2 cores: a chain's step
     // (comm_crowded), a flat tree's copy (comm_fanout), a pipeline:16's
-    // block (comm_crowd_stream), a Bruck allgather's block
-    // (comm_crowd_gather); a 1 MiB entry by the bytes its rounds span
+    // block (comm_crowd_stream), a Bruck and a ring allgather's block
+    // (comm_crowd_gather, comm_crowd_ring; below); a 1 MiB entry by the bytes its rounds span
     // (comm_footprint); memcpy there.
     c.comm = Samples({{0, 4.63e-7}, {8, 1.53e-7}, {256, 2.64e-7}, {1024, 4.71e-7}, {4096, 6.47e-7}, {16384, 1.72e-6},
                       {32768, 2.04e-6}, {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
@@ -190,8 +190,15 @@ Calibration builtin_calibration() {
     c.comm_crowd_stream4 = Samples({{64, 1.76e-6}, {1024, 1.85e-6}, {4096, 2.04e-6}, {16384, 4.35e-6}, {32768, 5.72e-6},
                                     {65536, 7.77e-6}, {131072, 1.42e-5}, {262144, 2.68e-5}, {524288, 6.09e-5},
                                     {1 << 20, 1.09e-4}});
-    c.comm_crowd_gather = Samples({{32768, 5.54e-6}, {65536, 7.81e-6}, {131072, 1.21e-5}, {262144, 2.24e-5},
-                                   {524288, 6.93e-5}, {1 << 20, 1.82e-4}, {2 << 20, 4e-4}, {4 << 20, 8.17e-4}});
+    // A block of a Bruck and of a ring allgather over the 3 ranks (2026-
+    // 11-26, the per-sample medians of the main job's six 3-rank
+    // calibrations, bound to cores; the Bruck samples of 2026-11-25 were
+    // half of what every calibration since has read): from the two, an
+    // allgather's forward cost.
+    c.comm_crowd_gather = Samples({{32768, 1.21e-5}, {65536, 1.95e-5}, {131072, 2.99e-5}, {262144, 5.27e-5},
+                                   {524288, 1.05e-4}, {1 << 20, 2.23e-4}, {2 << 20, 7.46e-4}, {4 << 20, 1.91e-3}});
+    c.comm_crowd_ring = Samples({{32768, 1.42e-5}, {65536, 2.23e-5}, {131072, 3.63e-5}, {262144, 6.09e-5},
+                                 {524288, 1.1e-4}, {1 << 20, 2.17e-4}, {2 << 20, 7.37e-4}, {4 << 20, 2.1e-3}});
     c.crowd_ranks = 3;
     c.comm_footprint = Samples({{2 << 20, 5.24e-5}, {4 << 20, 8.44e-5}, {8 << 20, 8.99e-5}, {16 << 20, 9.04e-5},
                                 {32 << 20, 9.28e-5}, {64 << 20, 1.7e-4}, {128 << 20, 2.14e-4}, {256 << 20, 2.26e-4}});
