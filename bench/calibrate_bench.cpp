@@ -556,9 +556,9 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
                     "%10s %10s %10s\n",
-                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather, c.comm.at(b) * 1e6,
-                    k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv, pipe4, start, ring,
-                    gfwd);
+                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
+                    c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv,
+                    pipe4, start, ring, gfwd);
     }
     std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
                 "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"
