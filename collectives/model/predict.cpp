@@ -413,6 +413,14 @@ double solve(F f, double want, double lo, double hi) {
     return (lo + hi) / 2;
 }
 
+// The cost x >= 0 that makes round(x) take `want`; 0 where round(0) is
+// within 10% of it already (a quarter turn of the spread switches):
+// forward costs, which only ever add.
+template <typename F>
+double added_cost(F round, double want) {
+    return round(0) < 0.9 * want ? solve(round, want, 0, want) : 0;
+}
+
 // Whether cal measured a crowded node (comm_crowded over more ranks than
 // its cores).
 bool has_crowd(const Calibration &cal) {
@@ -479,8 +487,7 @@ double slow_at(const Calibration &cal, double bytes, double switch_s) {
 }
 
 // CrowdCosts::forward_s for copies of `bytes` with the rest of k: what
-// makes a chain of that size take its calibrated time; 0 where it is
-// within 10% without (a quarter turn of the spread switches).
+// makes a chain of that size take its calibrated time (added_cost).
 double forward_at(const Calibration &cal, double bytes, bool is_inline, const CrowdCosts &k) {
     const double chain = (cal.crowd_ranks - 1) * cal.crowded(is_inline).at(bytes);
     CrowdCosts t = k;
@@ -488,7 +495,7 @@ double forward_at(const Calibration &cal, double bytes, bool is_inline, const Cr
         t.forward_s = f;
         return sample_round(cal, BcastAlgo::kChain, 2, bytes, is_inline, t);
     };
-    return with(0) < 0.9 * chain ? solve(with, chain, 0, chain) : 0;
+    return added_cost(with, chain);
 }
 
 // cache: for the short pipeline's round share (stream_start_s), whose
@@ -568,11 +575,10 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
             return sample_gather(cal, AllgatherAlgo::kBruck, bytes, t);
         };
         k.gather_slow = solve(gather, round, 0.25, 8);
-        // With the ring, an allgather's own forward cost (0 where the ring
-        // is within 10% without one, as forward_at), then Bruck's factor
-        // again with it. Once each: over 4 members Bruck forwards half its
-        // copies and the ring two thirds, too close to tell the two costs
-        // apart. Solved in turn 12 times on one 4-rank calibration of the
+        // With the ring, an allgather's own forward cost (added_cost, as
+        // forward_at's), then Bruck's factor again with it. Once each:
+        // over 4 members Bruck forwards half its copies and the ring two
+        // thirds, too close to tell the two costs apart. Solved in turn 12 times on one 4-rank calibration of the
         // 2-core VM, they drifted (gather_slow 0.73 -> 0.60, the forward
         // cost 9.7 -> 12.4 us at 64 KiB) instead of settling.
         if (!cal.comm_crowd_ring.empty() && bytes >= cal.comm_crowd_ring.points().front().first) {
@@ -582,7 +588,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
                 t.gather_forward_s = f;
                 return sample_gather(cal, AllgatherAlgo::kRing, bytes, t);
             };
-            k.gather_forward_s = forwarded(0) < 0.9 * ring ? solve(forwarded, ring, 0, ring) : 0;
+            k.gather_forward_s = added_cost(forwarded, ring);
             k.gather_slow = solve(gather, round, 0.25, 8);
         }
     }
