@@ -7,10 +7,9 @@
 // 44-63 ns one way between the two vCPUs most of the time (15-36 in some
 // runs), and 199-350 ns for stretches of 0.1 s to over 8 s (about a fifth
 // of the probes 20 ms apart; runs of those are where the host put them on
-// different dies). In those
-// stretches every on-node copy is slower: a 2-rank 16 KiB bcast round took
-// 9-10 us against 2.0-2.6, a 16 KiB write then read across the pair 10-11
-// us against 2.6. acpx-bench calibrate and model-check took their samples
+// different dies). In those stretches every on-node copy is slower: a
+// 2-rank 16 KiB bcast round took 9-10 us against 2.0-2.6, a 16 KiB write
+// then read across the pair 10-11 us against 2.6. acpx-bench calibrate and model-check took their samples
 // in either, so a calibration and its check a minute later could differ
 // 4x at one size with nothing in acpx changed.
 //

@@ -154,8 +154,8 @@ Calibration builtin_calibration() {
     // (comm_stream); 3 ranks on the 2 cores: a chain's step
     // (comm_crowded), a flat tree's copy (comm_fanout), a pipeline:16's
     // block (comm_crowd_stream), a Bruck and a ring allgather's block
-    // (comm_crowd_gather, comm_crowd_ring; below); a 1 MiB entry by the bytes its rounds span
-    // (comm_footprint); memcpy there.
+    // (comm_crowd_gather, comm_crowd_ring; below); a 1 MiB entry by the
+    // bytes its rounds span (comm_footprint); memcpy there.
     c.comm = Samples({{0, 4.63e-7}, {8, 1.53e-7}, {256, 2.64e-7}, {1024, 4.71e-7}, {4096, 6.47e-7}, {16384, 1.72e-6},
                       {32768, 2.04e-6}, {65536, 3.38e-6}, {262144, 9.45e-6}, {1 << 20, 4.99e-5}, {4 << 20, 3.47e-4}});
     c.comm_direct =
