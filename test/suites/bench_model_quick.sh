@@ -305,6 +305,31 @@ grep -q '^3 processes (1 launch, 1 held)' "$dir/retry.txt" || fail "held, --extr
 python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/mcd" --quick --np 2,3 --replay > "$dir/mcd.txt" 2>&1 \
     || fail "bench/model_check --replay: $(cat "$dir/mcd.txt")"
 cmp -s "$dir/first.csv" "$dir/mcd/model_check.csv" || fail "--replay changed the rows"
+# The summary's cost of the picks and its fixed-algorithm baselines, on
+# three made-up launches alike: bcast 64K the model picks binomial, 2x the
+# chain; bcast 128K binomial, the best; allgather 1K Bruck, 1.05x the tree.
+python3 - "$ACPX_SRCDIR/bench/model_check" > "$dir/votes.txt" <<'PY' \
+    || fail "model_check summary: $(cat "$dir/votes.txt")"
+import importlib.machinery, importlib.util, io, sys
+from collections import OrderedDict
+loader = importlib.machinery.SourceFileLoader("model_check", sys.argv[1])
+mc = importlib.util.module_from_spec(importlib.util.spec_from_loader("model_check", loader))
+loader.exec_module(mc)
+launch = OrderedDict([(("bcast", 65536), [("binomial", 2.0, 1.0), ("chain", 1.0, 2.0)]),
+                      (("bcast", 131072), [("binomial", 1.0, 1.0), ("chain", 1.5, 2.0)]),
+                      (("allgather", 1024), [("tree", 1.0, 2.0), ("bruck", 1.05, 1.0)])])
+lines, _ = mc.summarize([launch] * 3, 3, io.StringIO())
+want = ["# predicted best is the measured best or within 10%: 2 of 3 points",
+        "# the predicted best's time over the measured best's (median of launches): 1.05 at the median point, "
+        "2.00 at worst (bcast 65536)",
+        "# bcast, one algorithm at every size instead, hits by the same vote: binomial (the default) 1, "
+        "the best in hindsight binomial/chain 1; the model's picks 1, of 2 points",
+        "# allgather, one algorithm at every size instead, hits by the same vote: tree (the default) 1, "
+        "the best in hindsight tree/bruck 1; the model's picks 1, of 1 points"]
+for w in want:
+    if not any(l.startswith(w) for l in lines):
+        sys.exit("missing %r in:\n%s" % (w, "\n".join(lines)))
+PY
 if python3 "$ACPX_SRCDIR/bench/model_check" "$ACPX_BUILDDIR" "$dir/empty" --replay > "$dir/out" 2>&1; then
     fail "--replay without launches: accepted"
 fi
