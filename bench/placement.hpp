@@ -9,9 +9,10 @@
 // of the probes 20 ms apart; runs of those are where the host put them on
 // different dies). In those stretches every on-node copy is slower: a
 // 2-rank 16 KiB bcast round took 9-10 us against 2.0-2.6, a 16 KiB write
-// then read across the pair 10-11 us against 2.6. acpx-bench calibrate and model-check took their samples
-// in either, so a calibration and its check a minute later could differ
-// 4x at one size with nothing in acpx changed.
+// then read across the pair 10-11 us against 2.6. acpx-bench calibrate
+// and model-check took their samples in either, so a calibration and its
+// check a minute later could differ 4x at one size with nothing in acpx
+// changed.
 //
 // Binding (acprun --bind-to core) pins ranks to vCPUs, not vCPUs to cores;
 // nothing in the guest pins those. So a sample is taken only while the

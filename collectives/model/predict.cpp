@@ -578,9 +578,10 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
         // With the ring, an allgather's own forward cost (added_cost, as
         // forward_at's), then Bruck's factor again with it. Once each:
         // over 4 members Bruck forwards half its copies and the ring two
-        // thirds, too close to tell the two costs apart. Solved in turn 12 times on one 4-rank calibration of the
-        // 2-core VM, they drifted (gather_slow 0.73 -> 0.60, the forward
-        // cost 9.7 -> 12.4 us at 64 KiB) instead of settling.
+        // thirds, too close to tell the two costs apart. Solved in turn
+        // 12 times on one 4-rank calibration of the 2-core VM, they
+        // drifted (gather_slow 0.73 -> 0.60, the forward cost 9.7 -> 12.4
+        // us at 64 KiB) instead of settling.
         if (!cal.comm_crowd_ring.empty() && bytes >= cal.comm_crowd_ring.points().front().first) {
             const double ring = n * cal.comm_crowd_ring.at(bytes);
             auto forwarded = [&](double f) {
