@@ -23,9 +23,10 @@
 // again. On a machine whose placement does not move (bare metal, bound),
 // the probe reads the same each time and nothing is ever measured again.
 // The fastest time is the least of every probe (and of the calibration's,
-// prefer()); if kGiveUp samples in a row are taken far, the pair is taken
+// prefer()). A sample is measured again while the pair stays far, up to
+// kPatienceS (90 s) from the first far probe; past that the pair is taken
 // as it now is (the floor moves up to it, said on stderr), so a job whose
-// ranks sit apart for good does not wait at every sample.
+// ranks sit apart for good waits once, not at every sample.
 #pragma once
 
 #include <functional>
@@ -62,7 +63,8 @@ class Placement {
     // takes the same turns. False if measure fails.
     bool measure(const std::function<bool(double *)> &measure, double *v);
     // "ranks 0-1: 61 ns one way at best; 12 of 840 samples waited for a near
-    // pair (31 sleeps), 3 measured again, 0 taken far": for the output.
+    // pair (31 sleeps of 20 ms), 3 measured again, 0 taken far (the pair far
+    // for over 90 s)": for the output.
     std::string summary() const;
 
   private:

@@ -24,7 +24,8 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
 	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/basic/copy_bytes_test \
 	test/suites/bench_copy_quick.sh \
-	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh
+	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh \
+	test/suites/bench_placement.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
