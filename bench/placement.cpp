@@ -46,6 +46,16 @@ constexpr int kMaxSleeps = 25;
 // their check a minute later, which then read 2-3x faster.
 constexpr int kMaxRedos = 4;
 constexpr double kPatienceS = 90;
+// Before the first sample, a fastest time over kNearNs is a run that
+// began in a far stretch (the 8 probes above all far: 2 of 28
+// calibrations of one main job, whose floors of 209-210 ns let every
+// sample through) or a pair that shares no cache (two sockets). The pair
+// is probed every kSleepNs until it reads under kNearNs, for at most this
+// long: most far stretches end within 10 s, and a pair that never comes
+// near costs each run this once, said in its summary.
+constexpr double kStartPatienceS = 30;
+// What a faked far probe at the start reads (ACPX_BENCH_FAKE_FAR_START).
+constexpr double kFakeStartNs = 4 * kNearNs;
 // A probe gives up when its peer has not answered for this long.
 constexpr double kTimeoutUs = 2e6;
 
@@ -82,8 +92,15 @@ struct Placement::Impl {
     long samples = 0, waited = 0, sleeps = 0, redone = 0, taken_far = 0;
     double far_since_us = -1;  // when a sample first found the pair far, while it stays far; -1: near
     double patience_s = kPatienceS;
-    // Tests (ACPX_BENCH_FAKE_FAR): this many more probes read fake_ns.
-    long fake_left = 0;
+    // The wait at the start (settle): done yet; seconds waited (-1: none
+    // needed); the fastest time before it; whether it ended far.
+    bool settled = false;
+    double start_wait_s = -1, start_from_ns = 0;
+    bool start_far = false;
+    double start_patience_s = kStartPatienceS;
+    // Tests (ACPX_BENCH_FAKE_FAR): this many more probes read fake_ns;
+    // (ACPX_BENCH_FAKE_FAR_START) the first fake_start_left read kFakeStartNs.
+    long fake_left = 0, fake_start_left = 0;
     double fake_ns = 0;
 
     // Collective: rank 0's one-way ns, on every rank. A probe past its
@@ -92,7 +109,11 @@ struct Placement::Impl {
     // Probes, and while the pair is far sleeps and probes again (at most
     // kMaxSleeps times); the last probe's ns. Collective.
     double wait_near(int *slept);
+    // Collective, once, before the first sample: waits (at most
+    // start_patience_s) for a fastest time under kNearNs.
+    void settle();
     void fake_from_env();
+    void fake_start_from_env();
     bool far(double ns) const { return active && ns > std::max(kFar * floor_ns, kNearNs); }
 };
 
@@ -132,29 +153,48 @@ double Placement::Impl::probe() {
         return 0;
     }
     double ns = all[0];
-    if (fake_left > 0) --fake_left, ns = fake_ns;  // tests: the same on every rank
+    if (fake_start_left > 0) --fake_start_left, ns = kFakeStartNs;  // tests: the same on every rank
+    else if (fake_left > 0) --fake_left, ns = fake_ns;
     if (ns > 0 && (floor_ns == 0 || ns < floor_ns)) floor_ns = ns;
     return ns;
 }
+
+namespace {
+
+// The test variable `name`=COUNT[:SECONDS] into *count and *seconds (left
+// as they are without SECONDS); false if unset, or bad (said on stderr).
+bool fake_count(const char *name, long *count, double *seconds) {
+    const char *v = std::getenv(name);
+    if (!v || !*v) return false;
+    char *end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    double s = *seconds;
+    if (*end == ':') s = std::strtod(end + 1, &end);
+    if (*end || n < 0 || !(s >= 0)) {
+        if (acp_rank() == 0) std::fprintf(stderr, "acpx-bench: %s='%s' is not COUNT[:SECONDS]; ignored\n", name, v);
+        return false;
+    }
+    *count = n;
+    *seconds = s;
+    return true;
+}
+
+}  // namespace
 
 // ACPX_BENCH_FAKE_FAR=COUNT[:PATIENCE_S], for tests: after the floor
 // probes, COUNT probes read far (4x the far rule's bound), and a pair far
 // for PATIENCE_S is taken as it is (instead of kPatienceS). Unset: none.
 void Placement::Impl::fake_from_env() {
-    const char *v = std::getenv("ACPX_BENCH_FAKE_FAR");
-    if (!v || !*v) return;
-    char *end = nullptr;
-    const long count = std::strtol(v, &end, 10);
-    double patience = kPatienceS;
-    if (*end == ':') patience = std::strtod(end + 1, &end);
-    if (*end || count < 0 || !(patience >= 0)) {
-        if (acp_rank() == 0) std::fprintf(stderr, "acpx-bench: ACPX_BENCH_FAKE_FAR='%s' is not COUNT[:SECONDS]; "
-                                          "ignored\n", v);
-        return;
-    }
-    fake_left = count;
+    if (!fake_count("ACPX_BENCH_FAKE_FAR", &fake_left, &patience_s)) return;
     fake_ns = 4 * std::max(kFar * floor_ns, kNearNs);
-    patience_s = patience;
+}
+
+// ACPX_BENCH_FAKE_FAR_START=COUNT[:PATIENCE_S], for tests: the first
+// COUNT probes, the floor probes among them, read kFakeStartNs (over
+// kNearNs), and the wait at the start lasts at most PATIENCE_S (instead
+// of kStartPatienceS). Unset: none.
+void Placement::Impl::fake_start_from_env() {
+    fake_count("ACPX_BENCH_FAKE_FAR_START", &fake_start_left, &start_patience_s);
 }
 
 Placement::Placement(bool patient) : impl_(std::make_unique<Impl>()) {
@@ -169,6 +209,7 @@ Placement::Placement(bool patient) : impl_(std::make_unique<Impl>()) {
     const std::vector<double> have = gather(me > 1 || p.pair.ptr ? 1 : 0);
     if (*std::min_element(have.begin(), have.end()) == 0) return;
     p.active = true;
+    p.fake_start_from_env();
     for (int k = 0; k < kFloorProbes && p.active; ++k) {
         if (k > 0) sleep_ns(kFloorGapNs);
         p.probe();
@@ -204,6 +245,25 @@ double Placement::Impl::wait_near(int *slept) {
     return now;
 }
 
+void Placement::Impl::settle() {
+    settled = true;
+    if (!active || floor_ns <= kNearNs) return;
+    start_from_ns = floor_ns;
+    const double start = now_us();
+    double waited = 0;
+    while (floor_ns > kNearNs && waited < start_patience_s) {
+        sleep_ns(kSleepNs);
+        probe();  // lowers floor_ns
+        if (!active) return;
+        waited = gather((now_us() - start) * 1e-6)[0];  // rank 0's clock: every rank stops together
+    }
+    start_wait_s = waited;
+    start_far = floor_ns > kNearNs;
+    if (start_far && acp_rank() == 0)
+        std::fprintf(stderr, "acpx-bench: ranks 0 and 1 stayed over %.0f ns apart (at best %.0f) for the first "
+                     "%.0f s; samples are taken on the pair as it is\n", kNearNs, floor_ns, waited);
+}
+
 double Placement::wait_near() {
     int slept;
     return impl_->wait_near(&slept);
@@ -229,6 +289,7 @@ int run_placement(const Options &o) {
 bool Placement::measure(const std::function<bool(double *)> &measure, double *v) {
     Impl &p = *impl_;
     if (!p.active || !p.patient) return measure(v);
+    if (!p.settled) p.settle();
     ++p.samples;
     for (int redo = 0;; ++redo) {
         int slept;
@@ -269,7 +330,13 @@ std::string Placement::summary() const {
                   "sleeps of %ld ms), %ld measured again, %ld taken far (the pair far for over %.0f s)",
                   p.floor_ns, p.waited, p.samples, p.sleeps, kSleepNs / 1'000'000, p.redone, p.taken_far,
                   p.patience_s);
-    return s;
+    std::string out = s;
+    if (p.start_wait_s >= 0) {
+        std::snprintf(s, sizeof s, "; at the start %.0f ns at best, then %s under %.0f ns after %.1f s",
+                      p.start_from_ns, p.start_far ? "none" : "a pair", kNearNs, p.start_wait_s);
+        out += s;
+    }
+    return out;
 }
 
 }  // namespace acpx::bench

@@ -26,7 +26,10 @@
 // prefer()). A sample is measured again while the pair stays far, up to
 // kPatienceS (90 s) from the first far probe; past that the pair is taken
 // as it now is (the floor moves up to it, said on stderr), so a job whose
-// ranks sit apart for good waits once, not at every sample.
+// ranks sit apart for good waits once, not at every sample. Before the
+// first sample, a fastest time over kNearNs (a run that began far, or a
+// pair sharing no cache) is waited on for up to 30 s, probing every 20 ms
+// for a pair under it; the summary says so.
 #pragma once
 
 #include <functional>
@@ -64,7 +67,8 @@ class Placement {
     bool measure(const std::function<bool(double *)> &measure, double *v);
     // "ranks 0-1: 61 ns one way at best; 12 of 840 samples waited for a near
     // pair (31 sleeps of 20 ms), 3 measured again, 0 taken far (the pair far
-    // for over 90 s)": for the output.
+    // for over 90 s)", and "; at the start 209 ns at best, then a pair under
+    // 120 ns after 2.1 s" where the run began far: for the output.
     std::string summary() const;
 
   private:

@@ -4,6 +4,7 @@
 # stretch shorter than the patience is waited out, sample by sample, and
 # none is taken far; a longer one is taken as it is, once, said on
 # stderr; a bad value is refused with a message and the run goes on.
+# Likewise a pair far from the start (ACPX_BENCH_FAKE_FAR_START).
 # model-check of one size on 2 ranks takes its samples through the guard.
 set -eu
 dir=$(mktemp -d)
@@ -38,11 +39,38 @@ grep -Eq "^acpx-bench: ranks 0 and 1 $said" "$dir/long.err" \
     || fail "long far stretch: no message: $(cat "$dir/long.err")"
 [ "$(grep -c '^bcast\|^allgather' "$dir/long.csv")" -ge 10 ] || fail "long: rows missing: $(cat "$dir/long.csv")"
 
+# Far from the start (ACPX_BENCH_FAKE_FAR_START=COUNT[:SECONDS]: the
+# first COUNT probes read 480 ns), with no calibration's pair to go by
+# (the built-in defaults): the first sample waits for a pair under 120
+# ns. 20 fake probes end after 0.3 s, and real ones read under 480 on any
+# machine (a pair that never gets under 120 ends the wait at 5 s); one
+# that stays far is taken as it is after a patience of 1 s, said on stderr.
+start() {  # start NAME ACPX_BENCH_FAKE_FAR_START: as check, with the built-in calibration
+    env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" ACPX_BENCH_FAKE_FAR_START="$2" \
+        "$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" model-check --sizes 1K:1K --out "$dir/$1.csv" \
+        > "$dir/$1.out" 2> "$dir/$1.err" || fail "$1: model-check failed: $(cat "$dir/$1.out" "$dir/$1.err")"
+    grep '^# placement: ' "$dir/$1.out" > "$dir/$1.line" || fail "$1: no placement line: $(cat "$dir/$1.out")"
+}
+best() { sed -n 's/^# placement: ranks 0-1: \([0-9]*\) ns one way at best;.*/\1/p' "$dir/$1.line"; }
+start begin 20:5
+grep -Eq '; at the start 480 ns at best, then (a pair|none) under 120 ns after [0-9.]+ s$' "$dir/begin.line" \
+    || fail "far at the start: no wait shown: $(cat "$dir/begin.line")"
+[ "$(best begin)" -lt 480 ] || fail "far at the start: only fake probes read: $(cat "$dir/begin.line")"
+start stays 1000000:1
+grep -q '; at the start 480 ns at best, then none under 120 ns after 1\.[0-9] s$' "$dir/stays.line" \
+    || fail "far from the start for good: no wait shown: $(cat "$dir/stays.line")"
+grep -q '^acpx-bench: ranks 0 and 1 stayed over 120 ns apart (at best 480) for the first 1 s; samples are taken' \
+    "$dir/stays.err" || fail "far from the start for good: no message: $(cat "$dir/stays.err")"
+[ "$(best stays)" = 480 ] || fail "far from the start for good: want the pair as it is: $(cat "$dir/stays.line")"
+
 # Unset: nothing faked. A bad value: said, and ignored.
 check none
 check bad 12x
 grep -q "^acpx-bench: ACPX_BENCH_FAKE_FAR='12x' is not COUNT\[:SECONDS\]; ignored$" "$dir/bad.err" \
     || fail "bad value: no message: $(cat "$dir/bad.err")"
+start badstart 5:x
+grep -q "^acpx-bench: ACPX_BENCH_FAKE_FAR_START='5:x' is not COUNT\[:SECONDS\]; ignored$" "$dir/badstart.err" \
+    || fail "bad start value: no message: $(cat "$dir/badstart.err")"
 for r in none bad; do
     grep -q 'the pair far for over 90 s' "$dir/$r.line" || fail "$r: want the default patience: $(cat "$dir/$r.line")"
 done
