@@ -86,6 +86,12 @@
 //                                          // allgather (optional; absent:
 //                                          // its forwards cost as the
 //                                          // chain's, forward_s)
+//     "comm_crowd_scatter": [[bytes, seconds], ...], // a scatter_ring
+//                                          // bcast over "crowd_ranks"
+//                                          // ranks: round / (ranks - 1),
+//                                          // by round size (optional;
+//                                          // absent: its forwards cost as
+//                                          // the chain's, forward_s)
 //     "converge_slow": [[bytes, factor], ...], // how many times longer a
 //                                          // copy takes while another core
 //                                          // copies as much into the
@@ -147,6 +153,7 @@ struct Calibration {
     Samples comm_crowd_stream4;  // a block of a pipeline:4 over crowd_ranks (empty: no round start cost)
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_crowd_ring;    // the same of a ring allgather (empty: its forwards cost as the chain's)
+    Samples comm_crowd_scatter;  // a scatter_ring bcast's round / (crowd_ranks - 1), by round size (empty: as above)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)

@@ -623,16 +623,58 @@ const double *CrowdCache::round(const RoundKey &key) const {
 
 void CrowdCache::remember(const RoundKey &key, double seconds) { rounds_[key] = seconds; }
 
+const double *CrowdCache::scatter_forward(double bytes) const {
+    const auto it = scatter_forward_.find(bytes);
+    return it == scatter_forward_.end() ? nullptr : &it->second;
+}
+
+void CrowdCache::remember_scatter_forward(double bytes, double seconds) { scatter_forward_[bytes] = seconds; }
+
 void CrowdCache::clear() {
     switch_s_ = inline_switch_s_ = -1;
     costs_.clear();
     rounds_.clear();
+    scatter_forward_.clear();
 }
 
 namespace {
 
-// The CrowdCosts a simulated round of c uses: its entries' size's.
-CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
+CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache);
+
+// A scatter_ring's forward cost for entries of `bytes` (k: the round's
+// other costs, k.forward_s the chain's): what makes the calibrated crowd's
+// scatter_ring of those entries take its measured time (added_cost), where
+// calibrate measured one of that round size; else k.forward_s. The chain's
+// forward cost over-prices it: on the 2-core VM, 4 ranks, scatter_ring
+// rounds of 512 KiB-2 MiB read 1.10-1.17x their measured time (median of
+// 48 launches) with it, where the binomial and the chain read 0.97-1.06;
+// their copies run on both cores at once, the chain's one after another.
+double scatter_forward_at(const Calibration &cal, double bytes, const CrowdCosts &k, CrowdCache *cache) {
+    if (cal.comm_crowd_scatter.empty() || cal.crowd_ranks < 3) return k.forward_s;
+    if (const double *known = cache->scatter_forward(bytes)) return *known;
+    const double n = cal.crowd_ranks - 1;
+    Case s;
+    s.op = Op::kBcast;
+    s.algo = static_cast<uint8_t>(BcastAlgo::kScatterRing);
+    s.members = cal.crowd_ranks;
+    s.bytes = static_cast<uint64_t>(bytes * n);
+    const auto &points = cal.comm_crowd_scatter.points();
+    double f = k.forward_s;
+    if (points.front().first <= static_cast<double>(s.bytes) && static_cast<double>(s.bytes) <= points.back().first) {
+        CrowdCosts t = chain_round_costs(s, cal, false, cache);
+        auto with = [&](double x) {
+            t.forward_s = x;
+            return simulate_rounds(sim_input(s, cal, false, t));
+        };
+        f = added_cost(with, n * cal.comm_crowd_scatter.at(static_cast<double>(s.bytes)));
+    }
+    cache->remember_scatter_forward(bytes, f);
+    return f;
+}
+
+// The CrowdCosts a simulated round of c uses: its entries' size's, with
+// the chain's forward cost.
+CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
     CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
     // A streamed block's share of the round is slowed as in the
     // calibrated pipeline:16 of as many bytes: the same arrays crowd
@@ -646,6 +688,14 @@ CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inli
     }
     // The start cost is a pipeline's round's (CrowdCosts::stream_start_s).
     if (c.op != Op::kBcast || c.algo != static_cast<uint8_t>(BcastAlgo::kPipeline)) k.stream_start_s = 0;
+    return k;
+}
+
+// ... and a scatter_ring's own.
+CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
+    CrowdCosts k = chain_round_costs(c, cal, is_inline, cache);
+    if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kScatterRing))
+        k.forward_s = scatter_forward_at(cal, static_cast<double>(entry_bytes_of(c)), k, cache);
     return k;
 }
 

@@ -240,12 +240,17 @@ class CrowdCache {
     using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
     const double *round(const RoundKey &key) const;  // nullptr: not simulated yet
     void remember(const RoundKey &key, double seconds);
+    // A scatter_ring's forward cost for entries of `bytes`, solved once
+    // (nullptr: not yet).
+    const double *scatter_forward(double bytes) const;
+    void remember_scatter_forward(double bytes, double seconds);
     void clear();
 
   private:
     double switch_s_ = -1, inline_switch_s_ = -1;  // the same for every size
     std::map<std::pair<double, bool>, CrowdCosts> costs_;
     std::map<RoundKey, double> rounds_;
+    std::map<double, double> scatter_forward_;
 };
 
 // Predicts one round. t: nullptr for a fully connected node. cache: for

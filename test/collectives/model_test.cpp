@@ -118,6 +118,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowd_stream4 = Samples({{64, 1.1e-5}, {4096, 1.2e-5}});
     c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
     c.comm_crowd_ring = Samples({{32768, 2.5e-5}, {1 << 20, 4.5e-4}});
+    c.comm_crowd_scatter = Samples({{32768, 3e-5}, {1 << 20, 3.5e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.crowd_ranks = 3;
@@ -138,6 +139,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowd_stream4.points(), c.comm_crowd_stream4.points());
     EXPECT_EQ(back.comm_crowd_gather.points(), c.comm_crowd_gather.points());
     EXPECT_EQ(back.comm_crowd_ring.points(), c.comm_crowd_ring.points());
+    EXPECT_EQ(back.comm_crowd_scatter.points(), c.comm_crowd_scatter.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
@@ -919,6 +921,42 @@ TEST(Predict, ACrowdedRingGivesAllgathersTheirOwnForwardCost) {
     EXPECT_EQ(crowd_costs(cal, block, false).gather_forward_s, 0);
     // Below the ring's first sample: the chain's again.
     EXPECT_LT(crowd_costs(cal, 16384, false).gather_forward_s, 0);
+}
+
+// A scatter_ring's copies run on both cores at once, the chain's one
+// after another: with its round measured (comm_crowd_scatter), it gets
+// its own forward cost, solved at its blocks' size, and its round comes
+// out as measured; other bcasts keep the chain's.
+TEST(Predict, ACrowdedScatterRingGetsItsOwnForwardCost) {
+    Calibration cal = three_on_two_cores(1e-6, 1e-9, 1e-5, 4e-9, 6e-6, 1.5e-9);
+    const uint64_t round = 1 << 19, block = round / 2;  // 3 members: 2 blocks
+    Case scatter{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kScatterRing), 2, 3, 0, round, false, 0};
+    Case chain{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 3, 0, round, false, 0};
+    const double chain_before = predict(chain, cal, nullptr).comm_s;
+    const Prediction with_chains = predict(scatter, cal, nullptr);
+    const double chains_forward = crowd_costs(cal, block, false).forward_s;
+    ASSERT_GT(chains_forward, 0);
+    EXPECT_DOUBLE_EQ(with_chains.crowd.forward_s, chains_forward);  // without the curve: the chain's
+    // Measured far under it: no forward cost at all (added_cost).
+    cal.comm_crowd_scatter = Samples({{32768, 1e-7}, {1 << 20, 1e-7}});
+    const Prediction bare = predict(scatter, cal, nullptr);
+    EXPECT_EQ(bare.crowd.forward_s, 0);
+    ASSERT_GT(with_chains.comm_s, 1.2 * bare.comm_s);
+    // Measured halfway between: a forward cost below the chain's, not 0,
+    // and the round as measured.
+    const double measured = (bare.comm_s + with_chains.comm_s) / 2;
+    cal.comm_crowd_scatter = Samples({{round / 2, measured / 4}, {round, measured / 2}});  // round / (3 - 1)
+    CrowdCache cache;
+    const Prediction own = predict(scatter, cal, nullptr, &cache);
+    EXPECT_GT(own.crowd.forward_s, 0);
+    EXPECT_LT(own.crowd.forward_s, 0.8 * chains_forward);
+    EXPECT_NEAR(own.comm_s, measured, 3e-2 * measured);
+    EXPECT_DOUBLE_EQ(predict(scatter, cal, nullptr, &cache).comm_s, own.comm_s);  // solved once, kept
+    EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr).comm_s, chain_before);
+    // A round whose calibrated crowd round (blocks x 2) is past the curve:
+    // the chain's again.
+    scatter.bytes = round * 4;
+    EXPECT_DOUBLE_EQ(predict(scatter, cal, nullptr).crowd.forward_s, crowd_costs(cal, round * 2, false).forward_s);
 }
 
 // A multi-block round's block that is not in a stream and costs its
