@@ -48,7 +48,8 @@ crowd=$(($(nproc) + 1))
 run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
 for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_stream4 \
-    comm_crowd_gather comm_crowd_ring converge_slow comm_crowded_overlap comm_fanout_overlap pair_ns; do
+    comm_crowd_gather comm_crowd_ring comm_crowd_scatter converge_slow comm_crowded_overlap comm_fanout_overlap \
+    pair_ns; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
 # Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
@@ -90,6 +91,9 @@ awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 
 awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0) || !($19 > 0) || !($20 >= 0)) bad = 1 }
      END { exit bad || n != 2 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: an allgather block without its times, factor or forward cost: $(cat "$dir/crowd.txt")"
+awk '/^[0-9]/ { n += $1 >= 32768; if (($1 >= 32768) != ($21 > 0 && $22 >= 0)) bad = 1 }
+     END { exit bad || n != 2 }' "$dir/crowd.txt" \
+    || fail "crowded calibrate: a scatter_ring round without its time and forward cost: $(cat "$dir/crowd.txt")"
 # The share of an inline copy (1K..16K on 3 ranks) that holds its
 # sender's core, from the flat tree: 0 to 1; whole (1) above.
 awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 16384; if (!($11 >= 0 && $11 <= 1) || (!in_slot && $11 != 1)) bad = 1 }
@@ -268,6 +272,8 @@ for r in rows:
         r["measured_us"] = "%.3f" % ((n - 1) * curve("comm_crowd_gather")[size] * 1e6)
     if r["op"] == "allgather" and r["algo"] == "ring" and size in curve("comm_crowd_ring"):
         r["measured_us"] = "%.3f" % ((n - 1) * curve("comm_crowd_ring")[size] * 1e6)
+    if r["op"] == "bcast" and r["algo"] == "scatter_ring" and size in curve("comm_crowd_scatter"):
+        r["measured_us"] = "%.3f" % ((n - 1) * curve("comm_crowd_scatter")[size] * 1e6)
     w.writerow(r)
 PY
 mkdir -p "$dir/retry/launches"
