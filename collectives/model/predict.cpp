@@ -641,16 +641,16 @@ namespace {
 
 CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache);
 
-// A scatter_ring's forward cost for entries of `bytes` (k: the round's
-// other costs, k.forward_s the chain's): what makes the calibrated crowd's
-// scatter_ring of those entries take its measured time (added_cost), where
-// calibrate measured one of that round size; else k.forward_s. The chain's
-// forward cost over-prices it: on the 2-core VM, 4 ranks, scatter_ring
-// rounds of 512 KiB-2 MiB read 1.10-1.17x their measured time (median of
-// 48 launches) with it, where the binomial and the chain read 0.97-1.06;
-// their copies run on both cores at once, the chain's one after another.
-double scatter_forward_at(const Calibration &cal, double bytes, const CrowdCosts &k, CrowdCache *cache) {
-    if (cal.comm_crowd_scatter.empty() || cal.crowd_ranks < 3) return k.forward_s;
+// A scatter_ring's forward cost for entries of `bytes`: what makes the
+// calibrated crowd's scatter_ring of those entries take its measured time
+// (added_cost), where calibrate measured one of that round size; else the
+// chain's, chain_forward_s. The chain's over-prices it: on the 2-core VM,
+// 4 ranks, scatter_ring rounds of 512 KiB-2 MiB read 1.10-1.17x their
+// measured time (median of 48 launches) with it, where the binomial and
+// the chain read 0.97-1.06; their copies run on both cores at once, the
+// chain's one after another.
+double scatter_forward_at(const Calibration &cal, double bytes, double chain_forward_s, CrowdCache *cache) {
+    if (cal.comm_crowd_scatter.empty() || cal.crowd_ranks < 3) return chain_forward_s;
     if (const double *known = cache->scatter_forward(bytes)) return *known;
     const double n = cal.crowd_ranks - 1;
     Case s;
@@ -659,7 +659,7 @@ double scatter_forward_at(const Calibration &cal, double bytes, const CrowdCosts
     s.members = cal.crowd_ranks;
     s.bytes = static_cast<uint64_t>(bytes * n);
     const auto &points = cal.comm_crowd_scatter.points();
-    double f = k.forward_s;
+    double f = chain_forward_s;
     if (points.front().first <= static_cast<double>(s.bytes) && static_cast<double>(s.bytes) <= points.back().first) {
         CrowdCosts t = chain_round_costs(s, cal, false, cache);
         auto with = [&](double x) {
@@ -695,7 +695,7 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
 CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
     CrowdCosts k = chain_round_costs(c, cal, is_inline, cache);
     if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kScatterRing))
-        k.forward_s = scatter_forward_at(cal, static_cast<double>(entry_bytes_of(c)), k, cache);
+        k.forward_s = scatter_forward_at(cal, static_cast<double>(entry_bytes_of(c)), k.forward_s, cache);
     return k;
 }
 
