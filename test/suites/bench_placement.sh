@@ -44,7 +44,9 @@ grep -Eq "^acpx-bench: ranks 0 and 1 $said" "$dir/long.err" \
 # (the built-in defaults): the first sample waits for a pair under 120
 # ns. 20 fake probes end after 0.3 s, and real ones read under 480 on any
 # machine (a pair that never gets under 120 ends the wait at 5 s); one
-# that stays far is taken as it is after a patience of 1 s, said on stderr.
+# that stays far is taken as it is after a patience of 1 s (shown as 1-9.9
+# s: a loaded machine's last probe may run late; the default is 30), said
+# on stderr.
 start() {  # start NAME ACPX_BENCH_FAKE_FAR_START: as check, with the built-in calibration
     env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" ACPX_BENCH_FAKE_FAR_START="$2" \
         "$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" model-check --sizes 1K:1K --out "$dir/$1.csv" \
@@ -57,9 +59,9 @@ grep -Eq '; at the start 480 ns at best, then (a pair|none) under 120 ns after [
     || fail "far at the start: no wait shown: $(cat "$dir/begin.line")"
 [ "$(best begin)" -lt 480 ] || fail "far at the start: only fake probes read: $(cat "$dir/begin.line")"
 start stays 1000000:1
-grep -q '; at the start 480 ns at best, then none under 120 ns after 1\.[0-9] s$' "$dir/stays.line" \
+grep -q '; at the start 480 ns at best, then none under 120 ns after [1-9]\.[0-9] s$' "$dir/stays.line" \
     || fail "far from the start for good: no wait shown: $(cat "$dir/stays.line")"
-grep -q '^acpx-bench: ranks 0 and 1 stayed over 120 ns apart (at best 480) for the first 1 s; samples are taken' \
+grep -q '^acpx-bench: ranks 0 and 1 stayed over 120 ns apart (at best 480) for the first [1-9] s; samples are taken' \
     "$dir/stays.err" || fail "far from the start for good: no message: $(cat "$dir/stays.err")"
 [ "$(best stays)" = 480 ] || fail "far from the start for good: want the pair as it is: $(cat "$dir/stays.line")"
 
