@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 namespace acpx::collectives::model {
 namespace {
@@ -64,7 +65,9 @@ bool valid(const SimInput &in) {
 
 class Sim {
   public:
-    // trace: where the events of round kTraced go (trace_round).
+    // trace: where the events of round kTraced go (trace_round). The
+    // lists and cores are set up once; run() resets the rest, so the runs
+    // at each switch time (simulate_rounds) reuse what they allocated.
     explicit Sim(const SimInput &in, std::vector<SimEvent> *trace = nullptr)
         : in_(in), n_(in.entries.size()), trace_(trace) {
         out_.resize(in.members);
@@ -78,17 +81,9 @@ class Sim {
             ++incoming_[x.dst];
             if (x.dep >= 0) fed_[x.dep].push_back(e);
         }
-        round_.assign(in.members, 0);
-        seen_count_.assign(in.members, 0);
-        issued_count_.assign(in.members, 0);
         pending_.resize(static_cast<size_t>(in.members) * kRounds);
         candidates_.resize(in.members);
         parked_.resize(static_cast<size_t>(in.members) * kRounds);
-        for (uint32_t m = 0; m < in.members; ++m) start_candidates(m);
-        started_.assign(static_cast<size_t>(in.members) * kRounds, kInf);
-        for (uint32_t m = 0; m < in.members; ++m) started_[m * kRounds] = 0;
-        arrive_.assign(n_ * kRounds, kInf);
-        end_.fill(0);
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
         for (uint32_t m = 0; m < in.members; ++m) cores_[m % cores].members.push_back(m);
@@ -100,7 +95,9 @@ class Sim {
             if (f.dep >= 0 && f.src % cores != in.entries[f.dep].src % cores) feeds_other_core_[f.dep] = 1;
     }
 
-    double run() {
+    // Rounds with a switch time of switch_s, from an idle node.
+    double run(double switch_s) {
+        reset(switch_s);
         // Every action sees an arrival, makes a copy or ends a round, and
         // between two a core looks in vain at most once per member per
         // event: a generous cap only trips on lists that cannot complete.
@@ -120,6 +117,28 @@ class Sim {
     }
 
   private:
+    void reset(double switch_s) {
+        switch_s_ = switch_s;
+        const uint32_t members = in_.members;
+        round_.assign(members, 0);
+        seen_count_.assign(members, 0);
+        issued_count_.assign(members, 0);
+        for (auto &p : pending_) p.clear();
+        for (auto &p : parked_) p.clear();
+        for (uint32_t m = 0; m < members; ++m) start_candidates(m);
+        started_.assign(static_cast<size_t>(members) * kRounds, kInf);
+        for (uint32_t m = 0; m < members; ++m) started_[m * kRounds] = 0;
+        arrive_.assign(n_ * kRounds, kInf);
+        end_.fill(0);
+        for (Core &c : cores_) {  // a fresh clock, the same members
+            std::vector<uint32_t> members = std::move(c.members);
+            c = Core{};
+            c.members = std::move(members);
+        }
+        for (Landing &l : landing_) l.flights.clear(), l.since = 0;
+        events_.clear();
+    }
+
     uint32_t core_of(const Core &c) const { return static_cast<uint32_t>(&c - cores_.data()); }
 
     // Landings are known once the run is over (a converging copy slows
@@ -309,10 +328,10 @@ class Sim {
     }
 
     void step(Core &c) {
-        if (c.waiting && c.members.size() > 1 && in_.switch_s > 0) {  // they took turns meanwhile: whose is it now?
-            const double turns = std::ceil((c.t - c.idle_from) / in_.switch_s - 1e-9);
+        if (c.waiting && c.members.size() > 1 && switch_s_ > 0) {  // they took turns meanwhile: whose is it now?
+            const double turns = std::ceil((c.t - c.idle_from) / switch_s_ - 1e-9);
             c.cur = (c.cur + static_cast<size_t>(turns)) % c.members.size();
-            c.t = c.idle_from + turns * in_.switch_s;
+            c.t = c.idle_from + turns * switch_s_;
         }
         if (c.waiting) c.idle_looks = 0;  // woken by an event
         c.waiting = false;
@@ -329,7 +348,7 @@ class Sim {
         }
         if (c.members.size() > 1) {  // sched_yield: the next member runs
             c.cur = (c.cur + 1) % c.members.size();
-            c.t += in_.switch_s;
+            c.t += switch_s_;
         }
         // Nothing changes before the next event: skip to it. A lone
         // member polls, so it sees the event at once; members sharing a
@@ -344,6 +363,7 @@ class Sim {
 
     const SimInput &in_;
     const size_t n_;
+    double switch_s_ = 0;  // this run's
     std::vector<SimEvent> *trace_;
     std::vector<std::vector<uint32_t>> out_;  // per member, the entries it sends, in list order
     std::vector<uint32_t> pos_;                // per entry, its place in its sender's out_
@@ -387,18 +407,15 @@ double simulate_rounds(const SimInput &in) {
     // crowd_costs to solve the calibration's chain back within 1%.
     constexpr double kSpread[] = {0.65, 0.75, 0.85, 0.95, 1.05, 1.15, 1.25, 1.35};
     double sum = 0;
-    for (double f : kSpread) {
-        SimInput v = in;
-        v.switch_s = in.switch_s * f;
-        sum += Sim(v).run();
-    }
+    Sim sim(in);
+    for (double f : kSpread) sum += sim.run(in.switch_s * f);
     return sum / std::size(kSpread);
 }
 
 std::vector<SimEvent> trace_round(const SimInput &in) {
     std::vector<SimEvent> events;
     if (!valid(in) || in.members < 2 || in.entries.empty()) return events;
-    if (std::isinf(Sim(in, &events).run())) events.clear();
+    if (std::isinf(Sim(in, &events).run(in.switch_s))) events.clear();
     return events;
 }
 
