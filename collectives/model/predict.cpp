@@ -414,9 +414,10 @@ double sample_gather(const Calibration &cal, AllgatherAlgo a, double bytes, cons
 // its start (a simulated round is a staircase at fine scale). A round
 // need not grow everywhere: where it crosses want more than once, this
 // may find another crossing than halving did.
+// f_lo: f(lo), where the caller has it (NaN: not yet).
 template <typename F>
-double solve(F f, double want, double lo, double hi) {
-    double flo = f(lo) - want;
+double solve(F f, double want, double lo, double hi, double f_lo = std::numeric_limits<double>::quiet_NaN()) {
+    double flo = (std::isnan(f_lo) ? f(lo) : f_lo) - want;
     if (!(flo < 0)) return lo;
     double fhi = f(hi) - want;
     if (fhi <= 0) return hi;
@@ -445,7 +446,8 @@ double solve(F f, double want, double lo, double hi) {
 // forward costs, which only ever add.
 template <typename F>
 double added_cost(F round, double want) {
-    return round(0) < 0.9 * want ? solve(round, want, 0, want) : 0;
+    const double bare = round(0);
+    return bare < 0.9 * want ? solve(round, want, 0, want, bare) : 0;
 }
 
 // Whether cal measured a crowded node (comm_crowded over more ranks than
