@@ -178,6 +178,20 @@ struct Step {
 //              costly forward (an allgather's arrays outgrow the writer's
 //              cache, a bcast's one buffer does not); with no forward
 //              cost, 3-rank rings of 64-256 KiB read 0.76-0.86;
+//   gather_cross_s  how much longer an inline allgather copy between
+//              members on two cores takes than one within a core, all of
+//              it on its sender's core: what makes a ring allgather of
+//              that block size over crowd_ranks members take (crowd_ranks
+//              - 1) x comm_crowd_ring a round (added_cost); 0 where that
+//              curve does not reach down to the size. Every copy of the
+//              ring crosses cores (member m runs on core m mod cores),
+//              half of Bruck's and recursive doubling's. On the 2-core VM,
+//              4 ranks, 1 KiB blocks: the ring and neighbor exchange
+//              (every copy across) measured 6.8-7.2 us a round, Bruck and
+//              the tree (half across) 5.1; without it the simulation read
+//              neighbor exchange and recursive doubling cheapest (3.0).
+//              Our reading: a store into a slot the other core last
+//              touched must fetch its lines first;
 //   round_slow  slow of copies of a multi-block round's size: a block
 //              not in a stream costs the more of an entry of its own size
 //              times slow and its share of the round's entry times this
@@ -199,7 +213,7 @@ struct Step {
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
-           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0, gather_forward_s = -1;
+           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0, gather_forward_s = -1, gather_cross_s = 0;
 };
 
 // The segments of the crowded pipeline that calibrate measures

@@ -215,6 +215,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                           k.stream_slow, k.round_stream_slow);
         else if (c.op == cm::Op::kAllgather && k.gather_slow != 1)
             std::snprintf(stream, sizeof stream, ", an allgather's copies x%.2f", k.gather_slow);
+        if (c.op == cm::Op::kAllgather && k.gather_cross_s > 0)
+            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream),
+                          ", +%.2f us a copy across cores", k.gather_cross_s * 1e6);
         char held[48] = "";
         if (k.busy < 1)
             std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);

@@ -1090,6 +1090,54 @@ TEST(Predict, OnACrowdedNodeSmallRoundsGoToTheShapeCalibratedFaster) {
     EXPECT_EQ(best(c, cal, nullptr).algo, static_cast<uint8_t>(BcastAlgo::kChain));
 }
 
+// Over 4 members on 2 cores every copy of a ring allgather crosses cores,
+// half of Bruck's. With the ring measured through the inline slots too
+// (comm_crowd_ring from below comm_crowd_gather's first sample), an
+// inline allgather copy across cores costs what makes the ring come out
+// as measured, and the simulated cores run out of phase in half the runs.
+TEST(Predict, AnInlineAllgatherCopyAcrossCoresCostsWhatTheRingMeasured) {
+    Calibration cal = yielding_cal();
+    cal.crowd_ranks = 4;
+    const uint64_t block = 2048;
+    auto allgather = [&](AllgatherAlgo a, uint64_t bytes) {
+        return Case{Op::kAllgather, static_cast<uint8_t>(a), 2, 4, 0, bytes, false, 16384};  // inline to 16 KiB
+    };
+    auto round = [&](AllgatherAlgo a, uint64_t bytes) { return predict(allgather(a, bytes), cal, nullptr).total(); };
+    // Bruck and the ring from 32 KiB, as older files have them: no cost
+    // across cores.
+    const std::vector<uint64_t> large = {32768, 1 << 20};
+    std::vector<std::pair<double, double>> bruck_pts, ring_pts;
+    for (uint64_t b : large) {
+        bruck_pts.emplace_back(b, round(AllgatherAlgo::kBruck, b) / 3);
+        ring_pts.emplace_back(b, round(AllgatherAlgo::kRing, b) / 3);
+    }
+    cal.comm_crowd_gather = Samples(bruck_pts);
+    cal.comm_crowd_ring = Samples(ring_pts);
+    EXPECT_EQ(crowd_costs(cal, block, true).gather_cross_s, 0);
+    const double ring_before = round(AllgatherAlgo::kRing, block);
+    const double bruck_before = round(AllgatherAlgo::kBruck, block);
+    const double neighbor_before = round(AllgatherAlgo::kNeighborExchange, block);
+    // The ring measured at 1.5x that from 1 KiB (a block: round / 3).
+    for (uint64_t b : {1024u, 2048u, 4096u}) ring_pts.emplace_back(b, 1.5 * round(AllgatherAlgo::kRing, b) / 3);
+    std::sort(ring_pts.begin(), ring_pts.end());
+    cal.comm_crowd_ring = Samples(ring_pts);
+    const Prediction ring = predict(allgather(AllgatherAlgo::kRing, block), cal, nullptr);
+    EXPECT_GT(ring.crowd.gather_cross_s, 0);
+    EXPECT_NEAR(ring.total(), 1.5 * ring_before, 0.03 * ring_before);  // its copies out of the slots included
+    // Neighbor exchange, every copy across, pays more of it than Bruck.
+    const double bruck_more = round(AllgatherAlgo::kBruck, block) - bruck_before;
+    const double neighbor_more = round(AllgatherAlgo::kNeighborExchange, block) - neighbor_before;
+    EXPECT_GT(neighbor_more, 1.3 * bruck_more);
+    // Only inline allgather copies: not those through process_vm_writev.
+    EXPECT_EQ(crowd_costs(cal, 65536, false).gather_cross_s, 0);
+    EXPECT_EQ(crowd_costs(cal, block, false).gather_cross_s, 0);
+    // A ring no slower than the simulation makes it: nothing to add.
+    for (auto &[b, s] : ring_pts)
+        if (b < 32768) s /= 1.5 * 2;
+    cal.comm_crowd_ring = Samples(ring_pts);
+    EXPECT_EQ(crowd_costs(cal, block, true).gather_cross_s, 0);
+}
+
 TEST(Predict, OnACrowdedNodeBlocksCostAsRoundsWithoutInlineSlots) {
     // A pipeline's blocks never go through the inline slots: up to their
     // size, a chain's step and a flat tree's copy cost them what those
