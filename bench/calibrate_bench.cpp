@@ -42,9 +42,11 @@
 //           (round time / (ranks - 1)), by block size, from the first
 //           size above the allgather's inline slots: how much slower an
 //           allgather's copies are, whose arrays hold every block;
-//   comm_crowd_ring: the same of a ring allgather: what an allgather's
-//           copy costs more when its receiver forwards it from another
-//           core (the chain's forward cost does not carry over);
+//   comm_crowd_ring: the same of a ring allgather, from the smallest
+//           size: above the inline slots, what an allgather's copy costs
+//           more when its receiver forwards it from another core (the
+//           chain's forward cost does not carry over); up to them, what
+//           its inline copy across cores costs more;
 //   comm_crowd_scatter: a scatter_ring bcast over every rank (round time
 //           / (ranks - 1)), by round size from 32 KiB: likewise for its
 //           forwards, whose copies run on both cores at once;
@@ -475,30 +477,35 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     acp_set_col_algorithm(("pipeline:" + std::to_string(kShort)).c_str(), nullptr);
     const std::vector<double> short_piped = round_seconds(o, place, all, short_sz);
     if (short_piped.size() != short_sz.size()) return 1;
-    // An allgather, whose arrays hold every rank's block: above its
-    // inline slots (the model prices inline rounds by their switches).
+    // An allgather, whose arrays hold every rank's block: Bruck above its
+    // inline slots (the model prices inline rounds by their switches);
+    // the ring at every size, as below them every one of its copies
+    // crosses cores, where Bruck's and the tree's half do
+    // (gather_cross_s).
     const uint32_t gather_inline = middle::inline_bytes_for(middle::Kind::kAllgather, static_cast<uint32_t>(np), 1);
-    std::vector<size_t> gather_sz;
-    for (size_t b : sz)
+    std::vector<size_t> gather_sz, ring_sz;
+    for (size_t b : sz) {
         if (b > gather_inline) gather_sz.push_back(b);
+        if (b > 0) ring_sz.push_back(b);
+    }
     acp_set_col_algorithm(nullptr, "bruck");
     const std::vector<double> gathered = round_seconds(o, place, all, gather_sz, false);
     std::vector<double> ringed;
     if (gathered.size() == gather_sz.size()) {
         acp_set_col_algorithm(nullptr, "ring");
-        ringed = round_seconds(o, place, all, gather_sz, false);
+        ringed = round_seconds(o, place, all, ring_sz, false);
     }
     // A scatter_ring bcast, from the sizes where it may be picked.
     std::vector<size_t> scatter_sz;
     for (size_t b : sz)
         if (b >= kScatterFrom) scatter_sz.push_back(b);
     std::vector<double> scattered;
-    if (ringed.size() == gather_sz.size()) {
+    if (ringed.size() == ring_sz.size()) {
         acp_set_col_algorithm("scatter_ring", nullptr);
         scattered = round_seconds(o, place, all, scatter_sz);
     }
     acp_set_col_algorithm("", "");
-    if (gathered.size() != gather_sz.size() || ringed.size() != gather_sz.size() ||
+    if (gathered.size() != gather_sz.size() || ringed.size() != ring_sz.size() ||
         scattered.size() != scatter_sz.size())
         return 1;
     // Two writers into one receiver from two cores (rank r runs on core
@@ -515,7 +522,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     const auto steps_direct = cm::slotless_curve(per_copy(small, chain_direct, np - 1), steps);
     const auto fans_direct = cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans);
     const auto gathers = per_copy(gather_sz, gathered, np - 1);
-    const auto rings = per_copy(gather_sz, ringed, np - 1);
+    const auto rings = per_copy(ring_sz, ringed, np - 1);
     const auto blocks = per_copy(piped_sz, piped, kS + np - 2, kS);
     const auto short_blocks = per_copy(short_sz, short_piped, kShort + np - 2, kShort);
     c.comm_crowded = cm::Samples(steps);
@@ -537,15 +544,16 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                 "# in a stream is, and an allgather's copy; how much slower two copies from two cores into one\n"
                 "# rank are; ring: the ring allgather's block, and gfwd what an allgather's forwarded copy costs\n"
                 "# more, from it; scatter: a scatter_ring round / (ranks - 1), and sfwd what its forwarded copy\n"
-                "# costs more, from it (at its blocks' size, size / (ranks - 1));\n"
+                "# costs more, from it (at its blocks' size, size / (ranks - 1)); gcross, up to the allgather's\n"
+                "# inline size, what its copy across cores costs more, from the ring;\n"
                 "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
                 "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
                 np, c.cores, kS, kShort, kShort);
     std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s %10s %10s "
-                "%11s %10s\n",
+                "%11s %10s %10s\n",
                 "# Size", "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)",
                 "switch(us)", "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)",
-                "start(us)", "ring(us)", "gfwd(us)", "scatter(us)", "sfwd(us)");
+                "start(us)", "ring(us)", "gfwd(us)", "scatter(us)", "sfwd(us)", "gcross(us)");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
@@ -563,12 +571,16 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
             std::snprintf(start, sizeof start, "%.3f", costs.get(c, b, false).stream_start_s * 1e6);
         }
         const auto gat = sample(gathers);
-        char gather[32] = "-", gslow[32] = "-", ring[32] = "-", gfwd[32] = "-";
+        char gather[32] = "-", gslow[32] = "-", ring[32] = "-", gfwd[32] = "-", gcross[32] = "-";
         if (gat != gathers.end()) {
             std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);
             std::snprintf(gslow, sizeof gslow, "%.2f", k.gather_slow);
-            std::snprintf(ring, sizeof ring, "%.3f", sample(rings)->second * 1e6);
             std::snprintf(gfwd, sizeof gfwd, "%.3f", k.gather_forward_s * 1e6);
+        }
+        if (const auto rin = sample(rings); rin != rings.end()) {
+            std::snprintf(ring, sizeof ring, "%.3f", rin->second * 1e6);
+            if (sz[i] <= gather_inline)  // an inline allgather's costs
+                std::snprintf(gcross, sizeof gcross, "%.3f", costs.get(c, b, true).gather_cross_s * 1e6);
         }
         const auto sca = sample(scatters);
         char scatter[32] = "-", sfwd[32] = "-";
@@ -590,10 +602,10 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
             std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
-                    "%10s %10s %10s %11s %10s\n",
+                    "%10s %10s %10s %11s %10s %10s\n",
                     sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
                     c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv,
-                    pipe4, start, ring, gfwd, scatter, sfwd);
+                    pipe4, start, ring, gfwd, scatter, sfwd, gcross);
     }
     std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
                 "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"

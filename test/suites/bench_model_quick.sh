@@ -91,6 +91,15 @@ awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 
 awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0) || !($19 > 0) || !($20 >= 0)) bad = 1 }
      END { exit bad || n != 2 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: an allgather block without its times, factor or forward cost: $(cat "$dir/crowd.txt")"
+# The ring allgather at every size: up to the slots' size its rounds give
+# an inline copy across cores its cost (gcross, >= 0); above, none.
+awk '/^[0-9]/ && $1 > 0 { n++; if (!($19 > 0) || ($1 <= 16384) != ($23 >= 0)) bad = 1 } END { exit bad || n != 7 }' \
+    "$dir/crowd.txt" || fail "crowded calibrate: a ring round or its cost across cores missing: $(cat "$dir/crowd.txt")"
+python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: the ring not measured below Bruck: $(cat "$dir/cal.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["comm_crowd_ring"][0][0] == 1024 < c["comm_crowd_gather"][0][0], (c["comm_crowd_ring"], c["comm_crowd_gather"])
+PY
 awk '/^[0-9]/ { n += $1 >= 32768; if (($1 >= 32768) != ($21 > 0 && $22 >= 0)) bad = 1 }
      END { exit bad || n != 2 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a scatter_ring round without its time and forward cost: $(cat "$dir/crowd.txt")"
