@@ -242,8 +242,8 @@ std::string algo_name(const Case &c);
 // The CrowdCosts of entries of `bytes` (see above).
 CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline);
 
-// crowd_costs and simulated rounds, remembered: a solve takes ~100
-// simulated sample rounds and a round up to 4 x 6 of the case's, while a
+// crowd_costs and simulated rounds, remembered: crowd_costs takes tens of
+// simulated sample rounds a solve and a round up to 4 x 6 of the case's, while a
 // job's creates all use one calibration and mostly the same few shapes
 // (10,000 creates on 3 ranks took 11 minutes under the sanitizers
 // without it). Clear it when the calibration changes.
