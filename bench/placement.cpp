@@ -98,10 +98,12 @@ struct Placement::Impl {
     double start_wait_s = -1, start_from_ns = 0;
     bool start_far = false;
     double start_patience_s = kStartPatienceS;
-    // Tests (ACPX_BENCH_FAKE_FAR): this many more probes read fake_ns;
-    // (ACPX_BENCH_FAKE_FAR_START) the first fake_start_left read kFakeStartNs.
+    // Tests (ACPX_BENCH_FAKE_FAR): this many more probes read fake_ns,
+    // and the probes after them the floor (fake_near); with
+    // ACPX_BENCH_FAKE_FAR_START the first fake_start_left read kFakeStartNs.
     long fake_left = 0, fake_start_left = 0;
     double fake_ns = 0;
+    bool fake_near = false;
 
     // Collective: rank 0's one-way ns, on every rank. A probe past its
     // deadline (kTimeoutUs) makes the placement inactive: 0.
@@ -155,6 +157,7 @@ double Placement::Impl::probe() {
     double ns = all[0];
     if (fake_start_left > 0) --fake_start_left, ns = kFakeStartNs;  // tests: the same on every rank
     else if (fake_left > 0) --fake_left, ns = fake_ns;
+    else if (fake_near) ns = floor_ns;
     if (ns > 0 && (floor_ns == 0 || ns < floor_ns)) floor_ns = ns;
     return ns;
 }
@@ -182,11 +185,15 @@ bool fake_count(const char *name, long *count, double *seconds) {
 }  // namespace
 
 // ACPX_BENCH_FAKE_FAR=COUNT[:PATIENCE_S], for tests: after the floor
-// probes, COUNT probes read far (4x the far rule's bound), and a pair far
-// for PATIENCE_S is taken as it is (instead of kPatienceS). Unset: none.
+// probes, COUNT probes read far (4x the far rule's bound) and the probes
+// after them read the floor, and a pair far for PATIENCE_S is taken as it
+// is (instead of kPatienceS). The host's own far stretches are not the
+// test's: CI once had its pair far for over 60 s, and a test of a short
+// stretch then saw a long one. Unset: none.
 void Placement::Impl::fake_from_env() {
     if (!fake_count("ACPX_BENCH_FAKE_FAR", &fake_left, &patience_s)) return;
     fake_ns = 4 * std::max(kFar * floor_ns, kNearNs);
+    fake_near = true;
 }
 
 // ACPX_BENCH_FAKE_FAR_START=COUNT[:PATIENCE_S], for tests: the first
@@ -254,14 +261,15 @@ void Placement::Impl::settle() {
     // A test's far stretch (ACPX_BENCH_FAKE_FAR) is for the samples'
     // probes: a pair far for real at the start must not use it up here.
     const long sample_fakes = fake_left;
-    fake_left = 0;
+    const bool sample_near = fake_near;
+    fake_left = 0, fake_near = false;
     while (floor_ns > kNearNs && waited < start_patience_s) {
         sleep_ns(kSleepNs);
         probe();  // lowers floor_ns
         if (!active) break;
         waited = gather((now_us() - start) * 1e-6)[0];  // rank 0's clock: every rank stops together
     }
-    fake_left = sample_fakes;
+    fake_left = sample_fakes, fake_near = sample_near;
     if (!active) return;
     start_wait_s = waited;
     start_far = floor_ns > kNearNs;

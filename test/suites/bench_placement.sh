@@ -1,7 +1,8 @@
 #!/bin/sh
 # The placement guard of calibrate and model-check (bench/placement.hpp)
-# with a far pair faked (ACPX_BENCH_FAKE_FAR=COUNT[:SECONDS]): a far
-# stretch shorter than the patience is waited out, sample by sample, and
+# with a far pair faked (ACPX_BENCH_FAKE_FAR=COUNT[:SECONDS], the probes
+# after the COUNT far ones faked near, whatever the host does meanwhile): a
+# far stretch shorter than the patience is waited out, sample by sample, and
 # none is taken far; a longer one is taken as it is, once, said on
 # stderr; a bad value is refused with a message and the run goes on.
 # Likewise a pair far from the start (ACPX_BENCH_FAKE_FAR_START).
