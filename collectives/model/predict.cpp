@@ -589,8 +589,7 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     if (is_inline) {
         k.busy = busy_at(cal, bytes, switch_s);
         if (k.busy < 1) k.forward_s = forward_at(cal, bytes, true, k);
-        k.gather_cross_s = cross_at(cal, bytes, k);
-        return k;
+        return k;  // gather_cross_s: an allgather's own (round_crowd_costs)
     }
     // Measured as it is (process_vm_writev only: inline rounds store into
     // the control blocks); flat above the largest sample.
@@ -699,18 +698,18 @@ const double *CrowdCache::round(const RoundKey &key) const {
 
 void CrowdCache::remember(const RoundKey &key, double seconds) { rounds_[key] = seconds; }
 
-const double *CrowdCache::scatter_forward(double bytes) const {
-    const auto it = scatter_forward_.find(bytes);
-    return it == scatter_forward_.end() ? nullptr : &it->second;
+const double *CrowdCache::solved(Solved what, double bytes) const {
+    const auto it = solved_.find({what, bytes});
+    return it == solved_.end() ? nullptr : &it->second;
 }
 
-void CrowdCache::remember_scatter_forward(double bytes, double seconds) { scatter_forward_[bytes] = seconds; }
+void CrowdCache::remember(Solved what, double bytes, double seconds) { solved_[{what, bytes}] = seconds; }
 
 void CrowdCache::clear() {
     switch_s_ = inline_switch_s_ = -1;
     costs_.clear();
     rounds_.clear();
-    scatter_forward_.clear();
+    solved_.clear();
 }
 
 namespace {
@@ -727,7 +726,7 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
 // chain's one after another.
 double scatter_forward_at(const Calibration &cal, double bytes, double chain_forward_s, CrowdCache *cache) {
     if (cal.comm_crowd_scatter.empty() || cal.crowd_ranks < 3) return chain_forward_s;
-    if (const double *known = cache->scatter_forward(bytes)) return *known;
+    if (const double *known = cache->solved(CrowdCache::Solved::kScatterForward, bytes)) return *known;
     const double n = cal.crowd_ranks - 1;
     Case s;
     s.op = Op::kBcast;
@@ -744,7 +743,7 @@ double scatter_forward_at(const Calibration &cal, double bytes, double chain_for
         };
         f = added_cost(with, n * cal.comm_crowd_scatter.at(static_cast<double>(s.bytes)));
     }
-    cache->remember_scatter_forward(bytes, f);
+    cache->remember(CrowdCache::Solved::kScatterForward, bytes, f);
     return f;
 }
 
@@ -767,11 +766,22 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
     return k;
 }
 
-// ... and a scatter_ring's own.
+// cross_at for an inline allgather's blocks of `bytes` with their
+// CrowdCosts k, solved once per size.
+double gather_cross_at(const Calibration &cal, double bytes, const CrowdCosts &k, CrowdCache *cache) {
+    if (const double *known = cache->solved(CrowdCache::Solved::kGatherCross, bytes)) return *known;
+    const double x = cross_at(cal, bytes, k);
+    cache->remember(CrowdCache::Solved::kGatherCross, bytes, x);
+    return x;
+}
+
+// ... and a scatter_ring's own, or an inline allgather's.
 CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
     CrowdCosts k = chain_round_costs(c, cal, is_inline, cache);
+    const auto entry = static_cast<double>(entry_bytes_of(c));
     if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kScatterRing))
-        k.forward_s = scatter_forward_at(cal, static_cast<double>(entry_bytes_of(c)), k.forward_s, cache);
+        k.forward_s = scatter_forward_at(cal, entry, k.forward_s, cache);
+    if (c.op == Op::kAllgather && is_inline) k.gather_cross_s = gather_cross_at(cal, entry, k, cache);
     return k;
 }
 

@@ -191,7 +191,10 @@ struct Step {
 //              the tree (half across) 5.1; without it the simulation read
 //              neighbor exchange and recursive doubling cheapest (3.0).
 //              Our reading: a store into a slot the other core last
-//              touched must fetch its lines first;
+//              touched must fetch its lines first. Set in an inline
+//              allgather's prediction (Prediction::crowd), solved once
+//              per block size; crowd_costs leaves it 0 (a bcast of that
+//              size has no use for the ring's solve);
 //   round_slow  slow of copies of a multi-block round's size: a block
 //              not in a stream costs the more of an entry of its own size
 //              times slow and its share of the round's entry times this
@@ -254,17 +257,19 @@ class CrowdCache {
     using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
     const double *round(const RoundKey &key) const;  // nullptr: not simulated yet
     void remember(const RoundKey &key, double seconds);
-    // A scatter_ring's forward cost for entries of `bytes`, solved once
-    // (nullptr: not yet).
-    const double *scatter_forward(double bytes) const;
-    void remember_scatter_forward(double bytes, double seconds);
+    // A cost of one kind of round for entries of `bytes`, solved once
+    // (nullptr: not yet): a scatter_ring's forward_s, an inline
+    // allgather's gather_cross_s.
+    enum class Solved : uint8_t { kScatterForward, kGatherCross };
+    const double *solved(Solved what, double bytes) const;
+    void remember(Solved what, double bytes, double seconds);
     void clear();
 
   private:
     double switch_s_ = -1, inline_switch_s_ = -1;  // the same for every size
     std::map<std::pair<double, bool>, CrowdCosts> costs_;
     std::map<RoundKey, double> rounds_;
-    std::map<double, double> scatter_forward_;
+    std::map<std::pair<Solved, double>, double> solved_;
 };
 
 // Predicts one round. t: nullptr for a fully connected node. cache: for

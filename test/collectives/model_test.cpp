@@ -1113,7 +1113,10 @@ TEST(Predict, AnInlineAllgatherCopyAcrossCoresCostsWhatTheRingMeasured) {
     }
     cal.comm_crowd_gather = Samples(bruck_pts);
     cal.comm_crowd_ring = Samples(ring_pts);
-    EXPECT_EQ(crowd_costs(cal, block, true).gather_cross_s, 0);
+    auto cross = [&](uint64_t bytes) {
+        return predict(allgather(AllgatherAlgo::kRing, bytes), cal, nullptr).crowd.gather_cross_s;
+    };
+    EXPECT_EQ(cross(block), 0);
     const double ring_before = round(AllgatherAlgo::kRing, block);
     const double bruck_before = round(AllgatherAlgo::kBruck, block);
     const double neighbor_before = round(AllgatherAlgo::kNeighborExchange, block);
@@ -1129,13 +1132,19 @@ TEST(Predict, AnInlineAllgatherCopyAcrossCoresCostsWhatTheRingMeasured) {
     const double neighbor_more = round(AllgatherAlgo::kNeighborExchange, block) - neighbor_before;
     EXPECT_GT(neighbor_more, 1.3 * bruck_more);
     // Only inline allgather copies: not those through process_vm_writev.
-    EXPECT_EQ(crowd_costs(cal, 65536, false).gather_cross_s, 0);
-    EXPECT_EQ(crowd_costs(cal, block, false).gather_cross_s, 0);
+    EXPECT_EQ(cross(65536), 0);
+    Case not_inline = allgather(AllgatherAlgo::kRing, block);
+    not_inline.inline_bytes = 0;
+    EXPECT_EQ(predict(not_inline, cal, nullptr).crowd.gather_cross_s, 0);
+    // Nor a bcast's of that size.
+    const Case bcast{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 4, 0, block, false, 16384};
+    EXPECT_EQ(predict(bcast, cal, nullptr).crowd.gather_cross_s, 0);
+    EXPECT_EQ(crowd_costs(cal, block, true).gather_cross_s, 0);
     // A ring no slower than the simulation makes it: nothing to add.
     for (auto &[b, s] : ring_pts)
         if (b < 32768) s /= 1.5 * 2;
     cal.comm_crowd_ring = Samples(ring_pts);
-    EXPECT_EQ(crowd_costs(cal, block, true).gather_cross_s, 0);
+    EXPECT_EQ(cross(block), 0);
 }
 
 TEST(Predict, OnACrowdedNodeBlocksCostAsRoundsWithoutInlineSlots) {
