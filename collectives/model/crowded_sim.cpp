@@ -319,9 +319,9 @@ class Sim {
         Landing &l = landing_[dst];
         run_on(l.flights, l.since, t, nullptr);
         l.flights.push_back(f);
-        std::vector<Flight> ahead = l.flights;
+        ahead_.assign(l.flights.begin(), l.flights.end());  // a copy per start: no allocation
         double since = t;
-        run_on(ahead, since, kInf, &ends_);
+        run_on(ahead_, since, kInf, &ends_);
         for (const Flight &g : l.flights) {
             const double end = ends_[g.entry];
             arrive_[at(g.round, g.entry)] = end;
@@ -388,6 +388,7 @@ class Sim {
     bool converging_ = false;
     std::vector<Landing> landing_;  // per receiver
     std::vector<double> ends_;      // scratch: per entry, when its flight ends
+    std::vector<Flight> ahead_;     // scratch: the flights of one receiver, run to their ends
     std::array<double, kRounds> end_{};
     std::vector<Core> cores_;
     std::vector<double>::const_iterator after(double t) const {
