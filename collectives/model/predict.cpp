@@ -573,11 +573,10 @@ double cross_at(const Calibration &cal, double bytes, const CrowdCosts &k) {
     return added_cost(crossed, ring);
 }
 
-// cache: for the short pipeline's round share (stream_start_s), whose
-// costs come from a smaller block's, as predict takes them.
-CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, double switch_s, CrowdCache *cache) {
+// The copies' costs of entries of `bytes` (CrowdCache::kCopies): all
+// an inline round has.
+CrowdCosts copy_costs(const Calibration &cal, double bytes, bool is_inline, double switch_s) {
     CrowdCosts k;
-    const double n = cal.crowd_ranks - 1;
     k.switch_s = switch_s;
     // Inline rounds are plain stores into the control blocks, at the
     // 2-member price: their sender's core is held for part of it (busy),
@@ -598,76 +597,98 @@ CrowdCosts costs_with(const Calibration &cal, double bytes, bool is_inline, doub
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
     k.forward_s = forward_at(cal, bytes, false, k);
-    // Blocks in a stream, from the crowded pipeline: its first blocks cost
-    // as above, the rest stream_slow times comm_stream. Measured on the
-    // 2-core VM, 3 ranks: 5-6 us a small block, not comm_stream's 3 (the
-    // core the root shares with the last member is not all the root's),
-    // and less than slow + forward_s for blocks of 128 KiB and up.
-    if (!cal.comm_crowd_stream.empty() && !cal.comm_stream.empty()) {
-        constexpr unsigned kS = kCrowdStreamSegments, kShort = kCrowdShortStreamSegments;
-        const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
-        const double round_slow = slow_at(cal, bytes * kS, switch_s);
-        double short_round_slow = 0;  // solved only with the short pipeline's curve (below)
-        // A pipeline:S round's blocks' share of it is slowed as in the
-        // pipeline:16 of as many bytes (round_crowd_costs): for the short
-        // one, that of blocks a quarter the size, solved first (with
-        // their own short pipeline, down to its smallest sample).
-        const double quarter = bytes * kShort / kS;
-        const bool below = cal.comm_crowd_stream4.empty() || quarter < cal.comm_crowd_stream4.points().front().first;
-        const double short_share_slow = below ? -1 : cache->get(cal, quarter, false).round_stream_slow;
-        auto piped = [&](double s, unsigned segments) {
-            CrowdCosts t = k;
-            t.stream_slow = t.round_stream_slow = s;
-            if (segments != kS && short_share_slow > 0) t.round_stream_slow = short_share_slow;
-            t.round_slow = segments == kS ? round_slow : short_round_slow;
-            return sample_round(cal, BcastAlgo::kPipeline, segments, bytes * segments, is_inline, t);
-        };
-        k.stream_slow = k.round_stream_slow = solve([&](double s) { return piped(s, kS); }, round, 0.25, 8);
-        // With the short pipeline too: the slowdown that puts the two
-        // rounds as far apart as measured, and what both then lack, a
-        // cost of their own round (at least 0; else as above).
-        if (!cal.comm_crowd_stream4.empty()) {
-            short_round_slow = slow_at(cal, bytes * kShort, switch_s);
-            const double short_round = (kShort + n - 1) * cal.comm_crowd_stream4.at(bytes);
-            auto apart = [&](double s) { return piped(s, kS) - piped(s, kShort); };
-            const double want = round - short_round;
-            const double s = apart(0.25) < want && want < apart(8) ? solve(apart, want, 0.25, 8) : 0;
-            const double start = s > 0 ? round - piped(s, kS) : 0;
-            if (start > 0) {
-                k.stream_slow = k.round_stream_slow = s;
-                k.stream_start_s = start;
-            }
+    return k;
+}
+
+// Blocks in a stream (CrowdCache::kStream) on top of k's copy costs,
+// from the crowded pipeline: its first blocks cost as the copies, the
+// rest stream_slow times comm_stream. Measured on the 2-core VM, 3 ranks:
+// 5-6 us a small block, not comm_stream's 3 (the core the root shares
+// with the last member is not all the root's), and less than slow +
+// forward_s for blocks of 128 KiB and up. cache: for the short
+// pipeline's round share (stream_start_s), whose costs come from a
+// smaller block's, as predict takes them.
+void solve_stream(const Calibration &cal, double bytes, CrowdCosts *out, CrowdCache *cache) {
+    if (cal.comm_crowd_stream.empty() || cal.comm_stream.empty()) return;
+    CrowdCosts &k = *out;
+    const double n = cal.crowd_ranks - 1;
+    constexpr unsigned kS = kCrowdStreamSegments, kShort = kCrowdShortStreamSegments;
+    const double round = (kS + n - 1) * cal.comm_crowd_stream.at(bytes);
+    const double round_slow = slow_at(cal, bytes * kS, k.switch_s);
+    double short_round_slow = 0;  // solved only with the short pipeline's curve (below)
+    // A pipeline:S round's blocks' share of it is slowed as in the
+    // pipeline:16 of as many bytes (round_crowd_costs): for the short
+    // one, that of blocks a quarter the size, solved first (with their
+    // own short pipeline, down to its smallest sample).
+    const double quarter = bytes * kShort / kS;
+    const bool below = cal.comm_crowd_stream4.empty() || quarter < cal.comm_crowd_stream4.points().front().first;
+    const double short_share_slow =
+        below ? -1 : cache->get(cal, quarter, false, CrowdCache::kStream).round_stream_slow;
+    auto piped = [&](double s, unsigned segments) {
+        CrowdCosts t = k;
+        t.stream_slow = t.round_stream_slow = s;
+        if (segments != kS && short_share_slow > 0) t.round_stream_slow = short_share_slow;
+        t.round_slow = segments == kS ? round_slow : short_round_slow;
+        return sample_round(cal, BcastAlgo::kPipeline, segments, bytes * segments, false, t);
+    };
+    k.stream_slow = k.round_stream_slow = solve([&](double s) { return piped(s, kS); }, round, 0.25, 8);
+    // With the short pipeline too: the slowdown that puts the two rounds
+    // as far apart as measured, and what both then lack, a cost of their
+    // own round (at least 0; else as above).
+    if (!cal.comm_crowd_stream4.empty()) {
+        short_round_slow = slow_at(cal, bytes * kShort, k.switch_s);
+        const double short_round = (kShort + n - 1) * cal.comm_crowd_stream4.at(bytes);
+        auto apart = [&](double s) { return piped(s, kS) - piped(s, kShort); };
+        const double want = round - short_round;
+        const double s = apart(0.25) < want && want < apart(8) ? solve(apart, want, 0.25, 8) : 0;
+        const double start = s > 0 ? round - piped(s, kS) : 0;
+        if (start > 0) {
+            k.stream_slow = k.round_stream_slow = s;
+            k.stream_start_s = start;
         }
     }
-    // Allgathers' copies, from the crowded Bruck allgather: after the
-    // rest, which its round also pays. Its samples start above the
-    // inline slots: below them, not measured (1).
-    if (!cal.comm_crowd_gather.empty() && bytes >= cal.comm_crowd_gather.points().front().first) {
-        const double round = n * cal.comm_crowd_gather.at(bytes);
-        auto gather = [&](double g) {
+}
+
+// An allgather's copies (CrowdCache::kGather) on top of k's copy costs,
+// from the crowded Bruck allgather, which its round also pays. Its
+// samples start above the inline slots: below them, not measured (1).
+void solve_gather(const Calibration &cal, double bytes, CrowdCosts *out) {
+    if (cal.comm_crowd_gather.empty() || bytes < cal.comm_crowd_gather.points().front().first) return;
+    CrowdCosts &k = *out;
+    const double n = cal.crowd_ranks - 1;
+    const double round = n * cal.comm_crowd_gather.at(bytes);
+    auto gather = [&](double g) {
+        CrowdCosts t = k;
+        t.gather_slow = g;
+        return sample_gather(cal, AllgatherAlgo::kBruck, bytes, t);
+    };
+    k.gather_slow = solve(gather, round, 0.25, 8);
+    // With the ring, an allgather's own forward cost (added_cost, as
+    // forward_at's), then Bruck's factor again with it. Once each: over 4
+    // members Bruck forwards half its copies and the ring two thirds, too
+    // close to tell the two costs apart. Solved in turn 12 times on one
+    // 4-rank calibration of the 2-core VM, they drifted (gather_slow 0.73
+    // -> 0.60, the forward cost 9.7 -> 12.4 us at 64 KiB) instead of
+    // settling.
+    if (!cal.comm_crowd_ring.empty() && bytes >= cal.comm_crowd_ring.points().front().first) {
+        const double ring = n * cal.comm_crowd_ring.at(bytes);
+        auto forwarded = [&](double f) {
             CrowdCosts t = k;
-            t.gather_slow = g;
-            return sample_gather(cal, AllgatherAlgo::kBruck, bytes, t);
+            t.gather_forward_s = f;
+            return sample_gather(cal, AllgatherAlgo::kRing, bytes, t);
         };
+        k.gather_forward_s = added_cost(forwarded, ring);
         k.gather_slow = solve(gather, round, 0.25, 8);
-        // With the ring, an allgather's own forward cost (added_cost, as
-        // forward_at's), then Bruck's factor again with it. Once each:
-        // over 4 members Bruck forwards half its copies and the ring two
-        // thirds, too close to tell the two costs apart. Solved in turn
-        // 12 times on one 4-rank calibration of the 2-core VM, they
-        // drifted (gather_slow 0.73 -> 0.60, the forward cost 9.7 -> 12.4
-        // us at 64 KiB) instead of settling.
-        if (!cal.comm_crowd_ring.empty() && bytes >= cal.comm_crowd_ring.points().front().first) {
-            const double ring = n * cal.comm_crowd_ring.at(bytes);
-            auto forwarded = [&](double f) {
-                CrowdCosts t = k;
-                t.gather_forward_s = f;
-                return sample_gather(cal, AllgatherAlgo::kRing, bytes, t);
-            };
-            k.gather_forward_s = added_cost(forwarded, ring);
-            k.gather_slow = solve(gather, round, 0.25, 8);
-        }
     }
+}
+
+// k's costs of the parts not in `parts` back to their defaults.
+CrowdCosts only(CrowdCosts k, unsigned parts) {
+    const CrowdCosts none;
+    if (!(parts & CrowdCache::kStream))
+        k.stream_slow = none.stream_slow, k.round_stream_slow = none.round_stream_slow,
+        k.stream_start_s = none.stream_start_s;
+    if (!(parts & CrowdCache::kGather)) k.gather_slow = none.gather_slow, k.gather_forward_s = none.gather_forward_s;
     return k;
 }
 
@@ -677,7 +698,7 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
     return CrowdCache().get(cal, bytes, is_inline);
 }
 
-CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline) {
+CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline, unsigned parts) {
     if (!has_crowd(cal)) return {};
     if (switch_s_ < 0) switch_s_ = switch_time(cal, 1);
     // Solved only once an inline round asks: a job of large rounds need
@@ -685,10 +706,27 @@ CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline)
     if (is_inline && inline_switch_s_ < 0) inline_switch_s_ = inline_switch_time(cal, switch_s_);
     const auto key = std::make_pair(bytes, is_inline);
     auto it = costs_.find(key);
-    if (it == costs_.end())
-        it = costs_.emplace(key, costs_with(cal, bytes, is_inline, is_inline ? inline_switch_s_ : switch_s_, this))
-                 .first;
-    return it->second;
+    if (it == costs_.end()) {
+        // An inline round has only its copies' costs: the rest is solved.
+        const Entry k{copy_costs(cal, bytes, is_inline, is_inline ? inline_switch_s_ : switch_s_),
+                       is_inline ? kAll : kCopies};
+        it = costs_.emplace(key, k).first;
+    }
+    // The parts apart: a bcast's pipeline solves read nothing of an
+    // allgather's, and the other way round. (The short pipeline's solve
+    // may add sizes to costs_, which leaves `it` valid.)
+    if ((parts & kStream) && !(it->second.parts & kStream)) {
+        CrowdCosts k = it->second.k;
+        solve_stream(cal, bytes, &k, this);
+        it->second.k.stream_slow = k.stream_slow, it->second.k.round_stream_slow = k.round_stream_slow;
+        it->second.k.stream_start_s = k.stream_start_s;
+        it->second.parts |= kStream;
+    }
+    if ((parts & kGather) && !(it->second.parts & kGather)) {
+        solve_gather(cal, bytes, &it->second.k);
+        it->second.parts |= kGather;
+    }
+    return only(it->second.k, parts);
 }
 
 const double *CrowdCache::round(const RoundKey &key) const {
@@ -750,7 +788,12 @@ double scatter_forward_at(const Calibration &cal, double bytes, double chain_for
 // The CrowdCosts a simulated round of c uses: its entries' size's, with
 // the chain's forward cost.
 CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
-    CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline);
+    // The parts of the costs c's round reads (sim_input).
+    const bool piped = multi_block(c) || c.algo == static_cast<uint8_t>(BcastAlgo::kPipeline);
+    const unsigned parts = c.op == Op::kAllgather ? CrowdCache::kGather
+                           : piped                ? CrowdCache::kStream
+                                                  : CrowdCache::kCopies;
+    CrowdCosts k = cache->get(cal, static_cast<double>(entry_bytes_of(c)), is_inline, parts);
     // A streamed block's share of the round is slowed as in the
     // calibrated pipeline:16 of as many bytes: the same arrays crowd
     // the same caches (CrowdCosts::round_stream_slow).
@@ -758,8 +801,9 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
     // round's entry) is slowed as copies of the round's size are.
     if (multi_block(c)) {
         const auto round = static_cast<double>(c.bytes);
-        k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline).round_stream_slow;
-        k.round_slow = cache->get(cal, round, is_inline).slow;
+        k.round_stream_slow = cache->get(cal, round / kCrowdStreamSegments, is_inline, CrowdCache::kStream)
+                                  .round_stream_slow;
+        k.round_slow = cache->get(cal, round, is_inline, CrowdCache::kCopies).slow;
     }
     // The start cost is a pipeline's round's (CrowdCosts::stream_start_s).
     if (c.op != Op::kBcast || c.algo != static_cast<uint8_t>(BcastAlgo::kPipeline)) k.stream_start_s = 0;

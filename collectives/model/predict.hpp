@@ -252,7 +252,16 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline);
 // without it). Clear it when the calibration changes.
 class CrowdCache {
   public:
-    CrowdCosts get(const Calibration &cal, double bytes, bool is_inline);
+    // Which CrowdCosts to solve beyond the copies' (switch_s, slow, busy,
+    // forward_s, converge): a multi-block bcast's blocks in a stream
+    // (stream_slow, round_stream_slow, stream_start_s), an allgather's
+    // (gather_slow, gather_forward_s). Each part is solved once per size,
+    // when a round first needs it (a 4-rank bcast create solved every
+    // part of every size it touched: the allgather's solves for nothing,
+    // and a pipeline's at the round's size, whose blocks are smaller);
+    // get leaves the parts not asked for at their defaults.
+    enum Parts : unsigned { kCopies = 0, kStream = 1, kGather = 2, kAll = 3 };
+    CrowdCosts get(const Calibration &cal, double bytes, bool is_inline, unsigned parts = kAll);
     // (op, algo, radix, members, root, bytes, inline) -> seconds
     using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
     const double *round(const RoundKey &key) const;  // nullptr: not simulated yet
@@ -267,7 +276,11 @@ class CrowdCache {
 
   private:
     double switch_s_ = -1, inline_switch_s_ = -1;  // the same for every size
-    std::map<std::pair<double, bool>, CrowdCosts> costs_;
+    struct Entry {
+        CrowdCosts k;
+        unsigned parts;  // solved so far
+    };
+    std::map<std::pair<double, bool>, Entry> costs_;
     std::map<RoundKey, double> rounds_;
     std::map<std::pair<Solved, double>, double> solved_;
 };

@@ -852,6 +852,58 @@ TEST(Predict, AShortCrowdedPipelineGivesARoundItsStartCost) {
     EXPECT_DOUBLE_EQ(plain.stream_slow, crowd_costs(without, block, false).stream_slow);
 }
 
+// A round's costs are solved in parts (CrowdCache::Parts): an allgather
+// create need not solve a pipeline's stream, nor a bcast an allgather's
+// copies. A part comes out the same whichever was solved first, and the
+// parts not asked for stay at their defaults.
+TEST(CrowdCache, SolvesEachPartOnlyWhenAskedAndTheSameInAnyOrder) {
+    Calibration cal = crowded_cal();
+    cal.comm_stream = Samples({{0, 3e-6}, {1 << 30, 3e-6 + 1e-9 * (1 << 30)}});
+    cal.comm_crowd_stream = Samples({{64, 8e-6 + 128e-9}, {1 << 20, 8e-6 + 2e-9 * (1 << 20)}});
+    cal.comm_crowd_stream4 = Samples({{64, 2 * (8e-6 + 128e-9)}, {1 << 20, 2 * (8e-6 + 2e-9 * (1 << 20))}});
+    const double block = 65536;
+    cal.comm_crowd_gather =
+        Samples({{32768, 2 * cal.comm_crowded.at(32768)}, {1 << 20, 2 * cal.comm_crowded.at(1 << 20)}});
+    const CrowdCosts all = crowd_costs(cal, block, false);
+    const CrowdCosts none;
+    ASSERT_GT(all.stream_slow, 0);
+    ASSERT_NE(all.gather_slow, none.gather_slow);
+    auto same_copies = [&](const CrowdCosts &k) {
+        EXPECT_EQ(k.switch_s, all.switch_s);
+        EXPECT_EQ(k.slow, all.slow);
+        EXPECT_EQ(k.forward_s, all.forward_s);
+        EXPECT_EQ(k.converge, all.converge);
+    };
+    for (const bool stream_first : {true, false}) {
+        CrowdCache cache;
+        const CrowdCosts copies = cache.get(cal, block, false, CrowdCache::kCopies);
+        same_copies(copies);
+        EXPECT_EQ(copies.stream_slow, none.stream_slow);
+        EXPECT_EQ(copies.stream_start_s, none.stream_start_s);
+        EXPECT_EQ(copies.gather_slow, none.gather_slow);
+        EXPECT_EQ(copies.gather_forward_s, none.gather_forward_s);
+        const CrowdCache::Parts first = stream_first ? CrowdCache::kStream : CrowdCache::kGather;
+        const CrowdCache::Parts second = stream_first ? CrowdCache::kGather : CrowdCache::kStream;
+        cache.get(cal, block, false, first);
+        const CrowdCosts k = cache.get(cal, block, false, second);
+        same_copies(k);
+        if (stream_first) {
+            EXPECT_EQ(k.stream_slow, none.stream_slow);
+            EXPECT_EQ(k.gather_slow, all.gather_slow);
+            EXPECT_EQ(k.gather_forward_s, all.gather_forward_s);
+        } else {
+            EXPECT_EQ(k.gather_slow, none.gather_slow);
+            EXPECT_EQ(k.stream_slow, all.stream_slow);
+            EXPECT_EQ(k.round_stream_slow, all.round_stream_slow);
+            EXPECT_EQ(k.stream_start_s, all.stream_start_s);
+        }
+        const CrowdCosts both = cache.get(cal, block, false);
+        EXPECT_EQ(both.stream_slow, all.stream_slow);
+        EXPECT_EQ(both.stream_start_s, all.stream_start_s);
+        EXPECT_EQ(both.gather_slow, all.gather_slow);
+    }
+}
+
 TEST(Predict, ACrowdedAllgatherReproducesItsCalibration) {
     Calibration cal = crowded_cal();
     const uint64_t block = 1 << 18;
