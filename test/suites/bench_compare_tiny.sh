@@ -7,8 +7,25 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 "$ACPX_SRCDIR/bench/compare" "$ACPX_BUILDDIR" "$out" --tiny --np 2
-head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,latency_us' \
+head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,latency_us,pair' \
     || { echo "bad header: $(head -1 "$out/collectives.csv")"; exit 1; }
+# --tiny runs no placement probe: every run's pair state is '-'.
+awk -F, 'NR > 1 && $7 != "-" { bad = 1 } END { exit bad }' "$out/collectives-raw.csv" \
+    || { echo "a pair state without the probe:"; cat "$out/collectives-raw.csv"; exit 1; }
+# The medians' rule: a point's near runs where it has any; one with only
+# far runs keeps them, marked far.
+python3 - "$ACPX_SRCDIR/bench/compare" <<'PY' || exit 1
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("compare", sys.argv[1])
+compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("compare", loader))
+loader.exec_module(compare)
+a, b, c, w = [("bcast", "acpx-direct-delegated", 4, s) for s in (1, 2, 3, 4)]
+med, far = compare.medians({a: [(22.5, "near"), (46.5, "far"), (46.6, "far")], b: [(3.0, "far"), (5.0, "far")],
+                            c: [(1.0, "-"), (2.0, "-"), (9.0, "-")], w: [(1.0, "near")]}, {w})
+want = ({a: 22.5, b: 4.0, c: 2.0}, {b})
+if (med, far) != want:
+    sys.exit(f"medians: {med} {far}, want {want}")
+PY
 expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && expect="$expect openmpi-MPI_Bcast openmpi-MPIX_Bcast_init"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && expect="$expect mpich-MPI_Bcast mpich-MPI_Bcast_init"
