@@ -685,10 +685,15 @@ void solve_gather(const Calibration &cal, double bytes, CrowdCosts *out) {
 // k's costs of the parts not in `parts` back to their defaults.
 CrowdCosts only(CrowdCosts k, unsigned parts) {
     const CrowdCosts none;
-    if (!(parts & CrowdCache::kStream))
-        k.stream_slow = none.stream_slow, k.round_stream_slow = none.round_stream_slow,
+    if (!(parts & CrowdCache::kStream)) {
+        k.stream_slow = none.stream_slow;
+        k.round_stream_slow = none.round_stream_slow;
         k.stream_start_s = none.stream_start_s;
-    if (!(parts & CrowdCache::kGather)) k.gather_slow = none.gather_slow, k.gather_forward_s = none.gather_forward_s;
+    }
+    if (!(parts & CrowdCache::kGather)) {
+        k.gather_slow = none.gather_slow;
+        k.gather_forward_s = none.gather_forward_s;
+    }
     return k;
 }
 
@@ -713,13 +718,14 @@ CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline,
         it = costs_.emplace(key, k).first;
     }
     // The parts apart: a bcast's pipeline solves read nothing of an
-    // allgather's, and the other way round. (The short pipeline's solve
-    // may add sizes to costs_, which leaves `it` valid.)
+    // allgather's, and the other way round.
     if ((parts & kStream) && !(it->second.parts & kStream)) {
-        CrowdCosts k = it->second.k;
+        CrowdCosts k = it->second.k;  // a copy: the solve may add entries (std::map keeps `it`)
         solve_stream(cal, bytes, &k, this);
-        it->second.k.stream_slow = k.stream_slow, it->second.k.round_stream_slow = k.round_stream_slow;
-        it->second.k.stream_start_s = k.stream_start_s;
+        CrowdCosts &kept = it->second.k;
+        kept.stream_slow = k.stream_slow;
+        kept.round_stream_slow = k.round_stream_slow;
+        kept.stream_start_s = k.stream_start_s;
         it->second.parts |= kStream;
     }
     if ((parts & kGather) && !(it->second.parts & kGather)) {
