@@ -555,6 +555,17 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                 "switch(us)", "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)",
                 "start(us)", "ring(us)", "gfwd(us)", "scatter(us)", "sfwd(us)", "gcross(us)");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
+    // The crowd costs a round of `algo` over every rank of `bytes` is
+    // predicted with: the costs solved for one kind of round only.
+    auto round_costs = [&](cm::Op op, uint8_t algo, size_t bytes, uint32_t inline_bytes) {
+        cm::Case round;
+        round.op = op;
+        round.algo = algo;
+        round.members = static_cast<uint32_t>(np);
+        round.bytes = bytes;
+        round.inline_bytes = inline_bytes;
+        return cm::predict(round, c, nullptr, &costs).crowd;
+    };
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
         const cm::CrowdCosts k = costs.get(c, b, sz[i] > 0 && sz[i] <= inline_max);
@@ -579,19 +590,19 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         }
         if (const auto rin = sample(rings); rin != rings.end()) {
             std::snprintf(ring, sizeof ring, "%.3f", rin->second * 1e6);
-            if (sz[i] <= gather_inline)  // an inline allgather's costs
-                std::snprintf(gcross, sizeof gcross, "%.3f", costs.get(c, b, true).gather_cross_s * 1e6);
+            if (sz[i] <= gather_inline) {  // an inline ring allgather's
+                const auto ring_algo = static_cast<uint8_t>(collectives::AllgatherAlgo::kRing);
+                const double x = round_costs(cm::Op::kAllgather, ring_algo, sz[i], gather_inline).gather_cross_s;
+                std::snprintf(gcross, sizeof gcross, "%.3f", x * 1e6);
+            }
         }
         const auto sca = sample(scatters);
         char scatter[32] = "-", sfwd[32] = "-";
         if (sca != scatters.end()) {  // the forward cost its round's blocks get
-            cm::Case round;
-            round.op = cm::Op::kBcast;
-            round.algo = static_cast<uint8_t>(collectives::BcastAlgo::kScatterRing);
-            round.members = static_cast<uint32_t>(np);
-            round.bytes = sz[i];
+            const auto scatter_algo = static_cast<uint8_t>(collectives::BcastAlgo::kScatterRing);
             std::snprintf(scatter, sizeof scatter, "%.3f", sca->second * 1e6);
-            std::snprintf(sfwd, sizeof sfwd, "%.3f", cm::predict(round, c, nullptr, &costs).crowd.forward_s * 1e6);
+            const double f = round_costs(cm::Op::kBcast, scatter_algo, sz[i], 0).forward_s;
+            std::snprintf(sfwd, sizeof sfwd, "%.3f", f * 1e6);
         }
         char conv[32] = "-";
         if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);

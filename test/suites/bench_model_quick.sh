@@ -95,6 +95,16 @@ awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0) || !($19 > 0) ||
 # an inline copy across cores its cost (gcross, >= 0); above, none.
 awk '/^[0-9]/ && $1 > 0 { n++; if (!($19 > 0) || ($1 <= 16384) != ($23 >= 0)) bad = 1 } END { exit bad || n != 7 }' \
     "$dir/crowd.txt" || fail "crowded calibrate: a ring round or its cost across cores missing: $(cat "$dir/crowd.txt")"
+# ... the cost an inline ring allgather of that size is predicted with
+# (acpx-model predict prints it, to 0.01 us, when > 0).
+for b in $(awk '/^[0-9]/ && $1 > 0 && $1 <= 16384 { print $1 }' "$dir/crowd.txt"); do
+    said=$(awk -v b="$b" '/^[0-9]/ && $1 == b { print $23 }' "$dir/crowd.txt")
+    "$ACPX_BUILDDIR/acpx-model" predict --op allgather --algo ring --procs "$crowd" --size "$b" \
+        --calibration "$dir/cal.json" > "$dir/gcross.txt" 2>&1 || fail "predict ring $b: $(cat "$dir/gcross.txt")"
+    x=$(sed -n 's/.*, +\([0-9.]*\) us a copy across cores.*/\1/p' "$dir/gcross.txt")
+    awk -v a="$said" -v p="${x:-0}" 'BEGIN { d = a - p; exit !(d < 0.006 && d > -0.006) }' \
+        || fail "crowded calibrate: gcross at $b is $said, the ring is predicted with ${x:-0.00}"
+done
 python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: the ring not measured below Bruck: $(cat "$dir/cal.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
