@@ -561,16 +561,22 @@ bool ring_prices_inline(const Calibration &cal, double bytes) {
 // time (added_cost), its members' copies out of the slots included (there
 // predict_round adds none: a block that came from another core is read
 // from there, one from the same core is at hand); 0 where the ring was
-// not measured at that size through the slots.
-double cross_at(const Calibration &cal, double bytes, const CrowdCosts &k) {
-    if (!ring_prices_inline(cal, bytes)) return 0;
-    const double ring = (cal.crowd_ranks - 1) * cal.comm_crowd_ring.at(bytes);
-    CrowdCosts t = k;
-    auto crossed = [&](double x) {
-        t.gather_cross_s = x;
-        return sample_gather(cal, AllgatherAlgo::kRing, bytes, t, true);
-    };
-    return added_cost(crossed, ring);
+// not measured at that size through the slots. Solved once per size
+// (cache).
+double cross_at(const Calibration &cal, double bytes, const CrowdCosts &k, CrowdCache *cache) {
+    if (const double *known = cache->solved(CrowdCache::Solved::kGatherCross, bytes)) return *known;
+    double x = 0;
+    if (ring_prices_inline(cal, bytes)) {
+        const double ring = (cal.crowd_ranks - 1) * cal.comm_crowd_ring.at(bytes);
+        CrowdCosts t = k;
+        auto crossed = [&](double v) {
+            t.gather_cross_s = v;
+            return sample_gather(cal, AllgatherAlgo::kRing, bytes, t, true);
+        };
+        x = added_cost(crossed, ring);
+    }
+    cache->remember(CrowdCache::Solved::kGatherCross, bytes, x);
+    return x;
 }
 
 // The copies' costs of entries of `bytes` (CrowdCache::kCopies): all
@@ -816,22 +822,13 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
     return k;
 }
 
-// cross_at for an inline allgather's blocks of `bytes` with their
-// CrowdCosts k, solved once per size.
-double gather_cross_at(const Calibration &cal, double bytes, const CrowdCosts &k, CrowdCache *cache) {
-    if (const double *known = cache->solved(CrowdCache::Solved::kGatherCross, bytes)) return *known;
-    const double x = cross_at(cal, bytes, k);
-    cache->remember(CrowdCache::Solved::kGatherCross, bytes, x);
-    return x;
-}
-
 // ... and a scatter_ring's own, or an inline allgather's.
 CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
     CrowdCosts k = chain_round_costs(c, cal, is_inline, cache);
     const auto entry = static_cast<double>(entry_bytes_of(c));
     if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kScatterRing))
         k.forward_s = scatter_forward_at(cal, entry, k.forward_s, cache);
-    if (c.op == Op::kAllgather && is_inline) k.gather_cross_s = gather_cross_at(cal, entry, k, cache);
+    if (c.op == Op::kAllgather && is_inline) k.gather_cross_s = cross_at(cal, entry, k, cache);
     return k;
 }
 
