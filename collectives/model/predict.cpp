@@ -17,13 +17,6 @@
 namespace acpx::collectives::model {
 namespace {
 
-// Predictions closer than this are a tie, which the earlier candidate
-// (binomial, the per-block tree) wins: the calibration itself is not that
-// precise (two runs on the 2-core VM differ by 5-20%), and at 4 ranks
-// there the trees were predicted within 1% of each other while measured
-// chain was 1.6x binary.
-constexpr double kTieMargin = 0.02;
-
 // Segment counts the selection tries for pipeline.
 constexpr unsigned kPipelineCandidates[] = {4, 8, 16, 32};
 

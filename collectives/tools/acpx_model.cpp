@@ -248,8 +248,9 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                             "takes bruck below 128 bytes a block, else neighbor, or ring for odd procs)\n",
                             cm::kMaxTurnedAllgather), 2;
     const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
-    std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = best\n", a.op.c_str(),
-                static_cast<unsigned long long>(a.procs));
+    std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = what create picks: the\n"
+                "# lowest, or an earlier column within %g%% of it\n",
+                a.op.c_str(), static_cast<unsigned long long>(a.procs), cm::kTieMargin * 100);
     std::printf("# topology: %s; calibration: %s\n", t ? t->describe().c_str() : "none (fully connected)",
                 cal.source.c_str());
     std::printf("%10s", "size");
