@@ -1,7 +1,11 @@
 // acpx-bench: the acpx benchmarks. Run under a launcher:
 //   acprun -n 3 acpx-bench copy [--sizes 8:4M] [--iters N] [--window W] [--csv FILE] [--quick]
 //   acprun -n 2 acpx-bench calibrate [--out FILE];  acprun -n 4 acpx-bench model-check [--out FILE]
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "acp.h"
@@ -54,25 +58,63 @@ void usage(FILE *to) {
                  "  --predict-only    model-check: no measurements\n"
                  "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n");
 }
+// Every rank parses the same arguments before acp_init, so every rank
+// would print the same usage or complaint: only the launcher's rank 0 (or
+// a process run alone) does. The others' stdout and stderr go to
+// /dev/null meanwhile.
+class QuietOffRankZero {
+  public:
+    QuietOffRankZero() {
+        const char *rank = std::getenv("ACP_RUN_RANK");
+        if (!rank) rank = std::getenv("PMIX_RANK");
+        if (!rank || std::strcmp(rank, "0") == 0) return;
+        const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null < 0) return;
+        std::fflush(nullptr);
+        for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+            saved_[fd] = dup(fd);
+            if (saved_[fd] >= 0) dup2(null, fd);
+        }
+        close(null);
+    }
+    ~QuietOffRankZero() {
+        std::fflush(nullptr);
+        for (int fd : {STDOUT_FILENO, STDERR_FILENO})
+            if (saved_[fd] >= 0) dup2(saved_[fd], fd), close(saved_[fd]);
+    }
+    QuietOffRankZero(const QuietOffRankZero &) = delete;
+    QuietOffRankZero &operator=(const QuietOffRankZero &) = delete;
+
+  private:
+    int saved_[3] = {-1, -1, -1};
+};
+
+// The subcommand and its options; 0 when they are good, else main's exit status.
+int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
+    QuietOffRankZero quiet;
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : -1;
+    }
+    *cmd = argv[1];
+    if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "memory" && *cmd != "calibrate" &&
+        *cmd != "model-check" && *cmd != "placement") {
+        std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd->c_str());
+        usage(stderr);
+        return 2;
+    }
+    if (!acpx::bench::parse_options(argc - 1, argv + 1, o)) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    const std::string cmd = argv[1];
+    std::string cmd;
     acpx::bench::Options o;
-    if (cmd != "copy" && cmd != "bcast" && cmd != "allgather" && cmd != "memory" && cmd != "calibrate" &&
-        cmd != "model-check" && cmd != "placement") {
-        std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd.c_str());
-        usage(stderr);
-        return 2;
-    }
-    if (!acpx::bench::parse_options(argc - 1, argv + 1, &o)) {
-        usage(stderr);
-        return 2;
-    }
+    if (const int rc = parse(argc, argv, &cmd, &o)) return rc < 0 ? 0 : rc;
     if (acp_init(&argc, &argv) != 0) return 1;
     const int rc = cmd == "copy"          ? acpx::bench::run_copy(o)
                    : cmd == "memory"      ? acpx::bench::run_memory(o)
