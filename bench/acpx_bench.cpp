@@ -58,6 +58,7 @@ void usage(FILE *to) {
                  "  --predict-only    model-check: no measurements\n"
                  "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n");
 }
+
 // Every rank parses the same arguments before acp_init, so every rank
 // would print the same usage or complaint: only the launcher's rank 0 (or
 // a process run alone) does. The others' stdout and stderr go to
@@ -86,10 +87,11 @@ class QuietOffRankZero {
     QuietOffRankZero &operator=(const QuietOffRankZero &) = delete;
 
   private:
-    int saved_[3] = {-1, -1, -1};
+    int saved_[3] = {-1, -1, -1};  // by descriptor: stdout's and stderr's originals
 };
 
-// The subcommand and its options; 0 when they are good, else main's exit status.
+// The subcommand and its options: 0 when they are good, -1 after --help
+// (exit 0), else main's exit status.
 int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
     QuietOffRankZero quiet;
     if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
