@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "acp.h"
 #include "bench_common.hpp"
@@ -59,16 +61,21 @@ void usage(FILE *to) {
                  "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n");
 }
 
+// Whether this process is the launcher's rank 0 (ACP_RUN_RANK, or
+// PMIX_RANK under mpirun), or runs alone.
+bool rank_zero() {
+    const char *rank = std::getenv("ACP_RUN_RANK");
+    if (!rank) rank = std::getenv("PMIX_RANK");
+    return !rank || std::strcmp(rank, "0") == 0;
+}
+
 // Every rank parses the same arguments before acp_init, so every rank
-// would print the same usage or complaint: only the launcher's rank 0 (or
-// a process run alone) does. The others' stdout and stderr go to
-// /dev/null meanwhile.
+// would print the same usage or complaint: only rank 0 does. The others'
+// stdout and stderr go to /dev/null meanwhile.
 class QuietOffRankZero {
   public:
     QuietOffRankZero() {
-        const char *rank = std::getenv("ACP_RUN_RANK");
-        if (!rank) rank = std::getenv("PMIX_RANK");
-        if (!rank || std::strcmp(rank, "0") == 0) return;
+        if (rank_zero()) return;
         const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (null < 0) return;
         std::fflush(nullptr);
@@ -116,7 +123,14 @@ int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
 int main(int argc, char **argv) {
     std::string cmd;
     acpx::bench::Options o;
-    if (const int rc = parse(argc, argv, &cmd, &o)) return rc < 0 ? 0 : rc;
+    if (const int rc = parse(argc, argv, &cmd, &o)) {
+        // The other ranks fail after rank 0, which says why: the launcher
+        // names the first rank to fail and stops the rest (acprun within
+        // 250 ms), so it would otherwise name a silent rank, or stop rank 0
+        // before it wrote. Bounded: they exit anyway after 2 s.
+        if (rc > 0 && !rank_zero()) std::this_thread::sleep_for(std::chrono::seconds(2));
+        return rc < 0 ? 0 : rc;
+    }
     if (acp_init(&argc, &argv) != 0) return 1;
     const int rc = cmd == "copy"          ? acpx::bench::run_copy(o)
                    : cmd == "memory"      ? acpx::bench::run_memory(o)

@@ -26,7 +26,8 @@ for kind in bcast allgather; do
 done
 awk -F, 'NR > 1 && ($4 <= 0 || $7 != 3) { bad = 1 } END { exit bad }' "$csv" \
     || { echo "non-positive latency or wrong rank count"; cat "$csv"; exit 1; }
-# A bad argument is reported once (by rank 0), with the usage, and fails.
+# A bad argument is reported once, by rank 0, with the usage; acprun names
+# rank 0 as the rank that failed, and the job fails.
 err=$(mktemp)
 trap 'rm -f "$csv" "$err"' EXIT
 if "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" bcast --sizes 8:bad > /dev/null 2> "$err"; then
@@ -34,5 +35,6 @@ if "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" bcast --sizes 8:bad 
 fi
 [ "$(grep -c "^acpx-bench: --sizes: '8:bad' is not MIN:MAX" "$err")" -eq 1 ] \
     && [ "$(grep -c '^usage: acprun -n N acpx-bench' "$err")" -eq 1 ] \
-    || { echo "bad --sizes: want one complaint and one usage"; cat "$err"; exit 1; }
+    && grep -q '^acprun: rank 0 (pid [0-9]*) exited with status 2; stopping the other ranks' "$err" \
+    || { echo "bad --sizes: want one complaint, one usage, rank 0 named"; cat "$err"; exit 1; }
 echo "bench_col_quick: ok"
