@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "acp.h"
+#include "basic/bootstrap/wire.hpp"
 #include "bench_common.hpp"
 
 namespace {
@@ -64,7 +65,7 @@ void usage(FILE *to) {
 // Whether this process is the launcher's rank 0 (ACP_RUN_RANK, or
 // PMIX_RANK under mpirun), or runs alone.
 bool rank_zero() {
-    const char *rank = std::getenv("ACP_RUN_RANK");
+    const char *rank = std::getenv(acpx::wire::kEnvRank);
     if (!rank) rank = std::getenv("PMIX_RANK");
     return !rank || std::strcmp(rank, "0") == 0;
 }
