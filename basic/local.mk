@@ -18,12 +18,15 @@ libacpx_la_SOURCES += basic/transport/ucx/ucx_transport.cpp
 endif
 if ACPX_HAVE_OFI
 libacpx_la_SOURCES += \
+	basic/transport/ofi/fabric_library.cpp basic/transport/ofi/fabric_library.hpp \
 	basic/transport/ofi/ofi_transport.cpp basic/transport/ofi/ofi_wire.hpp \
 	basic/transport/ofi/ofi_select.cpp basic/transport/ofi/ofi_select.hpp \
 	basic/transport/ofi/wake_channel.cpp basic/transport/ofi/wake_channel.hpp
 endif
 libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(PMIX_CFLAGS) $(JSON_CFLAGS)
-libacpx_la_LIBADD = $(UCX_LIBS) $(OFI_LIBS) $(PMIX_LIBS)
+# libfabric is not linked: it is opened when the ofi transport is asked
+# for (basic/transport/ofi/fabric_library.hpp); only its headers are used.
+libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 bin_PROGRAMS += acprun acpx-info
@@ -34,7 +37,7 @@ acprun_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
 acprun_LDADD = $(HWLOC_LIBS)
 acpx_info_SOURCES = basic/tools/acpx_info.cpp
 acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
-acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS) $(OFI_LIBS)
+acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS)
 if ACPX_HAVE_UCX
 acpx_info_LDADD += -luct
 endif

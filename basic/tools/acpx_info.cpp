@@ -13,9 +13,6 @@
 #include <uct/api/uct.h>
 #include <ucp/api/ucp.h>
 #endif
-#if ACPX_HAVE_OFI
-#include <rdma/fabric.h>
-#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,31 +22,39 @@
 #include <vector>
 
 #include "config.hpp"
+#if ACPX_HAVE_OFI
+#include "transport/ofi/fabric_library.hpp"
+#endif
 
 namespace {
 
 #if ACPX_HAVE_OFI
 // Each provider offering reliable-datagram endpoints, once, with its domains.
 void print_ofi_providers() {
+    acpx::basic::ofi::Fabric fab;
+    std::string why;
+    if (!acpx::basic::ofi::load_fabric(&fab, &why)) {
+        std::printf("libfabric: %s\n", why.c_str());
+        return;
+    }
     std::printf("libfabric %u.%u providers with reliable-datagram endpoints (FI_PROVIDER picks):\n",
-                FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
-    fi_info *hints = fi_allocinfo();
+                FI_MAJOR(fab.version()), FI_MINOR(fab.version()));
+    fi_info *hints = fab.allocinfo();
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_MSG | FI_RMA;
     fi_info *all = nullptr;
-    if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints,
-                   &all) == 0) {
+    if (fab.getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints, &all) == 0) {
         std::set<std::string> seen;
         for (fi_info *i = all; i; i = i->next) {
             const std::string line = std::string(i->fabric_attr->prov_name) + " (domain " +
                                      i->domain_attr->name + ")";
             if (seen.insert(line).second) std::printf("  %s\n", line.c_str());
         }
-        fi_freeinfo(all);
+        fab.freeinfo(all);
     } else {
         std::printf("  (none)\n");
     }
-    fi_freeinfo(hints);
+    fab.freeinfo(hints);
     const char *p = std::getenv("FI_PROVIDER");
     std::printf("  in use: FI_PROVIDER=%s\n", p && *p ? p : "(unset: the first above)");
 }

@@ -17,6 +17,8 @@
 //                              time out (every wait and free prints its return)
 //   fault_prog col-kill        rank 1 is killed between create and send of a
 //                              persistent bcast; the others are waiting in it
+//   fault_prog libraries   each rank says, after acp_init, whether libfabric is
+//                          loaded in it ("libfabric loaded: yes" or "no")
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,13 @@ int main(int argc, char **argv) {
     if (mode == "socket" && check_socket() != 0) return 1;
     if (acp_init(&argc, &argv) != 0) return 1;
     const int me = acp_rank();
+    if (mode == "libraries") {  // libacpx opens libfabric only for the ofi transport
+        std::ifstream maps("/proc/self/maps");
+        std::string line;
+        bool loaded = false;
+        while (std::getline(maps, line)) loaded = loaded || line.find("/libfabric.so") != std::string::npos;
+        std::fprintf(stderr, "rank %d: libfabric loaded: %s\n", me, loaded ? "yes" : "no");
+    }
     // Connect everyone first, so the survivors wait for the failed rank in
     // the next acp_sync (and acprun reports it) rather than failing to
     // connect to a rank that is already gone.

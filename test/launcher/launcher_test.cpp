@@ -341,6 +341,22 @@ TEST(Ofi, ProviderProblemsAreOneLineAtInit) {
     EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// libfabric is opened when the ofi transport is asked for, not linked:
+// loading it (Debian's pulls in PSM) costs every process 0.2 s.
+TEST(Ofi, LibfabricIsLoadedOnlyForTheOfiTransport) {
+    if (!ACPX_HAVE_OFI) GTEST_SKIP() << "built without libfabric";
+    if (ACPX_HAVE_UCX) {
+        JobResult r = acprun(2, {"libraries"}, {"ACP_TRANSPORT=ucx"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: no") && has(r.err, "rank 1: libfabric loaded: no"))
+            << r.err;
+    }
+    JobResult r = acprun(2, {"libraries"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=shm"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: yes") && has(r.err, "rank 1: libfabric loaded: yes"))
+        << r.err;
+}
+
 TEST(Acprun, CallsAfterFinalizeFail) {
     JobResult r = acprun(2, {"after-finalize"});
     EXPECT_EQ(r.status, 0) << r.err;

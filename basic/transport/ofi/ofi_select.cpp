@@ -17,8 +17,8 @@ constexpr uint32_t kApiVersion = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION);
 // step adds one, so the first step that finds nothing names what is missing.
 enum Step { kEndpoint, kCaps, kMrModes, kDeliveryComplete, kAll };
 
-fi_info *hints_up_to(Step step, bool atomics) {
-    fi_info *h = fi_allocinfo();
+fi_info *hints_up_to(const Fabric &fab, Step step, bool atomics) {
+    fi_info *h = fab.allocinfo();
     if (!h) return nullptr;
     h->ep_attr->type = FI_EP_RDM;
     h->mode = FI_CONTEXT | FI_CONTEXT2;  // every operation carries an fi_context2
@@ -32,11 +32,11 @@ fi_info *hints_up_to(Step step, bool atomics) {
     return h;
 }
 
-fi_info *getinfo(Step step, bool atomics) {
-    fi_info *h = hints_up_to(step, atomics);
+fi_info *getinfo(const Fabric &fab, Step step, bool atomics) {
+    fi_info *h = hints_up_to(fab, step, atomics);
     fi_info *out = nullptr;
-    const int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, h, &out);
-    fi_freeinfo(h);
+    const int rc = fab.getinfo(kApiVersion, nullptr, nullptr, 0, h, &out);
+    fab.freeinfo(h);
     return rc == 0 ? out : nullptr;
 }
 
@@ -47,20 +47,20 @@ const char *requested() {
 
 }  // namespace
 
-std::string available_providers() {
+std::string available_providers(const Fabric &fab) {
     fi_info *all = nullptr;
-    if (fi_getinfo(kApiVersion, nullptr, nullptr, 0, nullptr, &all) != 0) return "none";
+    if (fab.getinfo(kApiVersion, nullptr, nullptr, 0, nullptr, &all) != 0) return "none";
     std::set<std::string> names;
     for (fi_info *i = all; i; i = i->next) names.insert(i->fabric_attr->prov_name);
-    fi_freeinfo(all);
+    fab.freeinfo(all);
     std::string s;
     for (const auto &n : names) s += (s.empty() ? "" : ", ") + n;
     return s.empty() ? "none" : s;
 }
 
-Selection select_provider() {
-    if (fi_info *i = getinfo(kAll, true)) return {i, true};
-    if (fi_info *i = getinfo(kAll, false)) return {i, false};
+Selection select_provider(const Fabric &fab) {
+    if (fi_info *i = getinfo(fab, kAll, true)) return {i, true};
+    if (fi_info *i = getinfo(fab, kAll, false)) return {i, false};
     static const char *const kMissing[] = {
         "is not available here or has no reliable-datagram (FI_EP_RDM) endpoint",
         "lacks messages and RMA (FI_MSG, FI_RMA) on reliable-datagram endpoints",
@@ -71,17 +71,17 @@ Selection select_provider() {
     };
     int step = kEndpoint;
     for (; step < kAll; ++step) {
-        fi_info *i = getinfo(static_cast<Step>(step), false);
+        fi_info *i = getinfo(fab, static_cast<Step>(step), false);
         if (!i) break;
-        fi_freeinfo(i);
+        fab.freeinfo(i);
     }
     // With FI_PROVIDER set, libfabric hides every other provider from
     // fi_getinfo, so they can only be listed without it.
     const std::string others = std::getenv("FI_PROVIDER") && *std::getenv("FI_PROVIDER")
                                    ? "acpx-info with FI_PROVIDER unset lists the providers here"
-                                   : "providers here: " + available_providers();
+                                   : "providers here: " + available_providers(fab);
     report("acp_init", "FI_PROVIDER", "libfabric provider '%s' %s (libfabric %u.%u; %s)",
-           requested(), kMissing[step], FI_MAJOR(fi_version()), FI_MINOR(fi_version()),
+           requested(), kMissing[step], FI_MAJOR(fab.version()), FI_MINOR(fab.version()),
            others.c_str());
     return {};
 }

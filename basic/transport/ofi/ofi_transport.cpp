@@ -110,11 +110,13 @@ class OfiTransport final : public Transport {
     ~OfiTransport() override { teardown(); }
 
     bool init() {
-        Selection s = select_provider();
+        std::string why;
+        if (!load_fabric(&fab_, &why)) return report("acp_init", "ACP_TRANSPORT", "ofi: %s", why.c_str());
+        Selection s = select_provider(fab_);
         if (!s.info) return false;
         info_ = s.info;
         mr_mode_ = info_->domain_attr->mr_mode;
-        int rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr);
+        int rc = fab_.fabric(info_->fabric_attr, &fabric_, nullptr);
         if (rc == 0) rc = fi_domain(fabric_, info_, &domain_, nullptr);
         if (rc) return fail("fabric/domain", rc);
         fi_av_attr av{};
@@ -154,7 +156,7 @@ class OfiTransport final : public Transport {
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       "libfabric %u.%u, provider %s, domain %s, atomics %s%s%s",
-                      FI_MAJOR(fi_version()), FI_MINOR(fi_version()),
+                      FI_MAJOR(fab_.version()), FI_MINOR(fab_.version()),
                       info_->fabric_attr->prov_name, info_->domain_attr->name,
                       agent_atomics_ ? "by the target's agent" : "by the provider",
                       wake_ ? ", no wait fd (peers wake the agent through a socket)" : "",
@@ -190,7 +192,7 @@ class OfiTransport final : public Transport {
             const int n = fi_av_insert(av_, a.data() + sizeof len, 1, &addrs_[r], 0, nullptr);
             if (n != 1)
                 return report("acp_init", "libfabric address", "cannot add rank %zu's address "
-                              "to the address vector (%s)", r, fi_strerror(n < 0 ? -n : FI_EINVAL));
+                              "to the address vector (%s)", r, fab_.strerror(n < 0 ? -n : FI_EINVAL));
         }
         if (wake_) wake_->set_peers(wake_names);
         return true;
@@ -322,7 +324,7 @@ class OfiTransport final : public Transport {
                 continue;
             }
             if (got < 0) {
-                report("ofi", "completion queue", "fi_cq_read: %s", fi_strerror(static_cast<int>(-got)));
+                report("ofi", "completion queue", "fi_cq_read: %s", fab_.strerror(static_cast<int>(-got)));
                 break;
             }
             for (ssize_t i = 0; i < got; ++i) completed(static_cast<Op *>(ev[i].op_context), ev[i].len);
@@ -372,7 +374,7 @@ class OfiTransport final : public Transport {
   private:
     bool fail(const char *what, int rc) {
         return report("acp_init", "libfabric", "%s (provider %s): %s", what,
-                      info_->fabric_attr->prov_name, fi_strerror(rc < 0 ? -rc : rc));
+                      info_->fabric_attr->prov_name, fab_.strerror(rc < 0 ? -rc : rc));
     }
 
     bool open_cq() {
@@ -421,7 +423,7 @@ class OfiTransport final : public Transport {
             if (*mr) fi_close(&(*mr)->fid);
             *mr = nullptr;
             return report("acp_register_memory", "addr", "libfabric (%s) cannot register %zu "
-                          "bytes: %s", info_->fabric_attr->prov_name, len, fi_strerror(-rc));
+                          "bytes: %s", info_->fabric_attr->prov_name, len, fab_.strerror(-rc));
         }
         return true;
     }
@@ -508,7 +510,7 @@ class OfiTransport final : public Transport {
                 return kPending;
             }
             if (rc != -FI_EAGAIN) {
-                report("ofi", kind_name(o), "rank %d: %s", o->rank, fi_strerror(static_cast<int>(-rc)));
+                report("ofi", kind_name(o), "rank %d: %s", o->rank, fab_.strerror(static_cast<int>(-rc)));
                 release(o);
                 return -1;
             }
@@ -570,7 +572,7 @@ class OfiTransport final : public Transport {
             ++n;
             if (rc == 0) poke(o->rank);
             if (rc != 0) {
-                report("ofi", kind_name(o), "rank %d: %s", o->rank, fi_strerror(static_cast<int>(-rc)));
+                report("ofi", kind_name(o), "rank %d: %s", o->rank, fab_.strerror(static_cast<int>(-rc)));
                 finish(o, -1);
             }
         }
@@ -619,18 +621,18 @@ class OfiTransport final : public Transport {
         if (!o) return;
         if (o->kind == Op::kRecv) {
             if (!shutting_down_ && e.err != FI_ECANCELED)
-                report("ofi", "receive", "%s", fi_strerror(e.err));
+                report("ofi", "receive", "%s", fab_.strerror(e.err));
             if (!shutting_down_ && !post_recv(o->index)) reposts_.push_back(o->index);
             return;
         }
         char buf[256];
         const char *why = fi_cq_strerror(cq_, e.prov_errno, e.err_data, buf, sizeof buf);
-        report("ofi", kind_name(o), "rank %d: %s (%s)", o->rank, fi_strerror(e.err),
+        report("ofi", kind_name(o), "rank %d: %s (%s)", o->rank, fab_.strerror(e.err),
                why ? why : "");
         if (o->kind == Op::kSend) {
             free_sends_.push_back(o->index);
             count_in_flight(o->rank, -1);
-            peer_failed(o->rank, fi_strerror(e.err));
+            peer_failed(o->rank, fab_.strerror(e.err));
             return;
         }
         finish(o, -1);
@@ -646,7 +648,7 @@ class OfiTransport final : public Transport {
                                    FI_ADDR_UNSPEC, &recv_ops_[i]);
         if (rc == 0) return true;
         if (rc != -FI_EAGAIN)
-            report("ofi", "receive", "cannot post a receive buffer: %s", fi_strerror(static_cast<int>(-rc)));
+            report("ofi", "receive", "cannot post a receive buffer: %s", fab_.strerror(static_cast<int>(-rc)));
         return false;
     }
 
@@ -752,7 +754,7 @@ class OfiTransport final : public Transport {
                 return;
             }
             if (rc != -FI_EAGAIN) {
-                report("ofi", "send", "rank %d: %s", rank, fi_strerror(static_cast<int>(-rc)));
+                report("ofi", "send", "rank %d: %s", rank, fab_.strerror(static_cast<int>(-rc)));
                 return;
             }
         }
@@ -771,7 +773,7 @@ class OfiTransport final : public Transport {
                                        addrs_[f.rank], &send_ops_[i]);
             if (rc == -FI_EAGAIN) return;
             if (rc != 0) {
-                report("ofi", "send", "rank %d: %s", f.rank, fi_strerror(static_cast<int>(-rc)));
+                report("ofi", "send", "rank %d: %s", f.rank, fab_.strerror(static_cast<int>(-rc)));
             } else {
                 free_sends_.pop_back();
                 send_ops_[i].rank = f.rank;
@@ -793,7 +795,7 @@ class OfiTransport final : public Transport {
         if (av_) fi_close(&av_->fid);
         if (domain_) fi_close(&domain_->fid);
         if (fabric_) fi_close(&fabric_->fid);
-        if (info_) fi_freeinfo(info_);
+        if (info_) fab_.freeinfo(info_);
         ep_ = nullptr;
         info_ = nullptr;
     }
@@ -803,6 +805,7 @@ class OfiTransport final : public Transport {
     bool force_agent_atomics_;
     bool agent_atomics_ = false;
     bool shutting_down_ = false;
+    Fabric fab_;  // libfabric's entry points, opened by init()
     fi_info *info_ = nullptr;
     uint64_t mr_mode_ = 0;
     fid_fabric *fabric_ = nullptr;
