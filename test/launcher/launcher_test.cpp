@@ -1,6 +1,7 @@
 // acprun and fault handling, driven from one process: failing ranks end
 // the job quickly with a message naming them, signals are forwarded, the
 // control socket keeps strangers out, and calls outside init fail cleanly.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -355,6 +356,25 @@ TEST(Ofi, LibfabricIsLoadedOnlyForTheOfiTransport) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: yes") && has(r.err, "rank 1: libfabric loaded: yes"))
         << r.err;
+}
+
+// A libfabric.so.1 found first that is not libfabric (here libm, through
+// LD_LIBRARY_PATH): acp_init names the function it lacks, and fails.
+TEST(Ofi, ALibfabricWithoutItsFunctionsIsOneLineAtInit) {
+    if (!ACPX_HAVE_OFI) GTEST_SKIP() << "built without libfabric";
+    char dir[] = "/tmp/acpx-fake-fabric-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string fake = std::string(dir) + "/libfabric.so.1";
+    Dl_info libm{};  // where this machine keeps it
+    ASSERT_NE(dladdr(dlsym(dlopen("libm.so.6", RTLD_NOW), "cos"), &libm), 0);
+    ASSERT_EQ(symlink(libm.dli_fname, fake.c_str()), 0);
+    const char *old = std::getenv("LD_LIBRARY_PATH");
+    JobResult r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", std::string("LD_LIBRARY_PATH=") + dir +
+                                                              (old && *old ? std::string(":") + old : "")});
+    unlink(fake.c_str());
+    rmdir(dir);
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_TRANSPORT: ofi: libfabric.so.1 has no fi_getinfo@")) << r.err;
 }
 
 TEST(Acprun, CallsAfterFinalizeFail) {

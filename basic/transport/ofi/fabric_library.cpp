@@ -12,7 +12,8 @@ template <typename F>
 bool find(void *lib, const char *name, const char *version, F *out, std::string *why) {
     *out = reinterpret_cast<F>(dlvsym(lib, name, version));
     if (*out) return true;
-    *why = std::string(ACPX_FI_SONAME ": no ") + name + "@" + version;
+    *why = std::string(ACPX_FI_SONAME " has no ") + name + "@" + version +
+           " (not libfabric, or older than the one acpx was built with)";
     return false;
 }
 
