@@ -11,6 +11,9 @@
 //   comm_stream: per block of 2-member pipeline:16 rounds: a block that
 //           follows another between the same pair (no ready signal to
 //           wait for; 3.2 us, not 4.3, for small ones on the 2-core VM).
+//   comm_pair: rounds of a 2-member direct allgather, sizes above the
+//           inline slots: both ranks copy a block to each other at once,
+//           each on its core, and share the node's memory while they do.
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
 //   comm_footprint: a 1 MiB entry of a 2-member direct bcast whose round
@@ -658,6 +661,15 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     std::vector<std::pair<double, double>> stream;
     if (!stream_times(o, place, sz, &stream)) return 1;
     c.comm_stream = cm::Samples(stream);
+    std::vector<size_t> large;
+    for (size_t s : sz)
+        if (s > middle::kDefaultInlineMax) large.push_back(s);
+    if (!large.empty()) {
+        std::vector<int> pair = {0, 1};
+        const std::vector<double> both = round_seconds(o, place, pair, large, false);
+        if (both.size() != large.size()) return 1;
+        c.comm_pair = cm::Samples(per_copy(large, both, 1));
+    }
     if (me != 0) return 0;
     c.memcpy = cm::Samples(memcpy_samples(o, sz));
     c.machine = machine();
@@ -666,10 +678,14 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     c.cores = static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN));
     c.pair_ns = place.floor_ns();
     std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
-    std::printf("%-10s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)");
-    for (size_t i = 0; i < sz.size(); ++i)
-        std::printf("%-10zu %14.3f %14.3f %14.3f\n", sz[i], c.comm.points()[i].second * 1e6,
-                    c.comm_direct.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6);
+    std::printf("%-10s %14s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)", "pair(us)");
+    for (size_t i = 0; i < sz.size(); ++i) {
+        char both[32] = "-";  // a 2-member allgather round, where measured
+        if (!c.comm_pair.empty() && sz[i] >= c.comm_pair.points().front().first)
+            std::snprintf(both, sizeof both, "%.3f", c.comm_pair.at(static_cast<double>(sz[i])) * 1e6);
+        std::printf("%-10zu %14.3f %14.3f %14.3f %14s\n", sz[i], c.comm.points()[i].second * 1e6,
+                    c.comm_direct.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6, both);
+    }
     std::printf("# a block right behind another (2-member pipeline:16 round / 16)\n%-10s %14s\n", "# Block",
                 "stream(us)");
     for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);

@@ -133,6 +133,12 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
     return p;
 }
 
+double Calibration::concurrent_slow(double bytes) const {
+    if (comm_pair.empty() || bytes < comm_pair.points().front().first) return 1;
+    const double alone = comm.at(bytes);
+    return alone > 0 ? std::max(1.0, comm_pair.at(bytes) / alone) : 1;
+}
+
 std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
                                                       const std::vector<std::pair<double, double>> &slotted) {
     const double last = measured.empty() ? -1 : measured.back().first;
@@ -237,6 +243,7 @@ auto optional_curves(Cal *c) {
         {"comm_crowd_ring", &c->comm_crowd_ring},
         {"comm_crowd_scatter", &c->comm_crowd_scatter},
         {"comm_footprint", &c->comm_footprint},
+        {"comm_pair", &c->comm_pair},
         {"converge_slow", &c->converge_slow},
         {"comm_net", &c->comm_net},
         {"comm_net_stream", &c->comm_net_stream}};

@@ -42,6 +42,14 @@
 //                                          // nodes (optional; absent:
 //                                          // comm_net)
 //     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
+//     "comm_pair": [[bytes, seconds], ...], // a round of a 2-member
+//                                          // direct allgather of blocks of
+//                                          // that size: both ranks copy at
+//                                          // once, one each way, on their
+//                                          // own cores (sizes above the
+//                                          // inline slots; optional;
+//                                          // absent: copies at once on a
+//                                          // node cost as each alone)
 //     "comm_footprint": [[bytes, seconds], ...], // a 1 MiB entry of a
 //                                          // 2-member round whose data
 //                                          // spans that many bytes (both
@@ -155,6 +163,7 @@ struct Calibration {
     Samples comm_crowd_ring;    // the same of a ring allgather (empty: its forwards cost as the chain's)
     Samples comm_crowd_scatter;  // a scatter_ring bcast's round / (crowd_ranks - 1), by round size (empty: as above)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
+    Samples comm_pair;          // two copies of a size at once, one each way (empty: as each alone)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)
     Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
@@ -205,6 +214,15 @@ struct Calibration {
         double rest() const { return seconds - adds; }  // its share of its round, or a copy of its size
     };
     CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
+    // How many times longer an on-node copy of `bytes` takes while
+    // another core of the node copies too: comm_pair over comm at that
+    // size, at least 1. The two share the node's memory: on the 2-core
+    // VM 2-rank allgathers of 256 KiB-1 MiB blocks took 1.11-1.14x the
+    // calibrated single copy, of 4 MiB 1.19-1.35x (one main job's
+    // launches). 1 without comm_pair or below its smallest sample
+    // (inline rounds store into the slots). Measured with two copies:
+    // more at once are priced alike.
+    double concurrent_slow(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
     // ns one way for a cache line between ranks 0 and 1 when the 2-rank
     // curves were measured (acpx-bench's placement probe; 0: unknown)

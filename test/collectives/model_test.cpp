@@ -121,6 +121,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowd_scatter = Samples({{32768, 3e-5}, {1 << 20, 3.5e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
+    c.comm_pair = Samples({{32768, 5e-6}, {4 << 20, 4.2e-4}});
     c.crowd_ranks = 3;
     c.comm_net = Samples({{0, 3e-6}, {1 << 20, 1e-4}});
     c.comm_net_stream = Samples({{64, 2e-6}, {1 << 16, 9e-6}});
@@ -142,6 +143,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowd_scatter.points(), c.comm_crowd_scatter.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
+    EXPECT_EQ(back.comm_pair.points(), c.comm_pair.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
     // Files from before the simulation hold crowd_parallel (a number or a
     // curve): they still load.
@@ -401,6 +403,40 @@ TEST(Predict, ANodeRunsAsManyCopiesAtOnceAsItHasCores) {
     const std::vector<uint32_t> cs = collisions(&pairs, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, cal.cores);
     EXPECT_EQ(cs, (std::vector<uint32_t>{1, 1, 1, 1}));
     EXPECT_EQ(collisions(nullptr, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1), (std::vector<uint32_t>{4, 4, 4, 4}));
+}
+
+TEST(Predict, CopiesAtOnceOnANodeCostWhatTwoAtOnceMeasured) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.cores = 2;
+    constexpr double kBig = 4 << 20;
+    // Two copies at once, one each way: as fast as one alone at 32 KiB,
+    // 1.25x at 4 MiB (measured from 32 KiB: the inline rounds below).
+    cal.comm_pair = Samples({{32768, cal.comm.at(32768)}, {kBig, 1.25 * cal.comm.at(kBig)}});
+    EXPECT_DOUBLE_EQ(cal.concurrent_slow(kBig), 1.25);
+    EXPECT_DOUBLE_EQ(cal.concurrent_slow(32768), 1.0);
+    EXPECT_DOUBLE_EQ(cal.concurrent_slow(16384), 1.0);
+    const auto ring = static_cast<uint8_t>(AllgatherAlgo::kRing);
+    const auto binomial = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    // A 2-member allgather: both copies at once, each 1.25x.
+    const Case pair{Op::kAllgather, ring, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0};
+    EXPECT_NEAR(predict(pair, cal, nullptr).comm_s, 1.25 * cal.comm.at(kBig), 1e-12);
+    // A 2-member bcast is one copy at a time: as before.
+    const Case one{Op::kBcast, binomial, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0};
+    EXPECT_NEAR(predict(one, cal, nullptr).comm_s, cal.comm.at(kBig), 1e-12);
+    // A 4-member binomial tree's second step has two copies at once.
+    const Case tree{Op::kBcast, binomial, 2, 4, 0, static_cast<uint64_t>(kBig), false, 0};
+    EXPECT_NEAR(predict(tree, cal, nullptr).comm_s, 2.25 * cal.comm.at(kBig), 1e-12);
+    // Members on nodes of their own share no node's memory.
+    const Topology line = topo("torus:2");
+    EXPECT_NEAR(predict(pair, cal, &line).comm_s, cal.comm.at(kBig), 1e-12);
+    // With one core the two take turns (collisions), neither slower.
+    cal.cores = 1;
+    EXPECT_NEAR(predict(pair, cal, nullptr).comm_s, cal.comm.at(2 * kBig), 1e-12);
+    // Never faster than alone: a pair measured under a single copy is noise.
+    cal.cores = 2;
+    cal.comm_pair = Samples({{32768, 0.5 * cal.comm.at(32768)}, {kBig, 0.9 * cal.comm.at(kBig)}});
+    EXPECT_DOUBLE_EQ(cal.concurrent_slow(kBig), 1.0);
+    EXPECT_NEAR(predict(pair, cal, nullptr).comm_s, cal.comm.at(kBig), 1e-12);
 }
 
 TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
