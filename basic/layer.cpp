@@ -95,6 +95,11 @@ bool yield_at_once() {
     return rt && rt->yield_at_once;
 }
 
+unsigned node_cpus() {
+    Runtime *rt = runtime();
+    return rt ? rt->node_cpus : 0;
+}
+
 uint64_t node_id(int rank) {
     Runtime *rt = runtime();
     if (!rt || rank < 0 || static_cast<size_t>(rank) >= rt->node_ids.size()) return 0;

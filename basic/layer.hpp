@@ -63,6 +63,11 @@ double timeout_seconds();
 // its CPUs.
 bool yield_at_once();
 
+// How many CPUs the ranks of this rank's node may run on, bound or not
+// (the union of their affinity masks, exchanged at start-up); 0 outside
+// acp_init.
+unsigned node_cpus();
+
 // An id of the node `rank` runs on, the same for every rank of one node
 // (exchanged at start-up); 0 for a rank out of range or outside acp_init.
 uint64_t node_id(int rank);

@@ -125,6 +125,7 @@ Runtime *Runtime::create(const Config &cfg) {
         }
     const auto node_ranks = static_cast<unsigned>(node_masks.size());
     const unsigned node_cpus = idle::cpus_in_union(node_masks);
+    rt->node_cpus = node_cpus;
     rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, node_ranks, node_cpus);
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0) {

@@ -37,6 +37,10 @@ bool load_model(const char *fn, State &st) {
     st.topology = {};
     std::string why;
     if (!cm::load_calibration(&st.calibration, &why)) return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
+    // The defaults on the cores this node's ranks have (more than the
+    // reference VM's 2: a core per rank up to them, no crowd).
+    if (st.calibration.source == cm::kBuiltinSource && basic::layer::node_cpus() > 0)
+        st.calibration = cm::builtin_calibration_for(basic::layer::node_cpus());
     const char *spec = std::getenv("ACP_TOPOLOGY");
     st.has_topology = spec && !cm::is_no_topology(spec);
     if (st.has_topology && !cm::parse_topology(spec, &st.topology, &why))
@@ -54,11 +58,12 @@ bool load_model(const char *fn, State &st) {
         const uint64_t nodes = nodes_of(everyone).nodes();
         const std::string none = nodes > 1 ? "none: the job's " + std::to_string(nodes) + " nodes on a switch"
                                            : "none (one fully connected node)";
-        std::fprintf(stderr, "acpx: collectives model: calibration %s%s; topology %s\n",
+        std::fprintf(stderr, "acpx: collectives model: calibration %s%s, %s; topology %s\n",
                      st.calibration.source.c_str(),
-                     st.calibration.source == "built-in defaults"
+                     st.calibration.source == cm::kBuiltinSource
                          ? " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)"
                          : "",
+                     cm::cores_in_use(st.calibration, cm::online_cores()).c_str(),
                      st.has_topology ? st.topology.describe().c_str() : none.c_str());
     }
     return true;

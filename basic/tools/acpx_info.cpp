@@ -150,15 +150,18 @@ void print_collectives() {
         std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.def.c_str(), cur && *cur ? cur : "-",
                     v.help.c_str());
     }
-    acpx::collectives::model::Calibration cal;
+    namespace cm = acpx::collectives::model;
+    cm::Calibration cal;
     std::string why;
-    if (!acpx::collectives::model::load_calibration(&cal, &why))
+    if (!cm::load_calibration(&cal, &why))
         std::printf("  calibration: unusable: %s\n", why.c_str());
-    else if (cal.source == "built-in defaults")
-        std::printf("  calibration: built-in defaults (%s); acprun -n 2 acpx-bench calibrate measures this machine\n",
-                    cal.machine.c_str());
+    else if (cal.source == cm::kBuiltinSource)
+        std::printf("  calibration: built-in defaults (%s, taken as %s); acprun -n 2 acpx-bench calibrate measures "
+                    "this machine\n",
+                    cal.machine.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
     else
-        std::printf("  calibration: %s (%s, %s)\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str());
+        std::printf("  calibration: %s (%s, %s, %s)\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str(),
+                    cm::cores_in_use(cal, cm::online_cores()).c_str());
 }
 
 int main(int argc, char **argv) {

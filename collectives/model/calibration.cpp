@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace acpx::collectives::model {
 namespace {
 
@@ -218,7 +220,13 @@ Calibration builtin_calibration() {
     c.cores = 2;
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
-    c.source = "built-in defaults";
+    c.source = kBuiltinSource;
+    return c;
+}
+
+Calibration builtin_calibration_for(unsigned node_cores) {
+    Calibration c = builtin_calibration();
+    c.cores = std::max(c.cores, node_cores);
     return c;
 }
 
@@ -306,6 +314,18 @@ std::string to_json(const Calibration &c) {
     return j.dump(2) + "\n";
 }
 
+unsigned online_cores() {
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? static_cast<unsigned>(online) : 0;
+}
+
+std::string cores_in_use(const Calibration &c, unsigned node_cores) {
+    std::string s = c.cores ? std::to_string(c.cores) + " cores" : "no limit of cores";
+    if (c.source != kBuiltinSource && node_cores > 0 && c.cores != 0 && c.cores != node_cores)
+        s += " (this node has " + std::to_string(node_cores) + ": acpx-bench calibrate here measures it)";
+    return s;
+}
+
 std::string user_calibration_path() {
     if (const char *x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/acpx/calibration.json";
     if (const char *h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/acpx/calibration.json";
@@ -325,7 +345,7 @@ bool load_calibration(Calibration *out, std::string *why) {
     }
     for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
         if (!path.empty() && read_file(path, &json)) return load(path);
-    *out = builtin_calibration();
+    *out = builtin_calibration_for(online_cores());
     return true;
 }
 

@@ -247,9 +247,19 @@ double stream_overhead(const Samples &stream, const Samples &entry, double block
 std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
                                                       const std::vector<std::pair<double, double>> &slotted);
 
+// Calibration::source of the built-in defaults.
+inline constexpr char kBuiltinSource[] = "built-in defaults";
+
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.
 Calibration builtin_calibration();
+// The same figures on a node of `node_cores` cores (what load_calibration
+// gives without a file): there a job of up to node_cores ranks runs a
+// core per rank, and prices its rounds as the steps' sum, not as the
+// reference VM's crowded node. The crowded figures (3 ranks on 2 cores)
+// go unused on a node of 3 cores or more; a 1-core node keeps the
+// reference's 2 cores, the crowd those figures describe.
+Calibration builtin_calibration_for(unsigned node_cores);
 
 // Parses the JSON text; on error returns false with *why saying what is wrong.
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why);
@@ -260,8 +270,17 @@ std::string to_json(const Calibration &c);
 // exist and parse), $XDG_CONFIG_HOME/acpx/calibration.json (or
 // ~/.config/acpx/calibration.json), then <datadir>/acpx/calibration.json.
 // Loads the first that exists; built-in defaults if none. A file that
-// exists but does not parse is an error (false, *why).
+// exists but does not parse is an error (false, *why). The built-in
+// defaults take this node's online cores (builtin_calibration_for); a
+// file's "cores" are the cores it was measured on, kept as written.
 bool load_calibration(Calibration *out, std::string *why);
+// This machine's online CPUs (sysconf), 0 if unknown: what
+// load_calibration fits the built-in defaults to.
+unsigned online_cores();
+// c's cores as the model takes them ("2 cores"), and for a file measured
+// on another count than node_cores (this machine's online_cores; 0:
+// unknown), that count too: its figures are likely another machine's.
+std::string cores_in_use(const Calibration &c, unsigned node_cores);
 // The per-user file the tools write by default.
 std::string user_calibration_path();
 

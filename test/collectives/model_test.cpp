@@ -4,6 +4,7 @@
 // Bruck on 1x6x4 and 2x3x4), and predictions on synthetic calibrations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -205,9 +206,40 @@ TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
     unsetenv("ACP_CALIBRATION");
     setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
     ASSERT_TRUE(load_calibration(&got, &why));
-    EXPECT_EQ(got.source, "built-in defaults");
+    if (got.source == kBuiltinSource) {  // else one is installed in <datadir>
+        EXPECT_EQ(got.cores, std::max(2u, online_cores()));
+    }
     unsetenv("XDG_CONFIG_HOME");
     std::remove(path.c_str());
+}
+
+// The built-in figures describe a crowded 2-core node; on a node with a
+// core per member the same round is the steps' sum, as seed 003 prices
+// it, and create picks from that.
+TEST(CalibrationFile, BuiltInDefaultsTakeTheNodesCores) {
+    EXPECT_EQ(builtin_calibration_for(0).cores, 2u);
+    EXPECT_EQ(builtin_calibration_for(1).cores, 2u);  // the crowd its figures describe
+    EXPECT_EQ(builtin_calibration_for(64).cores, 64u);
+    Case c;
+    c.op = Op::kBcast;
+    c.members = 4;
+    c.bytes = 1 << 20;
+    const Calibration reference = builtin_calibration_for(2), wide = builtin_calibration_for(64);
+    const Prediction crowded = predict(c, reference, nullptr), own_cores = predict(c, wide, nullptr);
+    EXPECT_TRUE(crowded.simulated);
+    EXPECT_FALSE(own_cores.simulated);
+    ASSERT_EQ(own_cores.steps.size(), 2u);  // binomial over 4: two steps of one copy each
+    EXPECT_NEAR(own_cores.comm_s, 2 * wide.comm.at(c.bytes), 1e-12);
+    // Picks differ at most sizes: 1 MiB on 64 cores is a pipeline, on the
+    // crowded node a tree (each block forward waits for a turn on a core).
+    EXPECT_EQ(algo_name(best(c, wide, nullptr)).rfind("pipeline:", 0), 0u) << algo_name(best(c, wide, nullptr));
+    EXPECT_EQ(algo_name(best(c, reference, nullptr)).rfind("pipeline:", 0), std::string::npos);
+    // A file says where it was measured; another node's count is named.
+    Calibration file = reference;
+    file.source = "cal.json";
+    EXPECT_EQ(cores_in_use(file, 2), "2 cores");
+    EXPECT_NE(cores_in_use(file, 64).find("this node has 64"), std::string::npos) << cores_in_use(file, 64);
+    EXPECT_EQ(cores_in_use(wide, 64), "64 cores");
 }
 
 TEST(TopologySpec, ParsesShapesOrdersAndWraps) {
@@ -1585,3 +1617,4 @@ TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
     g.members = 7;
     for (const Case &k : candidates(g)) EXPECT_NE(algo_name(k), "neighbor");
 }
+

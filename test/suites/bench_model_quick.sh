@@ -232,6 +232,13 @@ ACP_CALIBRATION="$dir/cal.json" run -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --
     > /dev/null 2> "$dir/v.txt"
 grep -q "collectives model: calibration $dir/cal.json" "$dir/v.txt" || fail "acprun -v: $(cat "$dir/v.txt")"
 grep -q 'algorithm [a-z:0-9]* (model: ' "$dir/v.txt" || fail "acprun -v: no choice: $(cat "$dir/v.txt")"
+# A file measured on another count of cores than the job's node has: -v names both.
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["cores"] = 64; json.dump(c, open(sys.argv[2], "w"))' \
+    "$dir/cal.json" "$dir/cal64.json"
+ACP_CALIBRATION="$dir/cal64.json" run -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick --sizes 1K:1K \
+    > /dev/null 2> "$dir/v.txt"
+grep -q "cal64.json, 64 cores (this node has $(getconf _NPROCESSORS_ONLN): " "$dir/v.txt" \
+    || fail "acprun -v, 64 cores: $(cat "$dir/v.txt")"
 env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick \
     --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
 grep -q 'calibration built-in defaults' "$dir/v.txt" || fail "acprun -v without a file: $(cat "$dir/v.txt")"
