@@ -24,6 +24,7 @@ bool Binding::init(BindTo how, int ranks, std::string *why) {
     bool ok = hwloc_topology_init(&topo_) == 0;
     if (!ok) *why = "hwloc cannot start";
     if (ok && !(ok = hwloc_topology_load(topo_) == 0)) *why = "hwloc cannot read this machine's topology";
+    if (ok) restrict_to_own_cpus();
     if (ok) cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
     if (ok && !(ok = cores_ > 0)) *why = "hwloc finds no cores on this machine";
     if (how == BindTo::kAuto) {  // best effort: unbound if it cannot bind or the ranks do not fit
@@ -31,6 +32,14 @@ bool Binding::init(BindTo how, int ranks, std::string *why) {
         return true;
     }
     return ok;
+}
+
+void Binding::restrict_to_own_cpus() {
+    hwloc_bitmap_t own = hwloc_bitmap_alloc();
+    // Where that cannot be read, or the restriction fails, the machine's cores stay.
+    if (own && hwloc_get_cpubind(topo_, own, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(own))
+        hwloc_topology_restrict(topo_, own, 0);
+    hwloc_bitmap_free(own);
 }
 
 bool Binding::apply(int rank, std::string *where, std::string *why) const {

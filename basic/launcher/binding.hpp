@@ -11,6 +11,9 @@
 //         repeated runs see the same placement: on a 2-core machine the
 //         unbound 3-rank bcast times differed by up to 1.8x between runs,
 //         and bound by at most 1.3x.
+// Only the cores acprun itself may run on count (taskset, a batch job's
+// binding): `taskset -c 0,1 acprun -n 3` crowds 3 ranks on 2 CPUs of a
+// larger node, as acpx-bench calibrate's crowded run wants there.
 #pragma once
 
 #include <hwloc.h>
@@ -31,7 +34,7 @@ class Binding {
     Binding &operator=(const Binding &) = delete;
     ~Binding();
 
-    // Reads the machine's cores (for kCore and kAuto) and settles kAuto
+    // Reads the cores acprun may run on (for kCore and kAuto) and settles kAuto
     // for `ranks` (core if they fit, else none; none if hwloc cannot read
     // the machine); false with *why when kCore cannot be done.
     bool init(BindTo how, int ranks, std::string *why);
@@ -43,6 +46,8 @@ class Binding {
     bool apply(int rank, std::string *where, std::string *why) const;
 
   private:
+    void restrict_to_own_cpus();  // the topology to the CPUs this process may run on
+
     BindTo how_ = BindTo::kNone;
     hwloc_topology_t topo_ = nullptr;
     int cores_ = 0;

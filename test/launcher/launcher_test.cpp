@@ -318,6 +318,20 @@ TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
     EXPECT_TRUE(has(r.err, "acp_init: ACP_IDLE: 'sometimes' is not auto, spin or yield")) << r.err;
 }
 
+TEST(Acprun, BindsWithinTheCpusItMayRunOn) {
+    // Under taskset (or a batch job's binding) acprun counts only its own
+    // CPUs: 2 ranks on one CPU do not fit, so they stay unbound there.
+    JobResult r = run({"/usr/bin/taskset", "-c", "0", builddir() + "/acprun", "-n", "2", "-v",
+                       builddir() + "/test/launcher/fault_prog", "ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: --bind-to auto: none (2 ranks, 1 cores)")) << r.err;
+    EXPECT_TRUE(has(r.err, "acpx: 2 ranks on rank 0's node, 1 CPUs for them")) << r.err;
+    r = run({"/usr/bin/taskset", "-c", "0", builddir() + "/acprun", "-n", "1", "-v",
+             builddir() + "/test/launcher/fault_prog", "ok"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: rank 0 bound to core 0 (CPUs 0)")) << r.err;
+}
+
 TEST(Acprun, BadConfigurationIsReportedAtInit) {
     JobResult r = acprun(2, {"ok"}, {"ACP_STARTER_MEMSIZE=lots"});
     EXPECT_NE(r.status, 0);
