@@ -21,8 +21,9 @@
 //           arrays span: how much slower a copy gets once a round's data
 //           outgrows the caches (a 4 MiB allgather on 3 ranks spans 36 MiB
 //           and ran at 0.75x the speed its copies predicted).
-// On more ranks than cores (acprun -n CORES+1, after the 2-rank run) it
-// adds to that file:
+// On more ranks than the CPUs they may run on (acprun -n CORES+1 after
+// the 2-rank run; on a large node a few CPUs: taskset -c 0,1 acprun -n 3,
+// written as crowd_cores; at most 64 ranks) it adds to that file:
 //   comm_crowded: a step of a chain bcast over every rank (its round time
 //           / (ranks - 1)): one entry while ranks wait for CPUs;
 //   comm_fanout: a copy of a flat tree over every rank (knomial:ranks,
@@ -424,10 +425,20 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                              "on another node than rank 0\n", r);
             return 2;
         }
-    if (c.cores == 0 || static_cast<unsigned>(np) <= c.cores) {
+    // The CPUs these ranks may run on, which they crowd: the node's, or
+    // on a large node a few of them (taskset -c 0,1 acprun -n 3 ...).
+    const unsigned crowd = basic::layer::node_cpus();
+    if (crowd == 0 || static_cast<unsigned>(np) <= crowd) {
         if (me == 0)
-            std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd %u cores; use 2 ranks, or more "
-                         "than the cores\n", np, c.cores);
+            std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd the %u CPUs they may run on; use 2 "
+                         "ranks, or more ranks than CPUs\n", np, crowd);
+        return 2;
+    }
+    if (np > static_cast<int>(collectives::kMaxRadix)) {  // the flat tree below is knomial:np
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: the crowded curves take at most %u ranks; on a node of "
+                         "more cores, crowd a few of them: taskset -c 0,1 acprun -n 3 acpx-bench calibrate\n",
+                         collectives::kMaxRadix);
         return 2;
     }
     std::vector<int> all(np);
@@ -514,7 +525,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     // Two writers into one receiver from two cores (rank r runs on core
     // r mod cores): ranks 0 and 1 into rank 2.
     std::vector<std::pair<double, double>> converge;
-    if (c.cores >= 2 && np >= 3) {
+    if (crowd >= 2 && np >= 3) {
         converge = converge_factors(o, place, sz);
         if (converge.empty()) return 1;
     }
@@ -540,6 +551,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     c.comm_crowd_scatter = cm::Samples(scatters);
     c.converge_slow = cm::Samples(converge);
     c.crowd_ranks = static_cast<unsigned>(np);
+    c.crowd_cores = crowd == c.cores ? 0 : crowd;  // 0: the node's (the file as before)
     std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
                 "# pipeline:%u's block, a Bruck and a ring allgather's block, and what the model derives from\n"
                 "# them: the switch between ranks on a core, how much slower a copy is, the share of an inline\n"
@@ -551,7 +563,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                 "# inline size, what its copy across cores costs more, from the ring;\n"
                 "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
                 "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
-                np, c.cores, kS, kShort, kShort);
+                np, crowd, kS, kShort, kShort);
     std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s %10s %10s "
                 "%11s %10s %10s\n",
                 "# Size", "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)",
@@ -626,7 +638,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                 "%-10s %10s %10s %10s %10s\n", "# Size", "chain(us)", "fanout(us)", "cross(us)", "same(us)");
     for (const auto &[b, step] : c.comm_crowded_overlap.points()) {
         const double fan = c.comm_fanout_overlap.at(b);
-        const cm::OverlapCosts k = cm::overlap_costs(c.crowd_ranks, c.cores, step * (np - 1), fan * (np - 1));
+        const cm::OverlapCosts k = cm::overlap_costs(c.crowd_ranks, crowd, step * (np - 1), fan * (np - 1));
         std::printf("%-10.0f %10.3f %10.3f %10.3f %10.3f\n", b, step * 1e6, fan * 1e6, k.cross_s * 1e6,
                     k.same_s * 1e6);
     }

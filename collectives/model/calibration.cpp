@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+#include "collectives/algorithms.hpp"
+
 namespace acpx::collectives::model {
 namespace {
 
@@ -213,6 +215,7 @@ Calibration builtin_calibration() {
     // of 2026-11-27), and that check's scatter_ring samples beside them
     // would price it 1.3-1.8x.
     c.crowd_ranks = 3;
+    c.crowd_cores = 2;
     c.comm_footprint = Samples({{2 << 20, 5.24e-5}, {4 << 20, 8.44e-5}, {8 << 20, 8.99e-5}, {16 << 20, 9.04e-5},
                                 {32 << 20, 9.28e-5}, {64 << 20, 1.7e-4}, {128 << 20, 2.14e-4}, {256 << 20, 2.26e-4}});
     c.memcpy = Samples({{0, 1.37e-9}, {1024, 2.26e-7}, {4096, 4.82e-7}, {16384, 2.08e-6}, {65536, 8.13e-6},
@@ -226,7 +229,7 @@ Calibration builtin_calibration() {
 
 Calibration builtin_calibration_for(unsigned node_cores) {
     Calibration c = builtin_calibration();
-    c.cores = std::max(c.cores, node_cores);
+    if (node_cores > 0) c.cores = node_cores;
     return c;
 }
 
@@ -269,9 +272,16 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     for (const auto &[name, curve] : optional_curves(&c))
         if (j.contains(name) && !read_samples(j, name, curve, why)) return false;
     if (j.contains("crowd_ranks")) {
-        if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > 1u << 20)
-            return *why = "\"crowd_ranks\": want a count of ranks", false;
+        // calibrate's flat tree spans them all; and each solve simulates
+        // rounds over them (create took 2 s a size at 64 ranks, 9 at 256).
+        if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > kMaxRadix)
+            return *why = "\"crowd_ranks\": want a count of ranks, at most " + std::to_string(kMaxRadix), false;
         c.crowd_ranks = j["crowd_ranks"].get<unsigned>();
+    }
+    if (j.contains("crowd_cores")) {
+        if (!j["crowd_cores"].is_number_unsigned() || j["crowd_cores"].get<uint64_t>() > 1u << 20)
+            return *why = "\"crowd_cores\": want a count of cores (0: as \"cores\")", false;
+        c.crowd_cores = j["crowd_cores"].get<unsigned>();
     }
     // "crowd_parallel" (files before the crowded simulation): no longer used.
     if (j.contains("cores")) {
@@ -302,6 +312,7 @@ std::string to_json(const Calibration &c) {
     if (c.pair_ns > 0) j["pair_ns"] = c.pair_ns;
     if (!c.comm_crowded.empty()) {
         j["crowd_ranks"] = c.crowd_ranks;
+        if (c.crowd_cores) j["crowd_cores"] = c.crowd_cores;
     }
     auto all = optional_curves(&c);
     all.insert(all.begin(), {{"comm", &c.comm}, {"memcpy", &c.memcpy}});

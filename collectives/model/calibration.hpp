@@ -108,7 +108,13 @@
 //                                          // ranks 0 and 1 into rank 2 at
 //                                          // once, over each alone, at four
 //                                          // offsets (optional; absent: 1)
-//     "crowd_ranks": 3
+//     "crowd_ranks": 3,                    // ranks of the crowded curves
+//                                          // (at most 64: the flat tree
+//                                          // is knomial:crowd_ranks)
+//     "crowd_cores": 2                     // the CPUs they ran on
+//                                          // (optional; absent: "cores"):
+//                                          // on a large node the crowd is
+//                                          // measured on a few of them
 //   }
 // Files written before 2026-11-23 may hold "crowd_parallel" (copies at
 // once on a crowded node): it is accepted and no longer used.
@@ -168,6 +174,10 @@ struct Calibration {
     Samples comm_net;           // an entry between two nodes (empty: as on one node)
     Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
     unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
+    unsigned crowd_cores = 0;  // on how many CPUs (0: cores)
+    // The cores the crowded curves were measured on, which the model's
+    // crowded rounds are solved on; a job's own rounds run on `cores`.
+    unsigned crowd_core_count() const { return crowd_cores ? crowd_cores : cores; }
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
@@ -223,7 +233,7 @@ struct Calibration {
     // (inline rounds store into the slots). Measured with two copies:
     // more at once are priced alike.
     double concurrent_slow(double bytes) const;
-    unsigned cores = 0;  // on-node copies that proceed at once (0: no limit)
+    unsigned cores = 0;  // on-node copies that proceed at once: the node's cores (0: no limit)
     // ns one way for a cache line between ranks 0 and 1 when the 2-rank
     // curves were measured (acpx-bench's placement probe; 0: unknown)
     double pair_ns = 0;
@@ -253,12 +263,12 @@ inline constexpr char kBuiltinSource[] = "built-in defaults";
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.
 Calibration builtin_calibration();
-// The same figures on a node of `node_cores` cores (what load_calibration
-// gives without a file): there a job of up to node_cores ranks runs a
-// core per rank, and prices its rounds as the steps' sum, not as the
-// reference VM's crowded node. The crowded figures (3 ranks on 2 cores)
-// go unused on a node of 3 cores or more; a 1-core node keeps the
-// reference's 2 cores, the crowd those figures describe.
+// The same figures on a node of `node_cores` cores (0: unknown, the
+// reference's 2), what load_calibration gives without a file: there a
+// job of up to node_cores ranks runs a core per rank, and prices its
+// rounds as the steps' sum, not as the reference VM's crowded node. A
+// larger job is simulated on node_cores, with the costs solved on the
+// crowd the figures were measured on (crowd_cores: 3 ranks on 2).
 Calibration builtin_calibration_for(unsigned node_cores);
 
 // Parses the JSON text; on error returns false with *why saying what is wrong.

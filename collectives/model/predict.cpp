@@ -486,7 +486,7 @@ double added_cost(F round, double want) {
 // Whether cal measured a crowded node (comm_crowded over more ranks than
 // its cores).
 bool has_crowd(const Calibration &cal) {
-    return !cal.comm_crowded.empty() && cal.cores > 0 && cal.crowd_ranks > cal.cores;
+    return !cal.comm_crowded.empty() && cal.crowd_core_count() > 0 && cal.crowd_ranks > cal.crowd_core_count();
 }
 
 // The 1 KiB inline round the switch is solved on.
@@ -720,8 +720,19 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline) {
     return CrowdCache().get(cal, bytes, is_inline);
 }
 
-CrowdCosts CrowdCache::get(const Calibration &cal, double bytes, bool is_inline, unsigned parts) {
-    if (!has_crowd(cal)) return {};
+const Calibration &CrowdCache::crowd_node(const Calibration &cal) {
+    if (cal.crowd_core_count() == cal.cores) return cal;
+    if (!crowd_) {
+        crowd_ = cal;
+        crowd_->cores = cal.crowd_core_count();
+        crowd_->crowd_cores = 0;
+    }
+    return *crowd_;
+}
+
+CrowdCosts CrowdCache::get(const Calibration &job, double bytes, bool is_inline, unsigned parts) {
+    if (!has_crowd(job)) return {};
+    const Calibration &cal = crowd_node(job);
     if (switch_s_ < 0) switch_s_ = switch_time(cal, 1);
     // Solved only once an inline round asks: a job of large rounds need
     // not pay its two solves at its first create.
@@ -768,6 +779,7 @@ void CrowdCache::remember(Solved what, double bytes, double seconds) { solved_[{
 
 void CrowdCache::clear() {
     switch_s_ = inline_switch_s_ = -1;
+    crowd_.reset();
     costs_.clear();
     rounds_.clear();
     solved_.clear();
@@ -837,9 +849,10 @@ CrowdCosts chain_round_costs(const Case &c, const Calibration &cal, bool is_inli
 CrowdCosts round_crowd_costs(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache) {
     CrowdCosts k = chain_round_costs(c, cal, is_inline, cache);
     const auto entry = static_cast<double>(entry_bytes_of(c));
+    const Calibration &crowd = cache->crowd_node(cal);  // these solve rounds of the calibrated crowd
     if (c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kScatterRing))
-        k.forward_s = scatter_forward_at(cal, entry, k.forward_s, cache);
-    if (c.op == Op::kAllgather && is_inline) k.gather_cross_s = cross_at(cal, entry, k, cache);
+        k.forward_s = scatter_forward_at(crowd, entry, k.forward_s, cache);
+    if (c.op == Op::kAllgather && is_inline) k.gather_cross_s = cross_at(crowd, entry, k, cache);
     return k;
 }
 
@@ -863,7 +876,7 @@ bool overlapped(const Case &c, const Calibration &cal) {
 // The copy costs a back-to-back round of `bytes` pays on the crowded node.
 OverlapCosts overlap_costs_at(const Calibration &cal, double bytes) {
     const double steps = cal.crowd_ranks - 1.0;
-    return overlap_costs(cal.crowd_ranks, cal.cores, steps * cal.comm_crowded_overlap.at(bytes),
+    return overlap_costs(cal.crowd_ranks, cal.crowd_core_count(), steps * cal.comm_crowded_overlap.at(bytes),
                          steps * cal.comm_fanout_overlap.at(bytes));
 }
 

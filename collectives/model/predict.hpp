@@ -42,6 +42,8 @@
 #include <utility>
 #include <vector>
 
+#include <optional>
+
 #include "calibration.hpp"
 #include "collectives/algorithms.hpp"
 #include "crowded_sim.hpp"
@@ -212,7 +214,10 @@ struct Step {
 //              while they overlap (SimEntry::converge): converge_slow at
 //              that size as measured, never below 1; 1 for inline rounds
 //              and without the curve.
-// Without comm_crowded, or with crowd_ranks <= cores: the defaults below
+// Solved on the crowd's own cores (Calibration::crowd_core_count), which
+// on a large node may be a few of its cores; the job's round then runs
+// on the node's. Without comm_crowded, or with crowd_ranks <= those
+// cores: the defaults below
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
@@ -262,6 +267,10 @@ class CrowdCache {
     // get leaves the parts not asked for at their defaults.
     enum Parts : unsigned { kCopies = 0, kStream = 1, kGather = 2, kAll = 3 };
     CrowdCosts get(const Calibration &cal, double bytes, bool is_inline, unsigned parts = kAll);
+    // The node the crowded curves were measured on, which the costs are
+    // solved on: cal with crowd_cores as its cores (cal itself where the
+    // two are one).
+    const Calibration &crowd_node(const Calibration &cal);
     // (op, algo, radix, members, root, bytes, inline) -> seconds
     using RoundKey = std::tuple<uint8_t, uint8_t, unsigned, uint32_t, uint32_t, uint64_t, bool>;
     const double *round(const RoundKey &key) const;  // nullptr: not simulated yet
@@ -283,6 +292,7 @@ class CrowdCache {
     std::map<std::pair<double, bool>, Entry> costs_;
     std::map<RoundKey, double> rounds_;
     std::map<std::pair<Solved, double>, double> solved_;
+    std::optional<Calibration> crowd_;  // crowd_node's copy, where it is not cal
 };
 
 // Predicts one round. t: nullptr for a fully connected node. cache: for

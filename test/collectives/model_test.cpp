@@ -124,6 +124,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.comm_pair = Samples({{32768, 5e-6}, {4 << 20, 4.2e-4}});
     c.crowd_ranks = 3;
+    c.crowd_cores = 2;
     c.comm_net = Samples({{0, 3e-6}, {1 << 20, 1e-4}});
     c.comm_net_stream = Samples({{64, 2e-6}, {1 << 16, 9e-6}});
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
@@ -146,6 +147,12 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.comm_pair.points(), c.comm_pair.points());
     EXPECT_EQ(back.crowd_ranks, 3u);
+    EXPECT_EQ(back.crowd_cores, 2u);
+    EXPECT_EQ(back.crowd_core_count(), 2u);
+    c.crowd_cores = 0;  // measured on all the node's cores: absent, as in older files
+    ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.crowd_cores, 0u);
+    EXPECT_EQ(back.crowd_core_count(), 6u);
     // Files from before the simulation hold crowd_parallel (a number or a
     // curve): they still load.
     ASSERT_TRUE(parse_calibration(
@@ -178,6 +185,11 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_net":[[8,1],[8,1]]})", "comm_net"},
         {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"comm_net_stream":[[8]]})",
          "comm_net_stream"},
+        // Each crowded solve simulates rounds over crowd_ranks: 1,000 ran
+        // create for minutes; calibrate measures up to 64.
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_ranks":1000})",
+         "\"crowd_ranks\": want a count of ranks, at most 64"},
+        {R"({"schema":"acpx-calibration/1","comm":[[0,1]],"memcpy":[[0,1]],"crowd_cores":"two"})", "crowd_cores"},
     };
     for (const auto &[text, want] : bad) {
         why.clear();
@@ -207,7 +219,7 @@ TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
     setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
     ASSERT_TRUE(load_calibration(&got, &why));
     if (got.source == kBuiltinSource) {  // else one is installed in <datadir>
-        EXPECT_EQ(got.cores, std::max(2u, online_cores()));
+        EXPECT_EQ(got.cores, online_cores() > 0 ? online_cores() : 2u);
     }
     unsetenv("XDG_CONFIG_HOME");
     std::remove(path.c_str());
@@ -217,9 +229,10 @@ TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
 // core per member the same round is the steps' sum, as seed 003 prices
 // it, and create picks from that.
 TEST(CalibrationFile, BuiltInDefaultsTakeTheNodesCores) {
-    EXPECT_EQ(builtin_calibration_for(0).cores, 2u);
-    EXPECT_EQ(builtin_calibration_for(1).cores, 2u);  // the crowd its figures describe
+    EXPECT_EQ(builtin_calibration_for(0).cores, 2u);  // unknown: the reference's
+    EXPECT_EQ(builtin_calibration_for(1).cores, 1u);
     EXPECT_EQ(builtin_calibration_for(64).cores, 64u);
+    EXPECT_EQ(builtin_calibration_for(64).crowd_core_count(), 2u);  // where its crowd was measured
     Case c;
     c.op = Op::kBcast;
     c.members = 4;
@@ -240,6 +253,43 @@ TEST(CalibrationFile, BuiltInDefaultsTakeTheNodesCores) {
     EXPECT_EQ(cores_in_use(file, 2), "2 cores");
     EXPECT_NE(cores_in_use(file, 64).find("this node has 64"), std::string::npos) << cores_in_use(file, 64);
     EXPECT_EQ(cores_in_use(wide, 64), "64 cores");
+}
+
+// On a large node the crowd is measured on a few of its cores
+// (crowd_cores): the costs are solved on those, and a job larger than
+// the node's cores is simulated on all of them.
+TEST(CalibrationFile, TheCrowdIsSolvedOnItsOwnCores) {
+    const Calibration small = builtin_calibration();  // 3 ranks on the 2 cores of a 2-core node
+    ASSERT_EQ(small.crowd_core_count(), 2u);
+    Calibration large = small;  // the same crowd, measured on 2 cores of a 64-core node
+    large.cores = 64;
+    for (double bytes : {1024.0, 65536.0, 1048576.0})
+        for (bool is_inline : {false, true}) {
+            const CrowdCosts a = CrowdCache().get(small, bytes, is_inline);
+            const CrowdCosts b = CrowdCache().get(large, bytes, is_inline);
+            EXPECT_GT(a.switch_s, 0) << bytes;
+            EXPECT_DOUBLE_EQ(a.switch_s, b.switch_s) << bytes;
+            EXPECT_DOUBLE_EQ(a.slow, b.slow) << bytes;
+            EXPECT_DOUBLE_EQ(a.busy, b.busy) << bytes;
+            EXPECT_DOUBLE_EQ(a.forward_s, b.forward_s) << bytes;
+            EXPECT_DOUBLE_EQ(a.stream_slow, b.stream_slow) << bytes;
+            EXPECT_DOUBLE_EQ(a.gather_slow, b.gather_slow) << bytes;
+        }
+    Case c;
+    c.op = Op::kBcast;
+    c.algo = static_cast<uint8_t>(BcastAlgo::kBinomial);
+    c.bytes = 1 << 20;
+    c.members = 64;
+    EXPECT_FALSE(predict(c, large, nullptr).simulated);  // a core each
+    c.members = 100;
+    const Prediction on_64 = predict(c, large, nullptr), on_2 = predict(c, small, nullptr);
+    EXPECT_TRUE(on_64.simulated);
+    EXPECT_TRUE(on_2.simulated);
+    EXPECT_LT(on_64.comm_s * 4, on_2.comm_s);  // 100 ranks take turns on 64 cores, not on 2
+    // Measured on all 64 cores with 3 ranks, it is no crowd: nothing to solve.
+    large.crowd_cores = 0;
+    EXPECT_FALSE(predict(c, large, nullptr).simulated);
+    EXPECT_EQ(CrowdCache().get(large, 65536, false).switch_s, 0);
 }
 
 TEST(TopologySpec, ParsesShapesOrdersAndWraps) {

@@ -128,6 +128,21 @@ if [ "$(nproc)" -ge 3 ]; then
         fail "calibrate on 3 ranks with $(nproc) cores: accepted"
     fi
 fi
+# On a few of the node's CPUs (acprun binds within its own): the crowd
+# is those CPUs' (crowd_cores), and the node keeps its cores.
+taskset -c 0 "$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K \
+    --out "$dir/few.json" > "$dir/out" && taskset -c 0 "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" \
+    calibrate --quick --sizes 1K:64K --out "$dir/few.json" > "$dir/out" || fail "calibrate on CPU 0: $(cat "$dir/out")"
+grep -q '^# acpx calibration, crowded: 3 ranks on 1 cores' "$dir/out" || fail "crowd on CPU 0: $(cat "$dir/out")"
+python3 - "$dir/few.json" "$(getconf _NPROCESSORS_ONLN)" <<'PY' || fail "crowd on CPU 0: $(cat "$dir/few.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["cores"] == int(sys.argv[2]) and c["crowd_cores"] == 1 and c["crowd_ranks"] == 3, c
+PY
+if run -n 65 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/few.json" > "$dir/out" 2>&1; then
+    fail "crowded calibrate on 65 ranks: accepted"
+fi
+grep -q 'the crowded curves take at most 64 ranks' "$dir/out" || fail "crowded calibrate on 65: $(cat "$dir/out")"
 if run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" > "$dir/out" 2>&1; then
     fail "crowded calibrate without a 2-rank file: accepted"
 fi
