@@ -37,12 +37,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <optional>
 
 #include "calibration.hpp"
 #include "collectives/algorithms.hpp"
