@@ -62,6 +62,7 @@ void usage(FILE *to) {
                  "      --bind-to auto|none|core  auto (default): core when the ranks fit on\n"
                  "                             the cores, else none; none: the kernel places\n"
                  "                             the ranks; core: rank r runs on core r mod cores\n"
+                 "                             (the cores acprun may run on: taskset narrows them)\n"
                  "  -v, --verbose              print the set-up (ACP_VERBOSE=1)\n"
                  "  -h, --help                 this text\n"
                  "  -V, --version              the acpx version\n\n"
