@@ -12,7 +12,6 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 namespace acpx::collectives::model {
@@ -298,20 +297,6 @@ StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, cons
     return m;
 }
 
-// The nodes on which a step runs copies on two cores or more at once:
-// those with more than one copy of the step within them (with one core,
-// they take turns). Empty without comm_pair, where that costs nothing.
-std::unordered_set<uint32_t> shared_nodes(const Step &s, const Calibration &cal, const Topology *t) {
-    std::unordered_set<uint32_t> shared;
-    if (cal.comm_pair.empty() || cal.cores == 1) return shared;
-    std::unordered_set<uint32_t> seen;
-    for (const Message &m : s.msgs) {
-        const uint32_t node = t ? t->node_of(m.src) : 0;
-        if ((t ? t->node_of(m.dst) : 0) == node && !seen.insert(node).second) shared.insert(node);
-    }
-    return shared;
-}
-
 // A step costs its slowest message: C collisions cost a copy of C x M
 // bytes (seed 003); on a node, the copies beyond its cores wait as
 // collisions too, and copies at once are slower (concurrent_slow).
@@ -319,20 +304,21 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
           const std::vector<double> &footprint) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
-    const std::vector<uint32_t> col = collisions(t, pairs, cal.cores);
-    const std::unordered_set<uint32_t> shared = shared_nodes(s, cal, t);
+    std::vector<uint32_t> on_node;  // copies within the message's node in this step
+    const std::vector<uint32_t> col = collisions(t, pairs, cal.cores, &on_node);
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         const Message &m = s.msgs[i];
         const double c = col[i];
         s.msgs[i].collisions = col[i];
-        const bool across = t && t->node_of(m.src) != t->node_of(m.dst);
+        const bool across = on_node[i] == 0;  // between two nodes
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
         double secs =
             cal.copy_seconds(inline_round, m.streamed, across, c * m.bytes, static_cast<double>(round_bytes));
-        if (!across && shared.count(t ? t->node_of(m.src) : 0))
-            secs *= cal.concurrent_slow(static_cast<double>(m.bytes));
+        // Two or more on a node run on two cores or more at once (with
+        // one core, they take turns).
+        if (on_node[i] >= 2 && cal.cores != 1) secs *= cal.concurrent_slow(static_cast<double>(m.bytes));
         s.seconds = std::max(s.seconds, secs * footprint[m.src]);
     }
 }

@@ -241,7 +241,7 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
 }
 
 std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
-                                 unsigned cores) {
+                                 unsigned cores, std::vector<uint32_t> *on_node_copies) {
     std::unordered_map<uint32_t, uint32_t> sends, recvs, on_node;
     sends.reserve(msgs.size());
     recvs.reserve(msgs.size());
@@ -255,10 +255,14 @@ std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<
         if (node(s) == node(d)) ++on_node[node(s)];
     }
     std::vector<uint32_t> c(msgs.size(), 1);
+    if (on_node_copies) on_node_copies->assign(msgs.size(), 0);
     for (size_t i = 0; i < msgs.size(); ++i) {
         const auto [s, d] = msgs[i];
         c[i] = std::max(sends[s], recvs[d]);
-        if (cores && node(s) == node(d)) c[i] = std::max(c[i], (on_node[node(s)] + cores - 1) / cores);
+        if (node(s) != node(d)) continue;
+        const uint32_t m = on_node[node(s)];
+        if (cores) c[i] = std::max(c[i], (m + cores - 1) / cores);
+        if (on_node_copies) (*on_node_copies)[i] = m;
     }
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over

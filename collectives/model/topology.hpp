@@ -74,7 +74,9 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);
 // port per rank), and, between two ranks of one node (every pair without
 // a topology), ceil(m / cores) for the m such messages of that node: the
 // node's CPUs do those copies (cores 0: no such limit).
+// on_node_copies, if given: per message, that m of its node (0 for a
+// message between two nodes).
 std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
-                                 unsigned cores = 0);
+                                 unsigned cores = 0, std::vector<uint32_t> *on_node_copies = nullptr);
 
 }  // namespace acpx::collectives::model

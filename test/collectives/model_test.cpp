@@ -368,6 +368,10 @@ TEST(Collisions, OnASwitchANodesMessagesShareItsPorts) {
     EXPECT_EQ(collisions(&t, {{0, 3}, {4, 5}}), (std::vector<uint32_t>{1, 1}));
     // With cores = 1 node 1's two on-node copies wait for each other.
     EXPECT_EQ(collisions(&t, {{0, 1}, {1, 2}}, 1), (std::vector<uint32_t>{2, 2}));
+    // Per message, the copies within its node (0: between two nodes).
+    std::vector<uint32_t> on_node;
+    collisions(&t, {{0, 1}, {1, 2}, {0, 3}, {3, 4}}, 0, &on_node);
+    EXPECT_EQ(on_node, (std::vector<uint32_t>{2, 2, 0, 1}));
     // On a large switch, few messages: counted in a map, the same answer.
     Topology big = topo("switch:100000");
     big.map = {0, 0, 0, 1, 1, 2};
