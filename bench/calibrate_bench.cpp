@@ -300,7 +300,7 @@ std::string machine() {
             cpu = line.substr(line.find(':') + 2);
             break;
         }
-    return std::string(host) + ", " + cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cpus";
+    return std::string(host) + ", " + cpu + ", " + std::to_string(cm::online_cores()) + " cpus";
 }
 
 std::string utc_now() {
@@ -687,7 +687,7 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     c.machine = machine();
     c.created = utc_now();
     c.transport = transport_label();
-    c.cores = static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN));
+    c.cores = cm::online_cores();
     c.pair_ns = place.floor_ns();
     std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
     std::printf("%-10s %14s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)", "pair(us)");

@@ -36,11 +36,10 @@ bool load_model(const char *fn, State &st) {
     st.has_topology = false;
     st.topology = {};
     std::string why;
-    if (!cm::load_calibration(&st.calibration, &why)) return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
-    // The defaults on the cores this node's ranks have (more than the
-    // reference VM's 2: a core per rank up to them, no crowd).
-    if (st.calibration.source == cm::kBuiltinSource && basic::layer::node_cpus() > 0)
-        st.calibration = cm::builtin_calibration_for(basic::layer::node_cpus());
+    // The defaults on the CPUs this node's ranks may run on: a core per
+    // rank up to them, no crowd.
+    if (!cm::load_calibration(&st.calibration, &why, basic::layer::node_cpus()))
+        return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
     const char *spec = std::getenv("ACP_TOPOLOGY");
     st.has_topology = spec && !cm::is_no_topology(spec);
     if (st.has_topology && !cm::parse_topology(spec, &st.topology, &why))

@@ -343,7 +343,7 @@ std::string user_calibration_path() {
     return "";
 }
 
-bool load_calibration(Calibration *out, std::string *why) {
+bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
     std::string json;
     auto load = [&](const std::string &path) {
         if (!parse_calibration(json, out, why)) return *why = path + ": " + *why, false;
@@ -356,7 +356,7 @@ bool load_calibration(Calibration *out, std::string *why) {
     }
     for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
         if (!path.empty() && read_file(path, &json)) return load(path);
-    *out = builtin_calibration_for(online_cores());
+    *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
     return true;
 }
 

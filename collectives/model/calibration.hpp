@@ -281,9 +281,10 @@ std::string to_json(const Calibration &c);
 // ~/.config/acpx/calibration.json), then <datadir>/acpx/calibration.json.
 // Loads the first that exists; built-in defaults if none. A file that
 // exists but does not parse is an error (false, *why). The built-in
-// defaults take this node's online cores (builtin_calibration_for); a
-// file's "cores" are the cores it was measured on, kept as written.
-bool load_calibration(Calibration *out, std::string *why);
+// defaults take node_cores (builtin_calibration_for; 0: this machine's
+// online_cores); a file's "cores" are the cores it was measured on, kept
+// as written.
+bool load_calibration(Calibration *out, std::string *why, unsigned node_cores = 0);
 // This machine's online CPUs (sysconf), 0 if unknown: what
 // load_calibration fits the built-in defaults to.
 unsigned online_cores();

@@ -220,6 +220,9 @@ TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
     ASSERT_TRUE(load_calibration(&got, &why));
     if (got.source == kBuiltinSource) {  // else one is installed in <datadir>
         EXPECT_EQ(got.cores, online_cores() > 0 ? online_cores() : 2u);
+        // create's: the CPUs of its node's ranks.
+        ASSERT_TRUE(load_calibration(&got, &why, 64));
+        EXPECT_EQ(got.cores, 64u);
     }
     unsetenv("XDG_CONFIG_HOME");
     std::remove(path.c_str());

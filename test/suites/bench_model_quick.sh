@@ -257,6 +257,10 @@ grep -q "cal64.json, 64 cores (this node has $(getconf _NPROCESSORS_ONLN): " "$d
 env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick \
     --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
 grep -q 'calibration built-in defaults' "$dir/v.txt" || fail "acprun -v without a file: $(cat "$dir/v.txt")"
+# The defaults take the CPUs the job's ranks may run on: one, under taskset.
+env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" taskset -c 0 "$ACPX_BUILDDIR/acprun" -v -n 2 \
+    "$ACPX_BUILDDIR/acpx-bench" bcast --quick --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
+grep -q 'calibration built-in defaults (.*), 1 cores;' "$dir/v.txt" || fail "defaults on CPU 0: $(cat "$dir/v.txt")"
 ACP_CALIBRATION="$dir/cal.json" "$ACPX_BUILDDIR/acpx-info" | grep -q "^  calibration: $dir/cal.json (" \
     || fail "acpx-info does not show the calibration in use"
 ACP_CALIBRATION=/nonexistent.json "$ACPX_BUILDDIR/acpx-info" | grep -q '^  calibration: unusable: /nonexistent.json' \
