@@ -172,6 +172,12 @@ void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topolo
     }
 }
 
+// The header line both commands print: the network and the calibration.
+void print_setting(const cm::Calibration &cal, const cm::Topology *t) {
+    std::printf("# topology: %s; calibration: %s, %s\n", t ? t->describe().c_str() : "none (fully connected)",
+                cal.source.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
+}
+
 int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
     cm::Case c = base_case(a, a.size);
     if (c.op == cm::Op::kBcast) {
@@ -194,8 +200,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     std::printf("# acpx-model predict: %s %s, %u procs, %llu bytes%s%s\n", a.op.c_str(), cm::algo_name(c).c_str(),
                 c.members, static_cast<unsigned long long>(c.bytes), c.op == cm::Op::kAllgather ? " per block" : "",
                 c.buffered ? ", buffered" : "");
-    std::printf("# topology: %s; calibration: %s, %s\n", t ? t->describe().c_str() : "none (fully connected)",
-                cal.source.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
+    print_setting(cal, t);
     std::printf("%6s %10s %7s %14s %12s\n", "step", "messages", "max_C", "largest_bytes", "time_us");
     for (size_t s = 0; s < p.steps.size(); ++s) {
         uint32_t most = 0;
@@ -251,8 +256,7 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = what create picks: the\n"
                 "# lowest, or an earlier column within %g%% of it\n",
                 a.op.c_str(), static_cast<unsigned long long>(a.procs), cm::kTieMargin * 100);
-    std::printf("# topology: %s; calibration: %s, %s\n", t ? t->describe().c_str() : "none (fully connected)",
-                cal.source.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
+    print_setting(cal, t);
     std::printf("%10s", "size");
     for (const cm::Case &k : algos) std::printf(" %13s", cm::algo_name(k).c_str());
     std::printf("\n");
