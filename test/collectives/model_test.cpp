@@ -933,9 +933,6 @@ TEST(Predict, ACrowdedPipelineReproducesItsCalibration) {
     EXPECT_NEAR(predict(chain, cal, nullptr).comm_s, chain_round, 1e-2 * chain_round);
 }
 
-// An allgather's arrays hold every block, a bcast's one: on a crowded
-// node its copies are slowed by what the crowded Bruck allgather
-// measured (comm_crowd_gather), as the bcasts' copies are by theirs.
 TEST(Predict, AShortCrowdedPipelineGivesARoundItsStartCost) {
     // The pipeline:16 above; a pipeline:4 of the same blocks measured a
     // twice as long a block (round / (4 + 3 - 2)): more than its blocks
@@ -1029,6 +1026,9 @@ TEST(CrowdCache, SolvesEachPartOnlyWhenAskedAndTheSameInAnyOrder) {
     }
 }
 
+// An allgather's arrays hold every block, a bcast's one: on a crowded
+// node its copies are slowed by what the crowded Bruck allgather
+// measured (comm_crowd_gather), as the bcasts' copies are by theirs.
 TEST(Predict, ACrowdedAllgatherReproducesItsCalibration) {
     Calibration cal = crowded_cal();
     const uint64_t block = 1 << 18;
