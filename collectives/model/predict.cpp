@@ -874,6 +874,58 @@ double overlap_seconds(const Case &c, const OverlapCosts &k, unsigned cores) {
     return overlap_round(core_loads(copies, cores), k);
 }
 
+// c's round on the crowded node, simulated (the costs it used into *used):
+// remembered per case, plus a pipeline's start cost.
+double simulated_round(const Case &c, const Calibration &cal, bool is_inline, CrowdCache *cache, CrowdCosts *used) {
+    *used = round_crowd_costs(c, cal, is_inline, cache);
+    const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
+                                   is_inline};
+    const double *known = cache->round(key);
+    const double round = known ? *known : simulate_rounds(sim_input(c, cal, is_inline, *used));
+    if (!known) cache->remember(key, round);
+    return round + used->stream_start_s;  // a pipeline's round (0 for others)
+}
+
+// Whether c is a pipeline of more segments than calibrate's short one and
+// fewer than its long one, both measured (comm_crowd_stream4 and
+// comm_crowd_stream): priced between the two (between_pipelines).
+bool between_calibrated_pipelines(const Case &c, const Calibration &cal) {
+    return c.op == Op::kBcast && c.algo == static_cast<uint8_t>(BcastAlgo::kPipeline) &&
+           c.radix > kCrowdShortStreamSegments && c.radix < kCrowdStreamSegments && !cal.comm_crowd_stream.empty() &&
+           !cal.comm_crowd_stream4.empty();
+}
+
+// A crowded pipeline:S between the calibrated two: S + members - 2 steps,
+// each what a step of the short and of the long pipeline of blocks of
+// this size costs, simulated, weighted by where log2 S lies between
+// theirs. The stream costs are solved so that those two come out as
+// measured; simulated with them, the ones between did not follow. On
+// the 2-core VM, 3 ranks, a step of 128 KiB blocks measured 15.6-17.8 us
+// at 8, 16 and 32 segments and 22 at 4 (a 512 KiB round): pipeline:8 of
+// 1 MiB took the long one's block costs, the short one's start cost, and
+// a 1 MiB round's share of it from the long pipeline of 64 KiB blocks,
+// and read 1.26-1.44x in 4 launches of 4 (its 2 MiB one 0.77-1.0); in
+// the next check's 3 launches it measured 190 us, not 137-161. Over 24
+// stored launches of 5 model checks, priced between: median ratios in
+// band 453 of 455 at 3 ranks (450 before), picks 121 of 130 (120); at 4
+// ranks unchanged (490 of 490; 125 of 130).
+Prediction::Between between_pipelines(const Case &c, const Calibration &cal, CrowdCache *cache) {
+    const double block = static_cast<double>(c.bytes) / c.radix;
+    auto step = [&](unsigned segments) {
+        Case x = c;
+        x.radix = segments;
+        x.bytes = static_cast<uint64_t>(block * segments);
+        CrowdCosts unused;
+        return simulated_round(x, cal, false, cache, &unused) / (segments + c.members - 2);
+    };
+    Prediction::Between b;
+    b.short_step_s = step(kCrowdShortStreamSegments);
+    b.long_step_s = step(kCrowdStreamSegments);
+    b.weight = std::log2(static_cast<double>(c.radix) / kCrowdShortStreamSegments) /
+               std::log2(static_cast<double>(kCrowdStreamSegments) / kCrowdShortStreamSegments);
+    return b;
+}
+
 // predict(); list_steps false: a simulated round's steps are not listed
 // (best() wants the time alone, and create calls it per candidate).
 Prediction predict_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache,
@@ -945,18 +997,14 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         p.comm_s = overlap_seconds(c, p.overlap, cal.cores);
         p.overlapped = true;
     } else if (sim) {
-        const CrowdCosts k = round_crowd_costs(c, cal, is_inline, cache);
-        const CrowdCache::RoundKey key{static_cast<uint8_t>(c.op), c.algo, c.radix, c.members, c.root, c.bytes,
-                                       is_inline};
-        if (const double *known = cache->round(key)) {
-            p.comm_s = *known;
+        if (between_calibrated_pipelines(c, cal)) {
+            p.between = between_pipelines(c, cal, cache);
+            p.comm_s = (c.radix + c.members - 2) * p.between.step_s();
+            p.crowd = round_crowd_costs(c, cal, is_inline, cache);
         } else {
-            p.comm_s = simulate_rounds(sim_input(c, cal, is_inline, k));
-            cache->remember(key, p.comm_s);
+            p.comm_s = simulated_round(c, cal, is_inline, cache, &p.crowd);
         }
-        p.comm_s += k.stream_start_s;  // a pipeline's round (0 for others)
         p.simulated = true;
-        p.crowd = k;
     }
     // Local copies on the longest path: what a receiver copies out of the
     // inline slots or its buffer, and what a sender copies in. A bcast

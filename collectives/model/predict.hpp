@@ -236,7 +236,17 @@ struct Prediction {
     std::vector<Step> steps;
     double comm_s = 0, memcpy_s = 0;
     bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
-    CrowdCosts crowd;        // what that simulation used (stream_start_s: 0 but for a pipeline)
+    // What that simulation used (stream_start_s: 0 but for a pipeline);
+    // for a pipeline priced between two (below), what its own would use.
+    CrowdCosts crowd;
+    // A pipeline between calibrate's short and long ones (more than
+    // kCrowdShortStreamSegments segments, fewer than kCrowdStreamSegments):
+    // not its own simulation but theirs, at its block size. A step of
+    // each, and the long one's weight (log2 of the segments, between).
+    struct Between {
+        double short_step_s = 0, long_step_s = 0, weight = 0;
+        double step_s() const { return short_step_s * (1 - weight) + long_step_s * weight; }
+    } between;
     // Instead: comm_s is the busiest core's work in rounds back to back
     // (overlap.hpp), with these costs of a copy.
     bool overlapped = false;

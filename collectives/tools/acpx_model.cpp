@@ -232,6 +232,13 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
                     "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
                     k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
+        if (p.between.weight > 0)
+            std::printf("# pipeline:%u is priced between calibrate's pipeline:%u and pipeline:%u of %llu-byte blocks, "
+                        "simulated: a step %.2f and %.2f us, here %.2f (%.2f of the way in log2 segments); the "
+                        "trace is its own round's\n", c.radix, cm::kCrowdShortStreamSegments,
+                        cm::kCrowdStreamSegments, static_cast<unsigned long long>(c.bytes / c.radix),
+                        p.between.short_step_s * 1e6, p.between.long_step_s * 1e6, p.between.step_s() * 1e6,
+                        p.between.weight);
     }
     if (p.overlapped)
         std::printf("# %u procs on %u cores: rounds back to back (the root runs ahead of its members), priced by "

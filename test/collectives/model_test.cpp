@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -972,6 +973,48 @@ TEST(Predict, AShortCrowdedPipelineGivesARoundItsStartCost) {
     without.comm_crowd_stream4 = Samples();
     EXPECT_EQ(crowd_costs(without, block, false).stream_start_s, 0);
     EXPECT_DOUBLE_EQ(plain.stream_slow, crowd_costs(without, block, false).stream_slow);
+}
+
+// A pipeline of 5-15 segments is priced between calibrate's pipeline:4
+// and pipeline:16 of blocks of its size: a step of each, simulated,
+// weighted by where log2 of its segments lies between theirs.
+TEST(Predict, ACrowdedPipelineBetweenTheCalibratedTwoIsPricedBetweenThem) {
+    Calibration cal = crowded_cal();  // the short pipeline twice as long a block as the long one
+    cal.comm_stream = Samples({{0, 3e-6}, {1 << 30, 3e-6 + 1e-9 * (1 << 30)}});
+    cal.comm_crowd_stream = Samples({{64, 8e-6 + 128e-9}, {1 << 20, 8e-6 + 2e-9 * (1 << 20)}});
+    cal.comm_crowd_stream4 = Samples({{64, 2 * (8e-6 + 128e-9)}, {1 << 20, 2 * (8e-6 + 2e-9 * (1 << 20))}});
+    const uint64_t block = 16384;
+    auto pipeline = [&](unsigned segments, uint32_t members) {
+        return Case{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), segments, members, 0, segments * block,
+                    false, 0};
+    };
+    for (uint32_t members : {3u, 4u}) {  // the calibrated crowd, and a larger one
+        SCOPED_TRACE(members);
+        const double short_step = predict(pipeline(4, members), cal, nullptr).comm_s / (4 + members - 2);
+        const double long_step = predict(pipeline(16, members), cal, nullptr).comm_s / (16 + members - 2);
+        ASSERT_GT(short_step, 1.2 * long_step);
+        const Prediction p = predict(pipeline(8, members), cal, nullptr);
+        EXPECT_TRUE(p.simulated);
+        EXPECT_DOUBLE_EQ(p.between.weight, 0.5);
+        EXPECT_DOUBLE_EQ(p.between.short_step_s, short_step);
+        EXPECT_DOUBLE_EQ(p.between.long_step_s, long_step);
+        EXPECT_DOUBLE_EQ(p.comm_s, (8 + members - 2) * (short_step + long_step) / 2);
+        // Closer to the short one's steps, the fewer the segments.
+        const Prediction p5 = predict(pipeline(5, members), cal, nullptr);
+        EXPECT_DOUBLE_EQ(p5.between.weight, std::log2(5.0 / 4) / 2);
+        EXPECT_GT(p5.comm_s / (5 + members - 2), p.comm_s / (8 + members - 2));
+        EXPECT_LT(p5.comm_s / (5 + members - 2), short_step);
+    }
+    // The two themselves, and those outside them, are their own rounds.
+    for (unsigned segments : {2u, 4u, 16u, 32u})
+        EXPECT_EQ(predict(pipeline(segments, 3), cal, nullptr).between.weight, 0) << segments;
+    // Without the short curve, pipeline:8 is its own round too.
+    Calibration without = cal;
+    without.comm_crowd_stream4 = Samples();
+    const Prediction own = predict(pipeline(8, 3), without, nullptr);
+    EXPECT_EQ(own.between.weight, 0);
+    EXPECT_TRUE(own.simulated);
+    EXPECT_NE(own.comm_s, predict(pipeline(8, 3), cal, nullptr).comm_s);
 }
 
 // A round's costs are solved in parts (CrowdCache::Parts): an allgather
