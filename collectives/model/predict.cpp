@@ -1000,7 +1000,9 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         if (between_calibrated_pipelines(c, cal)) {
             p.between = between_pipelines(c, cal, cache);
             p.comm_s = (c.radix + c.members - 2) * p.between.step_s();
-            p.crowd = round_crowd_costs(c, cal, is_inline, cache);
+            // Its own round's costs are not in the time: solved for the
+            // tools only (a forced pipeline's create would solve them for nothing).
+            if (list_steps) p.crowd = round_crowd_costs(c, cal, is_inline, cache);
         } else {
             p.comm_s = simulated_round(c, cal, is_inline, cache, &p.crowd);
         }

@@ -237,7 +237,8 @@ struct Prediction {
     double comm_s = 0, memcpy_s = 0;
     bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
     // What that simulation used (stream_start_s: 0 but for a pipeline);
-    // for a pipeline priced between two (below), what its own would use.
+    // for a pipeline priced between two (below), what its own would use
+    // (predict only: predict_seconds leaves it at its defaults).
     CrowdCosts crowd;
     // A pipeline between calibrate's short and long ones (more than
     // kCrowdShortStreamSegments segments, fewer than kCrowdStreamSegments):
