@@ -14,7 +14,7 @@
 //     started round k-1) and, if it forwards, once its sender has seen
 //     the data arrive; its copy lands after copy_s, and cold_s more if
 //     its receiver forwards that data from another core: it writes lines
-//     that core then reads (predict.hpp, forward_s); it holds the
+//     that core then reads (crowd_costs.hpp, forward_s); it holds the
 //     sender's core all that time, or for busy_s only (a plain store:
 //     the rest is the data and its signal on their way);
 //   - copies from different cores into the same receiver at once run
