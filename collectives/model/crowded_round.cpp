@@ -104,8 +104,15 @@ double scatter_forward_at(const Calibration &cal, double bytes, double chain_for
     s.op = Op::kBcast;
     s.algo = static_cast<uint8_t>(BcastAlgo::kScatterRing);
     s.members = cal.crowd_ranks;
-    s.bytes = static_cast<uint64_t>(bytes * n);
     const auto &points = cal.comm_crowd_scatter.points();
+    // The crowd's round whose first (largest) block is `bytes`: n of them,
+    // or the curve's top where its blocks (rounded up, block_range) are
+    // that. Without this, 4-rank scatter_ring of 4 MiB (3 blocks of
+    // 1,398,144 bytes, 128 past the top sample) took the chain's forward
+    // cost, 0 there, and read 0.64-0.86 (median 0.75) in 6 launches.
+    const auto top = static_cast<uint64_t>(points.back().first);
+    s.bytes = static_cast<uint64_t>(bytes * n);
+    if (s.bytes > top && static_cast<double>(block_range(top, blocks_of(s), 0).length) == bytes) s.bytes = top;
     double f = chain_forward_s;
     if (points.front().first <= static_cast<double>(s.bytes) && static_cast<double>(s.bytes) <= points.back().first) {
         CrowdCosts t = chain_round_costs(s, cal, false, cache);

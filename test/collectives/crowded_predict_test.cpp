@@ -449,6 +449,16 @@ TEST(Predict, ACrowdedScatterRingGetsItsOwnForwardCost) {
     EXPECT_NEAR(own.comm_s, measured, 3e-2 * measured);
     EXPECT_DOUBLE_EQ(predict(scatter, cal, nullptr, &cache).comm_s, own.comm_s);  // solved once, kept
     EXPECT_DOUBLE_EQ(predict(chain, cal, nullptr).comm_s, chain_before);
+    // The curve's top round, whose 2 blocks (64-byte aligned) end 100
+    // bytes past it: its own forward cost too, and the round as measured.
+    const uint64_t top = round - 100;
+    cal.comm_crowd_scatter = Samples({{round / 2, measured / 4}, {static_cast<double>(top), measured / 2}});
+    scatter.bytes = top;
+    CrowdCache fresh;
+    const Prediction at_top = predict(scatter, cal, nullptr, &fresh);
+    EXPECT_GT(at_top.crowd.forward_s, 0);
+    EXPECT_LT(at_top.crowd.forward_s, 0.8 * chains_forward);
+    EXPECT_NEAR(at_top.comm_s, measured, 3e-2 * measured);
     // A round whose calibrated crowd round (blocks x 2) is past the curve:
     // the chain's again.
     scatter.bytes = round * 4;
