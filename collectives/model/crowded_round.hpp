@@ -15,10 +15,6 @@
 
 namespace acpx::collectives::model {
 
-// Whether cal measured a crowded node (comm_crowded over more ranks than
-// its cores).
-bool has_crowd(const Calibration &cal);
-
 // Whether the simulated cores may run out of phase (SimInput::out_of_phase):
 // where calibrate measured the ring allgather through the inline slots.
 bool out_of_phase(const Calibration &cal);
@@ -50,6 +46,12 @@ Prediction::Between between_pipelines(const Case &c, const Calibration &cal, Cro
 bool overlapped(const Case &c, const Calibration &cal);
 OverlapCosts overlap_costs_at(const Calibration &cal, double bytes);
 double overlap_seconds(const Case &c, const OverlapCosts &k, unsigned cores);
+
+// The rest are defined with the solves (crowd_costs.cpp), which use them too.
+
+// Whether cal measured a crowded node (comm_crowded over more ranks than
+// its cores).
+bool has_crowd(const Calibration &cal);
 
 // Whether the calibrated ring prices an inline allgather of blocks of
 // `bytes` on the crowded node, and the cross-core cost it gives them

@@ -2,15 +2,9 @@
 // (seed 003 eq. 1) and the calibration file (its schema, errors, defaults).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <limits>
-#include <map>
-#include <set>
-#include <tuple>
 
 #include "collectives/model/predict.hpp"
 

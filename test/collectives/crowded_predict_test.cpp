@@ -5,13 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <limits>
-#include <map>
-#include <set>
-#include <tuple>
 
 #include "collectives/model/predict.hpp"
 #include "model_fixtures.hpp"

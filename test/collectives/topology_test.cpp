@@ -4,13 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <limits>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include "collectives/model/predict.hpp"
