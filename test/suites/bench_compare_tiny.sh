@@ -13,7 +13,7 @@ head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,l
 awk -F, 'NR > 1 && $7 != "-" { bad = 1 } END { exit bad }' "$out/collectives-raw.csv" \
     || { echo "a pair state without the probe:"; cat "$out/collectives-raw.csv"; exit 1; }
 # The medians' rule: a point's near runs where it has any; one with only
-# far runs keeps them, marked far.
+# far runs keeps them, marked far. And the order of the runs per repetition.
 python3 - "$ACPX_SRCDIR/bench/compare" <<'PY' || exit 1
 import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.SourceFileLoader("compare", sys.argv[1])
@@ -25,6 +25,13 @@ med, far = compare.medians({a: [(22.5, "near"), (46.5, "far"), (46.6, "far")], b
 want = ({a: 22.5, b: 4.0, c: 2.0}, {b})
 if (med, far) != want:
     sys.exit(f"medians: {med} {far}, want {want}")
+# Each repetition runs everything once, starting at a different run.
+todo = list(range(12))
+reps = [compare.rotated(todo, r, 3) for r in (1, 2, 3)]
+if any(sorted(r) != todo for r in reps) or len({r[0] for r in reps}) != 3 or reps[0] != todo:
+    sys.exit(f"rotated: {reps}")
+if compare.rotated([7], 2, 3) != [7] or compare.rotated([], 1, 3) != []:
+    sys.exit("rotated: one run or none")
 PY
 expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && expect="$expect openmpi-MPI_Bcast openmpi-MPIX_Bcast_init"
