@@ -139,7 +139,10 @@ Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed,
 
 double Calibration::concurrent_slow(double bytes) const {
     if (comm_pair.empty() || bytes < comm_pair.points().front().first) return 1;
-    const double alone = comm.at(bytes);
+    // Against the same copy without inline slots: a bcast tree's 2-member
+    // round may still take them at a size where an allgather's does not
+    // (at 64 KiB: 3.4 us through the slots, 10.5 for the allgather).
+    const double alone = (comm_direct.empty() ? comm : comm_direct).at(bytes);
     return alone > 0 ? std::max(1.0, comm_pair.at(bytes) / alone) : 1;
 }
 

@@ -225,8 +225,9 @@ struct Calibration {
     };
     CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
     // How many times longer an on-node copy of `bytes` takes while
-    // another core of the node copies too: comm_pair over comm at that
-    // size, at least 1. The two share the node's memory: on the 2-core
+    // another core of the node copies too: comm_pair over the copy
+    // without inline slots (comm_direct, else comm) at that size, at
+    // least 1. The two share the node's memory: on the 2-core
     // VM 2-rank allgathers of 256 KiB-1 MiB blocks took 1.11-1.14x the
     // calibrated single copy, of 4 MiB 1.19-1.35x (one main job's
     // launches). 1 without comm_pair or below its smallest sample
