@@ -602,10 +602,11 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         }
         const auto gat = sample(gathers);
         char gather[32] = "-", gslow[32] = "-", ring[32] = "-", gfwd[32] = "-", gcross[32] = "-";
-        if (gat != gathers.end()) {
+        if (gat != gathers.end()) {  // above an allgather's inline slots, maybe not a bcast's
+            const cm::CrowdCosts g = costs.get(c, b, false);
             std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);
-            std::snprintf(gslow, sizeof gslow, "%.2f", k.gather_slow);
-            std::snprintf(gfwd, sizeof gfwd, "%.3f", k.gather_forward_s * 1e6);
+            std::snprintf(gslow, sizeof gslow, "%.2f", g.gather_slow);
+            std::snprintf(gfwd, sizeof gfwd, "%.3f", g.gather_forward_s * 1e6);
         }
         if (const auto rin = sample(rings); rin != rings.end()) {
             std::snprintf(ring, sizeof ring, "%.3f", rin->second * 1e6);
@@ -679,7 +680,7 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     c.comm_stream = cm::Samples(stream);
     std::vector<size_t> large;
     for (size_t s : sz)
-        if (s > middle::kDefaultInlineMax) large.push_back(s);
+        if (s > middle::kAllgatherInlineMax) large.push_back(s);
     if (!large.empty()) {
         std::vector<int> pair = {0, 1};
         const std::vector<double> both = round_seconds(o, place, pair, large, false);

@@ -32,8 +32,9 @@
  *                        outnumber the CPUs they may run on
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
- *                        the control blocks, eagerly (default and most 16K;
- *                        0: never; lower it to save 2 x that per block)
+ *                        the control blocks, eagerly (default and most 64K:
+ *                        bcast trees up to 64K, allgathers up to 16K; 0:
+ *                        never; lower it to save 2 x that per block)
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
@@ -346,21 +347,22 @@ int acp_inquire(acp_handle_t handle);
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
  * of the members (any handle's), and in root mode also in the agents.
  *
- * Rounds of up to 16 KiB per block (bcast; allgather: 1 MiB / np_group,
- * at least 256 bytes) travel through the members' control blocks, eagerly:
- * a sender may deliver round n+1 there while a receiver still finishes
- * round n; the receiver copies them into its array in its own calls. A
- * bcast's control blocks hold several such rounds (depth: 64 for handles
- * of up to 512 bytes, 32 up to 1 KiB, 16 up to 2 KiB, 8 up to 4 KiB, 4 up
- * to 8 KiB, else 2; at most ACP_COL_RING_DEPTH), so its root's waits
+ * Rounds of up to 64 KiB (bcast trees; allgather: 1 MiB / np_group per
+ * block, at most 16 KiB, at least 256 bytes) travel through the members'
+ * control blocks, eagerly: a sender may deliver round n+1 there while a
+ * receiver still finishes round n; the receiver copies them into its
+ * array in its own calls. A bcast's control blocks hold several such
+ * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
+ * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; at most
+ * ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
- * handle's size rounded up to 64 bytes, at most 16 KiB, and depth x inline
- * at most 32 KiB), 16 + 32 x blocks (pipeline, scatter_ring) or
+ * handle's size rounded up to 64 bytes, at most 64 KiB, and depth x inline
+ * at most 32 KiB where depth > 2), 16 + 32 x blocks (pipeline, scatter_ring) or
  * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member

@@ -14,9 +14,11 @@ enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
 // triggered by the arrival of their data.
 enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
 
-// Largest inline slot (plan.hpp): a round up to this size per block may
+// Largest inline slot (plan.hpp): a bcast tree's round up to this size may
 // travel through the control blocks. ACP_COL_INLINE lowers it.
-inline constexpr uint32_t kDefaultInlineMax = 16384;
+inline constexpr uint32_t kDefaultInlineMax = 65536;
+// ... and an allgather's, whose members hold two slots for every block.
+inline constexpr uint32_t kAllgatherInlineMax = 16384;
 // Most inline slots per block of a tree bcast (plan.hpp): its root runs up
 // to this many small rounds minus one ahead. ACP_COL_RING_DEPTH lowers it.
 inline constexpr uint32_t kDefaultRingMax = 64;

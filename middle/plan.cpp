@@ -288,8 +288,8 @@ ctl::Layout layout_of(const Params &p) {
 }
 
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
-    constexpr uint32_t kMin = 256, kMax = kDefaultInlineMax;
-    if (kind == Kind::kBcast) return slots > 1 ? 0 : kMax;
+    constexpr uint32_t kMin = 256, kMax = kAllgatherInlineMax;
+    if (kind == Kind::kBcast) return slots > 1 ? 0 : kDefaultInlineMax;
     const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
     // Two slots a block: within 2 MiB a member. Below kMin a slot is not
     // worth it, and kMin each would be 512 MB a member at 10^6 members.

@@ -161,7 +161,9 @@ Calibration builtin_calibration() {
     // launches), rounds one slot ahead (ACP_COL_RING_DEPTH=2), waits
     // yielding at once on the crowded node (ACP_IDLE=auto), fewer sizes.
     // A 2-member round up to 16 KiB through the inline slots (plain
-    // stores), above it process_vm_writev into the user's array, which is
+    // stores; measured while a bcast tree's slots stopped there: its 32
+    // and 64 KiB samples are copies, which now price those rounds, inline
+    // since, high), above it process_vm_writev into the user's array, which is
     // also what a round costs without inline slots (comm_direct: ~1 us for
     // the system call and signals); a block right behind another
     // (comm_stream); 3 ranks on the 2 cores: a chain's step

@@ -46,8 +46,9 @@
 //                                          // direct allgather of blocks of
 //                                          // that size: both ranks copy at
 //                                          // once, one each way, on their
-//                                          // own cores (sizes above the
-//                                          // inline slots; optional;
+//                                          // own cores (sizes above an
+//                                          // allgather's inline slots;
+//                                          // optional;
 //                                          // absent: copies at once on a
 //                                          // node cost as each alone)
 //     "comm_footprint": [[bytes, seconds], ...], // a 1 MiB entry of a

@@ -9,7 +9,7 @@
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
 //   fault_prog after-finalize  calls after acp_finalize fail cleanly
 //   fault_prog starter BYTES   the starter memory holds exactly BYTES, zeroed
-//   fault_prog col-never-send  persistent bcast of 20000 bytes from rank 0 (above
+//   fault_prog col-never-send  persistent bcast of 70000 bytes from rank 0 (above
 //                              the inline slots); the last rank never sends, the
 //                              waits of those that send to it time out
 //   fault_prog col-never-send-small  the same with 1000 bytes, 3 rounds: they go
@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
         std::vector<int> group(n);
         for (int i = 0; i < n; ++i) group[i] = i;
         const bool small = mode == "col-never-send-small";
-        std::vector<char> a(small ? 1000 : 20000, 0);
+        std::vector<char> a(small ? 1000 : 70000, 0);
         acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
         if (h == ACP_COL_NULL) return 1;
         if (mode == "col-kill" && me == 1) raise(SIGKILL);

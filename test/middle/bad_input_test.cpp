@@ -91,7 +91,7 @@ TEST(ColBadInput, ArraysSizesAndSettings) {
         EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 8); }),
                        "acp_create_allgather_buffered", "ACP_COL_ALLGATHER_ALGO");
     }
-    for (const char *inl : {"17K", "-1", "lots"}) {
+    for (const char *inl : {"65K", "-1", "lots"}) {
         ScopedEnv bad("ACP_COL_INLINE", inl);
         EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 8); }),
                        "acp_create_bcast_buffered", "ACP_COL_INLINE");
@@ -181,11 +181,11 @@ TEST(ColBadInput, SendArguments) {
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_wait_col(ACP_REQUEST_NULL), -1); }), "acp_wait_col", "request");
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_test_col(ACP_REQUEST_NULL), -1); }), "acp_test_col", "request");
     // A second send while this member's previous round is unfinished: a
-    // round larger than the inline slots (16 KiB) is written into the
+    // round larger than the inline slots (64 KiB) is written into the
     // members' arrays, so the root's round cannot finish before the others
     // send, and the root's second send is refused.
     if (np() > 1) {
-        std::vector<unsigned char> big(64 << 10);
+        std::vector<unsigned char> big(128 << 10);
         acp_col_t hl = acp_create_bcast_direct(0, n, g.data(), big.data(), big.size());
         ASSERT_NE(hl, ACP_COL_NULL);
         if (me() == 0) {

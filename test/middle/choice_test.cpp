@@ -50,7 +50,7 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
         c.op = cm::Op::kBcast;
         c.members = static_cast<uint32_t>(n);
         c.bytes = a.size();
-        c.inline_bytes = 16384;
+        c.inline_bytes = 1 << 16;  // the handle's size: its rounds fit its inline slot
         const cm::Topology nodes = acpx::middle::nodes_of(g);
         EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, network(nodes))));
         // Each copy costing 1 ms whatever its size: the fewest steps, which

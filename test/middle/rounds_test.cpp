@@ -30,11 +30,11 @@ struct Jitter {
 TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kPermuted);
     const int root = g[g.size() / 2];
-    // A 20000-byte array: rounds alternate between 64 bytes (carried in the
-    // control blocks, eagerly) and 20000 (above the 16 KiB inline size:
+    // A 70000-byte array: rounds alternate between 64 bytes (carried in the
+    // control blocks, eagerly) and 70000 (above the 64 KiB inline size:
     // written straight into the members' arrays). A 1000-byte one: every
     // round inline, through rings of 32 slots, the root running ahead.
-    for (const size_t array : {size_t{20000}, size_t{1000}}) {
+    for (const size_t array : {size_t{70000}, size_t{1000}}) {
         std::vector<unsigned char> a(array);
         acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
         ASSERT_NE(h, ACP_COL_NULL);

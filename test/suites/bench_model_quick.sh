@@ -52,24 +52,25 @@ for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_cr
     pair_ns; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "crowded calibrate wrote no $k: $(cat "$dir/cal.json")"
 done
-# Inline rounds back to back (1K..16K, the slots' size on 3 ranks): a
+# Inline rounds back to back (1K..64K, a bcast tree's slots' size): a
 # chain's step and a flat tree's copy, and a copy's price across cores
 # and within one, all > 0 (within one: >= 0, where the flat tree is as
 # fast as its cross copies alone make it).
 sed -n '/back to back/,$p' "$dir/crowd.txt" > "$dir/overlap.txt"
 sed -i '/back to back/,$d' "$dir/crowd.txt"
-awk '/^[0-9]/ { n++; if (!($2 > 0 && $3 > 0 && $4 > 0 && $5 >= 0)) bad = 1 } END { exit bad || n != 5 }' \
+awk '/^[0-9]/ { n++; if (!($2 > 0 && $3 > 0 && $4 > 0 && $5 >= 0)) bad = 1 } END { exit bad || n != 7 }' \
     "$dir/overlap.txt" || fail "crowded calibrate: rounds back to back: $(cat "$dir/overlap.txt")"
-# The rounds without inline slots: the same sizes, measured up to 16K (3
-# ranks' inline size), above it the rounds with slots, which are the same.
+# The rounds without inline slots: the same sizes, measured up to 64K (a
+# bcast tree's inline size), above it the rounds with slots, which are
+# the same.
 python3 - "$dir/cal.json" <<'PY' || fail "crowded calibrate: rounds without slots: $(cat "$dir/cal.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
 for name in ("comm_crowded", "comm_fanout"):
     slots, direct = c[name], c[name + "_direct"]
     assert [b for b, _ in slots] == [b for b, _ in direct], name
-    assert all(s == d for (b, s), (_, d) in zip(slots, direct) if b > 16384), name
-    assert any(s != d for (b, s), (_, d) in zip(slots, direct) if 0 < b <= 16384), name
+    assert all(s == d for (b, s), (_, d) in zip(slots, direct) if b > 65536), name
+    assert any(s != d for (b, s), (_, d) in zip(slots, direct) if 0 < b <= 65536), name
 PY
 # One row per size (0, 1K..64K), each with a switch time > 0 derived; the
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
@@ -80,10 +81,10 @@ PY
 [ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
-# Up to the inline slots' size (16K on 3 ranks) the chain and the flat
+# Up to the inline slots' size (a bcast tree's: 64K) the chain and the flat
 # tree again without them, and a block's forward cost from that; above, no
 # second measurement.
-awk '/^[0-9]/ { small = $1 <= 16384; if (small != ($4 > 0 && $5 > 0 && $13 >= 0) || !small != ($4 == "-")) bad = 1 }
+awk '/^[0-9]/ { small = $1 <= 65536; if (small != ($4 > 0 && $5 > 0 && $13 >= 0) || !small != ($4 == "-")) bad = 1 }
      END { exit bad }' "$dir/crowd.txt" || fail "crowded calibrate: rounds without slots: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 > 0) || !($18 >= 0)) { bad = 1 }
      END { exit bad }' "$dir/crowd.txt" \
@@ -113,9 +114,9 @@ PY
 awk '/^[0-9]/ { n += $1 >= 32768; if (($1 >= 32768) != ($21 > 0 && $22 >= 0)) bad = 1 }
      END { exit bad || n != 2 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a scatter_ring round without its time and forward cost: $(cat "$dir/crowd.txt")"
-# The share of an inline copy (1K..16K on 3 ranks) that holds its
+# The share of an inline copy (1K..64K: a bcast tree's) that holds its
 # sender's core, from the flat tree: 0 to 1; whole (1) above.
-awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 16384; if (!($11 >= 0 && $11 <= 1) || (!in_slot && $11 != 1)) bad = 1 }
+awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 65536; if (!($11 >= 0 && $11 <= 1) || (!in_slot && $11 != 1)) bad = 1 }
      END { exit bad }' "$dir/crowd.txt" || fail "crowded calibrate: a busy share out of range: $(cat "$dir/crowd.txt")"
 # Two writers into one rank: a factor per size, near 1 or above (the
 # quick run's noise aside). Judged where the model uses it, above the
@@ -200,8 +201,10 @@ if ACP_COL_INLINE=lots "$model" predict --algo binomial --procs 2 --size 1K > "$
     fail "ACP_COL_INLINE=lots: accepted"
 fi
 grep -q '^acpx-model: ACP_COL_INLINE: ' "$dir/out" || fail "ACP_COL_INLINE=lots: $(cat "$dir/out")"
-# More ranks than the calibration's cores on one node: simulated, and said so.
-"$model" predict --algo binomial --procs "$crowd" --size 64K --calibration "$dir/cal.json" > "$dir/p.txt"
+# More ranks than the calibration's cores on one node: simulated, and said
+# so (above a tree's inline slots, 64K: its rounds through them run back
+# to back, below).
+"$model" predict --algo binomial --procs "$crowd" --size 128K --calibration "$dir/cal.json" > "$dir/p.txt"
 grep -q 'the round is simulated' "$dir/p.txt" || fail "predict on a crowded node: $(cat "$dir/p.txt")"
 # Its small rounds run back to back, which the calibration measured: not
 # simulated; one slot ahead (ACP_COL_RING_DEPTH=2), simulated again.
@@ -218,7 +221,7 @@ fi
 grep -q '^acpx-model: ACP_COL_RING_DEPTH: ' "$dir/out" || fail "ACP_COL_RING_DEPTH=3: $(cat "$dir/out")"
 # --trace: the simulated round event by event: every member ends its
 # round once, and binomial's crowd - 1 copies each start once.
-"$model" predict --algo binomial --procs "$crowd" --size 64K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
+"$model" predict --algo binomial --procs "$crowd" --size 128K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
 [ "$(grep -c ' ends its round$' "$dir/p.txt")" -eq "$crowd" ] || fail "--trace: want $crowd round ends: $(cat "$dir/p.txt")"
 [ "$(grep -c ' copies block 0 to ' "$dir/p.txt")" -eq $((crowd - 1)) ] || fail "--trace: copies: $(cat "$dir/p.txt")"
 "$model" predict --algo binomial --procs 2 --size 64K --trace --calibration "$dir/cal.json" > "$dir/p.txt"
