@@ -11,13 +11,15 @@ trap 'rm -rf "$dir"' EXIT
 run() { "$ACPX_BUILDDIR/acprun" "$@"; }
 fail() { echo "bench_model_quick: $*"; exit 1; }
 
-run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/cal.txt"
+# Up to 128K: one size above a bcast tree's inline slots (64K), so the
+# checks of what happens above them below have a row to judge.
+run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:128K --out "$dir/cal.json" > "$dir/cal.txt"
 grep -q '"schema": "acpx-calibration/1"' "$dir/cal.json" || fail "calibration file: $(cat "$dir/cal.json")"
-[ "$(sed '/right behind/q' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 8 ] \
-    || fail "calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/cal.txt")"
-# Streamed blocks: pipeline:16 rounds of 1K..64K, blocks of 64..4096 bytes.
-[ "$(sed -n '/right behind/,/walk arrays/p' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 7 ] \
-    || fail "calibrate: want 7 stream blocks (64..4096): $(cat "$dir/cal.txt")"
+[ "$(sed '/right behind/q' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 9 ] \
+    || fail "calibrate: want 9 sizes (0, 1K..128K): $(cat "$dir/cal.txt")"
+# Streamed blocks: pipeline:16 rounds of 1K..128K, blocks of 64..8192 bytes.
+[ "$(sed -n '/right behind/,/walk arrays/p' "$dir/cal.txt" | grep -c '^[0-9]')" -eq 8 ] \
+    || fail "calibrate: want 8 stream blocks (64..8192): $(cat "$dir/cal.txt")"
 # The footprint walk (--quick: arrays of 1 and 16 MiB, spans of 2 and 32),
 # a 1 MiB entry taking longer than nothing.
 [ "$(sed '1,/walk arrays/d' "$dir/cal.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 2 ] \
@@ -45,7 +47,7 @@ st=0; run -n 1 "$ACPX_BUILDDIR/acpx-bench" placement > "$dir/pair.txt" 2>&1 || s
     || fail "placement on one rank: status $st: $(cat "$dir/pair.txt")"
 # On more ranks than cores it adds the crowded curve; on as many, it refuses.
 crowd=$(($(nproc) + 1))
-run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > "$dir/crowd.txt" \
+run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:128K --out "$dir/cal.json" > "$dir/crowd.txt" \
     || fail "crowded calibrate: $(cat "$dir/crowd.txt")"
 for k in comm_crowded comm_fanout comm_crowded_direct comm_fanout_direct comm_crowd_stream comm_crowd_stream4 \
     comm_crowd_gather comm_crowd_ring comm_crowd_scatter converge_slow comm_crowded_overlap comm_fanout_overlap \
@@ -72,13 +74,13 @@ for name in ("comm_crowded", "comm_fanout"):
     assert all(s == d for (b, s), (_, d) in zip(slots, direct) if b > 65536), name
     assert any(s != d for (b, s), (_, d) in zip(slots, direct) if 0 < b <= 65536), name
 PY
-# One row per size (0, 1K..64K), each with a switch time > 0 derived; the
+# One row per size (0, 1K..128K), each with a switch time > 0 derived; the
 # pipeline's blocks (1K..256K rounds of 16) from 64 bytes to 16K, each
 # with its stream factor, its pipeline:4 time and the start cost of a
 # pipeline's round (>= 0); the Bruck allgather's blocks above its inline
 # slots (16K on 3 ranks, 1 MiB / ranks above), each with its factor, and
 # the ring allgather's with the forward cost solved from it (>= 0).
-[ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 8 ] || fail "crowded calibrate: want 8 sizes: $(cat "$dir/crowd.txt")"
+[ "$(grep -c '^[0-9]' "$dir/crowd.txt")" -eq 9 ] || fail "crowded calibrate: want 9 sizes: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && !($9 > 0) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no switch time: $(cat "$dir/crowd.txt")"
 # Up to the inline slots' size (a bcast tree's: 64K) the chain and the flat
@@ -90,11 +92,11 @@ awk '/^[0-9]/ && $1 >= 1024 && $1 <= 16384 && ($6 == "-" || !($14 > 0) || !($17 
      END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a block without its pipelines' times, factor or start: $(cat "$dir/crowd.txt")"
 awk '/^[0-9]/ && $1 >= 32768 { n++; if ($7 == "-" || !($15 > 0) || !($19 > 0) || !($20 >= 0)) bad = 1 }
-     END { exit bad || n != 2 }' "$dir/crowd.txt" \
+     END { exit bad || n != 3 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: an allgather block without its times, factor or forward cost: $(cat "$dir/crowd.txt")"
 # The ring allgather at every size: up to the slots' size its rounds give
 # an inline copy across cores its cost (gcross, >= 0); above, none.
-awk '/^[0-9]/ && $1 > 0 { n++; if (!($19 > 0) || ($1 <= 16384) != ($23 >= 0)) bad = 1 } END { exit bad || n != 7 }' \
+awk '/^[0-9]/ && $1 > 0 { n++; if (!($19 > 0) || ($1 <= 16384) != ($23 >= 0)) bad = 1 } END { exit bad || n != 8 }' \
     "$dir/crowd.txt" || fail "crowded calibrate: a ring round or its cost across cores missing: $(cat "$dir/crowd.txt")"
 # ... the cost an inline ring allgather of that size is predicted with
 # (acpx-model predict prints it, to 0.01 us, when > 0).
@@ -112,7 +114,7 @@ c = json.load(open(sys.argv[1]))
 assert c["comm_crowd_ring"][0][0] == 1024 < c["comm_crowd_gather"][0][0], (c["comm_crowd_ring"], c["comm_crowd_gather"])
 PY
 awk '/^[0-9]/ { n += $1 >= 32768; if (($1 >= 32768) != ($21 > 0 && $22 >= 0)) bad = 1 }
-     END { exit bad || n != 2 }' "$dir/crowd.txt" \
+     END { exit bad || n != 3 }' "$dir/crowd.txt" \
     || fail "crowded calibrate: a scatter_ring round without its time and forward cost: $(cat "$dir/crowd.txt")"
 # The share of an inline copy (1K..64K: a bcast tree's) that holds its
 # sender's core, from the flat tree: 0 to 1; whole (1) above.
