@@ -311,8 +311,8 @@ CrowdCosts CrowdCache::get(const Calibration &job, double bytes, bool is_inline,
     // The parts apart: a bcast's pipeline solves read nothing of an
     // allgather's, and the other way round.
     if ((parts & kStream) && !(it->second.parts & kStream)) {
-        CrowdCosts k = it->second.k;  // a copy: the solve may add entries (std::map keeps `it`)
-        solve_stream(cal, bytes, &k, this);
+        CrowdCosts k = it->second.k;  // a copy: the solves may add entries (std::map keeps `it`)
+        if (!stream_between_powers(job, bytes, is_inline, &k)) solve_stream(cal, bytes, &k, this);
         CrowdCosts &kept = it->second.k;
         kept.stream_slow = k.stream_slow;
         kept.round_stream_slow = k.round_stream_slow;
@@ -324,6 +324,19 @@ CrowdCosts CrowdCache::get(const Calibration &job, double bytes, bool is_inline,
         it->second.parts |= kGather;
     }
     return only(it->second.k, parts);
+}
+
+bool CrowdCache::stream_between_powers(const Calibration &job, double bytes, bool is_inline, CrowdCosts *k) {
+    const double lo = std::exp2(std::floor(std::log2(bytes))), hi = 2 * lo;
+    if (!(bytes > 64) || bytes == lo) return false;  // a power of two, or a block under the alignment
+    const CrowdCosts a = get(job, lo, is_inline, kStream), b = get(job, hi, is_inline, kStream);
+    if (!(a.stream_slow > 0 && b.stream_slow > 0)) return false;  // no stream solved at one end: solve this one
+    const double w = (bytes - lo) / (hi - lo);
+    auto mix = [w](double x, double y) { return x + w * (y - x); };
+    k->stream_slow = mix(a.stream_slow, b.stream_slow);
+    k->round_stream_slow = mix(a.round_stream_slow, b.round_stream_slow);
+    k->stream_start_s = mix(a.stream_start_s, b.stream_start_s);
+    return true;
 }
 
 const double *CrowdCache::round(const RoundKey &key) const {

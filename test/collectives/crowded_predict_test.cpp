@@ -338,6 +338,28 @@ TEST(CrowdCache, SolvesEachPartOnlyWhenAskedAndTheSameInAnyOrder) {
     }
 }
 
+// Blocks between two powers of two (a 4-member scatter_ring's thirds)
+// take the stream costs interpolated between theirs, not a solve of
+// their own; a power of two is solved as before.
+TEST(CrowdCache, StreamCostsBetweenPowersOfTwoAreInterpolated) {
+    const Calibration cal = builtin_calibration();  // one run's curves, with both crowded pipelines
+    CrowdCache cache;
+    const CrowdCosts lo = cache.get(cal, 65536, false, CrowdCache::kStream);
+    const CrowdCosts hi = cache.get(cal, 131072, false, CrowdCache::kStream);
+    ASSERT_GT(lo.stream_slow, 0);
+    ASSERT_GT(hi.stream_slow, 0);
+    ASSERT_NE(lo.stream_slow, hi.stream_slow);
+    const CrowdCosts third = cache.get(cal, 65536 + 65536 / 4, false, CrowdCache::kStream);
+    EXPECT_NEAR(third.stream_slow, lo.stream_slow + (hi.stream_slow - lo.stream_slow) / 4, 1e-12);
+    EXPECT_NEAR(third.round_stream_slow, lo.round_stream_slow + (hi.round_stream_slow - lo.round_stream_slow) / 4,
+                1e-12);
+    EXPECT_NEAR(third.stream_start_s, lo.stream_start_s + (hi.stream_start_s - lo.stream_start_s) / 4, 1e-15);
+    // The same from a fresh cache (the ends solved on the way), and a
+    // power of two alone as in a shared one.
+    EXPECT_EQ(CrowdCache().get(cal, 65536 + 65536 / 4, false, CrowdCache::kStream).stream_slow, third.stream_slow);
+    EXPECT_EQ(CrowdCache().get(cal, 65536, false, CrowdCache::kStream).stream_slow, lo.stream_slow);
+}
+
 // An allgather's arrays hold every block, a bcast's one: on a crowded
 // node its copies are slowed by what the crowded Bruck allgather
 // measured (comm_crowd_gather), as the bcasts' copies are by theirs.
