@@ -50,7 +50,8 @@
  *                        acpx-bench calibrate); else
  *                        ~/.config/acpx/calibration.json, else the one
  *                        installed in <prefix>/share/acpx, else built-in
- *                        figures (a 2-core VM's, on this node's CPUs)
+ *                        figures (a 2-core VM's, on this node's CPUs);
+ *                        "builtin": those figures, whatever files exist
  *   ACP_TOPOLOGY         the network, for collisions: "torus:4x6x4",
  *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101";
  *                        "switch:16": 16 nodes on one non-blocking switch (a

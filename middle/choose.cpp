@@ -59,9 +59,10 @@ bool load_model(const char *fn, State &st) {
                                            : "none (one fully connected node)";
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s, %s; topology %s\n",
                      st.calibration.source.c_str(),
-                     st.calibration.source == cm::kBuiltinSource
-                         ? " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)"
-                         : "",
+                     st.calibration.source != cm::kBuiltinSource ? ""
+                     : env_text("ACP_CALIBRATION") == cm::kBuiltinName
+                         ? " (ACP_CALIBRATION=builtin)"
+                         : " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)",
                      cm::cores_in_use(st.calibration, cm::online_cores()).c_str(),
                      st.has_topology ? st.topology.describe().c_str() : none.c_str());
     }

@@ -140,7 +140,7 @@ void print_collectives() {
          "most small bcast rounds in flight (its root runs that many minus one ahead; 2-" + ring_max + ")"},
         {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or " + acpx::collectives::bcast_algo_names()},
         {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or " + acpx::collectives::allgather_algo_names()},
-        {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one)"},
+        {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one); builtin: the built-in figures"},
         {"ACP_TOPOLOGY", "-", "network for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101], switch:16"},
         {"ACP_TOPOLOGY_MAP", "-", "file of each rank's node index, one per line"},
     };

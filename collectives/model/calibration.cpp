@@ -373,6 +373,10 @@ bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
         return true;
     };
     if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env) {
+        if (std::string(env) == kBuiltinName) {
+            *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
+            return true;
+        }
         if (!read_file(env, &json)) return *why = std::string(env) + ": cannot be read", false;
         return load(env);
     }

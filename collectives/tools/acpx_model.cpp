@@ -44,7 +44,7 @@ void usage(FILE *to) {
                  "                     or none: one fully connected node (default: ACP_TOPOLOGY, else none)\n"
                  "  --map FILE         node index of each rank, one per line (default: rank r on node r)\n"
                  "  --calibration FILE (default: ACP_CALIBRATION, ~/.config/acpx/calibration.json,\n"
-                 "                     the installed one, else built-in)\n",
+                 "                     the installed one, else built-in; builtin: the built-in ones)\n",
                  co::bcast_algo_names().c_str(), co::allgather_algo_names().c_str());
 }
 

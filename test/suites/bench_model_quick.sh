@@ -262,6 +262,15 @@ grep -q "cal64.json, 64 cores (this node has $(getconf _NPROCESSORS_ONLN): " "$d
 env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick \
     --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
 grep -q 'calibration built-in defaults' "$dir/v.txt" || fail "acprun -v without a file: $(cat "$dir/v.txt")"
+# ACP_CALIBRATION=builtin: the defaults, though a file is in the user's
+# place; acpx-model takes it as --calibration too.
+mkdir -p "$dir/xdg/acpx" && cp "$dir/cal.json" "$dir/xdg/acpx/calibration.json"
+ACP_CALIBRATION=builtin XDG_CONFIG_HOME="$dir/xdg" "$ACPX_BUILDDIR/acprun" -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast \
+    --quick --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
+grep -q 'calibration built-in defaults (ACP_CALIBRATION=builtin), ' "$dir/v.txt" || fail "ACP_CALIBRATION=builtin: $(cat "$dir/v.txt")"
+XDG_CONFIG_HOME="$dir/xdg" "$ACPX_BUILDDIR/acpx-model" predict --algo chain --procs 3 --size 64K --calibration builtin \
+    > "$dir/p.txt" 2>&1 && grep -q '^# topology: .*; calibration: built-in defaults, ' "$dir/p.txt" \
+    || fail "acpx-model --calibration builtin: $(cat "$dir/p.txt")"
 # The defaults take the CPUs the job's ranks may run on: one, under taskset.
 env -u ACP_CALIBRATION XDG_CONFIG_HOME="$dir/none" taskset -c 0 "$ACPX_BUILDDIR/acprun" -v -n 2 \
     "$ACPX_BUILDDIR/acpx-bench" bcast --quick --sizes 1K:1K > /dev/null 2> "$dir/v.txt"
@@ -282,6 +291,14 @@ awk -F, 'NR > 1 && $5 != "0.000" { bad = 1 } END { exit bad }' "$dir/mcd/launche
 [ -s "$dir/mcd/calibration.json" ] && grep -q '"comm_crowded"' "$dir/mcd/calibration-np3.json" \
     || fail "model_check: no merged calibrations"
 grep -q '^# predicted best is the measured best' "$dir/mcd/model_check-np3.txt" || fail "model_check: no summary"
+# The same measurements with the launches' merged calibration's and the
+# built-in defaults' predictions: both figures for each, from predictions > 0.
+for who in "the launches' merged calibration (calibration-np3.json" "the built-in defaults (ACP_CALIBRATION=builtin"; do
+    grep -A2 -F "# $who" "$dir/mcd/model_check-np3.txt" | grep -c '^#   \(ratio within\|predicted best is\)' \
+        | grep -qx 2 || fail "model_check: no summary for $who: $(cat "$dir/mcd/model_check-np3.txt")"
+done
+awk -F, 'NR > 1 && !($6 > 0) { bad = 1 } END { exit bad || NR < 27 }' "$dir/mcd/launches/np3-builtin-predicted.csv" \
+    || fail "model_check: built-in predictions: $(cat "$dir/mcd/launches/np3-builtin-predicted.csv")"
 cp "$dir/mcd/model_check.csv" "$dir/first.csv"
 # Each launch: how the rounds its calibration is made of read in its check.
 grep -q '^# launch 1: the calibration.s own rounds in the check.*: binomial x[0-9.]* (' "$dir/mcd/model_check-np2.txt" \
