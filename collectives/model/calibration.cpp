@@ -159,13 +159,13 @@ Calibration builtin_calibration() {
     // The reference VM (2 cores, UCX, user arrays), 2026-11-28, at commit
     // 35b9f6b (a bcast tree's inline slots up to 64 KiB, an allgather's
     // up to 16 KiB): the main job's 3-rank calibration, each sample the
-    // median of six launches of bench/model_check (rounds one slot ahead,
-    // ACP_COL_RING_DEPTH=2; waits yielding at once on the crowded node,
-    // ACP_IDLE=auto). Every curve comes from that one run, so their
-    // ratios, which the picks depend on, hold together. The crowd's costs
-    // are solved from differences of these curves: rounding the samples
-    // to the 4 significant digits here moved some pipeline:4 predictions
-    // by up to 10%, and no pick of the model check.
+    // median of six launches of bench/model_check (ranks bound to cores;
+    // rounds one slot ahead, ACP_COL_RING_DEPTH=2; waits yielding at once
+    // on the crowded node, ACP_IDLE=auto). Every curve comes from that one
+    // run, so their ratios, which the picks depend on, hold together. The
+    // crowd's costs are solved from differences of these curves: rounding
+    // the samples to the 4 significant digits here moved some pipeline:4
+    // predictions by up to 10%, and no pick of the model check.
     //
     // Two ranks: a 2-member round (through the inline slots up to 64 KiB,
     // above it process_vm_writev into the user's array), the same without
