@@ -60,7 +60,7 @@ bool load_model(const char *fn, State &st) {
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s, %s; topology %s\n",
                      st.calibration.source.c_str(),
                      st.calibration.source != cm::kBuiltinSource ? ""
-                     : env_text("ACP_CALIBRATION") == cm::kBuiltinName
+                     : cm::builtin_asked()
                          ? " (ACP_CALIBRATION=builtin)"
                          : " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)",
                      cm::cores_in_use(st.calibration, cm::online_cores()).c_str(),

@@ -365,6 +365,11 @@ std::string user_calibration_path() {
     return "";
 }
 
+bool builtin_asked() {
+    const char *env = std::getenv("ACP_CALIBRATION");
+    return env && std::string(env) == kBuiltinName;
+}
+
 bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
     std::string json;
     auto load = [&](const std::string &path) {
@@ -372,16 +377,13 @@ bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
         out->source = path;
         return true;
     };
-    if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env) {
-        if (std::string(env) == kBuiltinName) {
-            *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
-            return true;
-        }
+    if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env && !builtin_asked()) {
         if (!read_file(env, &json)) return *why = std::string(env) + ": cannot be read", false;
         return load(env);
     }
-    for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
-        if (!path.empty() && read_file(path, &json)) return load(path);
+    if (!builtin_asked())
+        for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
+            if (!path.empty() && read_file(path, &json)) return load(path);
     *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
     return true;
 }

@@ -264,6 +264,8 @@ inline constexpr char kBuiltinSource[] = "built-in defaults";
 // ACP_CALIBRATION's value that asks for the built-in defaults whatever
 // files exist (to weigh them against a file's on the same job).
 inline constexpr char kBuiltinName[] = "builtin";
+// Whether ACP_CALIBRATION is kBuiltinName.
+bool builtin_asked();
 
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.
@@ -282,7 +284,8 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
 std::string to_json(const Calibration &c);
 
 // Where the library looks, in order: $ACP_CALIBRATION (a file that must
-// exist and parse; kBuiltinName: the built-in defaults), $XDG_CONFIG_HOME/acpx/calibration.json (or
+// exist and parse; kBuiltinName: the built-in defaults),
+// $XDG_CONFIG_HOME/acpx/calibration.json (or
 // ~/.config/acpx/calibration.json), then <datadir>/acpx/calibration.json.
 // Loads the first that exists; built-in defaults if none. A file that
 // exists but does not parse is an error (false, *why). The built-in
