@@ -282,6 +282,14 @@ auto optional_curves(Cal *c) {
         {"comm_net_stream", &c->comm_net_stream}};
 }
 
+// Every curve of c, by its name in a file (Cal: const or not).
+template <typename Cal>
+auto all_curves(Cal *c) {
+    auto all = optional_curves(c);
+    all.insert(all.begin(), {{"comm", &c->comm}, {"memcpy", &c->memcpy}});
+    return all;
+}
+
 }  // namespace
 
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why) {
@@ -336,15 +344,39 @@ std::string to_json(const Calibration &c) {
         j["crowd_ranks"] = c.crowd_ranks;
         if (c.crowd_cores) j["crowd_cores"] = c.crowd_cores;
     }
-    auto all = optional_curves(&c);
-    all.insert(all.begin(), {{"comm", &c.comm}, {"memcpy", &c.memcpy}});
-    for (const auto &[name, s] : all) {
+    for (const auto &[name, s] : all_curves(&c)) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
         for (const auto &[b, t] : s->points()) arr.push_back({b, t});
         j[name] = arr;
     }
     return j.dump(2) + "\n";
+}
+
+Calibration median_calibration(const std::vector<Calibration> &runs) {
+    if (runs.empty()) return {};
+    Calibration m = runs.front();
+    const auto out = all_curves(&m);
+    for (size_t i = 0; i < out.size(); ++i) {
+        std::vector<std::pair<double, std::vector<double>>> by_size;  // in the first run's order
+        for (const Calibration &r : runs)
+            for (const auto &[b, t] : all_curves(&r)[i].second->points()) {
+                auto it = std::find_if(by_size.begin(), by_size.end(), [b = b](const auto &e) { return e.first == b; });
+                if (it == by_size.end()) it = by_size.insert(by_size.end(), {b, {}});
+                it->second.push_back(t);
+            }
+        std::vector<std::pair<double, double>> merged;
+        for (auto &[b, v] : by_size) {
+            std::sort(v.begin(), v.end());
+            const size_t h = v.size() / 2;
+            merged.emplace_back(b, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2);
+        }
+        *out[i].second = merged.empty() ? Samples() : Samples(std::move(merged));
+    }
+    // The nearest pair any run had: what samples taken with it wait for.
+    for (const Calibration &r : runs)
+        if (r.pair_ns > 0 && (m.pair_ns == 0 || r.pair_ns < m.pair_ns)) m.pair_ns = r.pair_ns;
+    return m;
 }
 
 unsigned online_cores() {

@@ -278,6 +278,13 @@ Calibration builtin_calibration();
 // crowd the figures were measured on (crowd_cores: 3 ranks on 2).
 Calibration builtin_calibration_for(unsigned node_cores);
 
+// Each curve of `runs` (calibrations of one machine, e.g. calibrate's
+// sweeps) as the median of their samples at each size (of the two middle
+// ones, the mean); pair_ns the least of theirs, the rest the first run's.
+// The VM's speed drifts by 20-30% over tens of seconds: one run's curves
+// are measured in different stretches of it, and compare wrong.
+Calibration median_calibration(const std::vector<Calibration> &runs);
+
 // Parses the JSON text; on error returns false with *why saying what is wrong.
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why);
 // The JSON text of c (the schema above).

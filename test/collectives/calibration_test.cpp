@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <vector>
 
 #include "collectives/model/predict.hpp"
 
@@ -44,6 +45,36 @@ TEST(Samples, BumpsStandAboveTheirNeighboursLine) {
     EXPECT_TRUE(bumps({{1, 100}, {2, 1}, {4, 1}, {8, 100}}, 1.25).empty());
     EXPECT_TRUE(bumps({{4, 1}, {2, 9}, {8, 1}}, 1.25).empty());
     EXPECT_TRUE(bumps({}, 1.25).empty());
+}
+
+TEST(CalibrationFile, SweepsMergeByTheMedianOfEachSample) {
+    // Three sweeps of one machine: one slow stretch (the second sweep's
+    // comm, the third's crowded curve) must not move any sample.
+    std::vector<Calibration> runs(3);
+    const double comm[3][2] = {{1e-6, 10e-6}, {3e-6, 30e-6}, {2e-6, 11e-6}};
+    const double crowded[3] = {5e-6, 4e-6, 9e-6};
+    for (size_t i = 0; i < runs.size(); ++i) {
+        runs[i].comm = Samples({{0, comm[i][0]}, {1024, comm[i][1]}});
+        runs[i].memcpy = Samples({{1024, 1e-7}});
+        runs[i].comm_crowded = Samples({{1024, crowded[i]}});
+        runs[i].pair_ns = 30.0 - 5 * static_cast<double>(i);
+    }
+    runs[0].crowd_ranks = 3;
+    runs[1].comm_pair = Samples({{65536, 8e-6}});  // a curve only one sweep has stays as it
+    const Calibration m = median_calibration(runs);
+    ASSERT_EQ(m.comm.points().size(), 2u);
+    EXPECT_DOUBLE_EQ(m.comm.at(0), 2e-6);
+    EXPECT_DOUBLE_EQ(m.comm.at(1024), 11e-6);
+    EXPECT_DOUBLE_EQ(m.comm_crowded.at(1024), 5e-6);
+    EXPECT_DOUBLE_EQ(m.memcpy.at(1024), 1e-7);
+    EXPECT_DOUBLE_EQ(m.comm_pair.at(65536), 8e-6);
+    EXPECT_TRUE(m.comm_stream.empty());
+    EXPECT_EQ(m.crowd_ranks, 3u);     // the rest: the first sweep's
+    EXPECT_DOUBLE_EQ(m.pair_ns, 20);  // the nearest pair any sweep had
+    // An even count: the mean of the two middle samples.
+    runs.pop_back();
+    EXPECT_DOUBLE_EQ(median_calibration(runs).comm.at(1024), 20e-6);
+    EXPECT_TRUE(median_calibration({}).comm.empty());
 }
 
 TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
