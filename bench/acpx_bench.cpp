@@ -59,7 +59,9 @@ void usage(FILE *to) {
                  "  --out FILE        calibrate: the calibration file; model-check: the CSV\n"
                  "  --quick           two sizes, few iterations (for tests)\n"
                  "  --predict-only    model-check: no measurements\n"
-                 "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n");
+                 "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n"
+                 "  --sweeps K        calibrate: measure every curve K times over, each sample the\n"
+                 "                    median (default 3; 1 with --quick; at most 9)\n");
 }
 
 // Whether this process is the launcher's rank 0 (ACP_RUN_RANK, or

@@ -30,6 +30,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"out", required_argument, nullptr, 'o'},
                                    {"predict-only", no_argument, nullptr, 'P'},
                                    {"near", required_argument, nullptr, 'n'},
+                                   {"sweeps", required_argument, nullptr, 'S'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
@@ -97,9 +98,21 @@ bool parse_options(int argc, char **argv, Options *o) {
                 }
                 break;
             }
+            case 'S': {
+                char *end = nullptr;
+                const long k = std::strtol(optarg, &end, 10);
+                if (end == optarg || *end || k < 1 || k > kMaxSweeps) {
+                    std::fprintf(stderr, "acpx-bench: --sweeps: '%s' is not a count from 1 to %d\n", optarg,
+                                 kMaxSweeps);
+                    return false;
+                }
+                o->sweeps = static_cast<int>(k);
+                break;
+            }
             default: return false;
         }
     }
+    if (o->sweeps == 0) o->sweeps = o->quick ? 1 : kDefaultSweeps;
     if (o->iters < 1 || o->window < 1) {
         std::fprintf(stderr, "acpx-bench: --iters and --window must be positive\n");
         return false;

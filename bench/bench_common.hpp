@@ -11,6 +11,14 @@
 
 namespace acpx::bench {
 
+// calibrate's sweeps (runs over every curve, merged by their median).
+// Three: per-launch calibrations of four model checks on the 2-core VM,
+// merged three at a time, picked within 10% of the best at 195 of 208
+// (3- and 4-rank points), against 190 alone; the points under the 90%
+// target went from 4 of 8 checks to 1. They take three times as long.
+inline constexpr int kDefaultSweeps = 3;
+inline constexpr int kMaxSweeps = 9;
+
 struct Options {
     size_t min_size = 8;
     size_t max_size = 4u << 20;
@@ -25,6 +33,7 @@ struct Options {
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
     bool predict_only = false;       // --predict-only: model-check writes predictions alone
     double near_ns = 0;              // --near NS: placement waits for a pair within 2.5x (0: no wait)
+    int sweeps = 0;                  // --sweeps K: calibrate's runs, merged by median (0: 3, quick: 1)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.

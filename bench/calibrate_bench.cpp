@@ -71,6 +71,9 @@
 // sample timed for at least 50 ms, and a sample standing over 1.25x
 // above the line between its neighbours is measured again
 // (remeasure_bumps); --quick: one pass, short, nothing measured again.
+// All of that is one sweep; the file holds each sample's median over
+// --sweeps of them (3; --quick: 1), so that every curve is measured in
+// each of the machine's slow and fast stretches (median_of_sweeps).
 // Every sample is taken while ranks 0 and 1 run on a near pair of cores
 // (placement.hpp): on this VM a far pair made calibrations 2-4x slower at
 // 1-16 KiB than the checks they were judged by.
@@ -392,59 +395,80 @@ bool read_two_rank_file(const std::string &path, const char *adds, cm::Calibrati
     return false;
 }
 
+// What a table's heading says of its samples' sweeps ("" for one).
+std::string sweeps_note(const Options &o) {
+    return o.sweeps > 1 ? ", each sample the median of " + std::to_string(o.sweeps) + " sweeps" : "";
+}
+
+// o.sweeps runs of `measure`, each into a copy of `base`, spread over the
+// calibration's whole time; *out gets their per-sample median (rank 0's
+// is the one written). A run measures every curve once (each sample the
+// median of its passes), so every curve is measured in each stretch of
+// the machine, not one curve in a fast stretch and another in a slow
+// one. False as soon as a run fails.
+bool median_of_sweeps(const Options &o, const cm::Calibration &base,
+                      const std::function<bool(cm::Calibration *)> &measure, cm::Calibration *out) {
+    std::vector<cm::Calibration> runs;
+    const double start = now_us();
+    for (int s = 1; s <= o.sweeps; ++s) {
+        cm::Calibration c = base;
+        if (!measure(&c)) return false;
+        runs.push_back(std::move(c));
+        if (acp_rank() == 0 && o.sweeps > 1) {
+            std::printf("# sweep %d of %d measured (%.0f s)\n", s, o.sweeps, (now_us() - start) * 1e-6);
+            std::fflush(stdout);
+        }
+    }
+    *out = cm::median_calibration(runs);
+    return true;
+}
+
+// c written to path, said on stdout as `what` path `after` (rank 0); 1
+// if it cannot be.
+int write_calibration(const cm::Calibration &c, const std::string &path, const char *what, const char *after = "") {
+    std::ofstream f(path);
+    f << cm::to_json(c);
+    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
+    std::printf("# %s %s%s\n", what, path.c_str(), after);
+    return 0;
+}
+
+// Whether `bytes` is one of s's sample sizes.
+bool sampled(const cm::Samples &s, double bytes) {
+    const auto &p = s.points();
+    return std::any_of(p.begin(), p.end(), [bytes](const auto &x) { return x.first == bytes; });
+}
+
 // 2 ranks on two nodes: the network's copies, added to the 2-rank file.
 int calibrate_network(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &path) {
     cm::Calibration c;
     if (!read_two_rank_file(path, "the network's curves", &c)) return 2;
-    const std::vector<std::pair<double, double>> entry = entry_times(o, place, sz);
-    if (entry.size() != sz.size()) return 1;
-    std::vector<std::pair<double, double>> stream;
-    if (!stream_times(o, place, sz, &stream)) return 1;
+    const auto measure = [&](cm::Calibration *k) {
+        const std::vector<std::pair<double, double>> entry = entry_times(o, place, sz);
+        std::vector<std::pair<double, double>> stream;
+        if (entry.size() != sz.size() || !stream_times(o, place, sz, &stream)) return false;
+        k->comm_net = cm::Samples(entry);
+        k->comm_net_stream = cm::Samples(stream);
+        return true;
+    };
+    if (!median_of_sweeps(o, c, measure, &c)) return 1;
     if (acp_rank() != 0) return 0;
-    c.comm_net = cm::Samples(entry);
-    c.comm_net_stream = cm::Samples(stream);
-    std::printf("# acpx calibration, across nodes: 2 ranks on two nodes, transport %s\n", transport_label().c_str());
+    std::printf("# acpx calibration, across nodes: 2 ranks on two nodes, transport %s%s\n", transport_label().c_str(),
+                sweeps_note(o).c_str());
     std::printf("%-10s %14s %14s\n", "# Size", "net(us)", "comm(us)");
-    for (const auto &[b, t] : entry) std::printf("%-10.0f %14.3f %14.3f\n", b, t * 1e6, c.comm.at(b) * 1e6);
+    for (const auto &[b, t] : c.comm_net.points())
+        std::printf("%-10.0f %14.3f %14.3f\n", b, t * 1e6, c.comm.at(b) * 1e6);
     std::printf("# a block right behind another across nodes (2-member pipeline:16 round / 16)\n%-10s %14s\n",
                 "# Block", "stream(us)");
-    for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
-    std::ofstream f(path);
-    f << cm::to_json(c);
-    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
-    std::printf("# added to %s\n", path.c_str());
-    return 0;
+    for (const auto &[b, t] : c.comm_net_stream.points()) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
+    return write_calibration(c, path, "added to");
 }
 
-// More ranks than cores: the crowded curve, added to the 2-rank file.
-int calibrate_crowded(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &path) {
-    const int me = acp_rank(), np = acp_procs();
-    cm::Calibration c;
-    if (!read_two_rank_file(path, "the crowded curve", &c)) return 2;
-    place.prefer(c.pair_ns);  // as near a pair as the 2-rank curves had
-    for (int r = 1; r < np; ++r)
-        if (basic::layer::node_id(r) != basic::layer::node_id(0)) {
-            if (me == 0)
-                std::fprintf(stderr, "acpx-bench calibrate: the crowded curve is measured on one node; rank %d runs "
-                             "on another node than rank 0\n", r);
-            return 2;
-        }
-    // The CPUs these ranks may run on, which they crowd: the node's, or
-    // on a large node a few of them (taskset -c 0,1 acprun -n 3 ...).
-    const unsigned crowd = basic::layer::node_cpus();
-    if (crowd == 0 || static_cast<unsigned>(np) <= crowd) {
-        if (me == 0)
-            std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd the %u CPUs they may run on; use 2 "
-                         "ranks, or more ranks than CPUs\n", np, crowd);
-        return 2;
-    }
-    if (np > static_cast<int>(collectives::kMaxRadix)) {  // the flat tree below is knomial:np
-        if (me == 0)
-            std::fprintf(stderr, "acpx-bench calibrate: the crowded curves take at most %u ranks; on a node of "
-                         "more cores, crowd a few of them: taskset -c 0,1 acprun -n 3 acpx-bench calibrate\n",
-                         collectives::kMaxRadix);
-        return 2;
-    }
+// The crowded curves (see the top) over every rank, which crowd `crowd`
+// CPUs, into *c. Collective; false if a measurement fails.
+bool measure_crowded(const Options &o, Placement &place, const std::vector<size_t> &sz, unsigned crowd,
+                     cm::Calibration *c) {
+    const int np = acp_procs();
     std::vector<int> all(np);
     for (int i = 0; i < np; ++i) all[i] = i;
     // The chain's and the flat tree's rounds (the root copies to every
@@ -459,8 +483,9 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         return chain_s->size() == sizes.size() && flat_s->size() == sizes.size();
     };
     std::vector<double> chain, fan;
-    if (!chain_and_flat(sz, &chain, &fan)) return 1;
+    if (!chain_and_flat(sz, &chain, &fan)) return false;
     const auto steps = per_copy(sz, chain, np - 1);
+    const auto fans = per_copy(sz, fan, np - 1);
     // Both again without the inline slots, up to their size (above it
     // they are the same rounds): what a multi-block bcast's blocks cost.
     const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
@@ -470,7 +495,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     std::vector<double> chain_direct, fan_direct;
     {
         const WithoutInlineSlots no_slots;
-        if (!chain_and_flat(small, &chain_direct, &fan_direct)) return 1;
+        if (!chain_and_flat(small, &chain_direct, &fan_direct)) return false;
     }
     // Both again through the slots, back to back as a handle runs them.
     std::vector<size_t> slotted;
@@ -479,7 +504,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     std::vector<double> chain_overlap, fan_overlap;
     {
         const AtDefaultRingDepth deep;
-        if (!chain_and_flat(slotted, &chain_overlap, &fan_overlap)) return 1;
+        if (!chain_and_flat(slotted, &chain_overlap, &fan_overlap)) return false;
     }
     // A pipeline down the chain: its blocks follow each other.
     constexpr unsigned kS = cm::kCrowdStreamSegments;
@@ -487,14 +512,14 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     for (size_t s = kS * 64; s <= sz.back() / 4 * kS; s *= 2) piped_sz.push_back(s);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kS)).c_str(), nullptr);
     const std::vector<double> piped = round_seconds(o, place, all, piped_sz);
-    if (piped.size() != piped_sz.size()) return 1;
+    if (piped.size() != piped_sz.size()) return false;
     // A short one of the same blocks: what a round costs beyond them.
     constexpr unsigned kShort = cm::kCrowdShortStreamSegments;
     std::vector<size_t> short_sz;
     for (size_t s : piped_sz) short_sz.push_back(s / kS * kShort);
     acp_set_col_algorithm(("pipeline:" + std::to_string(kShort)).c_str(), nullptr);
     const std::vector<double> short_piped = round_seconds(o, place, all, short_sz);
-    if (short_piped.size() != short_sz.size()) return 1;
+    if (short_piped.size() != short_sz.size()) return false;
     // An allgather, whose arrays hold every rank's block: Bruck above its
     // inline slots (the model prices inline rounds by their switches);
     // the ring at every size, as below them every one of its copies
@@ -525,38 +550,38 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     acp_set_col_algorithm("", "");
     if (gathered.size() != gather_sz.size() || ringed.size() != ring_sz.size() ||
         scattered.size() != scatter_sz.size())
-        return 1;
+        return false;
     // Two writers into one receiver from two cores (rank r runs on core
     // r mod cores): ranks 0 and 1 into rank 2.
     std::vector<std::pair<double, double>> converge;
     if (crowd >= 2 && np >= 3) {
         converge = converge_factors(o, place, sz);
-        if (converge.empty()) return 1;
+        if (converge.empty()) return false;
     }
-    if (me != 0) return 0;
-    const auto fans = per_copy(sz, fan, np - 1);
-    c.comm_crowded_overlap = cm::Samples(per_copy(slotted, chain_overlap, np - 1));
-    c.comm_fanout_overlap = cm::Samples(per_copy(slotted, fan_overlap, np - 1));
-    const auto steps_direct = cm::slotless_curve(per_copy(small, chain_direct, np - 1), steps);
-    const auto fans_direct = cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans);
-    const auto gathers = per_copy(gather_sz, gathered, np - 1);
-    const auto rings = per_copy(ring_sz, ringed, np - 1);
-    const auto blocks = per_copy(piped_sz, piped, kS + np - 2, kS);
-    const auto short_blocks = per_copy(short_sz, short_piped, kShort + np - 2, kShort);
-    c.comm_crowded = cm::Samples(steps);
-    c.comm_fanout = cm::Samples(fans);
-    c.comm_crowded_direct = cm::Samples(steps_direct);
-    c.comm_fanout_direct = cm::Samples(fans_direct);
-    c.comm_crowd_stream = cm::Samples(blocks);
-    c.comm_crowd_stream4 = cm::Samples(short_blocks);
-    c.comm_crowd_gather = cm::Samples(gathers);
-    c.comm_crowd_ring = cm::Samples(rings);
-    const auto scatters = per_copy(scatter_sz, scattered, np - 1);
-    c.comm_crowd_scatter = cm::Samples(scatters);
-    c.converge_slow = cm::Samples(converge);
-    c.crowd_ranks = static_cast<unsigned>(np);
-    c.crowd_cores = crowd == c.cores ? 0 : crowd;  // 0: the node's (the file as before)
-    std::printf("# acpx calibration, crowded: %d ranks on %u cores: a chain bcast step, a flat tree's copy, a\n"
+    c->comm_crowded_overlap = cm::Samples(per_copy(slotted, chain_overlap, np - 1));
+    c->comm_fanout_overlap = cm::Samples(per_copy(slotted, fan_overlap, np - 1));
+    c->comm_crowded = cm::Samples(steps);
+    c->comm_fanout = cm::Samples(fans);
+    c->comm_crowded_direct = cm::Samples(cm::slotless_curve(per_copy(small, chain_direct, np - 1), steps));
+    c->comm_fanout_direct = cm::Samples(cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans));
+    c->comm_crowd_stream = cm::Samples(per_copy(piped_sz, piped, kS + np - 2, kS));
+    c->comm_crowd_stream4 = cm::Samples(per_copy(short_sz, short_piped, kShort + np - 2, kShort));
+    c->comm_crowd_gather = cm::Samples(per_copy(gather_sz, gathered, np - 1));
+    c->comm_crowd_ring = cm::Samples(per_copy(ring_sz, ringed, np - 1));
+    c->comm_crowd_scatter = cm::Samples(per_copy(scatter_sz, scattered, np - 1));
+    c->converge_slow = cm::Samples(converge);
+    return true;
+}
+
+// The crowded curves of c at sizes sz, and what the model derives from
+// them (rank 0).
+void print_crowded(const Options &o, const cm::Calibration &c, const std::vector<size_t> &sz) {
+    const int np = acp_procs();
+    const unsigned crowd = c.crowd_core_count();
+    constexpr unsigned kS = cm::kCrowdStreamSegments, kShort = cm::kCrowdShortStreamSegments;
+    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+    const uint32_t gather_inline = middle::inline_bytes_for(middle::Kind::kAllgather, static_cast<uint32_t>(np), 1);
+    std::printf("# acpx calibration, crowded: %d ranks on %u cores%s: a chain bcast step, a flat tree's copy, a\n"
                 "# pipeline:%u's block, a Bruck and a ring allgather's block, and what the model derives from\n"
                 "# them: the switch between ranks on a core, how much slower a copy is, the share of an inline\n"
                 "# copy that holds its sender's core, what a forwarded copy costs more, how much slower a block\n"
@@ -567,7 +592,7 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
                 "# inline size, what its copy across cores costs more, from the ring;\n"
                 "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
                 "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
-                np, crowd, kS, kShort, kShort);
+                np, crowd, sweeps_note(o).c_str(), kS, kShort, kShort);
     std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s %10s %10s "
                 "%11s %10s %10s\n",
                 "# Size", "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)",
@@ -588,53 +613,46 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
     for (size_t i = 0; i < sz.size(); ++i) {
         const auto b = static_cast<double>(sz[i]);
         const cm::CrowdCosts k = costs.get(c, b, sz[i] > 0 && sz[i] <= inline_max);
-        // The block samples of this size, if they were measured.
-        auto sample = [&](const std::vector<std::pair<double, double>> &v) {
-            return std::find_if(v.begin(), v.end(), [&](const auto &p) { return p.first == b; });
-        };
-        const auto blk = sample(blocks);
         char pipe[32] = "-", stream[32] = "-", pipe4[32] = "-", start[32] = "-";
-        if (blk != blocks.end()) {  // blocks are never inline: theirs is the non-inline factor
-            std::snprintf(pipe, sizeof pipe, "%.3f", blk->second * 1e6);
+        if (sampled(c.comm_crowd_stream, b)) {  // blocks are never inline: theirs is the non-inline factor
+            std::snprintf(pipe, sizeof pipe, "%.3f", c.comm_crowd_stream.at(b) * 1e6);
             std::snprintf(stream, sizeof stream, "%.2f", costs.get(c, b, false).stream_slow);
             std::snprintf(pipe4, sizeof pipe4, "%.3f", c.comm_crowd_stream4.at(b) * 1e6);
             std::snprintf(start, sizeof start, "%.3f", costs.get(c, b, false).stream_start_s * 1e6);
         }
-        const auto gat = sample(gathers);
         char gather[32] = "-", gslow[32] = "-", ring[32] = "-", gfwd[32] = "-", gcross[32] = "-";
-        if (gat != gathers.end()) {  // above an allgather's inline slots, maybe not a bcast's
+        if (sampled(c.comm_crowd_gather, b)) {  // above an allgather's inline slots, maybe not a bcast's
             const cm::CrowdCosts g = costs.get(c, b, false);
-            std::snprintf(gather, sizeof gather, "%.3f", gat->second * 1e6);
+            std::snprintf(gather, sizeof gather, "%.3f", c.comm_crowd_gather.at(b) * 1e6);
             std::snprintf(gslow, sizeof gslow, "%.2f", g.gather_slow);
             std::snprintf(gfwd, sizeof gfwd, "%.3f", g.gather_forward_s * 1e6);
         }
-        if (const auto rin = sample(rings); rin != rings.end()) {
-            std::snprintf(ring, sizeof ring, "%.3f", rin->second * 1e6);
+        if (sampled(c.comm_crowd_ring, b)) {
+            std::snprintf(ring, sizeof ring, "%.3f", c.comm_crowd_ring.at(b) * 1e6);
             if (sz[i] <= gather_inline) {  // an inline ring allgather's
                 const auto ring_algo = static_cast<uint8_t>(collectives::AllgatherAlgo::kRing);
                 const double x = round_costs(cm::Op::kAllgather, ring_algo, sz[i], gather_inline).gather_cross_s;
                 std::snprintf(gcross, sizeof gcross, "%.3f", x * 1e6);
             }
         }
-        const auto sca = sample(scatters);
         char scatter[32] = "-", sfwd[32] = "-";
-        if (sca != scatters.end()) {  // the forward cost its round's blocks get
+        if (sampled(c.comm_crowd_scatter, b)) {  // the forward cost its round's blocks get
             const auto scatter_algo = static_cast<uint8_t>(collectives::BcastAlgo::kScatterRing);
-            std::snprintf(scatter, sizeof scatter, "%.3f", sca->second * 1e6);
+            std::snprintf(scatter, sizeof scatter, "%.3f", c.comm_crowd_scatter.at(b) * 1e6);
             const double f = round_costs(cm::Op::kBcast, scatter_algo, sz[i], 0).forward_s;
             std::snprintf(sfwd, sizeof sfwd, "%.3f", f * 1e6);
         }
         char conv[32] = "-";
-        if (!converge.empty()) std::snprintf(conv, sizeof conv, "%.2f", converge[i].second);
+        if (sampled(c.converge_slow, b)) std::snprintf(conv, sizeof conv, "%.2f", c.converge_slow.at(b));
         char chain_d[32] = "-", fan_d[32] = "-", fwd_d[32] = "-";
-        if (i < small.size()) {
-            std::snprintf(chain_d, sizeof chain_d, "%.3f", steps_direct[i].second * 1e6);
-            std::snprintf(fan_d, sizeof fan_d, "%.3f", fans_direct[i].second * 1e6);
+        if (sz[i] <= inline_max) {
+            std::snprintf(chain_d, sizeof chain_d, "%.3f", c.comm_crowded_direct.at(b) * 1e6);
+            std::snprintf(fan_d, sizeof fan_d, "%.3f", c.comm_fanout_direct.at(b) * 1e6);
             std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
                     "%10s %10s %10s %11s %10s %10s\n",
-                    sz[i], steps[i].second * 1e6, fans[i].second * 1e6, chain_d, fan_d, pipe, gather,
+                    sz[i], c.comm_crowded.at(b) * 1e6, c.comm_fanout.at(b) * 1e6, chain_d, fan_d, pipe, gather,
                     c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv,
                     pipe4, start, ring, gfwd, scatter, sfwd, gcross);
     }
@@ -647,24 +665,56 @@ int calibrate_crowded(const Options &o, Placement &place, const std::vector<size
         std::printf("%-10.0f %10.3f %10.3f %10.3f %10.3f\n", b, step * 1e6, fan * 1e6, k.cross_s * 1e6,
                     k.same_s * 1e6);
     }
-    std::ofstream f(path);
-    f << cm::to_json(c);
-    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", path.c_str()), 1;
-    std::printf("# added to %s\n", path.c_str());
-    return 0;
 }
 
-// 2 ranks of one node: the pair's curves and memcpy, a new file at path.
-int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &out) {
+// More ranks than cores: the crowded curves, added to the 2-rank file.
+int calibrate_crowded(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &path) {
     const int me = acp_rank(), np = acp_procs();
     cm::Calibration c;
+    if (!read_two_rank_file(path, "the crowded curve", &c)) return 2;
+    place.prefer(c.pair_ns);  // as near a pair as the 2-rank curves had
+    for (int r = 1; r < np; ++r)
+        if (basic::layer::node_id(r) != basic::layer::node_id(0)) {
+            if (me == 0)
+                std::fprintf(stderr, "acpx-bench calibrate: the crowded curve is measured on one node; rank %d runs "
+                             "on another node than rank 0\n", r);
+            return 2;
+        }
+    // The CPUs these ranks may run on, which they crowd: the node's, or
+    // on a large node a few of them (taskset -c 0,1 acprun -n 3 ...).
+    const unsigned crowd = basic::layer::node_cpus();
+    if (crowd == 0 || static_cast<unsigned>(np) <= crowd) {
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: %d ranks do not crowd the %u CPUs they may run on; use 2 "
+                         "ranks, or more ranks than CPUs\n", np, crowd);
+        return 2;
+    }
+    if (np > static_cast<int>(collectives::kMaxRadix)) {  // the flat tree below is knomial:np
+        if (me == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: the crowded curves take at most %u ranks; on a node of "
+                         "more cores, crowd a few of them: taskset -c 0,1 acprun -n 3 acpx-bench calibrate\n",
+                         collectives::kMaxRadix);
+        return 2;
+    }
+    c.crowd_ranks = static_cast<unsigned>(np);
+    c.crowd_cores = crowd == c.cores ? 0 : crowd;  // 0: the node's (the file as before)
+    const auto measure = [&](cm::Calibration *k) { return measure_crowded(o, place, sz, crowd, k); };
+    if (!median_of_sweeps(o, c, measure, &c)) return 1;
+    if (me != 0) return 0;
+    print_crowded(o, c, sz);
+    return write_calibration(c, path, "added to");
+}
+
+// The pair's curves and memcpy (rank 0's) into *c. Collective; false if a
+// measurement fails.
+bool measure_pair(const Options &o, Placement &place, const std::vector<size_t> &sz, cm::Calibration *c) {
     // First: it touches 128 MiB arrays, and the samples after it should
     // see the memory as the jobs after calibrate will.
     const auto footprint = footprint_times(o, place);
-    if (footprint.empty()) return 1;
-    c.comm_footprint = cm::Samples(footprint);
-    c.comm = cm::Samples(entry_times(o, place, sz));
-    if (c.comm.points().size() != sz.size()) return 1;
+    if (footprint.empty()) return false;
+    c->comm_footprint = cm::Samples(footprint);
+    c->comm = cm::Samples(entry_times(o, place, sz));
+    if (c->comm.points().size() != sz.size()) return false;
     std::vector<size_t> small;
     for (size_t s : sz)
         if (s <= middle::kDefaultInlineMax) small.push_back(s);
@@ -673,28 +723,38 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
         const WithoutInlineSlots no_slots;
         direct = entry_times(o, place, small);
     }
-    if (direct.size() != small.size()) return 1;
-    c.comm_direct = cm::Samples(cm::slotless_curve(direct, c.comm.points()));
+    if (direct.size() != small.size()) return false;
+    c->comm_direct = cm::Samples(cm::slotless_curve(direct, c->comm.points()));
     std::vector<std::pair<double, double>> stream;
-    if (!stream_times(o, place, sz, &stream)) return 1;
-    c.comm_stream = cm::Samples(stream);
+    if (!stream_times(o, place, sz, &stream)) return false;
+    c->comm_stream = cm::Samples(stream);
     std::vector<size_t> large;
     for (size_t s : sz)
         if (s > middle::kAllgatherInlineMax) large.push_back(s);
     if (!large.empty()) {
         std::vector<int> pair = {0, 1};
         const std::vector<double> both = round_seconds(o, place, pair, large, false);
-        if (both.size() != large.size()) return 1;
-        c.comm_pair = cm::Samples(per_copy(large, both, 1));
+        if (both.size() != large.size()) return false;
+        c->comm_pair = cm::Samples(per_copy(large, both, 1));
     }
+    if (acp_rank() == 0) c->memcpy = cm::Samples(memcpy_samples(o, sz));
+    return true;
+}
+
+// 2 ranks of one node: the pair's curves and memcpy, a new file at path.
+int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t> &sz, const std::string &out) {
+    const int me = acp_rank(), np = acp_procs();
+    cm::Calibration c;
+    const auto measure = [&](cm::Calibration *k) { return measure_pair(o, place, sz, k); };
+    if (!median_of_sweeps(o, c, measure, &c)) return 1;
     if (me != 0) return 0;
-    c.memcpy = cm::Samples(memcpy_samples(o, sz));
     c.machine = machine();
     c.created = utc_now();
     c.transport = transport_label();
     c.cores = cm::online_cores();
     c.pair_ns = place.floor_ns();
-    std::printf("# acpx calibration, %d processes, transport %s, %u cores\n", np, c.transport.c_str(), c.cores);
+    std::printf("# acpx calibration, %d processes, transport %s, %u cores%s\n", np, c.transport.c_str(), c.cores,
+                sweeps_note(o).c_str());
     std::printf("%-10s %14s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)", "pair(us)");
     for (size_t i = 0; i < sz.size(); ++i) {
         char both[32] = "-";  // a 2-member allgather round, where measured
@@ -705,17 +765,13 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     }
     std::printf("# a block right behind another (2-member pipeline:16 round / 16)\n%-10s %14s\n", "# Block",
                 "stream(us)");
-    for (const auto &[b, t] : stream) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
+    for (const auto &[b, t] : c.comm_stream.points()) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
     std::printf("# a 1 MiB entry whose rounds walk arrays spanning this many bytes (both ranks)\n%-10s %14s\n",
                 "# Span", "entry(us)");
-    for (const auto &[b, t] : footprint) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
+    for (const auto &[b, t] : c.comm_footprint.points()) std::printf("%-10.0f %14.3f\n", b, t * 1e6);
     if (out.empty() || !mkdirs_for(out))
         return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", out.c_str()), 1;
-    std::ofstream f(out);
-    f << cm::to_json(c);
-    if (!f) return std::fprintf(stderr, "acpx-bench calibrate: cannot write '%s'\n", out.c_str()), 1;
-    std::printf("# written to %s (the library reads it at create; ACP_CALIBRATION overrides)\n", out.c_str());
-    return 0;
+    return write_calibration(c, out, "written to", " (the library reads it at create; ACP_CALIBRATION overrides)");
 }
 
 }  // namespace

@@ -142,6 +142,28 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["cores"] == int(sys.argv[2]) and c["crowd_cores"] == 1 and c["crowd_ranks"] == 3, c
 PY
+# --sweeps K: every curve measured K times over, the file holding each
+# sample's median (the headings say so), on 2 ranks and crowded; a count
+# outside 1..9 is refused (status 2).
+run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sweeps 2 --sizes 1K:4K --out "$dir/sw.json" > "$dir/out" \
+    && run -n "$crowd" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sweeps 2 --sizes 1K:4K --out "$dir/sw.json" \
+    >> "$dir/out" || fail "calibrate --sweeps 2: $(cat "$dir/out")"
+[ "$(grep -c '^# sweep 2 of 2 measured' "$dir/out")" -eq 2 ] \
+    && grep -q '^# acpx calibration, 2 processes, .*, each sample the median of 2 sweeps$' "$dir/out" \
+    && grep -q "^# acpx calibration, crowded: $crowd ranks on .* cores, each sample the median of 2 sweeps:" "$dir/out" \
+    || fail "calibrate --sweeps 2: $(cat "$dir/out")"
+python3 - "$dir/sw.json" <<'PY' || fail "calibrate --sweeps 2: $(cat "$dir/sw.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert [b for b, _ in c["comm"]] == [0, 1024, 2048, 4096], c["comm"]
+assert [b for b, _ in c["comm_crowded"]] == [0, 1024, 2048, 4096], c["comm_crowded"]
+PY
+for k in 0 10 two; do
+    st=0; run -n 2 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sweeps "$k" --out "$dir/sw.json" > "$dir/out" 2>&1 \
+        || st=$?
+    [ "$st" -eq 2 ] && grep -q "^acpx-bench: --sweeps: '$k' is not a count from 1 to 9" "$dir/out" \
+        || fail "calibrate --sweeps $k: status $st: $(cat "$dir/out")"
+done
 if run -n 65 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/few.json" > "$dir/out" 2>&1; then
     fail "crowded calibrate on 65 ranks: accepted"
 fi
