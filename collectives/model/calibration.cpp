@@ -358,7 +358,7 @@ Calibration median_calibration(const std::vector<Calibration> &runs) {
     Calibration m = runs.front();
     const auto out = all_curves(&m);
     for (size_t i = 0; i < out.size(); ++i) {
-        std::vector<std::pair<double, std::vector<double>>> by_size;  // in the first run's order
+        std::vector<std::pair<double, std::vector<double>>> by_size;  // Samples sorts them
         for (const Calibration &r : runs)
             for (const auto &[b, t] : all_curves(&r)[i].second->points()) {
                 auto it = std::find_if(by_size.begin(), by_size.end(), [b = b](const auto &e) { return e.first == b; });
