@@ -357,10 +357,12 @@ Calibration median_calibration(const std::vector<Calibration> &runs) {
     if (runs.empty()) return {};
     Calibration m = runs.front();
     const auto out = all_curves(&m);
+    std::vector<decltype(all_curves(&runs.front()))> in;  // each run's, in the same order
+    for (const Calibration &r : runs) in.push_back(all_curves(&r));
     for (size_t i = 0; i < out.size(); ++i) {
         std::vector<std::pair<double, std::vector<double>>> by_size;  // Samples sorts them
-        for (const Calibration &r : runs)
-            for (const auto &[b, t] : all_curves(&r)[i].second->points()) {
+        for (const auto &curves : in)
+            for (const auto &[b, t] : curves[i].second->points()) {
                 auto it = std::find_if(by_size.begin(), by_size.end(), [b = b](const auto &e) { return e.first == b; });
                 if (it == by_size.end()) it = by_size.insert(by_size.end(), {b, {}});
                 it->second.push_back(t);
