@@ -17,8 +17,9 @@ libacpx_la_SOURCES += \
 	collectives/model/overlap.hpp collectives/model/overlap.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
-# acpx-model: the model from the command line (predict, compare).
+# acpx-model: the model from the command line (predict, compare, merge).
 bin_PROGRAMS += acpx-model
-acpx_model_SOURCES = collectives/tools/acpx_model.cpp
+acpx_model_SOURCES = collectives/tools/acpx_model.cpp \
+	collectives/tools/merge_calibrations.hpp collectives/tools/merge_calibrations.cpp
 acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_model_LDADD = libacpx.la

@@ -381,6 +381,17 @@ Calibration median_calibration(const std::vector<Calibration> &runs) {
     return m;
 }
 
+bool mergeable(const Calibration &a, const Calibration &b, std::string *why) {
+    const auto differ = [why](const char *what, unsigned x, unsigned y) {
+        *why = std::string("its ") + what + " are " + std::to_string(y) + ", the first's " + std::to_string(x);
+        return false;
+    };
+    if (a.cores != b.cores) return differ("cores", a.cores, b.cores);
+    if (a.crowd_ranks != b.crowd_ranks) return differ("crowded ranks", a.crowd_ranks, b.crowd_ranks);
+    if (a.crowd_cores != b.crowd_cores) return differ("crowded CPUs", a.crowd_cores, b.crowd_cores);
+    return true;
+}
+
 unsigned online_cores() {
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? static_cast<unsigned>(online) : 0;

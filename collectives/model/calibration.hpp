@@ -285,6 +285,13 @@ Calibration builtin_calibration_for(unsigned node_cores);
 // are measured in different stretches of it, and compare wrong.
 Calibration median_calibration(const std::vector<Calibration> &runs);
 
+// Whether `b` may be merged with `a` (median_calibration): both measured
+// on as many cores, and their crowded curves over as many ranks on as
+// many CPUs. False with *why naming the first difference ("its cores are
+// 4, the first's 2"): the median of a 3-rank and a 4-rank crowded curve
+// is neither's.
+bool mergeable(const Calibration &a, const Calibration &b, std::string *why);
+
 // Parses the JSON text; on error returns false with *why saying what is wrong.
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why);
 // The JSON text of c (the schema above).

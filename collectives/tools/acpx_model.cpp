@@ -3,6 +3,7 @@
 //   acpx-model predict --algo bruck --procs 24 --size 1M [--topology torus:1x6x4] [--map FILE]
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
 //   acpx-model predict --algo pipeline:4 --procs 3 --size 64K --trace  (a crowded node's round, event by event)
+//   acpx-model merge --out all.json run1.json run2.json run3.json  (merge_calibrations.hpp)
 #include <getopt.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "basic/config.hpp"
 #include "collectives/model/predict.hpp"
+#include "merge_calibrations.hpp"
 #include "middle/plan.hpp"
 
 namespace {
@@ -24,10 +26,13 @@ void usage(FILE *to) {
     std::fprintf(to,
                  "usage: acpx-model predict --algo NAME --procs P --size BYTES [options]\n"
                  "       acpx-model compare --op bcast|allgather --procs P [--sizes MIN:MAX] [options]\n"
+                 "       acpx-model merge [--out FILE] CALIBRATION.json...\n"
                  "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
                  "         and its predicted time for one round\n"
                  "compare: every algorithm's prediction per size (powers of two), the best\n"
                  "         marked, and the sizes where the best one changes (crossovers)\n"
+                 "merge:   calibration files of one machine as one, each sample the median\n"
+                 "         of theirs (to FILE, else standard output)\n"
                  "options:\n"
                  "  --algo NAME        bcast: %s\n"
                  "                     allgather: %s\n"
@@ -295,6 +300,7 @@ int main(int argc, char **argv) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!std::strcmp(argv[1], "merge")) return acpx::tools::merge_calibrations(argc, argv);
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;

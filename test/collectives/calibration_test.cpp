@@ -77,6 +77,23 @@ TEST(CalibrationFile, SweepsMergeByTheMedianOfEachSample) {
     EXPECT_TRUE(median_calibration({}).comm.empty());
 }
 
+TEST(CalibrationFile, MergesOnlyRunsOfOneMachineAndCrowd) {
+    Calibration a;
+    a.cores = 2, a.crowd_ranks = 3;
+    std::string why;
+    EXPECT_TRUE(mergeable(a, a, &why));
+    Calibration b = a;
+    b.cores = 4;
+    EXPECT_FALSE(mergeable(a, b, &why));
+    EXPECT_EQ(why, "its cores are 4, the first's 2");
+    b = a, b.crowd_ranks = 4;
+    EXPECT_FALSE(mergeable(a, b, &why));
+    EXPECT_EQ(why, "its crowded ranks are 4, the first's 3");
+    b = a, b.crowd_cores = 1;
+    EXPECT_FALSE(mergeable(a, b, &why));
+    EXPECT_EQ(why, "its crowded CPUs are 1, the first's 0");
+}
+
 TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     Calibration c = builtin_calibration();
     c.machine = "test box";

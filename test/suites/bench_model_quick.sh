@@ -270,6 +270,39 @@ for bad in "predict --algo neighbor --procs 5 --size 1K" "predict --algo telepat
     grep -q '^acpx-model: ' "$dir/out" || fail "acpx-model $bad: no message: $(cat "$dir/out")"
 done
 
+# acpx-model merge: each sample the median of the files' (here the
+# first comm sample at 1x, 3x and 2x: 2x), machine says so; files of
+# other cores, unreadable or none are refused with a message naming them.
+python3 - "$dir/cal.json" "$dir" <<'PY' || fail "cannot write the files to merge"
+import json, sys
+c = json.load(open(sys.argv[1]))
+for name, f in (("m1", 1), ("m3", 3), ("m2", 2)):
+    d = dict(c, comm=[[b, v * f if i == 0 else v] for i, (b, v) in enumerate(c["comm"])])
+    json.dump(d, open("%s/%s.json" % (sys.argv[2], name), "w"))
+json.dump(dict(c, cores=c["cores"] + 1), open(sys.argv[2] + "/other.json", "w"))
+PY
+"$model" merge --out "$dir/merged.json" "$dir/m1.json" "$dir/m3.json" "$dir/m2.json" \
+    || fail "acpx-model merge: refused three files of one machine"
+python3 - "$dir/cal.json" "$dir/merged.json" <<'PY' || fail "acpx-model merge: $(cat "$dir/merged.json")"
+import json, sys
+c, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+(b, v), (mb, mv) = c["comm"][0], m["comm"][0]
+assert b == mb and abs(mv - 2 * v) <= 1e-9 * v, (c["comm"][0], m["comm"][0])
+assert m["comm"][1:] == c["comm"][1:] and m["memcpy"] == c["memcpy"]
+assert m["machine"].endswith("(median of 3 calibrations)"), m["machine"]
+PY
+"$model" merge "$dir/m3.json" > "$dir/one.json" && python3 -c 'import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["comm"] == b["comm"] and a["machine"] == b["machine"]' "$dir/one.json" "$dir/m3.json" \
+    || fail "acpx-model merge of one file to stdout: $(cat "$dir/one.json")"
+for bad in "$dir/m1.json $dir/other.json" "$dir/m1.json /nonexistent.json" "" "--out"; do
+    # shellcheck disable=SC2086  # $bad is the argument list
+    if "$model" merge $bad > "$dir/out" 2>&1; then fail "acpx-model merge $bad: accepted"; fi
+    grep -q '^acpx-model merge: ' "$dir/out" || fail "acpx-model merge $bad: no message: $(cat "$dir/out")"
+done
+"$model" merge "$dir/m1.json" "$dir/other.json" 2>&1 | grep -q "other.json: not of the same runs as .*m1.json: its cores are" \
+    || fail "acpx-model merge of other cores: no reason"
+
 ACP_CALIBRATION="$dir/cal.json" run -v -n 2 "$ACPX_BUILDDIR/acpx-bench" bcast --quick --sizes 1K:1K \
     > /dev/null 2> "$dir/v.txt"
 grep -q "collectives model: calibration $dir/cal.json" "$dir/v.txt" || fail "acprun -v: $(cat "$dir/v.txt")"
