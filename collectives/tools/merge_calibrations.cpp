@@ -24,11 +24,14 @@ int bad(const std::string &what) {
 }  // namespace
 
 int merge_calibrations(int argc, char **argv) {
-    static const option opts[] = {{"out", required_argument, nullptr, 'o'}, {nullptr, 0, nullptr, 0}};
+    static const char kUsage[] = "usage: acpx-model merge [--out FILE] CALIBRATION.json...";
+    static const option opts[] = {{"out", required_argument, nullptr, 'o'}, {"help", no_argument, nullptr, 'h'},
+                                  {nullptr, 0, nullptr, 0}};
     std::string out;
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
-        if (c != 'o') return bad("usage: acpx-model merge [--out FILE] CALIBRATION.json...");
+        if (c == 'h') return std::printf("%s\n", kUsage) < 0 ? 2 : 0;
+        if (c != 'o') return bad(kUsage);
         out = optarg;
     }
     if (optind >= argc) return bad("no calibration files given");

@@ -300,6 +300,7 @@ for bad in "$dir/m1.json $dir/other.json" "$dir/m1.json /nonexistent.json" "" "-
     if "$model" merge $bad > "$dir/out" 2>&1; then fail "acpx-model merge $bad: accepted"; fi
     grep -q '^acpx-model merge: ' "$dir/out" || fail "acpx-model merge $bad: no message: $(cat "$dir/out")"
 done
+"$model" merge --help | grep -q '^usage: acpx-model merge ' || fail "acpx-model merge --help: no usage"
 "$model" merge "$dir/m1.json" "$dir/other.json" 2>&1 | grep -q "other.json: not of the same runs as .*m1.json: its cores are" \
     || fail "acpx-model merge of other cores: no reason"
 
