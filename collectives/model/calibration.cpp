@@ -415,20 +415,30 @@ bool builtin_asked() {
     return env && std::string(env) == kBuiltinName;
 }
 
-bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
+namespace {
+
+// The file at path's text, json, parsed into *out (source: path).
+bool parse_file(const std::string &path, const std::string &json, Calibration *out, std::string *why) {
+    if (!parse_calibration(json, out, why)) return *why = path + ": " + *why, false;
+    out->source = path;
+    return true;
+}
+
+}  // namespace
+
+bool read_calibration(const std::string &path, Calibration *out, std::string *why) {
     std::string json;
-    auto load = [&](const std::string &path) {
-        if (!parse_calibration(json, out, why)) return *why = path + ": " + *why, false;
-        out->source = path;
-        return true;
-    };
-    if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env && !builtin_asked()) {
-        if (!read_file(env, &json)) return *why = std::string(env) + ": cannot be read", false;
-        return load(env);
-    }
+    if (!read_file(path, &json)) return *why = path + ": cannot be read", false;
+    return parse_file(path, json, out, why);
+}
+
+bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
+    if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env && !builtin_asked())
+        return read_calibration(env, out, why);
+    std::string json;
     if (!builtin_asked())
         for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
-            if (!path.empty() && read_file(path, &json)) return load(path);
+            if (!path.empty() && read_file(path, &json)) return parse_file(path, json, out, why);
     *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
     return true;
 }

@@ -297,6 +297,10 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
 // The JSON text of c (the schema above).
 std::string to_json(const Calibration &c);
 
+// The calibration in the file at path (source: path); false with *why
+// "PATH: cannot be read" or "PATH: " and what parse_calibration found.
+bool read_calibration(const std::string &path, Calibration *out, std::string *why);
+
 // Where the library looks, in order: $ACP_CALIBRATION (a file that must
 // exist and parse; kBuiltinName: the built-in defaults),
 // $XDG_CONFIG_HOME/acpx/calibration.json (or

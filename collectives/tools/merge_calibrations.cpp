@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -37,12 +36,9 @@ int merge_calibrations(int argc, char **argv) {
     if (optind >= argc) return bad("no calibration files given");
     std::vector<cm::Calibration> runs;
     for (int i = optind; i < argc; ++i) {
-        std::ifstream in(argv[i]);
-        if (!in) return bad(std::string(argv[i]) + ": cannot be read");
-        const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         cm::Calibration c;
         std::string why;
-        if (!cm::parse_calibration(json, &c, &why)) return bad(std::string(argv[i]) + ": " + why);
+        if (!cm::read_calibration(argv[i], &c, &why)) return bad(why);
         if (!runs.empty() && !cm::mergeable(runs.front(), c, &why))
             return bad(std::string(argv[i]) + ": not of the same runs as " + argv[optind] + ": " + why);
         runs.push_back(std::move(c));
