@@ -12,7 +12,7 @@
 
 namespace acpx::collectives::model {
 
-// Whether the simulated cores may run out of phase (SimInput): where
+// Whether the simulated cores run out of phase (SimInput): where
 // calibrate measured the ring allgather through the inline slots (below
 // Bruck's first sample), so that a copy across cores costs what it does
 // (gather_cross_s). In phase, neighbor exchange and recursive doubling

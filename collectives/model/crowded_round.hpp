@@ -15,7 +15,7 @@
 
 namespace acpx::collectives::model {
 
-// Whether the simulated cores may run out of phase (SimInput::out_of_phase):
+// Whether the simulated cores run out of phase (SimInput::out_of_phase):
 // where calibrate measured the ring allgather through the inline slots.
 bool out_of_phase(const Calibration &cal);
 

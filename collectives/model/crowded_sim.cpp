@@ -410,24 +410,23 @@ double simulate_rounds(const SimInput &in) {
     // left steps of 4% in a chain's round as a cost grew, too coarse for
     // crowd_costs to solve the calibration's chain back within 1%.
     constexpr double kSpread[] = {0.65, 0.75, 0.85, 0.95, 1.05, 1.15, 1.25, 1.35};
-    // And the cores need not take turns in step: out_of_phase starts half
-    // the runs so. All in phase, members 0 and 1 always run at once, and
-    // recursive doubling's partners always meet (predicted at 0.7x the
-    // 4-rank tree of 1-4 KiB blocks on the 2-core VM, measured at 1.06x).
+    // And the cores need not take turns in step (out_of_phase). In phase,
+    // members 0 and 1 always run at once and recursive doubling's
+    // partners always meet: its 4-rank rounds of 1-16 KiB blocks on the
+    // 2-core VM were predicted at 0.81-0.87 of their measured time with
+    // half the runs in phase, at 0.95-0.96 with every run out of phase
+    // (medians of six model checks). All in phase, it read 0.7x the tree
+    // where it measured 1.06x.
     double sum = 0;
     Sim sim(in);
-    bool shifted = true;
-    for (double f : kSpread) {  // 0.75x, 0.95x, ... shifted
-        shifted = !shifted;
-        sum += sim.run(in.switch_s * f, in.out_of_phase && shifted);
-    }
+    for (double f : kSpread) sum += sim.run(in.switch_s * f, in.out_of_phase);
     return sum / std::size(kSpread);
 }
 
 std::vector<SimEvent> trace_round(const SimInput &in) {
     std::vector<SimEvent> events;
     if (!valid(in) || in.members < 2 || in.entries.empty()) return events;
-    if (std::isinf(Sim(in, &events).run(in.switch_s, false))) events.clear();
+    if (std::isinf(Sim(in, &events).run(in.switch_s, in.out_of_phase))) events.clear();
     return events;
 }
 

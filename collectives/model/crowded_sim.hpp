@@ -7,8 +7,8 @@
 //
 // The simulation follows the engine (middle/round.cpp, delegated mode):
 //   - member m runs on core m mod cores (acprun --bind-to core); with
-//     out_of_phase the cores take turns on their own: in half the runs
-//     each core but the first starts on its second member;
+//     out_of_phase each core but the first starts on its second member
+//     (the cores out of phase: the 2-core VM's rounds measure so);
 //   - a member starts round k by signalling that it is ready; an entry
 //     goes once its receiver is ready (inline rounds: once the receiver
 //     started round k-1) and, if it forwards, once its sender has seen
@@ -56,8 +56,8 @@ struct SimInput {
     uint32_t members = 0;
     unsigned cores = 1;
     bool eager = false;    // inline round: data may go once the receiver started the previous round
-    // Half the runs with each core but the first starting on its second
-    // member (simulate_rounds); false: every run with the cores in phase.
+    // Each core but the first starting on its second member
+    // (simulate_rounds); false: the cores in phase, each on its first.
     bool out_of_phase = false;
     double switch_s = 0;   // from one member to the next on a core
     std::vector<SimEntry> entries;  // each member issues its own in this order
@@ -72,8 +72,7 @@ struct SimEvent {
 };
 
 // Seconds per round, steady state, the mean over switch times 0.65-1.35x
-// switch_s (with out_of_phase, every other one with the cores out of
-// phase); +inf if the
+// switch_s; +inf if the
 // entries cannot complete: a member or dependency out of range, a
 // dependency that delivers to another member than the entry's sender, a
 // negative copy or cold time, a converge factor below 1, a busy time that
@@ -84,7 +83,7 @@ double simulate_rounds(const SimInput &in);
 // run at switch_s itself does, in time order: each copy as its sender
 // starts it, and each member's round end. simulate_rounds averages runs
 // at 0.65-1.35x switch_s, so this is one of the turns the cores can take
-// (all cores starting on their first member).
+// (starting as out_of_phase says).
 // Empty where simulate_rounds is +inf or 0.
 std::vector<SimEvent> trace_round(const SimInput &in);
 
