@@ -259,6 +259,7 @@ RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const To
     r.events = trace_round(in);
     r.entries = in.entries;
     r.switch_s = in.switch_s;
+    r.out_of_phase = in.out_of_phase && in.members >= in.cores + 2;  // core 1 has a second member
     return r;
 }
 

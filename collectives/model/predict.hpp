@@ -119,6 +119,7 @@ struct RoundTrace {
     std::vector<SimEntry> entries;  // the simulated entries, which events name by index
     std::vector<uint32_t> blocks;   // each entry's block
     double switch_s = 0;
+    bool out_of_phase = false;  // each core but the first started on its second member (where it has one)
 };
 RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t,
                                  CrowdCache *cache = nullptr);

@@ -163,7 +163,8 @@ void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topolo
         return;
     }
     std::printf("# the simulated round, event by event: one run at switch %.2f us (the prediction is the mean of "
-                "runs at 0.65-1.35x); proc p on core p mod %u\n", r.switch_s * 1e6, cal.cores);
+                "runs at 0.65-1.35x); proc p on core p mod %u%s\n", r.switch_s * 1e6, cal.cores,
+                r.out_of_phase ? ", each core but the first starting on its second proc (out of phase)" : "");
     std::printf("%10s %5s %6s  %s\n", "# time_us", "core", "proc", "event");
     for (const cm::SimEvent &e : r.events) {
         if (e.entry < 0) {
