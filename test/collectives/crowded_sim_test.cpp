@@ -196,7 +196,7 @@ TEST(CrowdedSim, EagerRoundsSendIntoTheNextRoundEarly) {
     EXPECT_LT(simulate_rounds(tree), plain);
 }
 
-TEST(CrowdedSim, CoresOutOfPhaseDoNotAlwaysRunPartnersAtOnce) {
+TEST(CrowdedSim, CoresOutOfPhaseNeverRunRecursiveDoublingsPartnersAtOnce) {
     // Recursive doubling over 4 members on 2 cores pairs (0,1) and (2,3)
     // across the cores, then (0,2) and (1,3) with what came in; Bruck
     // makes the same copies around a cycle (r -> r-1, then r -> r-2).
