@@ -87,6 +87,13 @@ std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, 
     return out;
 }
 
+double settled_bump(std::vector<double> readings) {
+    if (readings.empty()) return 0;
+    std::sort(readings.begin(), readings.end());
+    const size_t n = readings.size();
+    return n % 2 ? readings[n / 2] : (readings[n / 2 - 1] + readings[n / 2]) / 2;
+}
+
 double Samples::clamped(double bytes) const {
     if (!pts_.empty() && bytes >= pts_.back().first) return pts_.back().second;
     return at(bytes);

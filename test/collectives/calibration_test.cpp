@@ -47,6 +47,16 @@ TEST(Samples, BumpsStandAboveTheirNeighboursLine) {
     EXPECT_TRUE(bumps({}, 1.25).empty());
 }
 
+TEST(Samples, ABumpMeasuredAgainKeepsTheMedianOfItsReadings) {
+    // A real step read three times: its middle reading, not the low tail.
+    EXPECT_DOUBLE_EQ(settled_bump({22.0, 19.5, 21.0}), 21.0);
+    // A burst of noise read once, then twice as the curve lies.
+    EXPECT_DOUBLE_EQ(settled_bump({48.9, 34.0, 33.2}), 34.0);
+    EXPECT_DOUBLE_EQ(settled_bump({4.0, 2.0}), 3.0);
+    EXPECT_DOUBLE_EQ(settled_bump({5.0}), 5.0);
+    EXPECT_DOUBLE_EQ(settled_bump({}), 0.0);
+}
+
 TEST(CalibrationFile, SweepsMergeByTheMedianOfEachSample) {
     // Three sweeps of one machine: one slow stretch (the second sweep's
     // comm, the third's crowded curve) must not move any sample.
