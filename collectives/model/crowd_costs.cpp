@@ -80,6 +80,8 @@ double busy_at(const Calibration &cal, double bytes, double switch_s) {
     return flat(1) <= fan ? 1 : solve(flat, fan, 0, 1);
 }
 
+CrowdCosts copy_costs(const Calibration &cal, double bytes, bool is_inline, double switch_s);
+
 // The switch for inline rounds: the chain's, with copies that do not
 // hold their cores at all, where the flat tree then needs them to hold
 // their cores for less than whole copies. That is what solving the
@@ -89,10 +91,26 @@ double busy_at(const Calibration &cal, double bytes, double switch_s) {
 // hand-off around it. Otherwise (a flat tree slower than whole copies
 // make it, as the VM measured while waits polled first): switch_s, the
 // whole copies' switch.
+//
+// Where the ring was measured through the slots, it has a say too: a
+// cost across cores only adds to its round, so a switch under which the
+// ring, priced without one, is already over 10% slower than measured
+// cannot price it, and the whole copies' switch is taken if it can. On
+// the 2-core VM (4 ranks) that was 12 of 44 stored calibrations: stores
+// that held no core put the switch at 2.3-3.5 us, and the simulated 1 KiB
+// ring took 4.5 turns (10.4-15.6 us) where it measured 7.2-8.5. In 10 of
+// them whole copies' switch (2.0-2.5 us) made it 6.4-8.3.
 double inline_switch_time(const Calibration &cal, double switch_s) {
     if (cal.comm_fanout.empty()) return switch_s;
     const double bare = switch_time(cal, 0);
-    return busy_at(cal, kSwitchBytes, bare) < 1 ? bare : switch_s;
+    if (!(busy_at(cal, kSwitchBytes, bare) < 1)) return switch_s;
+    if (!ring_prices_inline(cal, kSwitchBytes)) return bare;
+    const double ring = (cal.crowd_ranks - 1) * cal.comm_crowd_ring.at(kSwitchBytes);
+    const auto priced = [&](double s) {
+        return sample_gather(cal, AllgatherAlgo::kRing, kSwitchBytes, copy_costs(cal, kSwitchBytes, true, s), true);
+    };
+    constexpr double kOver = 1.1;
+    return priced(bare) > kOver * ring && priced(switch_s) <= kOver * ring ? switch_s : bare;
 }
 
 // CrowdCosts::slow for copies of `bytes` through process_vm_writev: what

@@ -671,6 +671,50 @@ TEST(Predict, AnInlineAllgatherCopyAcrossCoresCostsWhatTheRingMeasured) {
     EXPECT_EQ(cross(block), 0);
 }
 
+// Inline stores that hold no core (busy < 1) come with the chain's
+// switch solved for them, and a ring measured through the slots faster
+// than that switch lets any ring be (a cost across cores only adds) is
+// priced with whole copies' switch instead, where that one reaches it.
+TEST(Predict, ARingTheStoresSwitchCannotReachTakesWholeCopiesSwitch) {
+    Calibration cal = yielding_cal();
+    cal.crowd_ranks = 4;
+    const uint64_t small = 1024;
+    const Case ring{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, small, false, 16384};
+    // Bruck from 32 KiB, the ring measured through the slots from 2 KiB
+    // (the simulated cores out of phase): at 1 KiB, stores that hold no
+    // core, priced as they are.
+    const std::vector<std::pair<double, double>> large = {{32768, 1e-5}, {1 << 20, 1e-4}};
+    cal.comm_crowd_gather = Samples(large);
+    std::vector<std::pair<double, double>> from_2k = {{2048, 3e-6}, {4096, 3e-6}};
+    from_2k.insert(from_2k.end(), large.begin(), large.end());
+    cal.comm_crowd_ring = Samples(from_2k);
+    const CrowdCosts stores = crowd_costs(cal, small, true);
+    ASSERT_LT(stores.busy, 1);
+    const double stores_ring = predict(ring, cal, nullptr).total();
+    const double whole_switch = crowd_costs(cal, 65536, false).switch_s;  // process_vm_writev's: whole copies
+    ASSERT_NE(stores.switch_s, whole_switch);
+    auto measured_ring = [&](double round) {
+        std::vector<std::pair<double, double>> pts = {{512, round / 3}, {1024, round / 3}, {4096, 3e-6}};
+        pts.insert(pts.end(), large.begin(), large.end());
+        cal.comm_crowd_ring = Samples(pts);
+        return crowd_costs(cal, small, true).switch_s;
+    };
+    // Measured through the slots no faster than the stores make it, or
+    // faster than either switch reaches: the stores' switch.
+    EXPECT_DOUBLE_EQ(measured_ring(stores_ring), stores.switch_s);
+    EXPECT_DOUBLE_EQ(measured_ring(0.1 * stores_ring), stores.switch_s);
+    // Between: whole copies' switch, and the ring comes out as measured
+    // (within the 10% the costs leave alone).
+    int flipped = 0;
+    for (double f = 0.85; f > 0.3; f -= 0.05) {
+        if (measured_ring(f * stores_ring) == stores.switch_s) continue;
+        ++flipped;
+        EXPECT_DOUBLE_EQ(crowd_costs(cal, small, true).switch_s, whole_switch) << f;
+        EXPECT_NEAR(predict(ring, cal, nullptr).total(), f * stores_ring, 0.1 * f * stores_ring) << f;
+    }
+    EXPECT_GT(flipped, 0);
+}
+
 TEST(Predict, OnACrowdedNodeBlocksCostAsRoundsWithoutInlineSlots) {
     // A pipeline's blocks never go through the inline slots: up to their
     // size, a chain's step and a flat tree's copy cost them what those
