@@ -133,8 +133,9 @@ constexpr size_t kScatterFrom = 32768;
 // inline slots, stood 1.24-1.57x the line in every 4-rank calibration of
 // seven stored main jobs and model checks, and the 4-rank chain there
 // read 1.10x its calibrated time in their checks (median of 38 launches),
-// where 64 and 256 KiB read 1.03 and 1.01. Every rank sees the same times (the max over ranks), so
-// all take the same turns. False if a measurement fails.
+// where 64 and 256 KiB read 1.03 and 1.01. Every rank sees the same
+// times (the max over ranks), so all take the same turns. False if a
+// measurement fails.
 bool remeasure_bumps(const Options &o, Placement &place, const std::vector<double> &x, const Measure &measure,
                      std::vector<double> *secs) {
     if (o.quick) return true;
