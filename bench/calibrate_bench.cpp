@@ -128,7 +128,7 @@ constexpr size_t kScatterFrom = 32768;
 
 // secs[i] was measured (median_of_passes) at x[i]: each bump among them
 // is measured kBumpRetries more times and keeps the median of its
-// readings (cm::settled_bump). It kept the least of them until
+// readings (cm::median). It kept the least of them until
 // 2026-11-29, and a real step is a bump every time: 128 KiB, past the
 // inline slots, stood 1.24-1.57x the line in every 4-rank calibration of
 // seven stored main jobs and model checks, and the 4-rank chain there
@@ -153,7 +153,7 @@ bool remeasure_bumps(const Options &o, Placement &place, const std::vector<doubl
     }
     for (size_t j = 0; j < bumped.size(); ++j) {
         double &kept = (*secs)[bumped[j]];
-        const double settled = cm::settled_bump(readings[j]);
+        const double settled = cm::median(readings[j]);
         if (acp_rank() == 0 && std::abs(settled - kept) > 0.1 * kept)
             std::fprintf(stderr, "acpx-bench calibrate: the %.0f-byte sample read %.3f us, above its "
                          "neighbours; measured again, its median is %.3f us\n", x[bumped[j]], kept * 1e6,

@@ -87,11 +87,11 @@ std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, 
     return out;
 }
 
-double settled_bump(std::vector<double> readings) {
-    if (readings.empty()) return 0;
-    std::sort(readings.begin(), readings.end());
-    const size_t n = readings.size();
-    return n % 2 ? readings[n / 2] : (readings[n / 2 - 1] + readings[n / 2]) / 2;
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const size_t h = values.size() / 2;
+    return values.size() % 2 ? values[h] : (values[h - 1] + values[h]) / 2;
 }
 
 double Samples::clamped(double bytes) const {
@@ -375,11 +375,7 @@ Calibration median_calibration(const std::vector<Calibration> &runs) {
                 it->second.push_back(t);
             }
         std::vector<std::pair<double, double>> merged;
-        for (auto &[b, v] : by_size) {
-            std::sort(v.begin(), v.end());
-            const size_t h = v.size() / 2;
-            merged.emplace_back(b, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2);
-        }
+        for (auto &[b, v] : by_size) merged.emplace_back(b, median(std::move(v)));
         *out[i].second = merged.empty() ? Samples() : Samples(std::move(merged));
     }
     // The nearest pair any run had: what samples taken with it wait for.

@@ -153,12 +153,13 @@ class Samples {
 // is judged.
 std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, double factor);
 
-// What a bumped sample is worth once measured again: the median of its
-// readings, the first among them (the mean of the two middle ones for an
-// even count; 0 for none). Not the smallest: a real step is a bump every
-// time it is measured, and the least of three noisy readings is their
-// low tail, not the step.
-double settled_bump(std::vector<double> readings);
+// The median of `values`: the middle one, or the mean of the two middle
+// ones for an even count; 0 for none. What a sample merged from several
+// runs is (median_calibration), and what a bumped sample is worth once
+// measured again, its first reading among them: not the smallest, as a
+// real step is a bump every time it is measured, and the least of three
+// noisy readings is their low tail, not the step.
+double median(std::vector<double> values);
 
 struct Calibration {
     Samples comm, memcpy;

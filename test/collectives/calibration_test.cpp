@@ -49,12 +49,12 @@ TEST(Samples, BumpsStandAboveTheirNeighboursLine) {
 
 TEST(Samples, ABumpMeasuredAgainKeepsTheMedianOfItsReadings) {
     // A real step read three times: its middle reading, not the low tail.
-    EXPECT_DOUBLE_EQ(settled_bump({22.0, 19.5, 21.0}), 21.0);
+    EXPECT_DOUBLE_EQ(median({22.0, 19.5, 21.0}), 21.0);
     // A burst of noise read once, then twice as the curve lies.
-    EXPECT_DOUBLE_EQ(settled_bump({48.9, 34.0, 33.2}), 34.0);
-    EXPECT_DOUBLE_EQ(settled_bump({4.0, 2.0}), 3.0);
-    EXPECT_DOUBLE_EQ(settled_bump({5.0}), 5.0);
-    EXPECT_DOUBLE_EQ(settled_bump({}), 0.0);
+    EXPECT_DOUBLE_EQ(median({48.9, 34.0, 33.2}), 34.0);
+    EXPECT_DOUBLE_EQ(median({4.0, 2.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({5.0}), 5.0);
+    EXPECT_DOUBLE_EQ(median({}), 0.0);
 }
 
 TEST(CalibrationFile, SweepsMergeByTheMedianOfEachSample) {
