@@ -103,14 +103,17 @@ CrowdCosts copy_costs(const Calibration &cal, double bytes, bool is_inline, doub
 double inline_switch_time(const Calibration &cal, double switch_s) {
     if (cal.comm_fanout.empty()) return switch_s;
     const double bare = switch_time(cal, 0);
-    if (!(busy_at(cal, kSwitchBytes, bare) < 1)) return switch_s;
-    if (!ring_prices_inline(cal, kSwitchBytes)) return bare;
+    if (!ring_prices_inline(cal, kSwitchBytes)) return busy_at(cal, kSwitchBytes, bare) < 1 ? bare : switch_s;
+    const CrowdCosts stores = copy_costs(cal, kSwitchBytes, true, bare);  // its busy share solved once
+    if (!(stores.busy < 1)) return switch_s;
     const double ring = (cal.crowd_ranks - 1) * cal.comm_crowd_ring.at(kSwitchBytes);
-    const auto priced = [&](double s) {
-        return sample_gather(cal, AllgatherAlgo::kRing, kSwitchBytes, copy_costs(cal, kSwitchBytes, true, s), true);
+    const auto priced = [&](const CrowdCosts &k) {
+        return sample_gather(cal, AllgatherAlgo::kRing, kSwitchBytes, k, true);
     };
     constexpr double kOver = 1.1;
-    return priced(bare) > kOver * ring && priced(switch_s) <= kOver * ring ? switch_s : bare;
+    return priced(stores) > kOver * ring && priced(copy_costs(cal, kSwitchBytes, true, switch_s)) <= kOver * ring
+               ? switch_s
+               : bare;
 }
 
 // CrowdCosts::slow for copies of `bytes` through process_vm_writev: what
