@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "errors.hpp"
+#include "idle.hpp"
 #include "runtime.hpp"
 
 namespace acpx::basic {
@@ -50,12 +51,8 @@ void Runtime::agent_main() {
             continue;
         }
         if (n != 0 || !tp->arm()) {
-            // Busy: let a waiting application thread have the lock between
-            // rounds. Where ranks outnumber CPUs, an empty round also
-            // yields the core: the transport cannot arm while a copy waits
-            // for its target's progress, and that target may be waiting
-            // for this very core.
-            if (api_waiters.load(std::memory_order_relaxed) > 0 || (n == 0 && yield_at_once)) {
+            // Busy (idle::agent_yields): no sleep, but maybe the core.
+            if (idle::agent_yields(n, api_waiters.load(std::memory_order_relaxed) > 0, yield_at_once)) {
                 lk.unlock();
                 sched_yield();
                 lk.lock();

@@ -30,7 +30,8 @@ constexpr ConfigVar kVars[] = {
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
      "the target's agent carries them out; agent: always the target's agent"},
     {"ACP_IDLE", "auto",
-     "how the persistent collectives' waits use the core: spin polls a while before "
+     "how the persistent collectives' waits (and the progress thread, while a copy "
+     "through the transport is in flight) use the core: spin polls a while before "
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
      "this node's ranks outnumber the CPUs they may run on, else spin"},
 };

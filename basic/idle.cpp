@@ -43,6 +43,10 @@ unsigned cpus_in_union(const std::vector<CpuMask> &masks) {
     return n;
 }
 
+bool agent_yields(unsigned progressed, bool app_waiting, bool yield_at_once) {
+    return app_waiting || (progressed == 0 && yield_at_once);
+}
+
 bool yield_at_once(Policy p, unsigned node_ranks, unsigned node_cpus) {
     switch (p) {
         case Policy::kYield: return true;

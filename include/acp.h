@@ -25,8 +25,10 @@
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
- *   ACP_IDLE             how the persistent collectives' waits use the
- *                        core: "spin" polls a while before yielding it,
+ *   ACP_IDLE             how the persistent collectives' waits (and the
+ *                        progress thread, while a copy through the
+ *                        transport is in flight) use the core: "spin"
+ *                        polls a while before yielding it,
  *                        "yield" yields after every empty poll; "auto"
  *                        (default): "yield" when the node's ranks
  *                        outnumber the CPUs they may run on

@@ -289,6 +289,19 @@ TEST(Idle, WaitsYieldAtOnceWhereRanksOutnumberTheirCpus) {
     EXPECT_FALSE(acpx::basic::idle::yield_at_once(Policy::kSpin, 64, 1));
 }
 
+TEST(Idle, TheAgentYieldsAnEmptyBusyRoundWhereWaitsYieldAtOnce) {
+    using acpx::basic::idle::agent_yields;
+    // An empty round it cannot sleep through (a put waiting for its
+    // target's progress): the core goes to whoever shares it, if crowded.
+    EXPECT_TRUE(agent_yields(0, false, true));
+    EXPECT_FALSE(agent_yields(0, false, false));
+    // A round that made progress goes straight on to the next.
+    EXPECT_FALSE(agent_yields(3, false, true));
+    // An application thread waiting for the lock always gets a turn.
+    EXPECT_TRUE(agent_yields(3, true, false));
+    EXPECT_TRUE(agent_yields(0, true, false));
+}
+
 TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
     // acprun -v says what acp_init decided from every rank's CPUs.
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
