@@ -25,7 +25,9 @@ constexpr ConfigVar kVars[] = {
     {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init"},
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
-     "(process_vm_writev/readv); 0: always through the transport"},
+     "(process_vm_writev/readv; under Yama ptrace_scope=1 acp_init lets same-user "
+     "processes in, and a refused copy warns once and goes through the transport); "
+     "0: always through the transport"},
     {"ACP_OFI_ATOMICS", "auto",
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
      "the target's agent carries them out; agent: always the target's agent"},

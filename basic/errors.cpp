@@ -37,6 +37,14 @@ bool report(const char *fn, const char *arg, const char *fmt, ...) {
     return false;
 }
 
+void warn(const char *fn, const char *arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const std::string reason = vformat(fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "acpx: %s: %s: warning: %s\n", fn, arg, reason.c_str());
+}
+
 const std::string &last_error() { return tls_last.error; }
 const std::string &last_error_arg() { return tls_last.arg; }
 const std::string &last_error_reason() { return tls_last.reason; }

@@ -20,6 +20,11 @@ const std::string &last_error_arg();
 const std::string &last_error_reason();
 void clear_last_error();
 
+// Prints "acpx: fn: arg: warning: <reason>" on stderr: something the
+// job survives but its user should hear of (a slower path taken). Not an
+// error: last_error() stays as it was.
+[[gnu::format(printf, 3, 4)]] void warn(const char *fn, const char *arg, const char *fmt, ...);
+
 // Prints "acpx: rank R: fatal: <what>" and ends the job (acp_abort).
 [[noreturn, gnu::format(printf, 1, 2)]] void fatal(const char *fmt, ...);
 

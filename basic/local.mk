@@ -12,6 +12,7 @@ libacpx_la_SOURCES = \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
 	basic/transport/transport.hpp basic/transport/cpu_atomic.hpp basic/transport/factory.cpp \
 	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp \
+	basic/transport/cma/ptrace_access.cpp basic/transport/cma/ptrace_access.hpp \
 	basic/transport/cma/shared_segment.cpp basic/transport/cma/shared_segment.hpp
 if ACPX_HAVE_UCX
 libacpx_la_SOURCES += basic/transport/ucx/ucx_transport.cpp

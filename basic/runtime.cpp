@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "errors.hpp"
+#include "transport/cma/ptrace_access.hpp"
 
 namespace acpx::basic {
 namespace {
@@ -75,6 +76,10 @@ Runtime *Runtime::create(const Config &cfg) {
     if (!s.region) return nullptr;
     s.live = true;
 
+    // Before any peer can try: where Yama keeps siblings out, let them in
+    // for Cross-Memory Attach (transport/cma/ptrace_access.hpp).
+    const std::string cma_access = cfg.cma ? cma_access::open_to_peers() : "off (ACP_CMA=0)";
+
     // Exchange transport addresses and starter memory descriptions.
     Blob addr = rt->tp->local_address();
     StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize, local_node_id(),
@@ -135,6 +140,7 @@ Runtime *Runtime::create(const Config &cfg) {
                      "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
                      node_ranks, node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
+        std::fprintf(stderr, "acpx: Cross-Memory Attach between ranks of a node: %s\n", cma_access.c_str());
     }
     return rt.release();
 }

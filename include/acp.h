@@ -25,6 +25,14 @@
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
+ *   ACP_CMA              "1" (default): copies between processes of one
+ *                        node go through the kernel (process_vm_writev/
+ *                        readv). Under Yama's ptrace_scope=1, acp_init
+ *                        lets processes of the same user attach to this
+ *                        one (PR_SET_PTRACER_ANY) so that its peers can;
+ *                        where a copy is refused anyway, acpx warns once
+ *                        and goes through the transport. "0": always the
+ *                        transport
  *   ACP_IDLE             how the persistent collectives' waits (and the
  *                        progress thread, while a copy through the
  *                        transport is in flight) use the core: "spin"

@@ -2,7 +2,7 @@
 # the launcher and fault tests drive acprun from a single-process gtest.
 if HAVE_GTEST
 check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
-test_basic_basic_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_util.hpp \
+test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
 	test/basic/cxx_api_test.cpp
@@ -19,22 +19,28 @@ check_PROGRAMS += test/basic/copy_bytes_test
 test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
 test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+# In-process: Cross-Memory Attach under the kernel's ptrace policy.
+check_PROGRAMS += test/basic/cma_access_test
+test_basic_cma_access_test_SOURCES = test/basic/cma_access_test.cpp
+test_basic_cma_access_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_basic_cma_access_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
-	test/suites/basic_mpirun_np3.sh test/launcher/launcher_test test/basic/copy_bytes_test \
+	test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh \
+	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test \
 	test/suites/bench_copy_quick.sh \
 	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh \
 	test/suites/bench_placement.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
-EXTRA_DIST += test/run-mp.sh test/as_two_nodes.sh test/suites
+EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/suites
 
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST
 check_PROGRAMS += test/middle/middle_test
-test_middle_middle_test_SOURCES = test/mp_main.cpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
+test_middle_middle_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
 	test/middle/choice_test.cpp
@@ -43,7 +49,8 @@ test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_acprun_np3.sh test/suites/middle_acprun_np4.sh \
 	test/suites/middle_acprun_np5.sh test/suites/middle_acprun_np3_tcp.sh \
-	test/suites/middle_mpirun_np3.sh test/suites/middle_acprun_np4_two_nodes.sh
+	test/suites/middle_mpirun_np3.sh test/suites/middle_acprun_np4_two_nodes.sh \
+	test/suites/middle_cma_denied_np3.sh
 endif
 
 # In-process: command lists and plans at sizes no job launches.

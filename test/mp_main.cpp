@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "acp.h"
+#include "deny_cma.hpp"
 
 namespace {
 
@@ -31,6 +32,7 @@ class RankFailurePrinter : public testing::EmptyTestEventListener {
 
 int main(int argc, char **argv) {
     testing::InitGoogleTest(&argc, argv);
+    if (const int rc = acpx::test::deny_cma_if_asked(); rc != 0) return rc;
     if (acp_init(&argc, &argv) != 0) {
         std::fprintf(stderr, "acp_init failed\n");
         return 1;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../../errors.hpp"
+#include "ptrace_access.hpp"
 
 namespace acpx::basic {
 
@@ -29,6 +30,7 @@ uint64_t local_node_id() {
 void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid,
                       bool enabled) {
     pid_.assign(pid.size(), 0);
+    me_ = me;
     if (!enabled) return;
     for (size_t r = 0; r < pid.size(); ++r)
         if (static_cast<int>(r) != me && node[r] == node[me]) pid_[r] = pid[r];
@@ -37,7 +39,15 @@ void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vect
 int CmaChannel::finish(int rank, ssize_t n, size_t len, const char *what) {
     if (n >= 0 && static_cast<size_t>(n) == len) return 0;
     if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH)) {
+        const int err = errno;
         pid_[rank] = 0;  // not allowed here (ptrace policy, seccomp): the transport does it
+        if (!warned_) {
+            warned_ = true;
+            warn("acp_copy", what,
+                 "rank %d: Cross-Memory Attach to rank %d refused (%s: %s); copies between them go through "
+                 "the transport from now on, which is slower (ACP_CMA=0 chooses that without this warning)",
+                 me_, rank, std::strerror(err), cma_access::refusal_hint(err, cma_access::yama_scope()).c_str());
+        }
         return kFallback;
     }
     report("acp_copy", what, "rank %d: direct copy of %zu bytes failed: %s", rank, len,

@@ -31,7 +31,8 @@ class CmaChannel {
     }
     pid_t pid_of(int rank) const { return reaches(rank) ? pid_[rank] : 0; }
     // 0: done, bytes visible at the destination. kFallback: CMA is not
-    // permitted here (now disabled for that rank): use the transport.
+    // permitted here (now disabled for that rank): use the transport. The
+    // first refusal is a warning on stderr, naming the likely cause.
     // -1: the system refused the addresses (reported).
     static constexpr int kFallback = 1;
     int write(int rank, uint64_t raddr, const void *local, size_t len);
@@ -40,6 +41,8 @@ class CmaChannel {
   private:
     int finish(int rank, ssize_t n, size_t len, const char *what);
     std::vector<pid_t> pid_;  // 0: not reachable by CMA
+    int me_ = -1;
+    bool warned_ = false;  // of a refusal: once a process, not once a copy
 };
 
 }  // namespace acpx::basic
