@@ -7,10 +7,10 @@
 // only a target's ancestors have it, so sibling ranks get EPERM and every
 // copy between them would go through the transport: for a user's array
 // UCX's software RMA, which needs the target's progress (on the 2-core VM
-// an 8 B remote->remote copy 107 us against 6.6). A process may lift that for itself
-// with prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY), as Open MPI's shared-
-// memory transport does; scopes 2 and 3 leave it to CAP_SYS_PTRACE or to
-// nobody.
+// an 8 B remote->remote copy 107 us against 6.6). A process may lift that
+// for itself with prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY), as Open MPI's
+// shared-memory transport does; scopes 2 and 3 leave it to CAP_SYS_PTRACE
+// or to nobody.
 #pragma once
 
 #include <string>
