@@ -118,14 +118,17 @@ double inline_switch_time(const Calibration &cal, double switch_s) {
 
 // CrowdCosts::slow for copies of `bytes` through process_vm_writev: what
 // makes a flat tree of that size take its calibrated time (1 without
-// comm_fanout).
+// comm_fanout). It may come out under 1: the 2-member copies are
+// measured in a launch of their own, the crowded curves together in
+// another, and the crowd's copies are priced by the crowd's rounds.
+constexpr double kSlowLo = 0.25, kSlowHi = 8;
 double slow_at(const Calibration &cal, double bytes, double switch_s) {
     if (cal.comm_fanout.empty()) return 1;
     const double fan = (cal.crowd_ranks - 1) * cal.fanout(false).at(bytes);
     auto flat = [&](double s) {
         return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, false, {switch_s, s, 0});
     };
-    return solve(flat, fan, 1, 8);
+    return solve(flat, fan, kSlowLo, kSlowHi);
 }
 
 // CrowdCosts::forward_s for copies of `bytes` with the rest of k: what

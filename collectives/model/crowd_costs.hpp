@@ -36,7 +36,14 @@ namespace acpx::collectives::model {
 //              makes a flat tree (the root copies to every other member)
 //              take comm_fanout a copy (fanout(false): a block, which
 //              never goes through the slots); 1 for inline rounds (plain
-//              stores) and without comm_fanout;
+//              stores) and without comm_fanout. Under 1 where the flat
+//              tree ran faster than the 2-member copies make it: those
+//              are measured in a launch of their own, which may catch the
+//              machine in a slow stretch. On the 2-core VM one main job's
+//              2-rank launch read 1 MiB at 478 us (its other launches
+//              129-136) while its 4-rank curves agreed with theirs; held
+//              at 1 or more, its 4-rank bcasts of 256 KiB-4 MiB were
+//              predicted at 2.5-3.6x their time;
 //   forward_s  what a copy costs beyond that when its receiver forwards
 //              the data from another core (member m runs on core m mod
 //              cores): the rest of the chain step comm_crowded of that
