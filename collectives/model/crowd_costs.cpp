@@ -120,7 +120,11 @@ double inline_switch_time(const Calibration &cal, double switch_s) {
 // makes a flat tree of that size take its calibrated time (1 without
 // comm_fanout). It may come out under 1: the 2-member copies are
 // measured in a launch of their own, the crowded curves together in
-// another, and the crowd's copies are priced by the crowd's rounds.
+// another, and the crowd's copies are priced by the crowd's rounds. Not
+// where even the cheapest copies leave the round slower than measured:
+// there the switches make it, and the copies stay at 1 (a quick 4-rank
+// calibration of the 2-core VM solved its 0-byte round to 0.25, the
+// range's end).
 constexpr double kSlowLo = 0.25, kSlowHi = 8;
 double slow_at(const Calibration &cal, double bytes, double switch_s) {
     if (cal.comm_fanout.empty()) return 1;
@@ -128,7 +132,8 @@ double slow_at(const Calibration &cal, double bytes, double switch_s) {
     auto flat = [&](double s) {
         return sample_round(cal, BcastAlgo::kKnomial, cal.crowd_ranks, bytes, false, {switch_s, s, 0});
     };
-    return solve(flat, fan, kSlowLo, kSlowHi);
+    const double cheapest = flat(kSlowLo);
+    return cheapest < fan ? solve(flat, fan, kSlowLo, kSlowHi, cheapest) : 1;
 }
 
 // CrowdCosts::forward_s for copies of `bytes` with the rest of k: what
