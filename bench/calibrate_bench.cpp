@@ -54,6 +54,10 @@
 //   comm_crowd_scatter: a scatter_ring bcast over every rank (round time
 //           / (ranks - 1)), by round size from 32 KiB: likewise for its
 //           forwards, whose copies run on both cores at once;
+//   comm_crowd_tree: a binomial bcast over every rank (round time /
+//           (ranks - 1)), by size above the inline slots, from 4 ranks
+//           (on 3 it is the flat tree): the one calibrated bcast whose
+//           copies run on two cores at once, what such copies cost;
 //   converge_slow: how many times longer puts from ranks 0 and 1 (two
 //           cores) into adjacent ranges of rank 2's array take at once
 //           than each alone: under Cross-Memory Attach the two writers
@@ -494,13 +498,31 @@ bool measure_crowded(const Options &o, Placement &place, const std::vector<size_
         *flat_s = round_seconds(o, place, all, sizes);
         return chain_s->size() == sizes.size() && flat_s->size() == sizes.size();
     };
+    // A binomial tree above the inline slots, from 4 ranks (on 3 it is
+    // the flat tree): the one calibrated bcast whose copies run on two
+    // cores at once. First: measured after the other curves, at 4 ranks
+    // on the 2-core VM the check right after read it at a median 0.80 of
+    // its calibrated time at 512 KiB-1 MiB (0.65-1.05, 6 launches) and the
+    // flat tree at 1.00, the binomial 0.15 below the flat tree; measured
+    // first, 0.92 and 1.05, 0.04 below (6 launches). Why the order
+    // matters, we do not know.
+    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
+    std::vector<size_t> tree_sz;
+    if (np >= 4)
+        for (size_t b : sz)
+            if (b > inline_max) tree_sz.push_back(b);
+    std::vector<double> treed;
+    if (!tree_sz.empty()) {
+        acp_set_col_algorithm("binomial", nullptr);
+        treed = round_seconds(o, place, all, tree_sz);
+        if (treed.size() != tree_sz.size()) return false;
+    }
     std::vector<double> chain, fan;
     if (!chain_and_flat(sz, &chain, &fan)) return false;
     const auto steps = per_copy(sz, chain, np - 1);
     const auto fans = per_copy(sz, fan, np - 1);
     // Both again without the inline slots, up to their size (above it
     // they are the same rounds): what a multi-block bcast's blocks cost.
-    const uint32_t inline_max = middle::inline_bytes_for(middle::Kind::kBcast, static_cast<uint32_t>(np), 1);
     std::vector<size_t> small;
     for (size_t b : sz)
         if (b <= inline_max) small.push_back(b);
@@ -581,6 +603,7 @@ bool measure_crowded(const Options &o, Placement &place, const std::vector<size_
     c->comm_crowd_gather = cm::Samples(per_copy(gather_sz, gathered, np - 1));
     c->comm_crowd_ring = cm::Samples(per_copy(ring_sz, ringed, np - 1));
     c->comm_crowd_scatter = cm::Samples(per_copy(scatter_sz, scattered, np - 1));
+    c->comm_crowd_tree = cm::Samples(per_copy(tree_sz, treed, np - 1));
     c->converge_slow = cm::Samples(converge);
     return true;
 }
@@ -603,13 +626,15 @@ void print_crowded(const Options &o, const cm::Calibration &c, const std::vector
                 "# costs more, from it (at its blocks' size, size / (ranks - 1)); gcross, up to the allgather's\n"
                 "# inline size, what its copy across cores costs more, from the ring;\n"
                 "# _d: up to the inline size, the same without the inline slots (a multi-block bcast's blocks);\n"
-                "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start)\n",
+                "# pipe%u: the pipeline:%u's block, and what a pipeline's round costs beyond its blocks (start);\n"
+                "# tree: a binomial bcast round / (ranks - 1), from 4 ranks above the inline size, and concur how\n"
+                "# much slower two copies from two cores into two ranks are, from it\n",
                 np, crowd, sweeps_note(o).c_str(), kS, kShort, kShort);
     std::printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s %6s %6s %10s %10s %6s %6s %8s %10s %10s %10s %10s "
-                "%11s %10s %10s\n",
+                "%11s %10s %10s %10s %6s\n",
                 "# Size", "chain(us)", "fanout(us)", "chain_d", "fanout_d", "pipe(us)", "gather(us)", "comm(us)",
                 "switch(us)", "slow", "busy", "fwd(us)", "fwd_d(us)", "stream", "gather", "converge", "pipe4(us)",
-                "start(us)", "ring(us)", "gfwd(us)", "scatter(us)", "sfwd(us)", "gcross(us)");
+                "start(us)", "ring(us)", "gfwd(us)", "scatter(us)", "sfwd(us)", "gcross(us)", "tree(us)", "concur");
     cm::CrowdCache costs;  // the switch is solved once, not for every row
     // The crowd costs a round of `algo` over every rank of `bytes` is
     // predicted with: the costs solved for one kind of round only.
@@ -654,6 +679,11 @@ void print_crowded(const Options &o, const cm::Calibration &c, const std::vector
             const double f = round_costs(cm::Op::kBcast, scatter_algo, sz[i], 0).forward_s;
             std::snprintf(sfwd, sizeof sfwd, "%.3f", f * 1e6);
         }
+        char tree[32] = "-", concur[32] = "-";
+        if (sampled(c.comm_crowd_tree, b)) {
+            std::snprintf(tree, sizeof tree, "%.3f", c.comm_crowd_tree.at(b) * 1e6);
+            std::snprintf(concur, sizeof concur, "%.2f", k.concurrent);
+        }
         char conv[32] = "-";
         if (sampled(c.converge_slow, b)) std::snprintf(conv, sizeof conv, "%.2f", c.converge_slow.at(b));
         char chain_d[32] = "-", fan_d[32] = "-", fwd_d[32] = "-";
@@ -663,10 +693,10 @@ void print_crowded(const Options &o, const cm::Calibration &c, const std::vector
             std::snprintf(fwd_d, sizeof fwd_d, "%.3f", costs.get(c, b, false).forward_s * 1e6);
         }
         std::printf("%-10zu %10.3f %10.3f %10s %10s %10s %10s %10.3f %10.3f %6.2f %6.2f %10.3f %10s %6s %6s %8s %10s "
-                    "%10s %10s %10s %11s %10s %10s\n",
+                    "%10s %10s %10s %11s %10s %10s %10s %6s\n",
                     sz[i], c.comm_crowded.at(b) * 1e6, c.comm_fanout.at(b) * 1e6, chain_d, fan_d, pipe, gather,
                     c.comm.at(b) * 1e6, k.switch_s * 1e6, k.slow, k.busy, k.forward_s * 1e6, fwd_d, stream, gslow, conv,
-                    pipe4, start, ring, gfwd, scatter, sfwd, gcross);
+                    pipe4, start, ring, gfwd, scatter, sfwd, gcross, tree, concur);
     }
     std::printf("# inline rounds back to back at a handle's own ring depth: a chain's step and a flat tree's\n"
                 "# copy, and what a copy takes of a core's time then: across cores (on both), within one\n"

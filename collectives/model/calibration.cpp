@@ -282,6 +282,7 @@ auto optional_curves(Cal *c) {
         {"comm_crowd_gather", &c->comm_crowd_gather},
         {"comm_crowd_ring", &c->comm_crowd_ring},
         {"comm_crowd_scatter", &c->comm_crowd_scatter},
+        {"comm_crowd_tree", &c->comm_crowd_tree},
         {"comm_footprint", &c->comm_footprint},
         {"comm_pair", &c->comm_pair},
         {"converge_slow", &c->converge_slow},

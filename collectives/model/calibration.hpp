@@ -101,6 +101,13 @@
 //                                          // by round size (optional;
 //                                          // absent: its forwards cost as
 //                                          // the chain's, forward_s)
+//     "comm_crowd_tree": [[bytes, seconds], ...], // a binomial bcast
+//                                          // over "crowd_ranks" ranks (4 or
+//                                          // more): round / (ranks - 1), by
+//                                          // size, above the inline slots
+//                                          // (optional; absent: copies from
+//                                          // two cores at once cost as in
+//                                          // turn)
 //     "converge_slow": [[bytes, factor], ...], // how many times longer a
 //                                          // copy takes while another core
 //                                          // copies as much into the
@@ -177,6 +184,7 @@ struct Calibration {
     Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
     Samples comm_crowd_ring;    // the same of a ring allgather (empty: its forwards cost as the chain's)
     Samples comm_crowd_scatter;  // a scatter_ring bcast's round / (crowd_ranks - 1), by round size (empty: as above)
+    Samples comm_crowd_tree;     // a binomial bcast's round / (crowd_ranks - 1), by size (empty: copies at once as alone)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples comm_pair;          // two copies of a size at once, one each way (empty: as each alone)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)

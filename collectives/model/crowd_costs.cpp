@@ -11,6 +11,9 @@
 namespace acpx::collectives::model {
 namespace {
 
+// The range CrowdCosts::concurrent is solved in.
+constexpr double kConcurrentLo = 0.5, kConcurrentHi = 4;
+
 // A round of bcast a (radix) over crowd_ranks members, of `bytes`, with
 // the costs k: what calibrate measured on the crowded node (a chain, a
 // flat tree knomial:N, a pipeline).
@@ -148,6 +151,22 @@ double forward_at(const Calibration &cal, double bytes, bool is_inline, const Cr
     return added_cost(with, chain);
 }
 
+// CrowdCosts::concurrent for copies of `bytes` with the rest of k: what
+// makes a binomial tree of that size take its calibrated time
+// (comm_crowd_tree); 1 without it, or over fewer than 4 members (there
+// the binomial is the flat tree).
+double concurrent_at(const Calibration &cal, double bytes, const CrowdCosts &k) {
+    if (cal.comm_crowd_tree.empty() || cal.crowd_ranks < 4 || bytes < cal.comm_crowd_tree.points().front().first)
+        return 1;
+    const double tree = (cal.crowd_ranks - 1) * cal.comm_crowd_tree.at(bytes);
+    CrowdCosts t = k;
+    auto with = [&](double c) {
+        t.concurrent = c;
+        return sample_round(cal, BcastAlgo::kBinomial, 2, bytes, false, t);
+    };
+    return solve(with, tree, kConcurrentLo, kConcurrentHi);
+}
+
 }  // namespace
 
 // Whether the calibrated ring prices an inline allgather of blocks of
@@ -206,6 +225,7 @@ CrowdCosts copy_costs(const Calibration &cal, double bytes, bool is_inline, doub
     // Likewise where the chain is close already (within 10%: a quarter
     // turn of the spread switches), there is no forward cost to find.
     k.forward_s = forward_at(cal, bytes, false, k);
+    k.concurrent = concurrent_at(cal, bytes, k);
     return k;
 }
 

@@ -152,7 +152,25 @@ namespace acpx::collectives::model {
 //   converge   how much slower copies into one member from two cores run
 //              while they overlap (SimEntry::converge): converge_slow at
 //              that size as measured, never below 1; 1 for inline rounds
-//              and without the curve.
+//              and without the curve;
+//   concurrent how much slower copies from two cores into two members run
+//              while they overlap (SimEntry::concurrent): what makes a
+//              binomial tree over crowd_ranks members take its calibrated
+//              round (comm_crowd_tree; 0.5-4); 1 for inline rounds,
+//              without the curve, and over fewer than 4 members (there
+//              the binomial is the flat tree). Only a single-block
+//              bcast's copies take it (overlap_priced). Of the calibrated
+//              bcasts only the binomial copies from two cores at once:
+//              the flat tree's root copies alone, the chain's members in
+//              turn. On the 2-core VM, 4 ranks, the binomial measured
+//              0.80 of the flat tree at 128-256 KiB and 0.52 at 2 MiB
+//              (medians of 11 launches), and was predicted at 0.67-0.69
+//              at both from the flat tree's copies: two copies at once
+//              ran slower than two in turn, until the flat tree's root,
+//              whose copies touch 8 MiB at 2 MiB, fell off a cliff that
+//              the binomial's copies do not reach. Solved against the
+//              binomial, its factor is above 1 at the small sizes and
+//              under 1 at 2 MiB.
 // Solved on the crowd's own cores (Calibration::crowd_core_count), which
 // on a large node may be a few of its cores; the job's round then runs
 // on the node's. Without comm_crowded, or with crowd_ranks <= those
@@ -160,7 +178,8 @@ namespace acpx::collectives::model {
 // (no crowd: 0 switch, copies as between 2, nothing streamed or slowed).
 struct CrowdCosts {
     double switch_s = 0, slow = 1, forward_s = 0, stream_slow = 0, round_stream_slow = 0, gather_slow = 1,
-           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0, gather_forward_s = -1, gather_cross_s = 0;
+           converge = 1, round_slow = 0, busy = 1, stream_start_s = 0, gather_forward_s = -1, gather_cross_s = 0,
+           concurrent = 1;
 };
 
 // The segments of the crowded pipeline that calibrate measures
@@ -183,8 +202,8 @@ CrowdCosts crowd_costs(const Calibration &cal, double bytes, bool is_inline);
 class CrowdCache {
   public:
     // Which CrowdCosts to solve beyond the copies' (switch_s, slow, busy,
-    // forward_s, converge): a multi-block bcast's blocks in a stream
-    // (stream_slow, round_stream_slow, stream_start_s), an allgather's
+    // forward_s, converge, concurrent): a multi-block bcast's blocks in a
+    // stream (stream_slow, round_stream_slow, stream_start_s), an allgather's
     // (gather_slow, gather_forward_s). Each part is solved once per size,
     // when a round first needs it (a 4-rank bcast create solved every
     // part of every size it touched: the allgather's solves for nothing,

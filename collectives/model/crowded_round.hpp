@@ -23,6 +23,10 @@ bool out_of_phase(const Calibration &cal);
 // cal has the crowded figures to simulate it with.
 bool simulated(const Case &c, const Calibration &cal, const Topology *t);
 
+// Whether c's copies at once on two cores are priced by
+// CrowdCosts::concurrent: a single-block bcast's.
+bool overlap_priced(const Case &c);
+
 // Every entry of c's round, costed by k, as the simulation takes them.
 // blocks: if given, each entry's block (its list's index).
 SimInput sim_input(const Case &c, const Calibration &cal, bool is_inline, const CrowdCosts &k,

@@ -43,10 +43,18 @@ struct Flight {
     double left;
 };
 
-// How long each of the flights into one receiver takes per second of its
-// work alone, while they all run: converge - 1 more for each other one.
-double slowdown(const SimEntry &x, size_t flights) {
-    return 1 + static_cast<double>(flights - 1) * (x.converge - 1);
+// How long flight i takes per second of its work alone while all of
+// `flights` run: converge - 1 more for each other one from another core
+// into its receiver, concurrent - 1 for each into another receiver.
+// Never under a quarter (concurrent < 1 on many cores).
+double slowdown(const std::vector<SimEntry> &entries, const std::vector<Flight> &flights, size_t i) {
+    const SimEntry &x = entries[flights[i].entry];
+    double s = 1;
+    for (size_t j = 0; j < flights.size(); ++j) {
+        if (j == i || flights[j].core == flights[i].core) continue;
+        s += entries[flights[j].entry].dst == x.dst ? x.converge - 1 : x.concurrent - 1;
+    }
+    return std::max(0.25, s);
 }
 
 // Whether the simulation can run the input: members and dependencies in
@@ -55,7 +63,8 @@ bool valid(const SimInput &in) {
     for (size_t e = 0; e < in.entries.size(); ++e) {
         const SimEntry &x = in.entries[e];
         if (x.src >= in.members || x.dst >= in.members || x.src == x.dst || !(x.copy_s >= 0) || !(x.cold_s >= 0) ||
-            !(x.converge >= 1) || std::isinf(x.converge) || std::isnan(x.busy_s))
+            !(x.converge >= 1) || std::isinf(x.converge) || !(x.concurrent > 0) || std::isinf(x.concurrent) ||
+            std::isnan(x.busy_s))
             return false;
         if (x.dep >= 0 && (static_cast<size_t>(x.dep) >= in.entries.size() || in.entries[x.dep].dst != x.src))
             return false;  // its sender never gets that data
@@ -87,9 +96,13 @@ class Sim {
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
         for (uint32_t m = 0; m < in.members; ++m) cores_[m % cores].members.push_back(m);
-        converging_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(),
-                                               [](const SimEntry &x) { return x.converge > 1; });
-        if (converging_) landing_.resize(in.members), ends_.resize(n_);
+        converging_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(), [](const SimEntry &x) {
+                          return x.converge > 1 || x.concurrent != 1;
+                      });
+        // Copies into different receivers slow each other too: one group.
+        shared_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(),
+                                           [](const SimEntry &x) { return x.concurrent != 1; });
+        if (converging_) landing_.resize(shared_ ? 1 : in.members), ends_.resize(n_);
         feeds_other_core_.assign(n_, 0);
         for (const SimEntry &f : in.entries)
             if (f.dep >= 0 && f.src % cores != in.entries[f.dep].src % cores) feeds_other_core_[f.dep] = 1;
@@ -258,7 +271,7 @@ class Sim {
             if (trace_ && k == kTraced) trace_->push_back({t, core_of(c), m, static_cast<int32_t>(e), 0});
             pending(x.dst, k).push_back(e);
             if (converging_) {
-                land(x.dst, {e, core_of(c), k, x.copy_s + cold}, t);
+                land(shared_ ? 0 : x.dst, {e, core_of(c), k, x.copy_s + cold}, t);
             } else {  // summed in this order: the rounds are sensitive to the last bit at ties
                 const double lands = t + x.copy_s + cold;
                 c.t = x.busy_s >= 0 && x.busy_s < x.copy_s ? t + x.busy_s : lands;
@@ -294,19 +307,26 @@ class Sim {
             size_t first = 0;
             double dt = kInf;
             for (size_t i = 0; i < flights.size(); ++i) {
-                const double need = flights[i].left * slowdown(in_.entries[flights[i].entry], flights.size());
+                const double need = flights[i].left * slowdown(in_.entries, flights, i);
                 if (need < dt) dt = need, first = i;
             }
             if (since + dt > t) {
-                for (Flight &f : flights) f.left -= (t - since) / slowdown(in_.entries[f.entry], flights.size());
+                advance(flights, t - since);
                 break;
             }
-            for (Flight &f : flights) f.left -= dt / slowdown(in_.entries[f.entry], flights.size());
+            advance(flights, dt);
             since += dt;
             if (ends) (*ends)[flights[first].entry] = since;
             flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(first));
         }
         since = std::max(since, t);
+    }
+
+    // dt seconds of every flight, each at its slowdown among them all.
+    void advance(std::vector<Flight> &flights, double dt) const {
+        slow_.resize(flights.size());
+        for (size_t i = 0; i < flights.size(); ++i) slow_[i] = slowdown(in_.entries, flights, i);
+        for (size_t i = 0; i < flights.size(); ++i) flights[i].left -= dt / slow_[i];
     }
 
     // A copy starts at t into `dst`: the ones under way there slow down
@@ -386,7 +406,9 @@ class Sim {
         double since = 0;
     };
     bool converging_ = false;
-    std::vector<Landing> landing_;  // per receiver
+    bool shared_ = false;           // every flight in landing_[0] (SimEntry::concurrent)
+    std::vector<Landing> landing_;  // per receiver, or the one shared
+    mutable std::vector<double> slow_;  // scratch: advance's slowdowns
     std::vector<double> ends_;      // scratch: per entry, when its flight ends
     std::vector<Flight> ahead_;     // scratch: the flights of one receiver, run to their ends
     std::array<double, kRounds> end_{};

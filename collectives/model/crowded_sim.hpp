@@ -24,6 +24,9 @@
 //     in its kernel page tables (on the 2-core VM two 512 KiB copies into
 //     adjacent halves of one array took 42-59 us each, alone 31; 2 MiB
 //     apart, 31);
+//   - copies from different cores into different receivers run
+//     `concurrent` times slower each while they overlap (a factor a
+//     calibration solves, crowd_costs.hpp);
 //   - a member's round ends when it has seen all its data, made all its
 //     copies and (inline) all its receivers started the round; it then
 //     starts the next round, as a benchmark loop of send + wait does;
@@ -47,9 +50,15 @@ struct SimEntry {
     // (< 0: copy_s and cold_s, the whole copy). An inline round's copy is
     // a memcpy into the receiver's mapped slot: its core goes on while
     // the lines and the arrival stamp travel, and while the receiver
-    // takes its turn to see them. Ignored with converge > 1 (those are
-    // process_vm_writev copies, which hold the core throughout).
+    // takes its turn to see them. Ignored with converge > 1 or concurrent
+    // != 1 (those are process_vm_writev copies, which hold the core
+    // throughout).
     double busy_s = -1;
+    // How many times slower while another core copies into another
+    // receiver (> 0; 1: not at all; under 1: faster, as a factor solved
+    // against a calibration may say). Only copies from two cores overlap:
+    // a copy holds its sender's core.
+    double concurrent = 1;
 };
 
 struct SimInput {
@@ -75,8 +84,8 @@ struct SimEvent {
 // switch_s; +inf if the
 // entries cannot complete: a member or dependency out of range, a
 // dependency that delivers to another member than the entry's sender, a
-// negative copy or cold time, a converge factor below 1, a busy time that
-// is not a number.
+// negative copy or cold time, a converge factor below 1, a concurrent
+// factor not above 0, a busy time that is not a number.
 double simulate_rounds(const SimInput &in);
 
 // What one steady round (the first of those simulate_rounds times) of a

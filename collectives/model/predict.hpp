@@ -30,8 +30,8 @@
 // from simulating the engine's members on the cores, event by event
 // (crowded_sim.hpp, crowded_round.hpp), with the costs CrowdCosts
 // (crowd_costs.hpp) solved from the calibration's crowded rounds: a
-// chain, a flat tree and a pipeline:16 over crowd_ranks members; copies into one member from two cores at
-// once slow each other by the measured converge_slow. Its steps are
+// chain, a flat tree, a binomial tree and a pipeline:16 over crowd_ranks members; copies into one member
+// from two cores at once slow each other by the measured converge_slow. Its steps are
 // still listed, costed as if the node had enough cores.
 #pragma once
 

@@ -232,6 +232,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         char held[48] = "";
         if (k.busy < 1)
             std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);
+        if (k.concurrent != 1)  // only a single-block bcast's copies take it (Prediction::crowd)
+            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream),
+                          ", two copies at once x%.2f", k.concurrent);
         if (k.stream_start_s > 0)  // only a pipeline's round pays it (Prediction::crowd)
             std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream), ", the round +%.2f us",
                           k.stream_start_s * 1e6);

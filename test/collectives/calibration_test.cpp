@@ -137,6 +137,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_crowd_gather = Samples({{32768, 2e-5}, {1 << 20, 4e-4}});
     c.comm_crowd_ring = Samples({{32768, 2.5e-5}, {1 << 20, 4.5e-4}});
     c.comm_crowd_scatter = Samples({{32768, 3e-5}, {1 << 20, 3.5e-4}});
+    c.comm_crowd_tree = Samples({{131072, 4e-5}, {1 << 20, 3e-4}});
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.comm_pair = Samples({{32768, 5e-6}, {4 << 20, 4.2e-4}});
@@ -160,6 +161,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowd_gather.points(), c.comm_crowd_gather.points());
     EXPECT_EQ(back.comm_crowd_ring.points(), c.comm_crowd_ring.points());
     EXPECT_EQ(back.comm_crowd_scatter.points(), c.comm_crowd_scatter.points());
+    EXPECT_EQ(back.comm_crowd_tree.points(), c.comm_crowd_tree.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.comm_pair.points(), c.comm_pair.points());

@@ -82,6 +82,43 @@ TEST(Predict, ACrowdedFlatTreeFasterThanTwoMembersCopiesIsReproduced) {
     EXPECT_NEAR(predict(flat, cal, nullptr).comm_s, want, 1e-2 * want);
 }
 
+// Of the calibrated bcasts only the binomial copies from two cores at
+// once (over 4 members: 0->1, then 0->2 and 1->3). Its calibrated round
+// (comm_crowd_tree) sets how much slower, or faster, such copies run
+// than in turn (CrowdCosts::concurrent); only single-block bcasts take it.
+TEST(Predict, ACrowdedBinomialTreeReproducesItsCalibration) {
+    Calibration cal = crowded_cal();
+    cal.crowd_ranks = 4;
+    auto bcast = [](BcastAlgo a, unsigned radix, uint64_t bytes) {
+        return Case{Op::kBcast, static_cast<uint8_t>(a), radix, 4, 0, bytes, false, 16384};  // inline to 16 KiB
+    };
+    const Case tree = bcast(BcastAlgo::kBinomial, 2, 1 << 20);
+    const std::vector<Case> others = {bcast(BcastAlgo::kKnomial, 4, 1 << 20), bcast(BcastAlgo::kChain, 2, 1 << 20),
+                                      bcast(BcastAlgo::kPipeline, 4, 1 << 20),
+                                      bcast(BcastAlgo::kScatterRing, 2, 1 << 20),
+                                      Case{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 4, 0,
+                                           1 << 18, false, 16384},
+                                      bcast(BcastAlgo::kBinomial, 2, 1024)};
+    auto seconds = [&](const Case &c) { return predict(c, cal, nullptr).comm_s; };
+    const Prediction plain = predict(tree, cal, nullptr);
+    EXPECT_EQ(plain.crowd.concurrent, 1);
+    std::vector<double> before;
+    for (const Case &c : others) before.push_back(seconds(c));
+    const double in_turn_64k = seconds(bcast(BcastAlgo::kBinomial, 2, 65536));
+    for (double measured : {1.2, 0.85}) {
+        cal.comm_crowd_tree = Samples({{65536, measured * in_turn_64k / 3}, {1 << 20, measured * plain.comm_s / 3}});
+        const Prediction p = predict(tree, cal, nullptr);
+        EXPECT_NEAR(p.comm_s, measured * plain.comm_s, 1e-2 * p.comm_s) << measured;
+        if (measured > 1) EXPECT_GT(p.crowd.concurrent, 1);
+        else EXPECT_LT(p.crowd.concurrent, 1);
+        for (size_t i = 0; i < others.size(); ++i)
+            EXPECT_DOUBLE_EQ(seconds(others[i]), before[i]) << "case " << i << ", tree " << measured;
+    }
+    // Over 3 members the binomial is the flat tree: nothing to solve.
+    cal.crowd_ranks = 3;
+    EXPECT_EQ(crowd_costs(cal, 1 << 20, false).concurrent, 1);
+}
+
 TEST(Predict, ATraceOfACrowdedRoundHasEachCopyOnceAfterItsData) {
     const Calibration cal = crowded_cal();
     // pipeline:4 over 3 members: 4 blocks, each 0 -> 1 -> 2.

@@ -186,6 +186,38 @@ TEST(CrowdedSim, CopiesIntoOneReceiverFromTwoCoresShareTheirTime) {
     EXPECT_TRUE(std::isinf(simulate_rounds(in)));
 }
 
+TEST(CrowdedSim, CopiesIntoTwoReceiversFromTwoCoresSlowByTheirConcurrentFactor) {
+    // 4 members on 4 cores, no switches. 0 copies 10 us to 2 and 1 copies
+    // 10 us to 3 at once: 15 each at 1.5x; 0.8x, 8.
+    SimInput in = on_two_cores(4, 0);
+    in.cores = 4;
+    SimEntry a{0, 2, -1, 10 * kUs}, b{1, 3, -1, 10 * kUs};
+    a.concurrent = b.concurrent = 1.5;
+    in.entries = {a, b};
+    EXPECT_NEAR(simulate_rounds(in), 15 * kUs, 1e-9);
+    in.entries[0].concurrent = in.entries[1].concurrent = 0.8;
+    EXPECT_NEAR(simulate_rounds(in), 8 * kUs, 1e-9);
+    // A binomial tree over 4: 0->1 alone till 10, then 0->2 and 1->3 at
+    // once at 1.5x, both done at 25.
+    SimEntry first{0, 1, -1, 10 * kUs}, second{0, 2, -1, 10 * kUs}, forward{1, 3, 0, 10 * kUs};
+    first.concurrent = second.concurrent = forward.concurrent = 1.5;
+    in.entries = {first, second, forward};
+    EXPECT_NEAR(simulate_rounds(in), 25 * kUs, 1e-9);
+    // Into one receiver, converge applies, not concurrent: 0 and 1 copy
+    // 10 us each into 2 at converge 2 (20 each), concurrent 1.5 ignored.
+    SimEntry c{0, 2, -1, 10 * kUs, 0, 2}, d{1, 2, -1, 10 * kUs, 0, 2};
+    c.concurrent = d.concurrent = 1.5;
+    in.entries = {c, d};
+    EXPECT_NEAR(simulate_rounds(in), 20 * kUs, 1e-9);
+    // Copies of one core never overlap: a flat tree's root copies in turn.
+    SimEntry e{0, 1, -1, 10 * kUs}, f{0, 2, -1, 10 * kUs};
+    e.concurrent = f.concurrent = 1.5;
+    in.entries = {e, f};
+    EXPECT_NEAR(simulate_rounds(in), 20 * kUs, 1e-9);
+    in.entries[1].concurrent = 0;  // a factor not above 0 is no list
+    EXPECT_TRUE(std::isinf(simulate_rounds(in)));
+}
+
 TEST(CrowdedSim, EagerRoundsSendIntoTheNextRoundEarly) {
     // Inline rounds go once the receiver started the previous round, so
     // the root does not wait for 2's ready signal: fewer switches a round.

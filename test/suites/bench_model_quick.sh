@@ -126,6 +126,25 @@ awk '/^[0-9]/ && $1 > 0 { in_slot = $1 <= 65536; if (!($11 >= 0 && $11 <= 1) || 
 # there; another read 0.42 at 1 KiB.
 awk '/^[0-9]/ && $1 > 16384 && !($16 > 0.5 && $16 < 10) { bad = 1 } END { exit bad }' "$dir/crowd.txt" \
     || fail "crowded calibrate: no converge factor: $(cat "$dir/crowd.txt")"
+# The binomial tree's round (comm_crowd_tree) from 4 ranks only: on 3 it
+# is the flat tree. With one rank more than the crowd above: its round
+# above the inline slots (64K: 128K here), and the factor of two copies
+# at once solved from it (concur), which acpx-model predicts it with.
+if [ "$crowd" -lt 4 ]; then
+    ! grep -q '"comm_crowd_tree"' "$dir/cal.json" || fail "crowded calibrate on $crowd ranks measured the tree"
+fi
+cp "$dir/cal.json" "$dir/tree.json"
+run -n "$((crowd + 1))" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:128K --out "$dir/tree.json" \
+    > "$dir/tree.txt" || fail "crowded calibrate on $((crowd + 1)) ranks: $(cat "$dir/tree.txt")"
+sed -i '/back to back/,$d' "$dir/tree.txt"
+awk '/^[0-9]/ { n += $1 > 65536; if (($1 > 65536) != ($24 > 0 && $25 > 0) || ($1 <= 65536) != ($24 == "-")) bad = 1 }
+     END { exit bad || n != 1 }' "$dir/tree.txt" \
+    || fail "crowded calibrate: the tree's round or its factor: $(cat "$dir/tree.txt")"
+said=$(awk '/^131072 / { print $25 }' "$dir/tree.txt")
+"$ACPX_BUILDDIR/acpx-model" predict --algo binomial --procs "$((crowd + 1))" --size 128K --trace \
+    --calibration "$dir/tree.json" > "$dir/concur.txt" 2>&1 || fail "predict binomial: $(cat "$dir/concur.txt")"
+x=$(sed -n 's/.*, two copies at once x\([0-9.]*\).*/\1/p' "$dir/concur.txt")
+[ "${x:-1.00}" = "$said" ] || fail "crowded calibrate: concur at 128K is $said, the tree is predicted with ${x:-1.00}"
 if [ "$(nproc)" -ge 3 ]; then
     if run -n 3 "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" > /dev/null 2>&1; then
         fail "calibrate on 3 ranks with $(nproc) cores: accepted"
