@@ -96,12 +96,11 @@ class Sim {
         const unsigned cores = std::max(1u, std::min(in.cores, in.members));
         cores_.resize(cores);
         for (uint32_t m = 0; m < in.members; ++m) cores_[m % cores].members.push_back(m);
-        converging_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(), [](const SimEntry &x) {
-                          return x.converge > 1 || x.concurrent != 1;
-                      });
         // Copies into different receivers slow each other too: one group.
         shared_ = cores > 1 && std::any_of(in.entries.begin(), in.entries.end(),
                                            [](const SimEntry &x) { return x.concurrent != 1; });
+        converging_ = shared_ || (cores > 1 && std::any_of(in.entries.begin(), in.entries.end(),
+                                                           [](const SimEntry &x) { return x.converge > 1; }));
         if (converging_) landing_.resize(shared_ ? 1 : in.members), ends_.resize(n_);
         feeds_other_core_.assign(n_, 0);
         for (const SimEntry &f : in.entries)
@@ -304,29 +303,25 @@ class Sim {
     // by t leave (their ends into *ends, if given).
     void run_on(std::vector<Flight> &flights, double &since, double t, std::vector<double> *ends) const {
         while (!flights.empty()) {
+            // Each flight's slowdown among these, once per step: it looks
+            // at every other flight.
+            slow_.resize(flights.size());
+            for (size_t i = 0; i < flights.size(); ++i) slow_[i] = slowdown(in_.entries, flights, i);
             size_t first = 0;
             double dt = kInf;
             for (size_t i = 0; i < flights.size(); ++i) {
-                const double need = flights[i].left * slowdown(in_.entries, flights, i);
+                const double need = flights[i].left * slow_[i];
                 if (need < dt) dt = need, first = i;
             }
-            if (since + dt > t) {
-                advance(flights, t - since);
-                break;
-            }
-            advance(flights, dt);
+            const bool past_t = since + dt > t;  // none ends by t: run them on to t
+            const double step = past_t ? t - since : dt;
+            for (size_t i = 0; i < flights.size(); ++i) flights[i].left -= step / slow_[i];
+            if (past_t) break;
             since += dt;
             if (ends) (*ends)[flights[first].entry] = since;
             flights.erase(flights.begin() + static_cast<std::ptrdiff_t>(first));
         }
         since = std::max(since, t);
-    }
-
-    // dt seconds of every flight, each at its slowdown among them all.
-    void advance(std::vector<Flight> &flights, double dt) const {
-        slow_.resize(flights.size());
-        for (size_t i = 0; i < flights.size(); ++i) slow_[i] = slowdown(in_.entries, flights, i);
-        for (size_t i = 0; i < flights.size(); ++i) flights[i].left -= dt / slow_[i];
     }
 
     // A copy starts at t into `dst`: the ones under way there slow down
@@ -408,7 +403,7 @@ class Sim {
     bool converging_ = false;
     bool shared_ = false;           // every flight in landing_[0] (SimEntry::concurrent)
     std::vector<Landing> landing_;  // per receiver, or the one shared
-    mutable std::vector<double> slow_;  // scratch: advance's slowdowns
+    mutable std::vector<double> slow_;  // scratch: run_on's slowdowns, per flight
     std::vector<double> ends_;      // scratch: per entry, when its flight ends
     std::vector<Flight> ahead_;     // scratch: the flights of one receiver, run to their ends
     std::array<double, kRounds> end_{};
