@@ -61,7 +61,10 @@ void usage(FILE *to) {
                  "  --predict-only    model-check: no measurements\n"
                  "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n"
                  "  --sweeps K        calibrate: measure every curve K times over, each sample the\n"
-                 "                    median (default 3; 1 with --quick; at most 9)\n");
+                 "                    median (default 3; 1 with --quick; at most 9)\n"
+                 "  --skew B          copy: rank r's buffer starts r x B bytes past a page boundary\n"
+                 "                    (default 0), so copies from rank r to r + 1 run B bytes apart\n"
+                 "                    modulo 4096: distances some CPUs copy several times slower\n");
 }
 
 // Whether this process is the launcher's rank 0 (ACP_RUN_RANK, or

@@ -31,6 +31,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"predict-only", no_argument, nullptr, 'P'},
                                    {"near", required_argument, nullptr, 'n'},
                                    {"sweeps", required_argument, nullptr, 'S'},
+                                   {"skew", required_argument, nullptr, 'K'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
@@ -109,8 +110,22 @@ bool parse_options(int argc, char **argv, Options *o) {
                 o->sweeps = static_cast<int>(k);
                 break;
             }
+            case 'K': {
+                char *end = nullptr;
+                const long b = std::strtol(optarg, &end, 10);
+                if (end == optarg || *end || b < 0 || b > 4095) {
+                    std::fprintf(stderr, "acpx-bench: --skew: '%s' is not a byte count from 0 to 4095\n", optarg);
+                    return false;
+                }
+                o->skew = static_cast<size_t>(b);
+                break;
+            }
             default: return false;
         }
+    }
+    if (o->skew && o->starter) {
+        std::fprintf(stderr, "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter\n");
+        return false;
     }
     if (o->sweeps == 0) o->sweeps = o->quick ? 1 : kDefaultSweeps;
     if (o->iters < 1 || o->window < 1) {

@@ -34,6 +34,7 @@ struct Options {
     bool predict_only = false;       // --predict-only: model-check writes predictions alone
     double near_ns = 0;              // --near NS: placement waits for a pair within 2.5x (0: no wait)
     int sweeps = 0;                  // --sweeps K: calibrate's runs, merged by median (0: 3, quick: 1)
+    size_t skew = 0;                 // --skew B: copy: rank r's buffer r x B bytes past a page start
 };
 
 // Parses the options after the subcommand; false (with a message) on error.

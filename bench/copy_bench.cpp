@@ -7,6 +7,7 @@
 //   remote->remote: rank 1's memory -> rank 2's (rank 1's, with 2 ranks),
 //                   issued by rank 0, which owns neither
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -55,14 +56,19 @@ int run_copy(const Options &o) {
     }
     // Every rank's buffer of max_size: a registered user array, or its
     // starter memory past the first 4 KiB (which holds the GA exchange).
-    constexpr size_t kStarterOffset = 4096;
-    std::vector<char> buf(o.starter ? 0 : o.max_size, static_cast<char>(me));
+    // A user array starts --skew x rank bytes past a page boundary: the
+    // distance between two ranks' bytes, which some CPUs' copies are
+    // sensitive to, is then the option's, not the allocator's.
+    constexpr size_t kStarterOffset = 4096, kPage = 4096;
+    std::vector<char> array(o.starter ? 0 : o.max_size + 2 * kPage, static_cast<char>(me));
+    char *buf = array.data() + (kPage - reinterpret_cast<uintptr_t>(array.data()) % kPage) % kPage +
+                static_cast<size_t>(me) * o.skew % kPage;
     acp_atkey_t key = ACP_ATKEY_NULL;
     acp_ga_t mine = acp_query_starter_ga(me) + kStarterOffset;
     if (!o.starter) {
-        key = acp_register_memory(buf.data(), buf.size(), 0);
+        key = acp_register_memory(buf, o.max_size, 0);
         if (key == ACP_ATKEY_NULL) return 1;
-        mine = acp_query_ga(key, buf.data());
+        mine = acp_query_ga(key, buf);
     } else if (acp_query_address(mine + o.max_size - 1) == nullptr) {
         if (me == 0)
             std::fprintf(stderr, "acpx-bench: --memory starter needs a starter memory of at least "
@@ -87,6 +93,8 @@ int run_copy(const Options &o) {
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
         std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
                     transport.c_str(), third);
+        if (o.skew)
+            std::printf("# --skew %zu: rank r's buffer starts %zu x r bytes past a page boundary\n", o.skew, o.skew);
         std::printf("# %-10s %14s %14s %18s %16s %16s\n", "Size", "put lat(us)", "get lat(us)",
                     "rem->rem lat(us)", "put BW(MB/s)", "get BW(MB/s)");
         for (size_t s : sizes(o)) {

@@ -19,9 +19,10 @@ check_PROGRAMS += test/basic/copy_bytes_test
 test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
 test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
-# In-process: Cross-Memory Attach under the kernel's ptrace policy.
+# In-process: Cross-Memory Attach under the kernel's ptrace policy, and
+# its copies.
 check_PROGRAMS += test/basic/cma_access_test
-test_basic_cma_access_test_SOURCES = test/basic/cma_access_test.cpp
+test_basic_cma_access_test_SOURCES = test/basic/cma_access_test.cpp test/basic/cma_channel_test.cpp
 test_basic_cma_access_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_cma_access_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 

@@ -110,6 +110,45 @@ TEST(Copy, SizesFromOneByteTo64MiB) {
     }
 }
 
+// Where a copy's destination sits 1-31 bytes after its source modulo
+// 4096, an on-node copy goes through a staging buffer (the kernel copies
+// slowly there: basic/transport/cma/cma.hpp). Puts and gets at such
+// distances, across chunk boundaries, land whole and touch nothing else.
+TEST(Copy, PutAndGetAtShortDistancesArriveWhole) {
+    constexpr size_t kRegion = (1u << 20) + 3 * 4096, kGuard = 64;
+    SharedBuffer b(2 * kRegion);
+    const std::vector<uint64_t> va = allgather_u64(reinterpret_cast<uint64_t>(b.data.data()));
+    const int peer = (me() + 1) % np(), from = (me() + np() - 1) % np();
+    unsigned char *recv = b.data.data() + kRegion;
+    // The offset in a receive half that puts it `d` bytes after byte 100
+    // of the sender's own half, modulo 4096.
+    const auto landing = [&](int sender, int receiver, size_t d) {
+        return kGuard + ((va[sender] + 100 + d - (va[receiver] + kRegion + kGuard)) & 4095);
+    };
+    for (size_t d : {size_t{8}, size_t{16}, size_t{31}})
+        for (size_t size : {size_t{4096 + 1}, size_t{(128u << 10) + 3}, size_t{(1u << 20) + 5}}) {
+            fill_pattern(b.data.data() + 100, size, size + d + me());
+            std::memset(recv, 0xEE, kRegion);
+            acp_sync();
+            // Put: my bytes into the successor's receive half.
+            const size_t put_at = landing(me(), peer, d);
+            acp_complete(acp_copy(b.ga[peer] + kRegion + put_at, b.local(100), size, ACP_HANDLE_NULL));
+            acp_sync();
+            const size_t got_at = landing(from, me(), d);
+            EXPECT_EQ(first_mismatch(recv + got_at, size, size + d + from), -1) << "put of " << size << " at " << d;
+            EXPECT_EQ(recv[got_at - 1], 0xEE) << "put of " << size << " at " << d;
+            EXPECT_EQ(recv[got_at + size], 0xEE) << "put of " << size << " at " << d;
+            // Get: the predecessor's bytes, landing d after them.
+            std::memset(recv, 0xEE, kRegion);
+            const size_t get_at = landing(from, me(), d);
+            acp_complete(acp_copy(b.local(kRegion + get_at), b.ga[from] + 100, size, ACP_HANDLE_NULL));
+            EXPECT_EQ(first_mismatch(recv + get_at, size, size + d + from), -1) << "get of " << size << " at " << d;
+            EXPECT_EQ(recv[get_at - 1], 0xEE) << "get of " << size << " at " << d;
+            EXPECT_EQ(recv[get_at + size], 0xEE) << "get of " << size << " at " << d;
+            acp_sync();
+        }
+}
+
 TEST(Copy, ZeroBytesIsAValidCopy) {
     SharedBuffer b(16, 0xAB);
     acp_handle_t h = acp_copy(b.ga[(me() + 1) % np()], b.local(), 0, ACP_HANDLE_NULL);

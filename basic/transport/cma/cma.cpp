@@ -73,14 +73,53 @@ ssize_t move_all(pid_t pid, char *local, uint64_t raddr, size_t len, Sys sys) {
 }
 }  // namespace
 
+char *CmaChannel::stage_for(uint64_t at) {
+    if (!stage_) stage_ = std::make_unique<char[]>(kStageChunk + 4096);
+    const uint64_t base = reinterpret_cast<uint64_t>(stage_.get());
+    return stage_.get() + ((at + 2048 - base) & 4095);
+}
+
+// The chunks in order; a short move ends the copy (the caller reports it).
+ssize_t CmaChannel::write_staged(pid_t pid, const char *local, uint64_t raddr, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        const size_t n = len - done < kStageChunk ? len - done : kStageChunk;
+        char *stage = stage_for(reinterpret_cast<uint64_t>(local + done));
+        std::memcpy(stage, local + done, n);
+        const ssize_t moved = move_all(pid, stage, raddr + done, n, process_vm_writev);
+        if (moved < 0) return -1;
+        done += static_cast<size_t>(moved);
+        if (static_cast<size_t>(moved) != n) break;
+    }
+    return static_cast<ssize_t>(done);
+}
+
+ssize_t CmaChannel::read_staged(pid_t pid, char *local, uint64_t raddr, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        const size_t n = len - done < kStageChunk ? len - done : kStageChunk;
+        char *stage = stage_for(raddr + done);
+        const ssize_t moved = move_all(pid, stage, raddr + done, n, process_vm_readv);
+        if (moved < 0) return -1;
+        std::memcpy(local + done, stage, static_cast<size_t>(moved));
+        done += static_cast<size_t>(moved);
+        if (static_cast<size_t>(moved) != n) break;
+    }
+    return static_cast<ssize_t>(done);
+}
+
 int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
-    char *p = static_cast<char *>(const_cast<void *>(local));
-    return finish(rank, move_all(pid_[rank], p, raddr, len, process_vm_writev), len, "dst");
+    const char *p = static_cast<const char *>(local);
+    if (staged(raddr, reinterpret_cast<uint64_t>(p), len))
+        return finish(rank, write_staged(pid_[rank], p, raddr, len), len, "dst");
+    return finish(rank, move_all(pid_[rank], const_cast<char *>(p), raddr, len, process_vm_writev), len, "dst");
 }
 
 int CmaChannel::read(int rank, void *local, uint64_t raddr, size_t len) {
-    return finish(rank, move_all(pid_[rank], static_cast<char *>(local), raddr, len, process_vm_readv),
-                  len, "src");
+    char *p = static_cast<char *>(local);
+    if (staged(reinterpret_cast<uint64_t>(p), raddr, len))
+        return finish(rank, read_staged(pid_[rank], p, raddr, len), len, "src");
+    return finish(rank, move_all(pid_[rank], p, raddr, len, process_vm_readv), len, "src");
 }
 
 }  // namespace acpx::basic
