@@ -63,7 +63,8 @@ class CmaChannel {
   private:
     int finish(int rank, ssize_t n, size_t len, const char *what);
     // Where a chunk starting at `at` is staged: 2048 bytes after it
-    // modulo 4096, so both copies run at a distance of 2048 + 1-31.
+    // modulo 4096: the memcpy runs at a distance of 2048, the system call
+    // at 2048 + the copy's own (1-31).
     char *stage_for(uint64_t at);
     ssize_t write_staged(pid_t pid, const char *local, uint64_t raddr, size_t len);
     ssize_t read_staged(pid_t pid, char *local, uint64_t raddr, size_t len);
