@@ -79,29 +79,18 @@ char *CmaChannel::stage_for(uint64_t at) {
     return stage_.get() + ((at + 2048 - base) & 4095);
 }
 
-// The chunks in order; a short move ends the copy (the caller reports it).
-ssize_t CmaChannel::write_staged(pid_t pid, const char *local, uint64_t raddr, size_t len) {
+// The chunks in order; a short move ends the copy (the caller reports
+// it). The stage sits beside the chunk's source: the local bytes for a
+// write, the peer's for a read.
+ssize_t CmaChannel::move_staged(pid_t pid, char *local, uint64_t raddr, size_t len, bool to_peer) {
     size_t done = 0;
     while (done < len) {
         const size_t n = len - done < kStageChunk ? len - done : kStageChunk;
-        char *stage = stage_for(reinterpret_cast<uint64_t>(local + done));
-        std::memcpy(stage, local + done, n);
-        const ssize_t moved = move_all(pid, stage, raddr + done, n, process_vm_writev);
+        char *stage = stage_for(to_peer ? reinterpret_cast<uint64_t>(local + done) : raddr + done);
+        if (to_peer) std::memcpy(stage, local + done, n);
+        const ssize_t moved = move_all(pid, stage, raddr + done, n, to_peer ? process_vm_writev : process_vm_readv);
         if (moved < 0) return -1;
-        done += static_cast<size_t>(moved);
-        if (static_cast<size_t>(moved) != n) break;
-    }
-    return static_cast<ssize_t>(done);
-}
-
-ssize_t CmaChannel::read_staged(pid_t pid, char *local, uint64_t raddr, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        const size_t n = len - done < kStageChunk ? len - done : kStageChunk;
-        char *stage = stage_for(raddr + done);
-        const ssize_t moved = move_all(pid, stage, raddr + done, n, process_vm_readv);
-        if (moved < 0) return -1;
-        std::memcpy(local + done, stage, static_cast<size_t>(moved));
+        if (!to_peer) std::memcpy(local + done, stage, static_cast<size_t>(moved));
         done += static_cast<size_t>(moved);
         if (static_cast<size_t>(moved) != n) break;
     }
@@ -109,16 +98,16 @@ ssize_t CmaChannel::read_staged(pid_t pid, char *local, uint64_t raddr, size_t l
 }
 
 int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
-    const char *p = static_cast<const char *>(local);
+    char *p = static_cast<char *>(const_cast<void *>(local));  // only read: the iovec's type is not const
     if (staged(raddr, reinterpret_cast<uint64_t>(p), len))
-        return finish(rank, write_staged(pid_[rank], p, raddr, len), len, "dst");
-    return finish(rank, move_all(pid_[rank], const_cast<char *>(p), raddr, len, process_vm_writev), len, "dst");
+        return finish(rank, move_staged(pid_[rank], p, raddr, len, true), len, "dst");
+    return finish(rank, move_all(pid_[rank], p, raddr, len, process_vm_writev), len, "dst");
 }
 
 int CmaChannel::read(int rank, void *local, uint64_t raddr, size_t len) {
     char *p = static_cast<char *>(local);
     if (staged(reinterpret_cast<uint64_t>(p), raddr, len))
-        return finish(rank, read_staged(pid_[rank], p, raddr, len), len, "src");
+        return finish(rank, move_staged(pid_[rank], p, raddr, len, false), len, "src");
     return finish(rank, move_all(pid_[rank], p, raddr, len, process_vm_readv), len, "src");
 }
 

@@ -66,8 +66,8 @@ class CmaChannel {
     // modulo 4096: the memcpy runs at a distance of 2048, the system call
     // at 2048 + the copy's own (1-31).
     char *stage_for(uint64_t at);
-    ssize_t write_staged(pid_t pid, const char *local, uint64_t raddr, size_t len);
-    ssize_t read_staged(pid_t pid, char *local, uint64_t raddr, size_t len);
+    // A copy through the stage: to the peer (a write) or from it (a read).
+    ssize_t move_staged(pid_t pid, char *local, uint64_t raddr, size_t len, bool to_peer);
     std::unique_ptr<char[]> stage_;  // kStageChunk + 4096, on the first staged copy
     std::vector<pid_t> pid_;  // 0: not reachable by CMA
     int me_ = -1;
