@@ -9,9 +9,10 @@ test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
-test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp basic/launcher/failures.cpp
-test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
-test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp basic/launcher/failures.cpp \
+	basic/launcher/binding.cpp
+test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS) $(HWLOC_CFLAGS)
+test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main $(HWLOC_LIBS)
 test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
 test_launcher_fault_prog_LDADD = libacpx.la
 # In-process: the runtime's memory copies.

@@ -14,6 +14,8 @@ bool parse_bind_to(const char *text, BindTo *out) {
     return false;
 }
 
+bool auto_binds(int ranks, int cores) { return cores > 0 && (ranks <= cores || ranks % cores == 0); }
+
 Binding::~Binding() {
     if (topo_) hwloc_topology_destroy(topo_);
 }
@@ -27,8 +29,8 @@ bool Binding::init(BindTo how, int ranks, std::string *why) {
     if (ok) restrict_to_own_cpus();
     if (ok) cores_ = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
     if (ok && !(ok = cores_ > 0)) *why = "hwloc finds no cores on this machine";
-    if (how == BindTo::kAuto) {  // best effort: unbound if it cannot bind or the ranks do not fit
-        how_ = ok && ranks <= cores_ ? BindTo::kCore : BindTo::kNone;
+    if (how == BindTo::kAuto) {  // best effort: unbound if it cannot bind or the cores get uneven shares
+        how_ = ok && auto_binds(ranks, cores_) ? BindTo::kCore : BindTo::kNone;
         return true;
     }
     return ok;

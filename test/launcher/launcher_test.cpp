@@ -16,6 +16,7 @@
 #include "acp.h"
 #include "acpx_config.h"
 #include "basic/idle.hpp"
+#include "basic/launcher/binding.hpp"
 #include "basic/launcher/failures.hpp"
 
 namespace {
@@ -253,17 +254,42 @@ TEST(Acprun, BindToCorePinsEachRankToItsCore) {
     r = run({builddir() + "/acprun", "-n", "2", "--bind-to", "socket", "true"});
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(has(r.err, "--bind-to: 'socket' is not auto, none or core")) << r.err;
-    // The default (auto): bound when the ranks fit on the cores (one rank
-    // always does), unbound when they outnumber the CPUs.
+    // The default (auto): bound when every core gets as many ranks (one
+    // rank always fits; twice the cores, two each), unbound when some
+    // core would get one more than another.
     r = run({builddir() + "/acprun", "-n", "1", "-v", "/bin/sh", "-c", report});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(has(r.err, "--bind-to auto: core (1 ranks")) << r.err;
+    const std::string said = "--bind-to auto: core (1 ranks, ";
+    const size_t at = r.err.find(said);
+    ASSERT_NE(at, std::string::npos) << r.err;
     EXPECT_TRUE(has(r.err, "acprun: rank 0 bound to core 0 ")) << r.err;
-    const std::string crowd = std::to_string(sysconf(_SC_NPROCESSORS_ONLN) + 1);
-    r = run({builddir() + "/acprun", "-n", crowd, "-v", "/bin/sh", "-c", report});
+    const int cores = std::atoi(r.err.c_str() + at + said.size());
+    ASSERT_GT(cores, 0) << r.err;
+    const std::string doubled = std::to_string(2 * cores);
+    r = run({builddir() + "/acprun", "-n", doubled, "-v", "/bin/sh", "-c", report});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(has(r.err, "--bind-to auto: none (" + crowd + " ranks")) << r.err;
-    EXPECT_FALSE(has(r.err, "bound to")) << r.err;
+    EXPECT_TRUE(has(r.err, "--bind-to auto: core (" + doubled + " ranks")) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: rank " + std::to_string(cores) + " bound to core 0 ")) << r.err;
+    if (cores > 1) {  // on one core every count divides evenly
+        const std::string uneven = std::to_string(cores + 1);
+        r = run({builddir() + "/acprun", "-n", uneven, "-v", "/bin/sh", "-c", report});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(has(r.err, "--bind-to auto: none (" + uneven + " ranks")) << r.err;
+        EXPECT_FALSE(has(r.err, "bound to")) << r.err;
+    }
+}
+
+TEST(Acprun, AutoBindsWhenEveryCoreGetsAsManyRanks) {
+    using acpx::launcher::auto_binds;
+    EXPECT_TRUE(auto_binds(1, 2));
+    EXPECT_TRUE(auto_binds(2, 2));
+    EXPECT_TRUE(auto_binds(4, 2));
+    EXPECT_TRUE(auto_binds(128, 64));
+    EXPECT_TRUE(auto_binds(3, 1));
+    EXPECT_FALSE(auto_binds(3, 2));
+    EXPECT_FALSE(auto_binds(5, 2));
+    EXPECT_FALSE(auto_binds(96, 64));
+    EXPECT_FALSE(auto_binds(2, 0));  // no cores read: nothing to bind to
 }
 
 TEST(Idle, WaitsYieldAtOnceWhereRanksOutnumberTheirCpus) {
@@ -333,11 +359,12 @@ TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
 
 TEST(Acprun, BindsWithinTheCpusItMayRunOn) {
     // Under taskset (or a batch job's binding) acprun counts only its own
-    // CPUs: 2 ranks on one CPU do not fit, so they stay unbound there.
+    // CPUs: 2 ranks on one CPU share it, bound there.
     JobResult r = run({"/usr/bin/taskset", "-c", "0", builddir() + "/acprun", "-n", "2", "-v",
                        builddir() + "/test/launcher/fault_prog", "ok"});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(has(r.err, "acprun: --bind-to auto: none (2 ranks, 1 cores)")) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: --bind-to auto: core (2 ranks, 1 cores)")) << r.err;
+    EXPECT_TRUE(has(r.err, "acprun: rank 1 bound to core 0 (CPUs 0)")) << r.err;
     EXPECT_TRUE(has(r.err, "acpx: 2 ranks on rank 0's node, 1 CPUs for them")) << r.err;
     r = run({"/usr/bin/taskset", "-c", "0", builddir() + "/acprun", "-n", "1", "-v",
              builddir() + "/test/launcher/fault_prog", "ok"});
