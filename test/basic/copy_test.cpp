@@ -1,8 +1,13 @@
 // acp_copy: every combination of where src, dst and the issuer are; sizes
 // from 1 byte to 64 MiB; ordered chains; many outstanding copies.
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 #include "../mp_util.hpp"
+#include "../smaps_util.hpp"
 
 using namespace acpx::test;
 
@@ -147,6 +152,47 @@ TEST(Copy, PutAndGetAtShortDistancesArriveWhole) {
             EXPECT_EQ(recv[get_at + size], 0xEE) << "get of " << size << " at " << d;
             acp_sync();
         }
+}
+
+TEST(Copy, RegisteredBlocksGoOntoHugePagesAndCopiesArriveWhole) {
+    // A registration from 100 bytes into a 2 MiB-aligned mapping to 100
+    // before its fourth block's end: blocks 1 and 2 lie inside whole, and
+    // acp_register_memory collapses them onto huge pages (ACP_HUGEPAGES=1).
+    constexpr size_t kHuge = size_t{2} << 20, kLen = (3u << 20) + 5, kFrom = 100, kTo = 2 * kHuge + 13;
+    const size_t map_bytes = 5 * kHuge;
+    void *m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    auto *at = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(m) + kHuge - 1) & ~(kHuge - 1));
+    unsigned char *region = at + 100;
+    const size_t region_bytes = 4 * kHuge - 200;
+    fill_pattern(at, 4 * kHuge, 500 + me());
+    const acp_atkey_t key = acp_register_memory(region, region_bytes, 0);
+    ASSERT_NE(key, ACP_ATKEY_NULL);
+    EXPECT_EQ(first_mismatch(at, 4 * kHuge, 500 + me()), -1) << "registration changed the bytes";
+    const char *setting = std::getenv("ACP_HUGEPAGES");
+    if (kernel_collapses() && (!setting || std::strcmp(setting, "1") == 0)) {
+        EXPECT_GE(huge_kib_at(region), long{2 * kHuge / 1024}) << "blocks 1-2 are not on huge pages";
+    }
+    const std::vector<uint64_t> ga = allgather_u64(acp_query_ga(key, region));
+    const int peer = (me() + 1) % np(), from = (me() + np() - 1) % np();
+    // Put: bytes across block 0's end into the successor, across its block 2's end.
+    fill_pattern(region + kFrom, kLen, 900 + me());
+    std::memset(region + kTo - 1, 0xEE, kLen + 2);
+    acp_sync();
+    acp_complete(acp_copy(ga[peer] + kTo, ga[me()] + kFrom, kLen, ACP_HANDLE_NULL));
+    acp_sync();
+    EXPECT_EQ(first_mismatch(region + kTo, kLen, 900 + from), -1) << "put";
+    EXPECT_EQ(region[kTo - 1], 0xEE);
+    EXPECT_EQ(region[kTo + kLen], 0xEE);
+    // Get: the predecessor's bytes back the other way.
+    std::memset(region + kTo - 1, 0xEE, kLen + 2);
+    acp_complete(acp_copy(ga[me()] + kTo, ga[from] + kFrom, kLen, ACP_HANDLE_NULL));
+    EXPECT_EQ(first_mismatch(region + kTo, kLen, 900 + from), -1) << "get";
+    EXPECT_EQ(region[kTo - 1], 0xEE);
+    EXPECT_EQ(region[kTo + kLen], 0xEE);
+    acp_sync();
+    EXPECT_EQ(acp_unregister_memory(key), 0);
+    munmap(m, map_bytes);
 }
 
 TEST(Copy, ZeroBytesIsAValidCopy) {

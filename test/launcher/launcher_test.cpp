@@ -357,6 +357,14 @@ TEST(Acprun, WaitsYieldAtOnceOnACrowdedNode) {
     EXPECT_TRUE(has(r.err, "acp_init: ACP_IDLE: 'sometimes' is not auto, spin or yield")) << r.err;
 }
 
+TEST(Acprun, AMalformedHugePagesSettingIsReported) {
+    JobResult r = acprun(2, {"ok"}, {"ACP_HUGEPAGES=yes"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_HUGEPAGES: 'yes' is neither 0 nor 1")) << r.err;
+    r = acprun(2, {"ok"}, {"ACP_HUGEPAGES=0"});
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(Acprun, BindsWithinTheCpusItMayRunOn) {
     // Under taskset (or a batch job's binding) acprun counts only its own
     // CPUs: 2 ranks on one CPU share it, bound there.
