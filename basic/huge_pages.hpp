@@ -7,7 +7,7 @@
 // is collapsed onto one huge page (MADV_COLLAPSE, Linux 6.1). Only such
 // blocks: the caller's other memory keeps its pages, no page is added
 // (a sparse array stays sparse), and the range's later page faults are
-// left to the system's THP setting. A collapse costs 0.5-2.5 ms per block
+// left to the system's THP setting. A collapse costs 1-5 ms per block
 // here (it allocates the huge page and copies into it): paid once per
 // registration, repaid after a few copies of a persistent handle's array.
 #pragma once

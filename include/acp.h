@@ -183,7 +183,7 @@ acp_ga_t acp_query_starter_ga(int rank);
  * wholly inside the range whose every page is already in memory is moved
  * onto one transparent huge page first (Linux 6.1+): the bytes and the
  * addresses stay, peers on this node copy into and out of it 2-3x faster,
- * and no page is added. That costs the call about 0.5-2.5 ms per block
+ * and no page is added. That costs the call about 1-5 ms per block
  * (a 256 MiB array: 125-650 ms on the reference VM), once: worth it for
  * memory copied many times, not for a registration made for one copy
  * (ACP_HUGEPAGES=0). Allocate a large array 2 MiB-aligned (posix_memalign)
