@@ -36,10 +36,11 @@ constexpr ConfigVar kVars[] = {
      "through the transport is in flight) use the core: spin polls a while before "
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
      "this node's ranks outnumber the CPUs they may run on, else spin"},
-    {"ACP_HUGEPAGES", "1",
+    {"ACP_HUGEPAGES", "0",
      "1: acp_register_memory moves each 2 MiB-aligned block inside the range whose "
      "pages are all in memory onto a huge page (MADV_COLLAPSE), so that peers on this "
-     "node copy into and out of it 2-3x faster; 0: registration leaves pages alone"},
+     "node copy into and out of it 2-3x faster (the collectives' model is calibrated "
+     "without it); 0: registration leaves pages alone"},
 };
 
 const char *env_or_default(const ConfigVar &v) {

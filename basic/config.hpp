@@ -29,7 +29,7 @@ struct Config {
     bool cma = true;              // ACP_CMA
     bool ofi_agent_atomics = false;  // ACP_OFI_ATOMICS=agent
     idle::Policy idle_policy = idle::Policy::kAuto;  // ACP_IDLE
-    bool huge_pages = true;       // ACP_HUGEPAGES
+    bool huge_pages = false;      // ACP_HUGEPAGES
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.

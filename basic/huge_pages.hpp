@@ -4,8 +4,9 @@
 // faster on the 2-core VM (process_vm_writev of 1 MiB: 154 against 56-66
 // us; 4 MiB: 874 against 290-302). So at registration each 2 MiB-aligned
 // block lying wholly inside the range, every page of it already in memory,
-// is collapsed onto one huge page (MADV_COLLAPSE, Linux 6.1). Only such
-// blocks: the caller's other memory keeps its pages, no page is added
+// is collapsed onto one huge page (MADV_COLLAPSE, Linux 6.1), when
+// ACP_HUGEPAGES=1 (off by default: the model prices 4 KiB-page copies).
+// Only such blocks: the caller's other memory keeps its pages, no page is added
 // (a sparse array stays sparse), and the range's later page faults are
 // left to the system's THP setting. A collapse costs 1-5 ms per block
 // here (it allocates the huge page and copies into it): paid once per

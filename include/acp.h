@@ -33,9 +33,9 @@
  *                        where a copy is refused anyway, acpx warns once
  *                        and goes through the transport. "0": always the
  *                        transport
- *   ACP_HUGEPAGES        "1" (default): acp_register_memory moves the
- *                        range's whole 2 MiB-aligned blocks that are in
- *                        memory onto huge pages (see there); "0": it
+ *   ACP_HUGEPAGES        "1": acp_register_memory moves the range's
+ *                        whole 2 MiB-aligned blocks that are in memory
+ *                        onto huge pages (see there); "0" (default): it
  *                        leaves the pages as they are
  *   ACP_IDLE             how the persistent collectives' waits (and the
  *                        progress thread, while a copy through the
@@ -179,7 +179,7 @@ acp_ga_t acp_query_starter_ga(int rank);
 /**
  * Registers [addr, addr+size) of this process so that other processes can
  * reach it. Not collective. Registrations may overlap.
- * With ACP_HUGEPAGES=1 (the default), each 2 MiB-aligned block lying
+ * With ACP_HUGEPAGES=1 (default 0), each 2 MiB-aligned block lying
  * wholly inside the range whose every page is already in memory is moved
  * onto one transparent huge page first (Linux 6.1+): the bytes and the
  * addresses stay, peers on this node copy into and out of it 2-3x faster,
