@@ -159,11 +159,11 @@ TEST(Copy, RegisteredBlocksGoOntoHugePagesAndCopiesArriveWhole) {
     // before its fourth block's end: blocks 1 and 2 lie inside whole, and
     // acp_register_memory collapses them onto huge pages with ACP_HUGEPAGES=1
     // (basic_acprun_np4.sh sets it; elsewhere they keep their pages).
-    constexpr size_t kHuge = size_t{2} << 20, kLen = (3u << 20) + 5, kFrom = 100, kTo = 2 * kHuge + 13;
+    constexpr size_t kHuge = kHugeBlock, kLen = (3u << 20) + 5, kFrom = 100, kTo = 2 * kHuge + 13;
     const size_t map_bytes = 5 * kHuge;
     void *m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(m, MAP_FAILED);
-    auto *at = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(m) + kHuge - 1) & ~(kHuge - 1));
+    auto *at = align_up_2m<unsigned char>(m);
     unsigned char *region = at + 100;
     const size_t region_bytes = 4 * kHuge - 200;
     fill_pattern(at, 4 * kHuge, 500 + me());

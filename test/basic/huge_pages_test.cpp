@@ -16,7 +16,7 @@ namespace hp = acpx::basic::huge_pages;
 
 namespace {
 
-constexpr size_t kHuge = size_t{2} << 20;
+constexpr size_t kHuge = kHugeBlock;
 
 // A private anonymous mapping of `blocks` 2 MiB blocks, the first 2 MiB-aligned.
 struct Blocks {
@@ -25,8 +25,7 @@ struct Blocks {
     char *at = nullptr;
     explicit Blocks(size_t blocks) : map_bytes((blocks + 1) * kHuge) {
         map = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (map != MAP_FAILED)
-            at = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(map) + kHuge - 1) & ~(kHuge - 1));
+        if (map != MAP_FAILED) at = align_up_2m<char>(map);
     }
     ~Blocks() {
         if (map != MAP_FAILED) munmap(map, map_bytes);
