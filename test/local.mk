@@ -88,6 +88,7 @@ test_basic_ofi_wire_test_LDADD = $(GTEST_LIBS) -lgtest_main
 TESTS += test/basic/ofi_wire_test \
 	test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh \
 	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh \
-	test/suites/middle_ofi_tcp_np4_two_nodes.sh
+	test/suites/middle_ofi_tcp_np4_two_nodes.sh \
+	test/suites/basic_cma_denied_ofi_np3.sh test/suites/middle_cma_denied_ofi_np3.sh
 endif
 endif
