@@ -13,7 +13,10 @@
 //           wait for; 3.2 us, not 4.3, for small ones on the 2-core VM).
 //   comm_pair: rounds of a 2-member direct allgather, sizes above the
 //           inline slots: both ranks copy a block to each other at once,
-//           each on its core, and share the node's memory while they do.
+//           each on its core, and share the node's memory while they do;
+//   comm_pair_inline: the same rounds through the inline slots (sizes up
+//           to them): what a block's copy out of the slots adds to an
+//           allgather's round (Calibration::inline_copy_out);
 //   memcpy: rank 0 alone, from and to addresses that change every
 //           iteration, so sizes below the cache do not hit it.
 //   comm_footprint: a 1 MiB entry of a 2-member direct bcast whose round
@@ -770,14 +773,19 @@ bool measure_pair(const Options &o, Placement &place, const std::vector<size_t> 
     std::vector<std::pair<double, double>> stream;
     if (!stream_times(o, place, sz, &stream)) return false;
     c->comm_stream = cm::Samples(stream);
-    std::vector<size_t> large;
+    std::vector<size_t> large, slotted;
     for (size_t s : sz)
-        if (s > middle::kAllgatherInlineMax) large.push_back(s);
+        if (s > 0) (s > middle::kAllgatherInlineMax ? large : slotted).push_back(s);
+    std::vector<int> pair = {0, 1};
     if (!large.empty()) {
-        std::vector<int> pair = {0, 1};
         const std::vector<double> both = round_seconds(o, place, pair, large, false);
         if (both.size() != large.size()) return false;
         c->comm_pair = cm::Samples(per_copy(large, both, 1));
+    }
+    if (!slotted.empty()) {
+        const std::vector<double> both = round_seconds(o, place, pair, slotted, false);
+        if (both.size() != slotted.size()) return false;
+        c->comm_pair_inline = cm::Samples(per_copy(slotted, both, 1));
     }
     if (acp_rank() == 0) c->memcpy = cm::Samples(memcpy_samples(o, sz));
     return true;
@@ -799,9 +807,10 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
                 sweeps_note(o).c_str());
     std::printf("%-10s %14s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)", "pair(us)");
     for (size_t i = 0; i < sz.size(); ++i) {
-        char both[32] = "-";  // a 2-member allgather round, where measured
-        if (!c.comm_pair.empty() && sz[i] >= c.comm_pair.points().front().first)
-            std::snprintf(both, sizeof both, "%.3f", c.comm_pair.at(static_cast<double>(sz[i])) * 1e6);
+        char both[32] = "-";  // a 2-member allgather round (through the slots up to them), where measured
+        const cm::Samples &pair = sz[i] > middle::kAllgatherInlineMax ? c.comm_pair : c.comm_pair_inline;
+        if (!pair.empty() && sz[i] >= pair.points().front().first)
+            std::snprintf(both, sizeof both, "%.3f", pair.at(static_cast<double>(sz[i])) * 1e6);
         std::printf("%-10zu %14.3f %14.3f %14.3f %14s\n", sz[i], c.comm.points()[i].second * 1e6,
                     c.comm_direct.points()[i].second * 1e6, c.memcpy.points()[i].second * 1e6, both);
     }

@@ -153,6 +153,13 @@ double Calibration::concurrent_slow(double bytes) const {
     return alone > 0 ? std::max(1.0, comm_pair.at(bytes) / alone) : 1;
 }
 
+double Calibration::inline_copy_out(double bytes) const {
+    if (comm_pair_inline.empty() || bytes < comm_pair_inline.points().front().first ||
+        bytes > comm_pair_inline.points().back().first)
+        return memcpy.at(bytes);
+    return std::max(0.0, comm_pair_inline.at(bytes) - comm.at(bytes));
+}
+
 std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
                                                       const std::vector<std::pair<double, double>> &slotted) {
     const double last = measured.empty() ? -1 : measured.back().first;
@@ -192,6 +199,11 @@ Calibration builtin_calibration() {
         {131072, 1.922e-5}, {262144, 3.995e-5}});
     c.comm_pair = Samples({{32768, 7.52e-6}, {65536, 1.17e-5}, {131072, 1.952e-5}, {262144, 3.586e-5},
         {524288, 6.688e-5}, {1 << 20, 1.272e-4}, {2 << 20, 2.588e-4}, {4 << 20, 7.141e-4}});
+    // The same through the slots (comm_pair_inline): two calibrations of
+    // 2026-11-30, each sample their mean (added after the curves above).
+    c.comm_pair_inline = Samples({{8, 2.52e-7}, {16, 2.57e-7}, {32, 2.685e-7}, {64, 2.74e-7}, {128, 2.78e-7},
+        {256, 2.945e-7}, {512, 3.205e-7}, {1024, 4.08e-7}, {2048, 5.905e-7}, {4096, 9.55e-7}, {8192, 1.422e-6},
+        {16384, 2.389e-6}});
     // 3 ranks on the 2 cores: a chain's step and a flat tree's copy, with
     // the slots and without them (up to 64 KiB; above, the same rounds),
     // and through the slots back to back at a handle's own ring depth.
@@ -285,6 +297,7 @@ auto optional_curves(Cal *c) {
         {"comm_crowd_tree", &c->comm_crowd_tree},
         {"comm_footprint", &c->comm_footprint},
         {"comm_pair", &c->comm_pair},
+        {"comm_pair_inline", &c->comm_pair_inline},
         {"converge_slow", &c->converge_slow},
         {"comm_net", &c->comm_net},
         {"comm_net_stream", &c->comm_net_stream}};

@@ -51,6 +51,14 @@
 //                                          // optional;
 //                                          // absent: copies at once on a
 //                                          // node cost as each alone)
+//     "comm_pair_inline": [[bytes, seconds], ...], // the same round
+//                                          // through the inline slots
+//                                          // (sizes up to them): each
+//                                          // rank copies its block in
+//                                          // and the other's out
+//                                          // (optional; absent: a
+//                                          // block's copy out costs a
+//                                          // memcpy)
 //     "comm_footprint": [[bytes, seconds], ...], // a 1 MiB entry of a
 //                                          // 2-member round whose data
 //                                          // spans that many bytes (both
@@ -187,6 +195,7 @@ struct Calibration {
     Samples comm_crowd_tree;     // a binomial bcast's round / (crowd_ranks - 1), by size (empty: copies at once as alone)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples comm_pair;          // two copies of a size at once, one each way (empty: as each alone)
+    Samples comm_pair_inline;   // the same through the inline slots (empty: copies out cost a memcpy)
     Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)
     Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
@@ -251,6 +260,15 @@ struct Calibration {
     // (inline rounds store into the slots). Measured with two copies:
     // more at once are priced alike.
     double concurrent_slow(double bytes) const;
+    // What an allgather member's copy of one block out of the inline
+    // slots adds to a round: comm_pair_inline over comm at that size (at
+    // least 0), inside that curve's samples; elsewhere a memcpy. The
+    // block was just written by the other core and lands in an array
+    // the rounds keep in cache, so the memcpy curve (out of cache)
+    // overprices it: on the 2-core VM, 2-member allgathers of 2-16 KiB
+    // blocks took 1.4-1.9x comm, and comm + memcpy read 1.3-1.9x that
+    // (0.85-1.15 with this).
+    double inline_copy_out(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once: the node's cores (0: no limit)
     // ns one way for a cache line between ranks 0 and 1 when the 2-rank
     // curves were measured (acpx-bench's placement probe; 0: unknown)

@@ -376,11 +376,13 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     // (0.98-1.03 without). An allgather member copies out a block from
     // every other; its 2-member rounds, both members sending at once,
     // took 1.2-1.9x comm, so its copies stay counted; but on a crowded
-    // node whose calibrated ring has them in its round (cross_at).
+    // node whose calibrated ring has them in its round (cross_at). Each
+    // costs what the calibrated 2-member inline allgather takes over its
+    // bcast (Calibration::inline_copy_out).
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
     if (is_inline && c.op == Op::kAllgather && !(sim && ring_prices_inline(cal, static_cast<double>(c.bytes))))
-        p.memcpy_s += blocks_in * one;
+        p.memcpy_s += blocks_in * cal.inline_copy_out(static_cast<double>(c.bytes));
     if (c.buffered) {
         p.memcpy_s += one;                                      // in
         if (c.op == Op::kAllgather) p.memcpy_s += one;          // own block to recvbuf

@@ -141,6 +141,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_footprint = Samples({{2 << 20, 5e-5}, {256 << 20, 1.4e-4}});
     c.converge_slow = Samples({{65536, 1.3}, {4 << 20, 1.1}});
     c.comm_pair = Samples({{32768, 5e-6}, {4 << 20, 4.2e-4}});
+    c.comm_pair_inline = Samples({{8, 2.6e-7}, {16384, 2.4e-6}});
     c.crowd_ranks = 3;
     c.crowd_cores = 2;
     c.comm_net = Samples({{0, 3e-6}, {1 << 20, 1e-4}});
@@ -163,6 +164,7 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     EXPECT_EQ(back.comm_crowd_scatter.points(), c.comm_crowd_scatter.points());
     EXPECT_EQ(back.comm_crowd_tree.points(), c.comm_crowd_tree.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());
+    EXPECT_EQ(back.comm_pair_inline.points(), c.comm_pair_inline.points());
     EXPECT_EQ(back.converge_slow.points(), c.converge_slow.points());
     EXPECT_EQ(back.comm_pair.points(), c.comm_pair.points());
     EXPECT_EQ(back.crowd_ranks, 3u);

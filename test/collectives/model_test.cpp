@@ -507,6 +507,28 @@ TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     EXPECT_NEAR(predict(b, cal, nullptr).memcpy_s, 2e-6, 1e-15);
 }
 
+TEST(Predict, AnInlineAllgathersCopyOutCostsWhatTheCalibratedPairRoundAddsToComm) {
+    // comm 1 us + 1 ns a byte; a memcpy 3 ns a byte (out of cache).
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.memcpy = Samples({{0, 0}, {16384, 3 * 16384e-9}});
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBlockTree), 2, 2, 0, 4096, false, 16384};
+    EXPECT_NEAR(predict(c, cal, nullptr).total(), cal.comm.at(4096) + 3 * 4096e-9, 1e-15);  // without the curve
+    // The 2-member round through the slots measured 1.5x comm: the member's
+    // copy out is its other half, and the round is what was measured.
+    cal.comm_pair_inline = Samples({{1024, 1.5 * cal.comm.at(1024)}, {16384, 1.5 * cal.comm.at(16384)}});
+    EXPECT_NEAR(cal.inline_copy_out(4096), 0.5 * cal.comm.at(4096), 1e-15);
+    EXPECT_NEAR(predict(c, cal, nullptr).total(), 1.5 * cal.comm.at(4096), 1e-15);
+    // Over 5 members each copies 4 blocks out.
+    c.members = 5;
+    EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 4 * 0.5 * cal.comm.at(4096), 1e-15);
+    // Outside the curve's samples a copy out costs a memcpy again; a pair
+    // round faster than comm adds nothing.
+    EXPECT_NEAR(cal.inline_copy_out(512), 3 * 512e-9, 1e-15);
+    EXPECT_NEAR(cal.inline_copy_out(32768), cal.memcpy.at(32768), 1e-15);
+    cal.comm_pair_inline = Samples({{1024, 0.5 * cal.comm.at(1024)}, {16384, 0.5 * cal.comm.at(16384)}});
+    EXPECT_EQ(cal.inline_copy_out(4096), 0);
+}
+
 TEST(Select, SkipsOnlyCandidatesThatCannotWin) {
     // best() does not model a candidate whose lower bound loses to the
     // pick so far. The bound must hold, and the pick must be the one of
