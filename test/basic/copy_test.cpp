@@ -159,20 +159,20 @@ TEST(Copy, RegisteredBlocksGoOntoHugePagesAndCopiesArriveWhole) {
     // before its fourth block's end: blocks 1 and 2 lie inside whole, and
     // acp_register_memory collapses them onto huge pages with ACP_HUGEPAGES=1
     // (basic_acprun_np4.sh sets it; elsewhere they keep their pages).
-    constexpr size_t kHuge = kHugeBlock, kLen = (3u << 20) + 5, kFrom = 100, kTo = 2 * kHuge + 13;
-    const size_t map_bytes = 5 * kHuge;
+    constexpr size_t kLen = (3u << 20) + 5, kFrom = 100, kTo = 2 * kHugeBlock + 13;
+    const size_t map_bytes = 5 * kHugeBlock;
     void *m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(m, MAP_FAILED);
     auto *at = align_up_2m<unsigned char>(m);
     unsigned char *region = at + 100;
-    const size_t region_bytes = 4 * kHuge - 200;
-    fill_pattern(at, 4 * kHuge, 500 + me());
+    const size_t region_bytes = 4 * kHugeBlock - 200;
+    fill_pattern(at, 4 * kHugeBlock, 500 + me());
     const acp_atkey_t key = acp_register_memory(region, region_bytes, 0);
     ASSERT_NE(key, ACP_ATKEY_NULL);
-    EXPECT_EQ(first_mismatch(at, 4 * kHuge, 500 + me()), -1) << "registration changed the bytes";
+    EXPECT_EQ(first_mismatch(at, 4 * kHugeBlock, 500 + me()), -1) << "registration changed the bytes";
     const char *setting = std::getenv("ACP_HUGEPAGES");
     if (kernel_collapses() && setting && std::strcmp(setting, "1") == 0) {
-        EXPECT_GE(huge_kib_at(region), long{2 * kHuge / 1024}) << "blocks 1-2 are not on huge pages";
+        EXPECT_GE(huge_kib_at(region), long{2 * kHugeBlock / 1024}) << "blocks 1-2 are not on huge pages";
     }
     const std::vector<uint64_t> ga = allgather_u64(acp_query_ga(key, region));
     const int peer = (me() + 1) % np(), from = (me() + np() - 1) % np();
