@@ -4,17 +4,27 @@
 # Ends with one line "N passed, N failed".
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+since() { echo "$(($(date +%s) - $1)) s"; }  # seconds since a date +%s
+start=$(date +%s)
 sh "$src/scripts/install-deps.sh" || exit 1
+echo "=== packages installed in $(since "$start")"
 total_pass=0 total_fail=0
 run_suite() {  # name, builddir, configure options...
     name=$1 build=$2; shift 2
+    t0=$(date +%s)
     echo "=== $name: build"
     if ! sh "$src/scripts/build.sh" "$build" "$@"; then
         echo "=== $name: build FAILED"; total_fail=$((total_fail + 1)); return
     fi
-    echo "=== $name: make check"
-    make -C "$build" -j1 check
+    # The test programs build on every core (TESTS= runs none); the tests
+    # then run one at a time: each launches its own ranks on the node.
     log="$build/test-suite.log"
+    make -C "$build" -j"$(nproc)" check TESTS= || echo "=== $name: test programs FAILED to build"
+    rm -f "$log"  # that run's empty summary must not stand for the tests'
+    t1=$(date +%s)
+    echo "=== $name: built with its tests in $(since "$t0"); make check"
+    make -C "$build" -j1 check
+    echo "=== $name: tests ran in $(since "$t1")"
     p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
     f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
     e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
@@ -29,5 +39,6 @@ export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite "asan+ubsan build" "$src/_build-asan" --enable-werror --enable-sanitizers
+echo "=== all done in $(since "$start")"
 echo "tests: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
