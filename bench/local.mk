@@ -5,7 +5,7 @@ acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_com
 	bench/placement.cpp bench/placement.hpp
 acpx_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_bench_LDADD = libacpx.la
-EXTRA_DIST += bench/compare_copy.sh bench/model_check bench/compare
+EXTRA_DIST += bench/compare_copy.sh bench/model_check bench/compare bench/quiet_check.sh
 
 # Peers: the same benchmarks over MPI and OpenSHMEM, each built with its own
 # wrapper compiler (so not as automake programs), when configure found it.
