@@ -379,8 +379,8 @@ cp "$dir/mcd/model_check.csv" "$dir/first.csv"
 grep -q '^# launch 1: the calibration.s own rounds in the check.*: binomial x[0-9.]* (' "$dir/mcd/model_check-np2.txt" \
     || fail "model_check: no calibration drift at 2: $(cat "$dir/mcd/model_check-np2.txt")"
 chain_x() { sed -n 's/^# launch 1: .* chain x\([0-9.]*\) .*/\1/p' "$1"; }
-x1=$(chain_x "$dir/mcd/model_check-np3.txt")
-[ -n "$x1" ] || fail "model_check: no chain drift at 3: $(cat "$dir/mcd/model_check-np3.txt")"
+[ -n "$(chain_x "$dir/mcd/model_check-np3.txt")" ] \
+    || fail "model_check: no chain drift at 3: $(cat "$dir/mcd/model_check-np3.txt")"
 # The launch with its check's chain, pipeline:16, Bruck, ring and
 # scatter_ring read exactly as calibrated (held), whatever this machine's
 # own check read: the cases below start from it.

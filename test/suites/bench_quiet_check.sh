@@ -7,7 +7,8 @@ fail() { echo "bench_quiet_check: $*"; exit 1; }
 check="$ACPX_SRCDIR/bench/quiet_check.sh"
 out=$(mktemp)
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -f "$out"' EXIT
+stop_spinners() { for p in $pids; do kill "$p" 2>/dev/null || true; done; pids=; }
+trap 'stop_spinners; rm -f "$out"' EXIT
 for _ in $(seq "$(nproc)"); do
     timeout 20 sh -c 'while :; do :; done' &
     pids="$pids $!"
@@ -17,8 +18,7 @@ busy=$(sed -n 's/^# machine: \([0-9]*\)% of [0-9]* CPUs busy over 2 s.*/\1/p' "$
 [ "${busy:-0}" -ge 50 ] || fail "want >= 50% busy with a spinner per CPU: $(cat "$out")"
 grep -q '^# WARNING: over 10%' "$out" || fail "no warning: $(cat "$out")"
 grep -Eq '^#   +[0-9]+ +[0-9.]+ (sh|timeout)$' "$out" || fail "the spinners are not named: $(cat "$out")"
-for p in $pids; do kill "$p" 2>/dev/null || true; done
-pids=
+stop_spinners
 for bad in "x" "2 -1" "1.5"; do
     st=0
     # shellcheck disable=SC2086  # $bad is the argument list
