@@ -44,7 +44,8 @@
 //           up to a quarter of the largest size (pipeline:4's blocks).
 //   comm_crowd_stream4: the same blocks in pipeline:4 rounds (round
 //           time / (4 + ranks - 2)): with the above, what a pipeline's
-//           round costs beyond its blocks;
+//           round costs beyond its blocks; both kept rising (blocks
+//           read out of order are kept at their mean, and said);
 //   comm_crowd_gather: a block of a Bruck allgather over every rank
 //           (round time / (ranks - 1)), by block size, from the first
 //           size above the allgather's inline slots: how much slower an
@@ -603,6 +604,11 @@ bool measure_crowded(const Options &o, Placement &place, const std::vector<size_
     c->comm_fanout_direct = cm::Samples(cm::slotless_curve(per_copy(small, fan_direct, np - 1), fans));
     c->comm_crowd_stream = cm::Samples(per_copy(piped_sz, piped, kS + np - 2, kS));
     c->comm_crowd_stream4 = cm::Samples(per_copy(short_sz, short_piped, kShort + np - 2, kShort));
+    for (const cm::Settled &r : cm::settle_block_curves(c))
+        if (acp_rank() == 0)
+            std::fprintf(stderr, "acpx-bench calibrate: %s: the %.0f-byte block read %.3f us, out of order "
+                         "with its neighbours; kept at %.3f us, their mean\n", r.curve, r.bytes, r.measured * 1e6,
+                         r.kept * 1e6);
     c->comm_crowd_gather = cm::Samples(per_copy(gather_sz, gathered, np - 1));
     c->comm_crowd_ring = cm::Samples(per_copy(ring_sz, ringed, np - 1));
     c->comm_crowd_scatter = cm::Samples(per_copy(scatter_sz, scattered, np - 1));

@@ -74,6 +74,44 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
+Samples rising(const Samples &s) {
+    // Pool adjacent violators: each run of samples out of order becomes
+    // one value, their mean, until the runs' values rise.
+    struct Run {
+        double sum;
+        size_t n;
+        double mean() const { return sum / static_cast<double>(n); }
+    };
+    std::vector<Run> runs;
+    for (const auto &p : s.points()) {
+        runs.push_back({p.second, 1});
+        while (runs.size() > 1 && runs[runs.size() - 2].mean() > runs.back().mean()) {
+            const Run last = runs.back();
+            runs.pop_back();
+            runs.back().sum += last.sum;
+            runs.back().n += last.n;
+        }
+    }
+    std::vector<std::pair<double, double>> pts = s.points();
+    size_t i = 0;
+    for (const Run &r : runs)
+        for (size_t k = 0; k < r.n; ++k) pts[i++].second = r.mean();
+    return Samples(std::move(pts));
+}
+
+std::vector<Settled> settle_block_curves(Calibration *c) {
+    std::vector<Settled> out;
+    for (auto [name, curve] : {std::pair<const char *, Samples *>{"comm_crowd_stream", &c->comm_crowd_stream},
+                               {"comm_crowd_stream4", &c->comm_crowd_stream4}}) {
+        Samples kept = rising(*curve);
+        for (size_t i = 0; i < kept.points().size(); ++i)
+            if (kept.points()[i].second != curve->points()[i].second)
+                out.push_back({name, kept.points()[i].first, curve->points()[i].second, kept.points()[i].second});
+        *curve = std::move(kept);
+    }
+    return out;
+}
+
 std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, double factor) {
     std::vector<size_t> out;
     for (size_t i = 1; i + 1 < points.size(); ++i) {
@@ -265,6 +303,7 @@ Calibration builtin_calibration() {
     c.machine = "reference VM (2 cores)";
     c.transport = "ucx";
     c.source = kBuiltinSource;
+    settle_block_curves(&c);  // as calibrate does
     return c;
 }
 
@@ -346,6 +385,7 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
             return *why = "\"pair_ns\": want nanoseconds, finite and >= 0", false;
         c.pair_ns = j["pair_ns"].get<double>();
     }
+    settle_block_curves(&c);  // files written before calibrate settled them
     c.machine = text(j, "machine");
     c.created = text(j, "created");
     c.transport = text(j, "transport");

@@ -57,6 +57,50 @@ TEST(Samples, ABumpMeasuredAgainKeepsTheMedianOfItsReadings) {
     EXPECT_DOUBLE_EQ(median({}), 0.0);
 }
 
+TEST(Samples, RisingIsTheLeastSquaresNonDecreasingFit) {
+    using Pts = std::vector<std::pair<double, double>>;
+    // Each run out of order takes its mean; runs merge until they rise.
+    EXPECT_EQ(rising(Samples({{8192, 5.0}, {16384, 4.0}, {32768, 8.5}, {65536, 8.0}})).points(),
+              (Pts{{8192, 4.5}, {16384, 4.5}, {32768, 8.25}, {65536, 8.25}}));
+    EXPECT_EQ(rising(Samples({{1, 3}, {2, 6}, {4, 1}, {8, 7}})).points(), (Pts{{1, 3}, {2, 3.5}, {4, 3.5}, {8, 7}}));
+    EXPECT_EQ(rising(Samples({{1, 4}, {2, 3}, {4, 2}})).points(), (Pts{{1, 3}, {2, 3}, {4, 3}}));
+    EXPECT_EQ(rising(Samples({{1, 1}, {2, 2}})).points(), (Pts{{1, 1}, {2, 2}}));
+    EXPECT_TRUE(rising(Samples()).empty());
+}
+
+TEST(CalibrationFile, BlockCurvesAreSettledRisingWhereverTheyComeFrom) {
+    // A 3-rank calibration of the 2-core VM: pipeline:16 of 16 KiB blocks
+    // (256 KiB) read 76.5 us, of 8 KiB blocks 88.9 (17 blocks a round).
+    Calibration c = builtin_calibration();
+    c.comm_crowd_stream = Samples({{8192, 88.9e-6 / 17}, {16384, 76.5e-6 / 17}, {32768, 137e-6 / 17}});
+    c.comm_crowd_stream4 = Samples({{2048, 6e-6}, {4096, 5e-6}});
+    Calibration settled = c;
+    const std::vector<Settled> moved = settle_block_curves(&settled);
+    ASSERT_EQ(moved.size(), 4u);
+    EXPECT_STREQ(moved[1].curve, "comm_crowd_stream");
+    EXPECT_EQ(moved[1].bytes, 16384);
+    EXPECT_DOUBLE_EQ(moved[1].measured, 76.5e-6 / 17);
+    EXPECT_DOUBLE_EQ(moved[1].kept, 82.7e-6 / 17);
+    EXPECT_STREQ(moved[3].curve, "comm_crowd_stream4");
+    EXPECT_DOUBLE_EQ(settled.comm_crowd_stream.at(8192), 82.7e-6 / 17);
+    EXPECT_DOUBLE_EQ(settled.comm_crowd_stream.at(32768), 137e-6 / 17);
+    EXPECT_DOUBLE_EQ(settled.comm_crowd_stream4.at(4096), 5.5e-6);
+    EXPECT_TRUE(settle_block_curves(&settled).empty());  // once is enough
+    // A file written before calibrate settled its curves reads settled;
+    // other curves keep their dips (a copy's curve may fall past a switch).
+    c.comm = Samples({{0, 2e-6}, {1024, 1e-6}});
+    Calibration back;
+    std::string why;
+    ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.comm_crowd_stream.points(), settled.comm_crowd_stream.points());
+    EXPECT_EQ(back.comm_crowd_stream4.points(), settled.comm_crowd_stream4.points());
+    EXPECT_EQ(back.comm.points(), c.comm.points());
+    // And the built-in defaults come settled.
+    const Calibration builtin = builtin_calibration();
+    EXPECT_EQ(builtin.comm_crowd_stream.points(), rising(builtin.comm_crowd_stream).points());
+    EXPECT_EQ(builtin.comm_crowd_stream4.points(), rising(builtin.comm_crowd_stream4).points());
+}
+
 TEST(CalibrationFile, SweepsMergeByTheMedianOfEachSample) {
     // Three sweeps of one machine: one slow stretch (the second sweep's
     // comm, the third's crowded curve) must not move any sample.
