@@ -67,6 +67,7 @@ acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uin
                       static_cast<unsigned long long>(s.raddr), s.p.rank, width),
                ACP_HANDLE_NULL;
     Gma g;
+    g.fn = fn;
     g.kind = GmaKind::kAtomic;
     g.aop = op;
     g.width = width;
@@ -143,5 +144,21 @@ extern "C" int acp_inquire(acp_handle_t handle) {
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_inquire", &h)) return -1;
     if (rt->completed < h) rt->progress_locked();
-    return rt->completed >= h ? 0 : 1;
+    if (rt->completed < h) return 1;
+    return h > 0 && rt->failed(h) ? -1 : 0;
+}
+
+extern "C" acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last) {
+    constexpr const char *fn = "acp_query_failed";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    acp_handle_t to = 0;
+    if (!target_handle(*rt, last, fn, &to)) return ACP_HANDLE_NULL;
+    if (first < 0 || first > to)
+        return report(fn, "first", "%lld is not a handle in [0, last = %lld]", static_cast<long long>(first),
+                      static_cast<long long>(to)),
+               ACP_HANDLE_NULL;
+    rt->progress_locked();
+    return rt->first_failure(first, to);
 }

@@ -2,18 +2,28 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "api_common.hpp"
 
 using namespace acpx::basic;
+
+namespace acpx::basic {
+bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *exec_in, const char *fn);  // fault_injection.cpp
+}
 
 extern "C" int acp_init(int *, char ***) {
     if (runtime())
         return report("acp_init", "state", "acpx is already initialized in this process"), -1;
     Config cfg;
     if (!cfg.load()) return -1;
+    // Tests only (fault_injection.hpp): checked before anything starts.
+    const char *faults = std::getenv("ACPX_TEST_FAIL");
+    uint64_t unused = 0;
+    if (faults && *faults && !parse_faults(faults, -1, &unused, &unused, "acp_init")) return -1;
     Runtime *rt = Runtime::create(cfg);
     if (!rt) return -1;
+    if (faults && *faults) parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_exec_in, "acp_init");
     set_runtime(rt);
     return 0;
 }

@@ -3,6 +3,7 @@
 // Completions arrive from transport callbacks, which only mark the GMA;
 // advance() then retires the done prefix and starts what it unblocked, so
 // no transport call is made from inside a transport callback.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -19,6 +20,7 @@ void gma_done(Completion *c, int status) {
     auto *g = reinterpret_cast<Gma *>(c);
     g->state = GmaState::kDone;
     g->failed = status != 0;
+    if (g->failed && !g->why && g->why_text.empty()) g->why = "the transport reported an error";
     if (g->kind == GmaKind::kAtomic && !g->failed) std::memcpy(g->local, &g->result, g->width);
 }
 
@@ -52,7 +54,43 @@ const char *kind_name(GmaKind k) {
     return "?";
 }
 
+// "put of 8 bytes from rank 0 to rank 1": what a failure message names.
+std::string what_moved(const Gma &g, int me) {
+    const auto r = [](uint64_t ga_or_rank) { return "rank " + std::to_string(ga_or_rank); };
+    const std::string bytes = std::to_string(g.kind == GmaKind::kAtomic ? g.width : g.size) + " bytes";
+    switch (g.kind) {
+        case GmaKind::kLocal: return "local copy of " + bytes + " on " + r(me);
+        case GmaKind::kPut: return "put of " + bytes + " from " + r(me) + " to " + r(g.peer);
+        case GmaKind::kGet: return "get of " + bytes + " from " + r(g.peer) + " to " + r(me);
+        case GmaKind::kDelegated:
+            return "copy of " + bytes + " from " + r(ga::decode(g.src).rank) + " to " + r(ga::decode(g.dst).rank) +
+                   " (executed by " + r(g.peer) + ")";
+        case GmaKind::kAtomic: return "atomic on " + bytes + " at " + r(g.peer) + " for " + r(me);
+    }
+    return "?";
+}
+
+// Why a GMA that could not start failed.
+const char *why_not_started(const Gma &g, bool no_key) {
+    if (no_key) return "the peer's memory key could not be used";
+    switch (g.kind) {
+        case GmaKind::kDelegated: return "the command could not be sent to the source's rank";
+        case GmaKind::kPut:
+        case GmaKind::kGet: return "the copy could not be started (the line above says why)";
+        default: return "the transport refused it";
+    }
+}
+
 }  // namespace
+
+bool Runtime::failed(acp_handle_t h) const {
+    return std::binary_search(failures.begin(), failures.end(), h);
+}
+
+acp_handle_t Runtime::first_failure(acp_handle_t from, acp_handle_t to) const {
+    const auto it = std::lower_bound(failures.begin(), failures.end(), from);
+    return it != failures.end() && *it <= to ? *it : 0;
+}
 
 static_assert(offsetof(Gma, comp) == 0, "gma_done casts Completion* to Gma*");
 static_assert(offsetof(ExecOp, comp) == 0, "exec callbacks cast Completion* to ExecOp*");
@@ -77,6 +115,7 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
     g.handle = ++last_issued;
     g.comp.fn = gma_done;
     g.state = GmaState::kWaiting;
+    g.order = order;
     const acp_handle_t h = g.handle;
     gmas.push_back(std::move(g));  // deque: addresses of queued GMAs stay valid
     if (order <= completed)
@@ -89,8 +128,19 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
 
 void Runtime::start(Gma &g) {
     g.state = GmaState::kInFlight;
+    // What it was ordered after failed: its bytes (or the flag it sets)
+    // would say that something arrived that did not. It is not executed.
+    if (g.order > 0 && failed(g.order)) {
+        g.why_text = "not executed: ordered after GMA " + std::to_string(g.order) + ", which failed";
+        return gma_done(&g.comp, -1);
+    }
+    if (fail_start_in && --fail_start_in == 0) {
+        g.why = "fault injected for a test (ACPX_TEST_FAIL)";
+        return gma_done(&g.comp, -1);
+    }
     int rc = -1;
     RemoteKey *key = nullptr;
+    bool no_key = false;
     // A peer's segment mapped here: plain loads and stores, done at once.
     char *mapped = g.remote ? mapped_of(*g.remote) : nullptr;
     char *at = mapped ? mapped + (g.raddr - g.remote->base) : nullptr;
@@ -111,6 +161,8 @@ void Runtime::start(Gma &g) {
                 break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
+            else
+                no_key = true;
             break;
         case GmaKind::kGet:
             if (at) {
@@ -124,37 +176,44 @@ void Runtime::start(Gma &g) {
                 break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
+            else
+                no_key = true;
             break;
         case GmaKind::kAtomic:
             if (g.peer == rank || at) {
                 local_atomic(g, at ? at : reinterpret_cast<char *>(g.raddr));
                 rc = kDone;
-            } else if ((key = key_of(g.peer, *g.remote)))
+            } else if ((key = key_of(g.peer, *g.remote))) {
                 rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key,
                                 &g.comp);
+            } else {
+                no_key = true;
+            }
             break;
         case GmaKind::kDelegated: {
-            const RemoteReg &d = *g.dst_remote;
-            proto::CopyCmd cmd{proto::Type::kCopyCmd, static_cast<uint32_t>(rank), g.handle,
-                               g.dst, g.src, g.size, d.base, d.size, d.gen};
-            const bool same_rank = ga::decode(g.dst).rank == static_cast<uint32_t>(g.peer);
-            rc = send(g.peer, proto::pack(cmd, same_rank ? nullptr : &d.rkey_blob)) ? kPending
-                                                                                      : -1;
+            const proto::CopyCmd cmd{proto::Type::kCopyCmd, static_cast<uint32_t>(rank), g.handle,
+                                     g.dst, g.src, g.size, g.dst_remote ? g.dst_remote->gen : 0};
+            rc = send(g.peer, proto::pack(cmd)) ? kPending : -1;
             break;
         }
     }
     if (rc == kDone) gma_done(&g.comp, 0);
-    if (rc < 0) gma_done(&g.comp, -1);
+    if (rc < 0) {
+        if (!g.why) g.why = why_not_started(g, no_key);
+        gma_done(&g.comp, -1);
+    }
 }
 
 void Runtime::advance() {
     for (;;) {
         while (!gmas.empty() && gmas.front().state == GmaState::kDone) {
             const Gma &f = gmas.front();
-            if (f.failed)
-                report("acp_complete", ("GMA " + std::to_string(f.handle)).c_str(),
-                       "%s failed; its destination bytes are undefined",
-                       describe_gma(f).c_str());
+            if (f.failed) {
+                report(f.fn, ("GMA " + std::to_string(f.handle)).c_str(),
+                       "%s failed: %s; its destination bytes are undefined", what_moved(f, rank).c_str(),
+                       f.why ? f.why : f.why_text.c_str());
+                failures.push_back(f.handle);
+            }
             completed = f.handle;
             gmas.pop_front();
         }
@@ -178,7 +237,8 @@ void Runtime::finish_exec_ops() {
             ++it;
             continue;
         }
-        reply_copy_done(it->issuer, it->handle, it->status);
+        reply_copy_done(it->issuer, it->handle, it->status,
+                        "rank " + std::to_string(rank) + ": the transport failed to write to the destination");
         it = exec_ops.erase(it);
     }
 }

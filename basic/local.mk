@@ -6,7 +6,7 @@ libacpx_la_SOURCES = \
 	basic/ga.hpp basic/protocol.hpp \
 	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \
 	basic/registry.cpp basic/huge_pages.cpp basic/huge_pages.hpp \
-	basic/gma.cpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
+	basic/gma.cpp basic/fault_injection.cpp basic/fault_injection.hpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
 	basic/api_common.hpp basic/api_init.cpp basic/api_memory.cpp basic/api_gma.cpp \
 	basic/layer.cpp basic/layer.hpp \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \

@@ -30,9 +30,10 @@ bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) {
 
 bool Runtime::send(int to, const Blob &m) { return tp->send(to, m.data(), m.size()) >= 0; }
 
-void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status) {
+void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why) {
+    const Blob text(why.begin(), why.end());
     send(static_cast<int>(issuer),
-         proto::pack(proto::CopyDone{proto::Type::kCopyDone, status == 0 ? 0 : 1, handle}));
+         proto::pack(proto::CopyDone{proto::Type::kCopyDone, status == 0 ? 0 : 1, handle}, status ? &text : nullptr));
 }
 
 void Runtime::handle_message(const Blob &m) {
@@ -44,8 +45,14 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kCopyDone: {
             proto::CopyDone d;
             if (!proto::unpack(m, &d)) break;
-            if (Gma *g = find_gma(d.handle); g && g->state == GmaState::kInFlight)
+            if (Gma *g = find_gma(d.handle); g && g->state == GmaState::kInFlight) {
+                if (d.status) {
+                    const Blob why = proto::tail_of<proto::CopyDone>(m);
+                    g->why_text.assign(why.begin(), why.end());
+                    if (g->why_text.empty()) g->why_text = "its executor reported an error";
+                }
                 g->comp.fn(&g->comp, d.status);
+            }
             break;
         }
         case proto::Type::kRegQuery: {
@@ -73,6 +80,12 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegInfo: {
             proto::RegInfo info;
             if (!proto::unpack(m, &info)) break;
+            if (auto it = parked_copies.find(info.request); it != parked_copies.end()) {
+                const Blob copy = std::move(it->second);
+                parked_copies.erase(it);
+                execute_copy_to(copy, info.status == 0 ? remember_remote(m) : nullptr);
+                break;
+            }
             reg_replies[info.request] = m;
             break;
         }
@@ -106,45 +119,77 @@ void Runtime::handle_message(const Blob &m) {
     }
 }
 
+namespace {
+// The executor's refusal: its own line, and the reason back to the issuer.
+void refuse_copy(Runtime &rt, const proto::CopyCmd &c, const std::string &why) {
+    report("delegated copy", ("from rank " + std::to_string(c.issuer)).c_str(), "GMA %lld refused: %s",
+           static_cast<long long>(c.handle), why.c_str());
+    rt.reply_copy_done(c.issuer, c.handle, 1, "rank " + std::to_string(rt.rank) + " refused it: " + why);
+}
+}  // namespace
+
 void Runtime::execute_copy(const Blob &m) {
     proto::CopyCmd c;
     if (!proto::unpack(m, &c)) return;
-    auto refuse = [&](const char *why) {
-        report("delegated copy", ("from rank " + std::to_string(c.issuer)).c_str(),
-               "GMA %lld refused: %s", static_cast<long long>(c.handle), why);
-        reply_copy_done(c.issuer, c.handle, 1);
-    };
     // Checked here, where the bytes are read: a bad GA from a peer never
     // reaches memory this rank did not register.
     const ga::Parts s = ga::decode(c.src_ga);
     LocalReg *src = local_reg(s.tag);
-    if (s.rank != static_cast<uint32_t>(rank) || !src) return refuse("source not registered here");
-    if (!fits(s.offset, c.size, src->size)) return refuse("source passes its registration");
+    if (s.rank != static_cast<uint32_t>(rank) || !src) return refuse_copy(*this, c, "source not registered here");
+    if (!fits(s.offset, c.size, src->size)) return refuse_copy(*this, c, "source passes its registration");
     const ga::Parts d = ga::decode(c.dst_ga);
+    if (d.rank >= static_cast<uint32_t>(procs)) return refuse_copy(*this, c, "destination rank is not in the job");
     if (d.rank == static_cast<uint32_t>(rank)) {
         LocalReg *dst = local_reg(d.tag);
-        if (!dst) return refuse("destination not registered here");
-        if (!fits(d.offset, c.size, dst->size)) return refuse("destination passes its registration");
+        if (!dst || (c.dst_gen && dst->gen != c.dst_gen))
+            return refuse_copy(*this, c, "destination not registered here (unregistered since the issuer looked)");
+        if (!fits(d.offset, c.size, dst->size)) return refuse_copy(*this, c, "destination passes its registration");
+        if (fail_exec_in && --fail_exec_in == 0)
+            return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
         copy_bytes(dst->base + d.offset, src->base + s.offset, c.size);
         reply_copy_done(c.issuer, c.handle, 0);
         return;
     }
-    if (!fits(d.offset, c.size, c.dst_size)) return refuse("destination passes its registration");
+    // The destination as its owner describes it, never as the issuer
+    // claims: cached from an earlier look-up (dropped when the owner
+    // unregisters it), else asked for now and the copy parked until then.
+    if (auto it = remote.find(reg_id(d.rank, d.tag)); it != remote.end())
+        return execute_copy_to(m, it->second);
+    const uint64_t request = next_request++;
+    parked_copies[request] = m;
+    if (!send(static_cast<int>(d.rank),
+              proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank), d.tag, request}))) {
+        parked_copies.erase(request);
+        refuse_copy(*this, c, "cannot reach the destination's rank " + std::to_string(d.rank));
+    }
+}
+
+void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
+    proto::CopyCmd c;
+    proto::unpack(m, &c);
+    const ga::Parts s = ga::decode(c.src_ga), d = ga::decode(c.dst_ga);
+    const std::string at = "rank " + std::to_string(d.rank);
+    LocalReg *src = local_reg(s.tag);
+    if (!src) return refuse_copy(*this, c, "source unregistered while the destination was looked up");
+    if (!reg) return refuse_copy(*this, c, "destination tag " + std::to_string(d.tag) + " is not registered at " + at);
+    if (c.dst_gen && reg->gen != c.dst_gen)
+        return refuse_copy(*this, c, "destination registration at " + at + " was replaced since the issuer looked it up");
+    if (!fits(d.offset, c.size, reg->size))
+        return refuse_copy(*this, c, "destination [" + std::to_string(d.offset) + ", +" + std::to_string(c.size) +
+                                         ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);
+    if (fail_exec_in && --fail_exec_in == 0) return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
+    const char *from = src->base + s.offset;
+    if (char *mapped = mapped_of(*reg)) {  // an on-node acpx segment: a plain store
+        copy_bytes(mapped + d.offset, from, c.size);
+        return reply_copy_done(c.issuer, c.handle, 0);
+    }
     if (cma.reaches(static_cast<int>(d.rank))) {
-        const int rc = cma.write(static_cast<int>(d.rank), c.dst_base + d.offset,
-                                 src->base + s.offset, c.size);
-        if (rc != CmaChannel::kFallback) return reply_copy_done(c.issuer, c.handle, rc);
+        const int rc = cma.write(static_cast<int>(d.rank), reg->base + d.offset, from, c.size);
+        if (rc != CmaChannel::kFallback)
+            return reply_copy_done(c.issuer, c.handle, rc, rc ? "rank " + std::to_string(rank) + ": direct copy to " + at + " failed" : "");
     }
-    RemoteRegPtr &key = exec_keys[reg_id(d.rank, d.tag)];
-    if (!key || key->gen != c.dst_gen) {
-        key = std::make_shared<RemoteReg>();
-        key->base = c.dst_base;
-        key->size = c.dst_size;
-        key->gen = c.dst_gen;
-        key->rkey_blob = proto::tail_of<proto::CopyCmd>(m);
-    }
-    RemoteKey *rk = key_of(static_cast<int>(d.rank), *key);
-    if (!rk) return refuse("cannot use the destination's key");
+    RemoteKey *rk = key_of(static_cast<int>(d.rank), *reg);
+    if (!rk) return refuse_copy(*this, c, "cannot use the destination's key");
     exec_ops.push_back({});
     ExecOp &e = exec_ops.back();
     e.comp.fn = exec_done;
@@ -152,9 +197,8 @@ void Runtime::execute_copy(const Blob &m) {
     e.issuer = c.issuer;
     e.handle = c.handle;
     e.src_tag = s.tag;
-    e.dst = key;
-    const int rc = tp->put(static_cast<int>(d.rank), src->base + s.offset, c.size,
-                           c.dst_base + d.offset, *rk, &e.comp);
+    e.dst = reg;
+    const int rc = tp->put(static_cast<int>(d.rank), from, c.size, reg->base + d.offset, *rk, &e.comp);
     if (rc != kPending) exec_done(&e.comp, rc == kDone ? 0 : 1);
 }
 

@@ -27,14 +27,16 @@ struct CopyCmd {
     uint32_t issuer;
     int64_t handle;
     uint64_t dst_ga, src_ga, size;
-    // The destination registration as the issuer resolved it; the rkey blob
-    // follows when the destination is not on the executing rank.
-    uint64_t dst_base, dst_size, dst_gen;
+    // The generation of the destination registration the issuer resolved
+    // dst in: the executor refuses the copy if the owner has replaced it
+    // since. Nothing else of the issuer's view is trusted: the executor
+    // checks dst against the owner's own description (messages.cpp).
+    uint64_t dst_gen;
 };
 
 struct CopyDone {
     Type type = Type::kCopyDone;
-    int32_t status;  // 0 ok, else the executor reported why
+    int32_t status;  // 0 ok, else failed: the executor's reason follows as text
     int64_t handle;
 };
 

@@ -127,20 +127,26 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
                              std::to_string(tag); });
     Blob m = std::move(reg_replies[request]);
     reg_replies.erase(request);
-    proto::RegInfo info;
-    proto::unpack(m, &info);
-    if (info.status != 0)
+    proto::RegInfo info{};
+    if (!proto::unpack(m, &info) || info.status != 0)
         return report(fn, arg, "tag %u of rank %u is not registered", tag, owner), nullptr;
+    return remember_remote(m);
+}
+
+RemoteRegPtr Runtime::remember_remote(const Blob &m) {
+    proto::RegInfo info{};
+    proto::unpack(m, &info);
+    const uint64_t id = reg_id(info.owner, info.tag);
     // Another lookup of the same tag may have finished while we waited.
-    if (auto it = remote.find(id); it != remote.end()) return it->second;
+    if (auto it = remote.find(id); it != remote.end() && it->second->gen == info.gen) return it->second;
     auto reg = std::make_shared<RemoteReg>();
     reg->base = info.base;
     reg->size = info.size;
     reg->gen = info.gen;
     reg->color = info.color;
     reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
-    if (info.seg_fd >= 0 && cma.reaches(static_cast<int>(owner))) {
-        reg->seg_pid = cma.pid_of(static_cast<int>(owner));
+    if (info.seg_fd >= 0 && cma.reaches(static_cast<int>(info.owner))) {
+        reg->seg_pid = cma.pid_of(static_cast<int>(info.owner));
         reg->seg_fd = info.seg_fd;
     }
     remote[id] = reg;

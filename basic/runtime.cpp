@@ -179,7 +179,7 @@ Runtime::~Runtime() {
     gmas.clear();
     exec_ops.clear();
     remote.clear();
-    exec_keys.clear();
+    parked_copies.clear();
     for (auto &r : regs) {
         r.region.reset();
         if (r.seg.base) destroy_shared_segment(r.seg);

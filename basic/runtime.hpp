@@ -67,6 +67,12 @@ struct Gma {
     GmaKind kind = GmaKind::kLocal;
     GmaState state = GmaState::kWaiting;
     bool failed = false;
+    const char *fn = "acp_copy";  // the call that issued it, for its failure message
+    // Why it failed, where known when it did: a fixed text, or a delegated
+    // copy's executor's own words (why_text).
+    const char *why = nullptr;
+    std::string why_text;
+    acp_handle_t order = 0;  // the GMA it was ordered after (0: none)
     AtomicOp aop = AtomicOp::kAdd;
     uint8_t width = 0;
     int peer = -1;  // the rank this GMA waits for
@@ -123,7 +129,9 @@ class Runtime {
     std::deque<uint32_t> free_tags;  // FIFO: a tag is reused as late as possible
     uint64_t next_gen = 1;
     std::unordered_map<uint64_t, RemoteRegPtr> remote;      // key: rank<<10|tag
-    std::unordered_map<uint64_t, RemoteRegPtr> exec_keys;   // delegated destinations
+    // Delegated copies to execute once the destination's owner has
+    // described the registration (by look-up request).
+    std::unordered_map<uint64_t, Blob> parked_copies;
     std::unordered_map<uint64_t, Blob> reg_replies;  // look-up request -> the owner's RegInfo
     uint64_t next_request = 1;
     std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
@@ -135,6 +143,8 @@ class Runtime {
     // lies in. nullptr, reported as fn/arg, if there is none.
     RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag,
                         const char *fn, const char *arg);
+    // Caches the registration a RegInfo message (status 0) describes.
+    RemoteRegPtr remember_remote(const Blob &reg_info);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
     // Where r's bytes are mapped in this process, or nullptr.
     char *mapped_of(RemoteReg &r);
@@ -149,6 +159,17 @@ class Runtime {
         waiting;
     std::list<ExecOp> exec_ops;
     unsigned exec_finished = 0;
+    // Handles of the retired GMAs that failed, ascending (they retire in
+    // handle order): acp_inquire and acp_query_failed read it. 8 bytes a
+    // failure, kept for the life of the runtime.
+    std::vector<acp_handle_t> failures;
+    bool failed(acp_handle_t h) const;  // GMA h retired, failed
+    // The first retired failed GMA in [from, to], or 0.
+    acp_handle_t first_failure(acp_handle_t from, acp_handle_t to) const;
+    // Fault injection for tests (fault_injection.hpp): countdowns to the
+    // copy/atomic this process starts, and the delegated copy it executes,
+    // that fail as a transport error would; 0: none armed.
+    uint64_t fail_start_in = 0, fail_exec_in = 0;
 
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);
@@ -164,9 +185,13 @@ class Runtime {
     uint64_t messages_handled = 0;  // the agent lingers after acpx work, not after any UCX event
     void handle_message(const Blob &m);
     void execute_copy(const Blob &m);
+    // A delegated copy whose destination registration is `dst` as its
+    // owner described it (nullptr: not registered there).
+    void execute_copy_to(const Blob &m, const RemoteRegPtr &dst);
     bool send(int to, const Blob &m);
-    // Tells the issuer of a delegated copy that it is done (status 0) or failed.
-    void reply_copy_done(uint32_t issuer, int64_t handle, int status);
+    // Tells the issuer of a delegated copy that it is done (status 0) or
+    // failed, and why (the issuer's failure message quotes it).
+    void reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why = "");
 
     // --- barrier (sync.cpp) ---
     uint64_t sync_epoch = 0;

@@ -308,14 +308,35 @@ acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value,
  * already complete returns at once. Invalid handles (not yet issued,
  * negative) print an error and return. A wait longer than ACP_TIMEOUT
  * ends the job, naming the GMA and the rank not heard from.
+ *
+ * Failures. A GMA that fails (the transport or the kernel reports an
+ * error, the executing rank refuses it, its peer is gone) is complete but
+ * not successful: its destination bytes are undefined. When it completes,
+ * one line on stderr names it, the ranks and the reason
+ * ("acpx: acp_copy: GMA 12: put of 8 bytes from rank 0 to rank 1 failed:
+ * ..."). A GMA ordered after a failed one (its @p order names it) is not
+ * executed and fails too, and so on down the chain; GMAs not ordered
+ * after it run as usual. acp_inquire() tells a failed handle from a
+ * successful one, acp_query_failed() finds failures among many.
  */
 void acp_complete(acp_handle_t handle);
 
 /**
- * @return 0 if GMA @p handle and every GMA issued before it are complete,
- * 1 if not yet, -1 for an invalid handle. Makes progress; never waits.
+ * @return 0 if GMA @p handle and every GMA issued before it are complete
+ * and GMA @p handle succeeded; 1 if not yet complete; -1 if GMA @p handle
+ * failed (see acp_complete) or @p handle is invalid (which prints an
+ * error). Makes progress; never waits.
  */
 int acp_inquire(acp_handle_t handle);
+
+/**
+ * @return the lowest handle in [@p first, @p last] whose GMA is complete
+ * and failed, or ACP_HANDLE_NULL if there is none (complete @p last first
+ * to know that none of them failed). @p last may be ACP_HANDLE_ALL. Also
+ * ACP_HANDLE_NULL, with an error printed, for an invalid range. Makes
+ * progress; never waits.
+ */
+acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
 
 /* ------------------------------------------------------------------ */
 /* Persistent collectives (the middle layer)                           */

@@ -1,0 +1,67 @@
+#include "fault_injection.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "api_common.hpp"
+#include "errors.hpp"
+#include "runtime.hpp"
+
+namespace acpx::basic {
+
+// Reads `spec` (fault_injection.hpp) for rank `rank` into the two
+// countdowns (items for other ranks are skipped); false, reported, if
+// malformed.
+bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *exec_in, const char *fn) {
+    std::string all(spec);
+    size_t pos = 0;
+    while (pos <= all.size()) {
+        const size_t end = std::min(all.find(',', pos), all.size());
+        const std::string item = all.substr(pos, end - pos);
+        pos = end + 1;
+        if (item.empty()) continue;
+        const size_t colon = item.find(':');
+        const std::string what = item.substr(0, colon);
+        char *rest = nullptr;
+        const char *num = colon == std::string::npos ? "" : item.c_str() + colon + 1;
+        const unsigned long long n = std::strtoull(num, &rest, 10);
+        long rank_only = -1;
+        if (rest != num && *rest == '@') rank_only = std::strtol(rest + 1, &rest, 10);
+        if ((what != "start" && what != "exec") || rest == num || *rest != '\0' || n == 0)
+            return report(fn, "spec", "'%s' is not start:N[@RANK] or exec:N[@RANK] (N >= 1)", item.c_str());
+        if (rank_only >= 0 && rank_only != rank) continue;
+        *(what == "start" ? start_in : exec_in) = n;
+    }
+    return true;
+}
+
+}  // namespace acpx::basic
+
+extern "C" int acpx_test_fail(const char *spec) {
+    using namespace acpx::basic;
+    Runtime *rt = api::need("acpx_test_fail");
+    if (!rt) return -1;
+    if (!spec) return report("acpx_test_fail", "spec", "is NULL"), -1;
+    auto lk = rt->lock_api();
+    return parse_faults(spec, rt->rank, &rt->fail_start_in, &rt->fail_exec_in, "acpx_test_fail") ? 0 : -1;
+}
+
+extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size) {
+    using namespace acpx::basic;
+    constexpr const char *fn = "acpx_test_copy_unchecked";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    api::Target s;
+    if (!api::resolve(*rt, lk, src, size, fn, "src", false, &s)) return ACP_HANDLE_NULL;
+    if (s.local) return report(fn, "src", "must be another rank's memory"), ACP_HANDLE_NULL;
+    Gma g;
+    g.fn = fn;
+    g.kind = GmaKind::kDelegated;
+    g.peer = static_cast<int>(s.p.rank);
+    g.dst = dst;
+    g.src = src;
+    g.size = size;
+    return rt->issue(std::move(g), ACP_HANDLE_NULL);
+}

@@ -1,0 +1,29 @@
+// Fault injection, for tests: makes a chosen copy or atomic fail the way a
+// transport error would, so that tests can watch the failure travel (the
+// GMA, what was ordered after it, the collective round that held it).
+// Not part of the public API; the cost when nothing is armed is one test
+// of a zero counter per GMA started.
+//
+// Spec (ACPX_TEST_FAIL at acp_init, or acpx_test_fail() at any time), a
+// comma-separated list of
+//   start:N[@R]  the Nth copy or atomic this process starts from now fails
+//   exec:N[@R]   the Nth copy this process executes for another rank (a
+//                delegated remote->remote copy) fails; its issuer sees it
+// `@R` limits the item to rank R. N counts from 1.
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+
+extern "C" {
+// Arms the spec in this process. 0, or -1 (reported) for a malformed spec
+// or outside acp_init .. acp_finalize.
+int acpx_test_fail(const char *spec);
+
+// Issues a remote->remote copy as acp_copy would, but without the
+// issuer's checks of dst (a forged or stale GA): what the executing rank
+// then does with it is under test. The source must be another rank's
+// registered memory. ACP_HANDLE_NULL (reported) if it cannot be issued.
+acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size);
+}
