@@ -9,7 +9,8 @@
 using namespace acpx::basic;
 
 namespace acpx::basic {
-bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *exec_in, const char *fn);  // fault_injection.cpp
+bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data_in, uint64_t *exec_in,
+                  const char *fn);  // fault_injection.cpp
 }
 
 extern "C" int acp_init(int *, char ***) {
@@ -20,10 +21,10 @@ extern "C" int acp_init(int *, char ***) {
     // Tests only (fault_injection.hpp): checked before anything starts.
     const char *faults = std::getenv("ACPX_TEST_FAIL");
     uint64_t unused = 0;
-    if (faults && *faults && !parse_faults(faults, -1, &unused, &unused, "acp_init")) return -1;
+    if (faults && *faults && !parse_faults(faults, -1, &unused, &unused, &unused, "acp_init")) return -1;
     Runtime *rt = Runtime::create(cfg);
     if (!rt) return -1;
-    if (faults && *faults) parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_exec_in, "acp_init");
+    if (faults && *faults) parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acp_init");
     set_runtime(rt);
     return 0;
 }

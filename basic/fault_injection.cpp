@@ -13,7 +13,8 @@ namespace acpx::basic {
 // Reads `spec` (fault_injection.hpp) for rank `rank` into the two
 // countdowns (items for other ranks are skipped); false, reported, if
 // malformed.
-bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *exec_in, const char *fn) {
+bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data_in, uint64_t *exec_in,
+                  const char *fn) {
     std::string all(spec);
     size_t pos = 0;
     while (pos <= all.size()) {
@@ -28,10 +29,11 @@ bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *exec
         const unsigned long long n = std::strtoull(num, &rest, 10);
         long rank_only = -1;
         if (rest != num && *rest == '@') rank_only = std::strtol(rest + 1, &rest, 10);
-        if ((what != "start" && what != "exec") || rest == num || *rest != '\0' || n == 0)
-            return report(fn, "spec", "'%s' is not start:N[@RANK] or exec:N[@RANK] (N >= 1)", item.c_str());
+        if ((what != "start" && what != "data" && what != "exec") || rest == num || *rest != '\0' || n == 0)
+            return report(fn, "spec", "'%s' is not start:N, data:N or exec:N, with N >= 1 and an optional @RANK",
+                          item.c_str());
         if (rank_only >= 0 && rank_only != rank) continue;
-        *(what == "start" ? start_in : exec_in) = n;
+        *(what == "start" ? start_in : what == "data" ? data_in : exec_in) = n;
     }
     return true;
 }
@@ -44,7 +46,9 @@ extern "C" int acpx_test_fail(const char *spec) {
     if (!rt) return -1;
     if (!spec) return report("acpx_test_fail", "spec", "is NULL"), -1;
     auto lk = rt->lock_api();
-    return parse_faults(spec, rt->rank, &rt->fail_start_in, &rt->fail_exec_in, "acpx_test_fail") ? 0 : -1;
+    return parse_faults(spec, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acpx_test_fail")
+               ? 0
+               : -1;
 }
 
 extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size) {

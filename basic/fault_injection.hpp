@@ -7,6 +7,8 @@
 // Spec (ACPX_TEST_FAIL at acp_init, or acpx_test_fail() at any time), a
 // comma-separated list of
 //   start:N[@R]  the Nth copy or atomic this process starts from now fails
+//   data:N[@R]   the Nth copy of more than 8 bytes it starts fails (not a
+//                flag or a collective's stamp: a collective's data)
 //   exec:N[@R]   the Nth copy this process executes for another rank (a
 //                delegated remote->remote copy) fails; its issuer sees it
 // `@R` limits the item to rank R. N counts from 1.

@@ -134,7 +134,8 @@ void Runtime::start(Gma &g) {
         g.why_text = "not executed: ordered after GMA " + std::to_string(g.order) + ", which failed";
         return gma_done(&g.comp, -1);
     }
-    if (fail_start_in && --fail_start_in == 0) {
+    if ((fail_start_in && --fail_start_in == 0) ||
+        (fail_data_in && g.kind != GmaKind::kAtomic && g.size > 8 && --fail_data_in == 0)) {
         g.why = "fault injected for a test (ACPX_TEST_FAIL)";
         return gma_done(&g.comp, -1);
     }

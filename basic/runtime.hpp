@@ -169,7 +169,7 @@ class Runtime {
     // Fault injection for tests (fault_injection.hpp): countdowns to the
     // copy/atomic this process starts, and the delegated copy it executes,
     // that fail as a transport error would; 0: none armed.
-    uint64_t fail_start_in = 0, fail_exec_in = 0;
+    uint64_t fail_start_in = 0, fail_data_in = 0, fail_exec_in = 0;
 
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);

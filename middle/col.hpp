@@ -58,6 +58,17 @@ struct Col {
     std::vector<uint8_t> seen;        // per plan.wait_slots entry
     std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
     acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
+    acp_handle_t seg_first = ACP_HANDLE_NULL;  // and its first
+    // The segment's signals this member sent by GMA (stamps, notifications,
+    // ready bytes): if one failed, its receiver is told so (round.cpp).
+    struct Notice {
+        acp_handle_t gma;
+        acp_ga_t slot;  // the stamp's place at the receiver; ACP_GA_NULL: a ready byte
+        int32_t to;     // the receiver's rank
+        uint32_t block;
+    };
+    std::vector<Notice> notices;
+    bool failing = false;  // failure stamps sent for this segment; waiting for them
     // On-node members' control blocks mapped here (basic::layer::mapped),
     // found at the first round: small rounds' data, their arrive stamps
     // and ready bytes go there as plain stores, without a GMA each.

@@ -37,6 +37,12 @@ uint64_t stamp_of(uint64_t seq, uint64_t size) {
 bool stamp_is(uint64_t stamp, uint64_t seq) {
     return (stamp >> 63) && ((stamp >> kSizeBits) & kSeqMask) == (seq & kSeqMask);
 }
+// A stamp whose size is all ones says: this round's block (or this
+// forwarder's copies) failed on the way here. It is written instead of
+// the real stamp, so the receiver ends the round with an error at once
+// and passes the same stamp on to the members it forwards the block to.
+constexpr uint64_t kFailedSize = kSizeMask;
+bool stamp_failed(uint64_t stamp) { return (stamp & kSizeMask) == kFailedSize; }
 
 uint64_t load64(const uint8_t *p) {
     return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
@@ -84,6 +90,25 @@ std::string listed(std::vector<std::string> what) {
     return out;
 }
 
+// The first error of this round on this member; acp_wait_col returns -1
+// with it.
+void note_error(Col &c, const std::string &what) {
+    if (!c.round_error.empty()) return;
+    c.round_error = what;
+    c.error_round = c.round;
+}
+
+// A GMA of this segment: the first and the last are remembered (failures
+// are looked for between them), and what it signals if it is a signal.
+acp_handle_t track(Col &c, acp_handle_t h) {
+    if (c.seg_first == ACP_HANDLE_NULL) c.seg_first = h;
+    c.last = h;
+    return h;
+}
+void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block) {
+    c.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block});
+}
+
 bool fail_gma(Col &c, const char *fn, const char *what) {
     break_handle(c, std::string("could not issue ") + what);
     return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
@@ -124,7 +149,9 @@ ctl::Layout at(const Col &c) { return c.plan.layout(); }
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
     c.issued = false;
-    c.last = ACP_HANDLE_NULL;
+    c.last = c.seg_first = ACP_HANDLE_NULL;
+    c.notices.clear();
+    c.failing = false;
     std::fill(c.out_issued.begin(), c.out_issued.end(), 0);
     std::fill(c.seen.begin(), c.seen.end(), 0);
     c.seg_start = {};
@@ -140,7 +167,8 @@ bool begin_segment(Col &c, const char *fn) {
         }
         const acp_handle_t h = acp_copy(c.plan.ready_targets[i], ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
-        c.last = h;
+        track(c, h);
+        c.notices.push_back({h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0});
     }
     return true;
 }
@@ -222,7 +250,7 @@ bool issue_list(Col &c) {
             const acp_handle_t h = acp_copy(dst, src, r.length, order);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
             if (e == 0) first = h;
-            c.last = h;
+            track(c, h);
         }
     }
     const acp_handle_t all_data = c.last;
@@ -234,11 +262,16 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (const auto &cmd : pl.lists[i]) {
-            acp_handle_t h = acp_copy(slot_ga(cmd.dst, at(c).arrive(block, c.seq)), stamp, 8, entry++);
-            if (h != ACP_HANDLE_NULL && cmd.src != pl.me)
-                h = acp_copy(slot_ga(cmd.src, at(c).fwd(block, c.seq)), stamp, 8, all_data);
+            const acp_ga_t arrive = slot_ga(cmd.dst, at(c).arrive(block, c.seq));
+            acp_handle_t h = acp_copy(arrive, stamp, 8, entry++);
+            if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block);
+            if (h != ACP_HANDLE_NULL && cmd.src != pl.me) {
+                const acp_ga_t fwd = slot_ga(cmd.src, at(c).fwd(block, c.seq));
+                h = acp_copy(fwd, stamp, 8, all_data);
+                if (h != ACP_HANDLE_NULL) notice(c, h, fwd, block);
+            }
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
-            c.last = h;
+            track(c, h);
         }
     }
     c.issued = true;
@@ -259,6 +292,23 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
+        const bool pass_failure = o.wait && stamp_failed(load64(c.ctl_base() + at(c).signal(o.block, c.seq)));
+        if (const Col::Direct &d = c.out_direct[j]; pass_failure && small && d.arrive) {
+            __atomic_store_n(reinterpret_cast<uint64_t *>(d.arrive + turn * at(c).arrive_stride()),
+                             stamp_of(c.seq, kFailedSize), __ATOMIC_RELEASE);
+            c.out_issued[j] = 1;
+            *moved = true;
+            continue;
+        }
+        if (pass_failure) {  // the block failed upstream: its failed stamp, no bytes
+            const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();
+            const acp_handle_t h = acp_copy(stamp, ctl_ga(c, at(c).signal(o.block, c.seq)), ctl::kStampBytes, ACP_HANDLE_NULL);
+            if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a failure signal");
+            track(c, h);
+            c.out_issued[j] = 1;
+            *moved = true;
+            continue;
+        }
         if (const Col::Direct &d = c.out_direct[j]; small && d.arrive) {  // on-node: plain stores
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
                                       : local_data(c) + r.offset;
@@ -278,7 +328,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
             acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
-        c.last = h;
+        track(c, h);
+        notice(c, h, stamp, o.block);
         c.out_issued[j] = 1;
         *moved = true;
     }
@@ -297,18 +348,50 @@ bool check_arrivals(Col &c) {
             continue;
         }
         c.seen[i] = 1;
+        if (stamp_failed(s)) {
+            note_error(c, (slot < c.plan.n_in ? "block " + std::to_string(slot) + " from rank "
+                                              : "the forwards' notice from rank ") +
+                              std::to_string(c.plan.wait_from[i]) +
+                              ": a copy on its way here failed (the rank that issued it named it)");
+            continue;
+        }
         if (slot < c.plan.n_in && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
             basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
         }
-        if ((s & kSizeMask) != (c.size & kSizeMask) && c.round_error.empty()) {
-            c.round_error = "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) +
-                            " sent " + std::to_string(s & kSizeMask) + " bytes, this rank " +
-                            std::to_string(c.size);
-            c.error_round = c.round;
-        }
+        if ((s & kSizeMask) != (c.size & kSizeMask))
+            note_error(c, "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) + " sent " +
+                              std::to_string(s & kSizeMask) + " bytes, this rank " + std::to_string(c.size));
     }
     return all;
+}
+
+// The segment's GMAs are complete and one in its range failed. If it was
+// one of this member's signals (a stamp or notification fails when the
+// copy it was ordered after did), the round fails here, naming it, and
+// each receiver of a failed stamp gets the failed stamp instead, so it
+// fails the round at once rather than at ACP_TIMEOUT, and passes it on.
+// True when failed stamps are on their way.
+bool send_failure_stamps(Col &c) {
+    std::vector<std::string> what;
+    for (const auto &n : c.notices)
+        if (acp_inquire(n.gma) < 0)
+            what.push_back((n.slot == ACP_GA_NULL ? "its ready signal to rank " + std::to_string(n.to)
+                                                  : "block " + std::to_string(n.block) + " to rank " + std::to_string(n.to)) +
+                           " (GMA " + std::to_string(n.gma) + ")");
+    if (what.empty()) return false;  // another handle's or the application's GMA
+    note_error(c, "a copy this rank issued failed: " + listed(what));
+    c.failing = true;
+    // Every GMA of the segment is complete: the stamp may change now.
+    __atomic_store_n(reinterpret_cast<uint64_t *>(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, kFailedSize),
+                     __ATOMIC_RELEASE);
+    bool sent = false;
+    for (const auto &n : c.notices) {
+        if (n.slot == ACP_GA_NULL || acp_inquire(n.gma) >= 0) continue;
+        const acp_handle_t h = acp_copy(n.slot, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) sent = true, c.last = h;
+    }
+    return sent;
 }
 
 // Which members' slots and ready bytes are mapped here (Col::Direct).
@@ -366,7 +449,10 @@ bool advance(Col &c) {
     if (!check_arrivals(c)) return moved;
     if (c.plan.executes_list && !c.issued) return moved;
     if (std::find(c.out_issued.begin(), c.out_issued.end(), 0) != c.out_issued.end()) return moved;
-    if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) != 0) return moved;
+    if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) == 1) return moved;
+    if (!c.failing && c.seg_first != ACP_HANDLE_NULL && acp_query_failed(c.seg_first, c.last) != ACP_HANDLE_NULL &&
+        send_failure_stamps(c))
+        return true;  // then wait for those
     // The segment is complete here.
     if (buffered(c)) copy_out(c);
     if (++c.seg < c.nseg) {

@@ -16,7 +16,8 @@ State &State::get() {
 size_t Col::memory() const {
     return sizeof(Col) + plan.bytes() - sizeof(Plan) + ctl_mem.size + buffer.size + out_issued.capacity() +
            ready_known.capacity() + member_known.capacity() + seen.capacity() + out_direct.capacity() * sizeof(Direct) +
-           ready_direct.capacity() * sizeof(uint8_t *) + mappings.capacity() * sizeof(std::shared_ptr<void>);
+           ready_direct.capacity() * sizeof(uint8_t *) + mappings.capacity() * sizeof(std::shared_ptr<void>) +
+           notices.capacity() * sizeof(Notice);
 }
 
 }  // namespace acpx::middle
