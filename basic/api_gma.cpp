@@ -134,7 +134,7 @@ extern "C" void acp_complete(acp_handle_t handle) {
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_complete", &h)) return;
     rt->wait_locked(lk, "acp_complete", [&] { return rt->completed >= h; },
-                    [&] { return rt->describe_gma(rt->gmas.front()); });
+                    [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
 }
 
 extern "C" int acp_inquire(acp_handle_t handle) {

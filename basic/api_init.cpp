@@ -55,7 +55,7 @@ extern "C" int acp_sync(void) {
     auto lk = rt->lock_api();
     const acp_handle_t last = rt->last_issued;
     rt->wait_locked(lk, "acp_sync", [&] { return rt->completed >= last; },
-                    [&] { return rt->describe_gma(rt->gmas.front()); });
+                    [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
     return rt->barrier(lk, "acp_sync") ? 0 : -1;
 }
 

@@ -83,7 +83,8 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
                 [&] {
                     return std::to_string(invalidate_acks[pending_id]) +
                            " rank(s) to drop their copy of the registration";
-                });
+                },
+                [&] { return invalidate_acks[pending_id]; });
     invalidate_acks.erase(pending_id);
     remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
     r->region.reset();

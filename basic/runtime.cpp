@@ -163,7 +163,7 @@ bool Runtime::finalize() {
     std::unique_lock lk(mu);
     const acp_handle_t last = last_issued;
     wait_locked(lk, "acp_finalize", [&] { return completed >= last; },
-                [&] { return std::string("this process's GMAs to complete"); });
+                [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; });
     // Nobody may leave while a peer could still need its memory or agent.
     // Peers that finish the barrier first close their endpoints while we
     // may still wait in it: from here on that is not a fault.

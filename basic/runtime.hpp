@@ -119,10 +119,15 @@ class Runtime {
 
     // Progress: transport, incoming messages, completions, ordered starts.
     unsigned progress_locked();
-    // Waits (progressing) until done() holds; past cfg.timeout_s, ends the
-    // job with "fn: waited for <what()>". Called with the lock held.
+    // Waits (progressing) until done() holds; past cfg.timeout_s since
+    // life() last changed (what is waited for made progress), ends the job
+    // with "fn: waited for <what()>". Called with the lock held.
+    template <class Done, class What, class Life>
+    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life);
     template <class Done, class What>
-    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what);
+    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what) {
+        wait_locked(lk, fn, done, what, [] { return 0; });
+    }
 
     // --- registrations (registry.cpp) ---
     LocalReg regs[ga::kMaxTags];

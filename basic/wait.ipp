@@ -9,7 +9,8 @@
 // 3. block on `progressed`, which the agent signals whenever it made
 //    progress, so a rank that waits long (a barrier, a slow peer) costs
 //    nothing. No wake-up is lost: both sides hold `mu`.
-// Past ACP_TIMEOUT it ends the job naming what it waited for.
+// Past ACP_TIMEOUT since the last sign of life of what it waits for
+// (life() changed), it ends the job naming what it waited for.
 #pragma once
 
 #include <sched.h>
@@ -20,20 +21,35 @@
 
 namespace acpx::basic {
 
-template <class Done, class What>
-void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done,
-                          What what) {
+template <class Done, class What, class Life>
+void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what,
+                          Life life) {
     using clock = std::chrono::steady_clock;
     constexpr unsigned kSpin = 2000, kYield = 200;
-    const auto deadline = clock::now() + std::chrono::duration<double>(cfg.timeout_s);
-    unsigned idle = 0;
+    // Traffic that is not what we wait for (other peers' messages keep
+    // progress busy) must not postpone the deadline: the clock is read on
+    // every pass that found nothing to do and on every 64th busy one, and
+    // only life() moving on (what we wait for progressed) moves it.
+    constexpr unsigned kBusyPassesPerClockRead = 64;
+    const auto limit = std::chrono::duration<double>(cfg.timeout_s);
+    auto deadline = clock::now() + limit;
+    auto seen = life();
+    unsigned idle = 0, busy = 0;
     while (!done()) {
         if (progress_locked() != 0) {
             idle = 0;
-            continue;
+            if (++busy % kBusyPassesPerClockRead != 0) continue;
+        } else {
+            if (done()) return;
+            ++idle;
         }
-        if (done()) return;
-        ++idle;
+        const auto now = clock::now();
+        if (const auto l = life(); l != seen) {
+            seen = l;
+            deadline = now + limit;
+        } else if (now > deadline) {
+            fatal("%s: waited %.0f s (ACP_TIMEOUT) for %s", fn, cfg.timeout_s, what().c_str());
+        }
         if (idle < kSpin) continue;
         if (idle < kSpin + kYield) {
             lk.unlock();
@@ -44,8 +60,6 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
         ++app_blocked;
         progressed.wait_for(lk, std::chrono::milliseconds(100));
         --app_blocked;
-        if (clock::now() > deadline)
-            fatal("%s: waited %.0f s (ACP_TIMEOUT) for %s", fn, cfg.timeout_s, what().c_str());
     }
 }
 

@@ -17,6 +17,10 @@
 //                              time out (every wait and free prints its return)
 //   fault_prog col-kill        rank 1 is killed between create and send of a
 //                              persistent bcast; the others are waiting in it
+//   fault_prog steady-traffic  rank 0 waits in acp_complete for a copy that
+//                          stopped rank 2 must execute, while rank 1 keeps
+//                          rank 0 busy with copies it executes (10 s); rank
+//                          0's wait must still end at ACP_TIMEOUT
 //   fault_prog libraries   each rank says, after acp_init, whether libfabric is
 //                          loaded in it ("libfabric loaded: yes" or "no")
 #include <signal.h>
@@ -25,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +96,25 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
+    if (mode == "steady-traffic") {
+        const acp_ga_t s0 = acp_query_starter_ga(0), s1 = acp_query_starter_ga(1), s2 = acp_query_starter_ga(2);
+        if (acp_sync() != 0) return 1;
+        if (me == 2) raise(SIGSTOP);  // never executes what it is sent
+        if (me == 0) {
+            usleep(200 * 1000);  // rank 2 is stopped by now
+            acp_complete(acp_copy(s1 + 64, s2, 8, ACP_HANDLE_NULL));  // executed by rank 2: never
+            std::fprintf(stderr, "rank 0: the copy from the stopped rank completed\n");
+            return 1;
+        }
+        if (me == 1) {  // each copy is a command that rank 0's progress executes
+            const auto t0 = std::chrono::steady_clock::now();
+            while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+                for (int i = 0; i < 256; ++i) acp_copy(s0 + 128, s0 + 256, 8, ACP_HANDLE_NULL);
+                acp_complete(ACP_HANDLE_ALL);
+            }
+            std::fprintf(stderr, "rank 1: traffic for 10 s and the job is still on\n");
+        }
+    }
     const bool never_send = mode == "col-never-send" || mode == "col-never-send-small";
     if (never_send || mode == "col-kill") {
         const int n = acp_procs();

@@ -147,6 +147,18 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     EXPECT_LT(r.seconds, 20);
 }
 
+// The deadline of a wait runs from the last sign of life of what it waits
+// for: a peer's steady traffic (executed by the waiting rank's progress)
+// does not postpone it.
+TEST(Acprun, SteadyTrafficDoesNotPostponeAWaitsTimeout) {
+    JobResult r = acprun(3, {"steady-traffic"}, {"ACP_TIMEOUT=2"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(has(r.err, "acp_complete: waited 2 s (ACP_TIMEOUT) for GMA")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 2 not heard from")) << r.err;
+    EXPECT_FALSE(has(r.err, "traffic for 10 s")) << r.err;
+    EXPECT_LT(r.seconds, 8) << r.err;
+}
+
 // Persistent collectives: a member that never sends makes the waits of
 // those that send to it fail after ACP_TIMEOUT, naming it, for rounds
 // above the inline slots; the job still ends cleanly. The tree is forced (the model picks chain for small
