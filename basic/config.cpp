@@ -20,8 +20,9 @@ constexpr ConfigVar kVars[] = {
     {"ACP_STARTER_MEMSIZE", "65536",
      "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)"},
     {"ACP_TIMEOUT", "60",
-     "seconds any internal wait may last before the job ends with an error "
-     "naming the operation and the rank not heard from"},
+     "seconds (above 0, at most 86400) any internal wait may last without a sign of "
+     "life from what it waits for, before the job ends with an error naming the "
+     "operation and the rank not heard from"},
     {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init"},
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
@@ -99,9 +100,10 @@ bool Config::load() {
     char *end = nullptr;
     const char *t = env_or_default(kVars[2]);
     timeout_s = std::strtod(t, &end);
-    if (end == t || *end != '\0' || !(timeout_s > 0))
+    // No "never": a wait that cannot end is a hang (a day is the longest).
+    if (end == t || *end != '\0' || !(timeout_s > 0) || !(timeout_s <= 86400))
         return report("acp_init", "ACP_TIMEOUT",
-                      "'%s' is not a positive number of seconds", t);
+                      "'%s' is not a number of seconds above 0 and at most 86400 (a day)", t);
     verbose = std::atoi(env_or_default(kVars[3])) != 0;
     cma = std::atoi(env_or_default(kVars[4])) != 0;
     const std::string atomics = env_or_default(kVars[5]);

@@ -168,13 +168,19 @@ bool Runtime::finalize() {
     // Peers that finish the barrier first close their endpoints while we
     // may still wait in it: from here on that is not a fault.
     finalizing = true;
-    if (!barrier(lk, "acp_finalize")) return false;
+    const bool ok = barrier(lk, "acp_finalize");
+    // Even when the barrier failed: the runtime is destroyed next, and a
+    // joinable agent thread must not be.
     stop_agent_thread(lk);
     tp->shutdown(cfg.timeout_s < 5 ? cfg.timeout_s : 5);
-    return true;
+    return ok;
 }
 
 Runtime::~Runtime() {
+    if (agent.joinable()) {  // a create that failed after starting it
+        std::unique_lock lk(mu);
+        stop_agent_thread(lk);
+    }
     upper.reset();  // the upper layer's state: plain memory, no calls back in here
     gmas.clear();
     exec_ops.clear();

@@ -107,6 +107,19 @@ std::unique_ptr<Bootstrap> make_singleton_bootstrap() {
 std::unique_ptr<Bootstrap> make_bootstrap(double timeout_s) {
     if (std::getenv(wire::kEnvSocket)) return make_acprun_bootstrap(timeout_s);
     if (std::getenv("PMIX_NAMESPACE") || std::getenv("PMIX_RANK")) return make_pmix_bootstrap();
+    // Started by a launcher acpx cannot talk to (PMI-1/2: MPICH's hydra,
+    // srun without --mpi=pmix): running on as a singleton would make N
+    // independent 1-rank jobs that each think they are the whole job.
+    static constexpr const char *kSizeVars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
+                                                "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "ALPS_APP_PE"};
+    for (const char *var : kSizeVars)
+        if (const char *v = std::getenv(var); v && std::strtol(v, nullptr, 10) > 1)
+            return report("acp_init", "bootstrap",
+                          "this process was started by a launcher acpx cannot join (%s=%s, and no PMIx or "
+                          "acprun in the environment): start it with acprun, with a PMIx mpirun (Open MPI, "
+                          "PRRTE) or with srun --mpi=pmix",
+                          var, v),
+                   nullptr;
     return make_singleton_bootstrap();
 }
 

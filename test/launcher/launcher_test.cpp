@@ -401,6 +401,28 @@ TEST(Acprun, BadConfigurationIsReportedAtInit) {
     EXPECT_TRUE(has(r.err, "acp_init: ACP_TRANSPORT")) << r.err;
 }
 
+// No timeout that cannot end: infinity, NaN, 0 and negatives are refused.
+TEST(Acprun, ATimeoutThatNeverEndsIsRefused) {
+    for (const char *t : {"inf", "INFINITY", "nan", "0", "-5", "1e300"}) {
+        JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {std::string("ACP_TIMEOUT=") + t}, 30);
+        EXPECT_NE(r.status, 0) << t;
+        EXPECT_TRUE(has(r.err, "acp_init: ACP_TIMEOUT: '" + std::string(t) + "' is not a number of seconds"))
+            << r.err;
+    }
+}
+
+// A launcher acpx cannot join (PMI-1/2 only) does not make N singletons.
+TEST(Singleton, AForeignLaunchersJobIsRefusedNotRunAsSingletons) {
+    for (const char *var : {"PMI_SIZE=4", "OMPI_COMM_WORLD_SIZE=2", "SLURM_NTASKS=3"}) {
+        JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {var}, 30);
+        EXPECT_NE(r.status, 0) << var;
+        EXPECT_TRUE(has(r.err, "acp_init: bootstrap: this process was started by a launcher acpx cannot join ("))
+            << r.err;
+    }
+    JobResult one = run({builddir() + "/test/launcher/fault_prog", "ok"}, {"SLURM_NTASKS=1"}, 30);
+    EXPECT_EQ(one.status, 0) << "a 1-task launch is a singleton: " << one.err;
+}
+
 TEST(Ofi, ProviderProblemsAreOneLineAtInit) {
     if (!ACPX_HAVE_OFI) GTEST_SKIP() << "built without libfabric";
     JobResult r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=no-such-provider"});
