@@ -31,15 +31,24 @@ Col *find_col(State &st, acp_col_t h, const char *fn) {
     return it->second.get();
 }
 
+// args_ok: false when the caller already reported one of this member's
+// own arguments as bad. Such a member still takes part in the create
+// exchange (create.hpp), so every member fails this create with its
+// message and the next create on the group works.
 acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array,
-                 size_t array_bytes) {
+                 size_t array_bytes, bool args_ok) {
+    // Taken at once: every acp_* call (acp_rank, ...) clears the last error.
+    auto error_said = [] { return acpx::basic::last_error_arg() + ": " + acpx::basic::last_error_reason(); };
+    std::string own_error = args_ok ? "" : error_said();
     uint32_t me = 0;
-    if (!check_group(fn, root, np_group, group, &me) || !read_choices(fn, &p)) return ACP_COL_NULL;
+    // A group that cannot be read leaves no exchange to take part in.
+    if (!check_group(fn, np_group, group, &me)) return ACP_COL_NULL;
+    if (own_error.empty() && !(check_root(fn, root, np_group, group) && read_choices(fn, &p))) own_error = error_said();
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
     State &st = State::get();
     double predicted_s = 0;
-    Col *c = create_col(fn, st, p, me, group, array, array_bytes, &predicted_s);
+    Col *c = create_col(fn, st, p, me, group, array, array_bytes, own_error, &predicted_s);
     if (!c) return ACP_COL_NULL;
     p = c->p;  // with the algorithm
     c->algo_label = algo_name(p);
@@ -199,52 +208,50 @@ extern "C" {
 acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) {
     constexpr const char *fn = "acp_create_bcast_direct";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
-    if (!array && arraysize)
-        return report(fn, "array", "is NULL but arraysize is %zu", arraysize), ACP_COL_NULL;
+    const bool ok = array || !arraysize || report(fn, "array", "is NULL but arraysize is %zu", arraysize);
     Params p;
     p.kind = Kind::kBcast;
     p.storage = Storage::kDirect;
     p.size = arraysize;
-    return create(fn, p, root, np_group, group, array, arraysize);
+    return create(fn, p, root, np_group, group, array, arraysize, ok);
 }
 
 acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize) {
     constexpr const char *fn = "acp_create_bcast_buffered";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
-    if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
+    const bool ok = buffersize || report(fn, "buffersize", "is 0");
     Params p;
     p.kind = Kind::kBcast;
     p.storage = Storage::kBuffered;
     p.size = buffersize;
-    return create(fn, p, root, np_group, group, nullptr, 0);
+    return create(fn, p, root, np_group, group, nullptr, 0, ok);
 }
 
 acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize) {
     constexpr const char *fn = "acp_create_allgather_direct";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
-    if (!array && blocksize)
-        return report(fn, "array", "is NULL but blocksize is %zu", blocksize), ACP_COL_NULL;
-    if (np_group > 0 && blocksize > SIZE_MAX / static_cast<size_t>(np_group))
-        return report(fn, "blocksize", "%zu x np_group %d overflows", blocksize, np_group), ACP_COL_NULL;
+    const bool overflows = np_group > 0 && blocksize > SIZE_MAX / static_cast<size_t>(np_group);
+    const bool ok = (array || !blocksize || report(fn, "array", "is NULL but blocksize is %zu", blocksize)) &&
+                    (!overflows || report(fn, "blocksize", "%zu x np_group %d overflows", blocksize, np_group));
     Params p;
     p.kind = Kind::kAllgather;
     p.storage = Storage::kDirect;
     p.size = blocksize;
     return create(fn, p, -1, np_group, group, array,
-                  np_group > 0 ? blocksize * static_cast<size_t>(np_group) : 0);
+                  np_group > 0 && !overflows ? blocksize * static_cast<size_t>(np_group) : 0, ok);
 }
 
 acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize) {
     constexpr const char *fn = "acp_create_allgather_buffered";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
-    if (buffersize == 0) return report(fn, "buffersize", "is 0"), ACP_COL_NULL;
-    if (np_group > 0 && buffersize > SIZE_MAX / static_cast<size_t>(np_group))
-        return report(fn, "buffersize", "%zu x np_group %d overflows", buffersize, np_group), ACP_COL_NULL;
+    const bool ok = (buffersize || report(fn, "buffersize", "is 0")) &&
+                    (np_group <= 0 || buffersize <= SIZE_MAX / static_cast<size_t>(np_group) ||
+                     report(fn, "buffersize", "%zu x np_group %d overflows", buffersize, np_group));
     Params p;
     p.kind = Kind::kAllgather;
     p.storage = Storage::kBuffered;
     p.size = buffersize;
-    return create(fn, p, -1, np_group, group, nullptr, 0);
+    return create(fn, p, -1, np_group, group, nullptr, 0, ok);
 }
 
 acp_request_t acp_send_bcast_direct(acp_col_t h, size_t offset, size_t size) {

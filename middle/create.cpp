@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +39,7 @@ struct Info {
     Header h;
     Params p;
     MemberAddr addr;
+    char error[200];  // "arg: reason" when the member's own arguments are bad; then p is not compared
 };
 struct Reply {
     Header h;
@@ -120,6 +122,7 @@ bool await_message(State &st, const CreateKey &key, MsgType type, size_t min_siz
 bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p,
                 const int *group, uint32_t me, const MemberAddr &mine,
                 std::vector<MemberAddr> *table) {
+    // (Its own bad arguments never get here: it says so in its choice.)
     const uint32_t n = p.members;
     std::vector<int> have(n, 0);
     table->assign(n, MemberAddr{});
@@ -145,6 +148,11 @@ bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p
             have[i] = 1;
             ++count;
             (*table)[i] = in.addr;
+            in.error[sizeof in.error - 1] = '\0';
+            if (in.error[0]) {
+                if (why.empty()) why = "rank " + std::to_string(in.h.from) + ": " + in.error;
+                continue;
+            }
             if (std::string d = first_difference(in.p, p); !d.empty() && why.empty())
                 why = "members disagree: rank " + std::to_string(in.h.from) + " vs rank " +
                       std::to_string(group[me]) + ": " + d;
@@ -178,8 +186,10 @@ bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p
 
 // A member: sends its Info, waits for the coordinator's Reply.
 bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator,
-          int my_rank, uint32_t n, const MemberAddr &mine, std::vector<MemberAddr> *table) {
-    Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine};
+          int my_rank, uint32_t n, const MemberAddr &mine, const std::string &own_error,
+          std::vector<MemberAddr> *table) {
+    Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine, {}};
+    std::snprintf(in.error, sizeof in.error, "%s", own_error.c_str());
     if (!basic::layer::send(coordinator, &in, sizeof in, fn)) return false;
     Bytes reply;
     const bool got = await_message(st, key, MsgType::kReply, sizeof(Reply), &reply);
@@ -192,7 +202,7 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
     Reply r;
     std::memcpy(&r, reply.data(), sizeof r);
     r.reason[sizeof r.reason - 1] = '\0';
-    if (r.status != 0) return report(fn, "group", "%s", r.reason);
+    if (r.status != 0) return !own_error.empty() || report(fn, "group", "%s", r.reason), false;  // quiet: its own line said it
     if (reply.size() != sizeof r + n * sizeof(MemberAddr))
         return report(fn, "group", "malformed answer from rank %d", coordinator);
     table->resize(n);
@@ -202,15 +212,19 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
 
 // The coordinator: chooses (choose.hpp) and tells every other member.
 bool send_choice(const char *fn, State &st, const CreateKey &key, const int *group, uint32_t me, Params *p,
-                 double *predicted_s) {
+                 const std::string &own_error, double *predicted_s) {
     basic::clear_last_error();
-    const bool ok = choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
+    const bool ok =
+        own_error.empty() && choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
     Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]}, ok ? 0 : 1, p->auto_algo, p->algo, p->radix,
               *predicted_s, {}, {}};
     if (!ok) {  // what its own message named, and why
-        const bool named = !basic::last_error_arg().empty();
-        std::snprintf(ch.arg, sizeof ch.arg, "%s", named ? basic::last_error_arg().c_str() : "group");
-        std::snprintf(ch.reason, sizeof ch.reason, "%s", basic::last_error_reason().c_str());
+        // Its own bad argument ("arg: reason"), else what choosing said.
+        const size_t colon = own_error.find(": ");
+        const std::string arg = colon != std::string::npos ? own_error.substr(0, colon) : basic::last_error_arg();
+        const std::string why = colon != std::string::npos ? own_error.substr(colon + 2) : basic::last_error_reason();
+        std::snprintf(ch.arg, sizeof ch.arg, "%s", arg.empty() ? "group" : arg.c_str());
+        std::snprintf(ch.reason, sizeof ch.reason, "%s", why.c_str());
     }
     for (uint32_t i = 0; i < p->members; ++i)
         if (i != me && !basic::layer::send(group[i], &ch, ok ? kChoiceOk : sizeof ch, fn)) return false;
@@ -219,7 +233,12 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
 
 // A member: takes the coordinator's choice when it too lets the model
 // choose; a forced algorithm it checks itself, and the exchange compares it.
-bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, Params *p, double *predicted_s) {
+// *settled: false when it failed only in its own choice (a forced
+// algorithm this member cannot run): it still takes part in the exchange.
+// quiet: this member reported its own bad argument already; one line is enough.
+bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, Params *p, double *predicted_s,
+                 bool quiet, bool *settled) {
+    *settled = true;
     Bytes msg;
     if (!await_message(st, key, MsgType::kChoice, kChoiceOk, &msg))
         return report(fn, "group",
@@ -232,9 +251,12 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
     std::memcpy(&ch, msg.data(), msg.size());
     ch.arg[sizeof ch.arg - 1] = ch.reason[sizeof ch.reason - 1] = '\0';
     if (ch.status != 0)
-        return report(fn, ch.arg, "on rank %d (the group's lowest rank, which chooses the algorithm): %s", coordinator,
-                      ch.reason);
-    if (!p->auto_algo) return choose_algorithm(fn, st, {}, p, predicted_s);
+        return quiet || report(fn, ch.arg, "on rank %d (the group's lowest rank): %s", coordinator, ch.reason), false;
+    if (quiet) return true;  // its own arguments are bad: nothing to choose, the exchange says so
+    if (!p->auto_algo) {
+        *settled = false;
+        return choose_algorithm(fn, st, {}, p, predicted_s);
+    }
     if (!ch.auto_algo) return true;  // it forced one: the exchange reports the disagreement
     p->algo = ch.algo;
     p->radix = ch.radix;
@@ -244,7 +266,7 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
 
 }  // namespace
 
-bool check_group(const char *fn, int root, int np_group, const int *group, uint32_t *me) {
+bool check_group(const char *fn, int np_group, const int *group, uint32_t *me) {
     const int procs = acp_procs(), rank = acp_rank();
     if (np_group < 1) return report(fn, "np_group", "is %d; a group has at least 1 member", np_group);
     if (!group) return report(fn, "group", "is NULL");
@@ -259,9 +281,13 @@ bool check_group(const char *fn, int root, int np_group, const int *group, uint3
     const int *mine = std::find(group, group + np_group, rank);
     if (mine == group + np_group)
         return report(fn, "group", "does not contain the calling rank %d (only members call create)", rank);
+    *me = static_cast<uint32_t>(mine - group);
+    return true;
+}
+
+bool check_root(const char *fn, int root, int np_group, const int *group) {
     if (root != -1 && std::find(group, group + np_group, root) == group + np_group)
         return report(fn, "root", "rank %d is not in the group", root);
-    *me = static_cast<uint32_t>(mine - group);
     return true;
 }
 
@@ -288,7 +314,7 @@ void release(Col &c) {
 }
 
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes, double *predicted_s) {
+                size_t array_bytes, const std::string &own_error, double *predicted_s) {
     const uint32_t n = p.members;
     p.group_hash = fnv1a(group, n);
     std::vector<int> sorted(group, group + n);
@@ -297,15 +323,21 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const CreateKey key{set_hash, st.creates_per_set[set_hash]++};
     const int coordinator = sorted[0];
     *predicted_s = 0;
-    if (!(coordinator == group[me] ? send_choice(fn, st, key, group, me, &p, predicted_s)
-                                   : take_choice(fn, st, key, coordinator, &p, predicted_s)))
-        return nullptr;
+    std::string own = own_error;
+    if (coordinator == group[me]) {
+        if (!send_choice(fn, st, key, group, me, &p, own, predicted_s)) return nullptr;
+    } else if (bool settled = true; !take_choice(fn, st, key, coordinator, &p, predicted_s, !own.empty(), &settled)) {
+        if (settled) return nullptr;  // every member fails with the coordinator's message
+        if (own.empty()) own = basic::last_error_arg() + ": " + basic::last_error_reason();
+    }
     auto c = std::make_unique<Col>();
     c->p = p;
     c->rank = group[me];
     std::vector<int> grp(group, group + n);
-    const PlanBuilder planner(p, me, grp);
-    bool ok = basic::layer::alloc_shared(layout_of(p).ready() + planner.ready_count(), fn, &c->ctl_mem);
+    // Not for a member whose own arguments are bad: p may make no sense.
+    std::optional<PlanBuilder> planner;
+    if (own.empty()) planner.emplace(p, me, grp);
+    bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->ctl_mem);
     if (ok && p.storage == Storage::kDirect) {
         c->array = static_cast<char *>(array);
         if (array_bytes) {
@@ -327,19 +359,19 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::vector<MemberAddr> table;
     const bool exchanged = coordinator == c->rank
                                ? coordinate(fn, st, key, p, group, me, mine, &table)
-                               : join(fn, st, key, p, coordinator, c->rank, n, mine, &table);
+                               : join(fn, st, key, p, coordinator, c->rank, n, mine, own, &table);
     bool complete = exchanged;
     for (uint32_t i = 0; complete && i < n; ++i)
         if (table[i].data == ACP_GA_NULL || table[i].ctl == ACP_GA_NULL) {
             complete = false;
-            if (ok)
+            if (ok && exchanged)
                 report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
         }
     if (!complete) {
         release(*c);
         return nullptr;
     }
-    c->plan = planner.build(table);
+    c->plan = planner->build(table);
     c->id = st.next_id++;
     Col *out = c.get();
     st.cols[c->id] = std::move(c);

@@ -8,9 +8,11 @@
 namespace acpx::middle {
 
 // Checks the group of a create: np_group >= 1, group not NULL, ranks in
-// range and distinct, the caller in it, and (root >= 0) the root in it.
-// Reports under fn. On success *me is the caller's index.
-bool check_group(const char *fn, int root, int np_group, const int *group, uint32_t *me);
+// range and distinct, the caller in it. Reports under fn. On success *me
+// is the caller's index.
+bool check_group(const char *fn, int np_group, const int *group, uint32_t *me);
+// Root >= 0 (bcast): the root is in the group. Reports under fn.
+bool check_root(const char *fn, int root, int np_group, const int *group);
 
 // Reads ACP_COL_EXEC and the algorithm variable of p.kind into p.
 // False, reported under fn, on a value that is not one of the choices.
@@ -21,9 +23,13 @@ bool read_choices(const char *fn, Params *p);
 // user's array; buffered: nullptr, and the buffer is allocated here.
 // Returns the new handle (owned by st; its p holds the algorithm), or
 // nullptr with every member returning failure, the message naming what
-// went wrong. *predicted_s: the model's time for a round (0 if forced).
+// went wrong. own_error: "arg: reason" when this member's own arguments
+// are bad (already reported): it takes part all the same, so that every
+// member fails this create with that message and counts it, and the
+// next create on the group matches up. *predicted_s: the model's time for
+// a round (0 if forced).
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes, double *predicted_s);
+                size_t array_bytes, const std::string &own_error, double *predicted_s);
 
 // Releases what a handle owns (its registrations and memory).
 void release(Col &c);

@@ -1,6 +1,8 @@
 // Bad input to the persistent collectives: each call returns its failure
 // value, prints one line naming the function and the argument, and leaves
 // everything usable (a good create and round work right after).
+#include <chrono>
+
 #include "../report_util.hpp"
 #include "col_util.hpp"
 
@@ -155,6 +157,52 @@ TEST(ColBadInput, MembersWhoseArgumentsDisagreeAllFail) {
     EXPECT_EQ(h, ACP_COL_NULL);
     EXPECT_TRUE(has(out, "ACP_COL_RING_DEPTH")) << out;
     expect_usable();
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// A member whose own arguments are bad still takes part in the create:
+// every member fails it, at once and with that member's reason, and the
+// next create on the same group matches up and works (before, the bad
+// member returned without counting the create, and every later create
+// on the group paired up wrongly).
+TEST(ColBadInput, OneMembersBadArgumentFailsTheCreateEverywhereAndTheNextWorks) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(256);
+    for (const int bad : {1, 0}) {  // a member, then the coordinator (the lowest rank)
+        const auto t0 = std::chrono::steady_clock::now();
+        acp_col_t h = ACP_COL_NULL;
+        std::string out = stderr_of([&] {
+            h = acp_create_bcast_direct(0, n, g.data(), me() == bad ? nullptr : a.data(), a.size());
+        });
+        EXPECT_EQ(h, ACP_COL_NULL);
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+        EXPECT_TRUE(has(out, "array: ") && has(out, "is NULL but arraysize is 256")) << out;
+        if (me() != bad) {
+            EXPECT_TRUE(has(out, ("rank " + std::to_string(bad)).c_str())) << out;
+        }
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10)
+            << "failed at once, not at ACP_TIMEOUT";
+        // A good create on the same group now works, with its data.
+        h = acp_create_bcast_direct(0, n, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == 0) fill_pattern(a.data(), a.size(), 7 + bad);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 7 + bad), -1);
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
+    // A bad environment setting on one member, the same way.
+    {
+        ScopedEnv mode("ACP_COL_EXEC", me() == 1 ? "sideways" : "delegated");
+        acp_col_t h = ACP_COL_NULL;
+        const std::string out = stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); });
+        EXPECT_EQ(h, ACP_COL_NULL);
+        EXPECT_TRUE(has(out, "ACP_COL_EXEC")) << out;
+    }
+    acp_col_t h = acp_create_bcast_buffered(0, n, g.data(), 64);
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 
