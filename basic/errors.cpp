@@ -48,6 +48,10 @@ void warn(const char *fn, const char *arg, const char *fmt, ...) {
 const std::string &last_error() { return tls_last.error; }
 const std::string &last_error_arg() { return tls_last.arg; }
 const std::string &last_error_reason() { return tls_last.reason; }
+void restore_last_error(const std::string &error, const std::string &arg, const std::string &reason) {
+    tls_last = {error, arg, reason};
+}
+
 void clear_last_error() {
     LastError &e = tls_last;
     e.error.clear();

@@ -19,6 +19,10 @@ const std::string &last_error();
 const std::string &last_error_arg();
 const std::string &last_error_reason();
 void clear_last_error();
+// Makes a line printed earlier this thread's last error again, without
+// printing it (a call that failed on an argument reported before other
+// calls cleared it).
+void restore_last_error(const std::string &error, const std::string &arg, const std::string &reason);
 
 // Prints "acpx: fn: arg: warning: <reason>" on stderr: something the
 // job survives but its user should hear of (a slower path taken). Not an

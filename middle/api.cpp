@@ -37,18 +37,26 @@ Col *find_col(State &st, acp_col_t h, const char *fn) {
 // message and the next create on the group works.
 acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array,
                  size_t array_bytes, bool args_ok) {
-    // Taken at once: every acp_* call (acp_rank, ...) clears the last error.
-    auto error_said = [] { return acpx::basic::last_error_arg() + ": " + acpx::basic::last_error_reason(); };
-    std::string own_error = args_ok ? "" : error_said();
+    // Taken at once: every acp_* call (acp_rank, ...) clears the last
+    // error, and the C++ API rethrows this member's own line at the end.
+    std::string own_error, own_line, own_arg, own_reason;
+    auto keep_error = [&] {
+        own_line = acpx::basic::last_error();
+        own_arg = acpx::basic::last_error_arg();
+        own_reason = acpx::basic::last_error_reason();
+        own_error = own_arg + ": " + own_reason;
+    };
+    if (!args_ok) keep_error();
     uint32_t me = 0;
     // A group that cannot be read leaves no exchange to take part in.
     if (!check_group(fn, np_group, group, &me)) return ACP_COL_NULL;
-    if (own_error.empty() && !(check_root(fn, root, np_group, group) && read_choices(fn, &p))) own_error = error_said();
+    if (own_error.empty() && !(check_root(fn, root, np_group, group) && read_choices(fn, &p))) keep_error();
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
     State &st = State::get();
     double predicted_s = 0;
     Col *c = create_col(fn, st, p, me, group, array, array_bytes, own_error, &predicted_s);
+    if (!c && !own_error.empty()) acpx::basic::restore_last_error(own_line, own_arg, own_reason);
     if (!c) return ACP_COL_NULL;
     p = c->p;  // with the algorithm
     c->algo_label = algo_name(p);
