@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "acp.h"
 #include "deny_cma.hpp"
@@ -35,6 +36,12 @@ int main(int argc, char **argv) {
     if (const int rc = acpx::test::deny_cma_if_asked(); rc != 0) return rc;
     if (acp_init(&argc, &argv) != 0) {
         std::fprintf(stderr, "acp_init failed\n");
+        return 1;
+    }
+    // A bootstrap that fell back to singletons would pass every test on
+    // every rank alone: the launch says how many ranks there must be.
+    if (const char *want = std::getenv("ACPX_TEST_NP"); want && acp_procs() != std::atoi(want)) {
+        std::fprintf(stderr, "rank %d: acp_procs() is %d, but %s ranks were launched\n", acp_rank(), acp_procs(), want);
         return 1;
     }
     const int rank = acp_rank();
