@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <exception>
 
 #include "errors.hpp"
 #include "idle.hpp"
@@ -17,7 +18,13 @@ namespace acpx::basic {
 
 void Runtime::start_agent() {
     wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    agent = std::thread([this] { agent_main(); });
+    agent = std::thread([this] {
+        try {
+            agent_main();
+        } catch (const std::exception &e) {  // out of memory handling a message: end the job, say why
+            fatal("progress agent: %s", e.what());
+        }
+    });
 }
 
 namespace {

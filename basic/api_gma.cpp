@@ -3,7 +3,7 @@
 
 using namespace acpx::basic;
 
-extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order) {
+extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order) try {
     constexpr const char *fn = "acp_copy";
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
@@ -40,12 +40,14 @@ extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_ha
         g.dst_remote = d.reg;
     }
     return rt->issue(std::move(g), after);
+} catch (...) {
+    return acpx::basic::report_exception("acp_copy"), ACP_HANDLE_NULL;
 }
 
 namespace {
 
 acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uint8_t width,
-                    uint64_t operand, uint64_t compare, acp_handle_t order) {
+                    uint64_t operand, uint64_t compare, acp_handle_t order) try {
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
     auto lk = rt->lock_api();
@@ -81,6 +83,8 @@ acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uin
     g.operand = op == AtomicOp::kCas ? compare : operand;
     g.result = op == AtomicOp::kCas ? operand : 0;
     return rt->issue(std::move(g), after);
+} catch (...) {
+    return acpx::basic::report_exception(fn), ACP_HANDLE_NULL;
 }
 
 }  // namespace
@@ -127,7 +131,7 @@ bool target_handle(Runtime &rt, acp_handle_t h, const char *fn, acp_handle_t *ou
 }
 }  // namespace
 
-extern "C" void acp_complete(acp_handle_t handle) {
+extern "C" void acp_complete(acp_handle_t handle) try {
     Runtime *rt = api::need("acp_complete");
     if (!rt) return;
     auto lk = rt->lock_api();
@@ -135,9 +139,11 @@ extern "C" void acp_complete(acp_handle_t handle) {
     if (!target_handle(*rt, handle, "acp_complete", &h)) return;
     rt->wait_locked(lk, "acp_complete", [&] { return rt->completed >= h; },
                     [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
+} catch (...) {
+    acpx::basic::report_exception("acp_complete");
 }
 
-extern "C" int acp_inquire(acp_handle_t handle) {
+extern "C" int acp_inquire(acp_handle_t handle) try {
     Runtime *rt = api::need("acp_inquire");
     if (!rt) return -1;
     auto lk = rt->lock_api();
@@ -146,9 +152,11 @@ extern "C" int acp_inquire(acp_handle_t handle) {
     if (rt->completed < h) rt->progress_locked();
     if (rt->completed < h) return 1;
     return h > 0 && rt->failed(h) ? -1 : 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_inquire"), -1;
 }
 
-extern "C" acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last) {
+extern "C" acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last) try {
     constexpr const char *fn = "acp_query_failed";
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
@@ -161,4 +169,6 @@ extern "C" acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last) 
                ACP_HANDLE_NULL;
     rt->progress_locked();
     return rt->first_failure(first, to);
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_failed"), ACP_HANDLE_NULL;
 }

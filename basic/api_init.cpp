@@ -13,7 +13,7 @@ bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data
                   const char *fn);  // fault_injection.cpp
 }
 
-extern "C" int acp_init(int *, char ***) {
+extern "C" int acp_init(int *, char ***) try {
     if (runtime())
         return report("acp_init", "state", "acpx is already initialized in this process"), -1;
     Config cfg;
@@ -27,15 +27,19 @@ extern "C" int acp_init(int *, char ***) {
     if (faults && *faults) parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acp_init");
     set_runtime(rt);
     return 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_init"), -1;
 }
 
-extern "C" int acp_finalize(void) {
+extern "C" int acp_finalize(void) try {
     Runtime *rt = api::need("acp_finalize");
     if (!rt) return -1;
     const bool ok = rt->finalize();
     set_runtime(nullptr);
     delete rt;
     return ok ? 0 : -1;
+} catch (...) {
+    return acpx::basic::report_exception("acp_finalize"), -1;
 }
 
 extern "C" void acp_abort(const char *str) {
@@ -49,7 +53,7 @@ extern "C" void acp_abort(const char *str) {
     _exit(1);
 }
 
-extern "C" int acp_sync(void) {
+extern "C" int acp_sync(void) try {
     Runtime *rt = api::need("acp_sync");
     if (!rt) return -1;
     auto lk = rt->lock_api();
@@ -57,6 +61,8 @@ extern "C" int acp_sync(void) {
     rt->wait_locked(lk, "acp_sync", [&] { return rt->completed >= last; },
                     [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
     return rt->barrier(lk, "acp_sync") ? 0 : -1;
+} catch (...) {
+    return acpx::basic::report_exception("acp_sync"), -1;
 }
 
 extern "C" int acp_rank(void) {

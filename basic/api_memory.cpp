@@ -52,16 +52,18 @@ bool resolve_order(Runtime &rt, acp_handle_t order, const char *fn, acp_handle_t
 
 }  // namespace acpx::basic::api
 
-extern "C" acp_ga_t acp_query_starter_ga(int rank) {
+extern "C" acp_ga_t acp_query_starter_ga(int rank) try {
     Runtime *rt = api::need("acp_query_starter_ga");
     if (!rt) return ACP_GA_NULL;
     if (rank < 0 || rank >= rt->procs)
         return report("acp_query_starter_ga", "rank", "%d is not in [0, %d)", rank, rt->procs),
                ACP_GA_NULL;
     return ga::encode(static_cast<uint32_t>(rank), ga::kStarterTag, 0);
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_starter_ga"), ACP_GA_NULL;
 }
 
-extern "C" acp_atkey_t acp_register_memory(void *addr, size_t size, int color) {
+extern "C" acp_atkey_t acp_register_memory(void *addr, size_t size, int color) try {
     Runtime *rt = api::need("acp_register_memory");
     if (!rt) return ACP_ATKEY_NULL;
     if (!addr) return report("acp_register_memory", "addr", "is NULL"), ACP_ATKEY_NULL;
@@ -74,16 +76,20 @@ extern "C" acp_atkey_t acp_register_memory(void *addr, size_t size, int color) {
                ACP_ATKEY_NULL;
     auto lk = rt->lock_api();
     return rt->register_memory(addr, size, color);
+} catch (...) {
+    return acpx::basic::report_exception("acp_register_memory"), ACP_ATKEY_NULL;
 }
 
-extern "C" int acp_unregister_memory(acp_atkey_t atkey) {
+extern "C" int acp_unregister_memory(acp_atkey_t atkey) try {
     Runtime *rt = api::need("acp_unregister_memory");
     if (!rt) return -1;
     auto lk = rt->lock_api();
     return rt->unregister_memory(lk, atkey);
+} catch (...) {
+    return acpx::basic::report_exception("acp_unregister_memory"), -1;
 }
 
-extern "C" acp_ga_t acp_query_ga(acp_atkey_t atkey, void *addr) {
+extern "C" acp_ga_t acp_query_ga(acp_atkey_t atkey, void *addr) try {
     Runtime *rt = api::need("acp_query_ga");
     if (!rt) return ACP_GA_NULL;
     auto lk = rt->lock_api();
@@ -99,9 +105,11 @@ extern "C" acp_ga_t acp_query_ga(acp_atkey_t atkey, void *addr) {
                       static_cast<void *>(r->base), r->size),
                ACP_GA_NULL;
     return ga::encode(static_cast<uint32_t>(rt->rank), tag, static_cast<uint64_t>(p - r->base));
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_ga"), ACP_GA_NULL;
 }
 
-extern "C" void *acp_query_address(acp_ga_t g) {
+extern "C" void *acp_query_address(acp_ga_t g) try {
     Runtime *rt = api::need("acp_query_address");
     if (!rt) return nullptr;
     if (g == ACP_GA_NULL) return report("acp_query_address", "ga", "is ACP_GA_NULL"), nullptr;
@@ -114,9 +122,11 @@ extern "C" void *acp_query_address(acp_ga_t g) {
                       static_cast<unsigned long long>(g)),
                nullptr;
     return r->base + p.offset;
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_address"), nullptr;
 }
 
-extern "C" int acp_query_rank(acp_ga_t g) {
+extern "C" int acp_query_rank(acp_ga_t g) try {
     Runtime *rt = api::need("acp_query_rank");
     if (!rt) return -1;
     if (g == ACP_GA_NULL) return report("acp_query_rank", "ga", "is ACP_GA_NULL"), -1;
@@ -126,15 +136,19 @@ extern "C" int acp_query_rank(acp_ga_t g) {
                       p.rank, rt->procs),
                -1;
     return static_cast<int>(p.rank);
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_rank"), -1;
 }
 
-extern "C" int acp_query_color(acp_ga_t g) {
+extern "C" int acp_query_color(acp_ga_t g) try {
     Runtime *rt = api::need("acp_query_color");
     if (!rt) return -1;
     auto lk = rt->lock_api();
     api::Target t;
     if (!api::resolve(*rt, lk, g, 0, "acp_query_color", "ga", true, &t)) return -1;
     return t.reg->color;
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_color"), -1;
 }
 
 extern "C" int acp_colors(void) { return 1; }

@@ -2,6 +2,8 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <exception>
+#include <new>
 
 #include "acp.h"
 
@@ -48,6 +50,18 @@ void warn(const char *fn, const char *arg, const char *fmt, ...) {
 const std::string &last_error() { return tls_last.error; }
 const std::string &last_error_arg() { return tls_last.arg; }
 const std::string &last_error_reason() { return tls_last.reason; }
+bool report_exception(const char *fn) {
+    try {
+        throw;
+    } catch (const std::bad_alloc &) {
+        return report(fn, "memory", "out of memory");
+    } catch (const std::exception &e) {
+        return report(fn, "internal", "%s", e.what());
+    } catch (...) {
+        return report(fn, "internal", "an unknown exception");
+    }
+}
+
 void restore_last_error(const std::string &error, const std::string &arg, const std::string &reason) {
     tls_last = {error, arg, reason};
 }

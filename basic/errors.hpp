@@ -24,6 +24,11 @@ void clear_last_error();
 // calls cleared it).
 void restore_last_error(const std::string &error, const std::string &arg, const std::string &reason);
 
+// Inside a catch handler of a C entry point: reports the exception in
+// flight as fn's error ("acpx: fn: memory: out of memory", or its what()),
+// so that nothing is thrown across the C ABI. Always returns false.
+bool report_exception(const char *fn);
+
 // Prints "acpx: fn: arg: warning: <reason>" on stderr: something the
 // job survives but its user should hear of (a slower path taken). Not an
 // error: last_error() stays as it was.

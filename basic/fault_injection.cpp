@@ -40,7 +40,7 @@ bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data
 
 }  // namespace acpx::basic
 
-extern "C" int acpx_test_fail(const char *spec) {
+extern "C" int acpx_test_fail(const char *spec) try {
     using namespace acpx::basic;
     Runtime *rt = api::need("acpx_test_fail");
     if (!rt) return -1;
@@ -49,9 +49,11 @@ extern "C" int acpx_test_fail(const char *spec) {
     return parse_faults(spec, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acpx_test_fail")
                ? 0
                : -1;
+} catch (...) {
+    return acpx::basic::report_exception("acpx_test_fail"), -1;
 }
 
-extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size) {
+extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size) try {
     using namespace acpx::basic;
     constexpr const char *fn = "acpx_test_copy_unchecked";
     Runtime *rt = api::need(fn);
@@ -68,4 +70,6 @@ extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, siz
     g.src = src;
     g.size = size;
     return rt->issue(std::move(g), ACP_HANDLE_NULL);
+} catch (...) {
+    return acpx::basic::report_exception("acpx_test_copy_unchecked"), ACP_HANDLE_NULL;
 }

@@ -1,6 +1,7 @@
 // The basic layer's interface to the layers above it (layer.hpp).
 #include "layer.hpp"
 
+#include <cerrno>
 #include <cstring>
 
 #include "api_common.hpp"
@@ -48,7 +49,7 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     Runtime *rt = api::need(fn);
     if (!rt) return false;
     SharedSegment seg = create_shared_segment(size ? size : 1, "acpx-col");
-    if (!seg.base) return report(fn, "memory", "cannot allocate %zu bytes of shared memory", size);
+    if (!seg.base) return report(fn, "memory", "cannot allocate %zu bytes of shared memory: %s", size, std::strerror(errno));
     auto lk = rt->lock_api();
     const acp_atkey_t key = rt->register_memory(seg.base, seg.size, 0);
     if (key == ACP_ATKEY_NULL) {

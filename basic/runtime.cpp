@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <new>
 
 #include "errors.hpp"
 #include "transport/cma/ptrace_access.hpp"
@@ -27,7 +28,11 @@ struct StartInfo {
 void on_message(void *arg, const void *data, size_t len) {
     auto *rt = static_cast<Runtime *>(arg);
     auto *p = static_cast<const uint8_t *>(data);
-    rt->inbox.emplace_back(p, p + len);  // handled after transport progress returns
+    try {
+        rt->inbox.emplace_back(p, p + len);  // handled after transport progress returns
+    } catch (const std::bad_alloc &) {  // nothing may unwind through the transport's C frames
+        fatal("out of memory keeping a %zu-byte message from a peer", len);
+    }
 }
 
 void on_peer_failure(void *arg, int rank, const char *why) {

@@ -213,7 +213,7 @@ bool members_caught_up(const char *fn, State &st, Col &c) {
 
 extern "C" {
 
-acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) {
+acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) try {
     constexpr const char *fn = "acp_create_bcast_direct";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     const bool ok = array || !arraysize || report(fn, "array", "is NULL but arraysize is %zu", arraysize);
@@ -222,9 +222,11 @@ acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *arra
     p.storage = Storage::kDirect;
     p.size = arraysize;
     return create(fn, p, root, np_group, group, array, arraysize, ok);
+} catch (...) {
+    return acpx::basic::report_exception("acp_create_bcast_direct"), ACP_COL_NULL;
 }
 
-acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize) {
+acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize) try {
     constexpr const char *fn = "acp_create_bcast_buffered";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     const bool ok = buffersize || report(fn, "buffersize", "is 0");
@@ -233,9 +235,11 @@ acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t b
     p.storage = Storage::kBuffered;
     p.size = buffersize;
     return create(fn, p, root, np_group, group, nullptr, 0, ok);
+} catch (...) {
+    return acpx::basic::report_exception("acp_create_bcast_buffered"), ACP_COL_NULL;
 }
 
-acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize) {
+acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize) try {
     constexpr const char *fn = "acp_create_allgather_direct";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     const bool overflows = np_group > 0 && blocksize > SIZE_MAX / static_cast<size_t>(np_group);
@@ -247,9 +251,11 @@ acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, siz
     p.size = blocksize;
     return create(fn, p, -1, np_group, group, array,
                   np_group > 0 && !overflows ? blocksize * static_cast<size_t>(np_group) : 0, ok);
+} catch (...) {
+    return acpx::basic::report_exception("acp_create_allgather_direct"), ACP_COL_NULL;
 }
 
-acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize) {
+acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize) try {
     constexpr const char *fn = "acp_create_allgather_buffered";
     if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
     const bool ok = (buffersize || report(fn, "buffersize", "is 0")) &&
@@ -260,25 +266,35 @@ acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffers
     p.storage = Storage::kBuffered;
     p.size = buffersize;
     return create(fn, p, -1, np_group, group, nullptr, 0, ok);
+} catch (...) {
+    return acpx::basic::report_exception("acp_create_allgather_buffered"), ACP_COL_NULL;
 }
 
-acp_request_t acp_send_bcast_direct(acp_col_t h, size_t offset, size_t size) {
+acp_request_t acp_send_bcast_direct(acp_col_t h, size_t offset, size_t size) try {
     return send_direct("acp_send_bcast_direct", h, Kind::kBcast, offset, size);
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_bcast_direct"), ACP_REQUEST_NULL;
 }
 
-acp_request_t acp_send_allgather_direct(acp_col_t h, size_t offset, size_t size) {
+acp_request_t acp_send_allgather_direct(acp_col_t h, size_t offset, size_t size) try {
     return send_direct("acp_send_allgather_direct", h, Kind::kAllgather, offset, size);
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_allgather_direct"), ACP_REQUEST_NULL;
 }
 
-acp_request_t acp_send_bcast_buffered(acp_col_t h, void *array, size_t size) {
+acp_request_t acp_send_bcast_buffered(acp_col_t h, void *array, size_t size) try {
     return send_buffered("acp_send_bcast_buffered", h, Kind::kBcast, array, array, size);
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_bcast_buffered"), ACP_REQUEST_NULL;
 }
 
-acp_request_t acp_send_allgather_buffered(acp_col_t h, const void *sendbuf, void *recvbuf, size_t size) {
+acp_request_t acp_send_allgather_buffered(acp_col_t h, const void *sendbuf, void *recvbuf, size_t size) try {
     return send_buffered("acp_send_allgather_buffered", h, Kind::kAllgather, sendbuf, recvbuf, size);
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_allgather_buffered"), ACP_REQUEST_NULL;
 }
 
-int acp_test_col(acp_request_t req) {
+int acp_test_col(acp_request_t req) try {
     constexpr const char *fn = "acp_test_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
@@ -287,9 +303,11 @@ int acp_test_col(acp_request_t req) {
     if (!c) return -1;
     progress_all(st);
     return status_of(fn, *c, r);
+} catch (...) {
+    return acpx::basic::report_exception("acp_test_col"), -1;
 }
 
-int acp_wait_col(acp_request_t req) {
+int acp_wait_col(acp_request_t req) try {
     constexpr const char *fn = "acp_wait_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
@@ -301,9 +319,11 @@ int acp_wait_col(acp_request_t req) {
         if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
         pause_if_idle(idle);
     }
+} catch (...) {
+    return acpx::basic::report_exception("acp_wait_col"), -1;
 }
 
-int acp_free_col(acp_col_t h) {
+int acp_free_col(acp_col_t h) try {
     constexpr const char *fn = "acp_free_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
@@ -319,23 +339,29 @@ int acp_free_col(acp_col_t h) {
     release(*c);
     st.cols.erase(c->id);
     return caught_up ? 0 : -1;
+} catch (...) {
+    return acpx::basic::report_exception("acp_free_col"), -1;
 }
 
-size_t acp_query_col_memory(acp_col_t h) {
+size_t acp_query_col_memory(acp_col_t h) try {
     constexpr const char *fn = "acp_query_col_memory";
     if (!acpx::basic::layer::initialized(fn)) return 0;
     Col *c = find_col(State::get(), h, fn);
     return c ? c->memory() : 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_col_memory"), 0;
 }
 
-const char *acp_query_col_algorithm(acp_col_t h) {
+const char *acp_query_col_algorithm(acp_col_t h) try {
     constexpr const char *fn = "acp_query_col_algorithm";
     if (!acpx::basic::layer::initialized(fn)) return nullptr;
     Col *c = find_col(State::get(), h, fn);
     return c ? c->algo_label.c_str() : nullptr;
+} catch (...) {
+    return acpx::basic::report_exception("acp_query_col_algorithm"), nullptr;
 }
 
-int acp_set_col_algorithm(const char *bcast, const char *allgather) {
+int acp_set_col_algorithm(const char *bcast, const char *allgather) try {
     constexpr const char *fn = "acp_set_col_algorithm";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
@@ -349,6 +375,8 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather) {
     if (bcast) st.set_bcast = bcast;
     if (allgather) st.set_allgather = allgather;
     return 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_set_col_algorithm"), -1;
 }
 
 }  // extern "C"

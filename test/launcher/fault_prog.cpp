@@ -21,9 +21,14 @@
 //                          stopped rank 2 must execute, while rank 1 keeps
 //                          rank 0 busy with copies it executes (10 s); rank
 //                          0's wait must still end at ACP_TIMEOUT
+//   fault_prog oom         with the address space limited to what the process
+//                          has plus 32 MiB, 1 GiB buffered handles fail with a
+//                          message, a small handle still works, and the
+//                          process goes on (prints "oom: survived")
 //   fault_prog libraries   each rank says, after acp_init, whether libfabric is
 //                          loaded in it ("libfabric loaded: yes" or "no")
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -96,6 +101,34 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
+    if (mode == "oom") {
+#if defined(__SANITIZE_ADDRESS__)
+        // ASan reserves terabytes of shadow and dies rather than fail an
+        // allocation under RLIMIT_AS: this check belongs to the plain build.
+        std::fprintf(stderr, "oom: not under AddressSanitizer\n");
+        acp_finalize();
+        return 0;
+#endif
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        unsigned long long vm_kb = 0;
+        while (std::getline(status, line))
+            if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+        const rlim_t cap = (vm_kb + 32 * 1024) * 1024;
+        const rlimit lim{cap, cap};
+        if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
+        int group[1] = {me};
+        if (acp_create_bcast_buffered(me, 1, group, size_t{1} << 30) != ACP_COL_NULL)
+            return std::fprintf(stderr, "a 1 GiB buffer under a 32 MiB margin was granted\n"), 1;
+        if (acp_create_allgather_buffered(1, group, size_t{1} << 30) != ACP_COL_NULL)
+            return std::fprintf(stderr, "a 1 GiB allgather buffer under a 32 MiB margin was granted\n"), 1;
+        // Smaller things still work.
+        std::vector<char> a(4096);
+        acp_col_t h = acp_create_bcast_direct(me, 1, group, a.data(), a.size());
+        if (h == ACP_COL_NULL || acp_wait_col(acp_send_bcast_direct(h, 0, a.size())) != 0 || acp_free_col(h) != 0)
+            return std::fprintf(stderr, "a small handle failed after the large ones\n"), 1;
+        std::fprintf(stderr, "oom: survived\n");
+    }
     if (mode == "steady-traffic") {
         const acp_ga_t s0 = acp_query_starter_ga(0), s1 = acp_query_starter_ga(1), s2 = acp_query_starter_ga(2);
         if (acp_sync() != 0) return 1;

@@ -411,6 +411,18 @@ TEST(Acprun, ATimeoutThatNeverEndsIsRefused) {
     }
 }
 
+// Memory that cannot be had is an error return with a message, never a
+// crash: the address space is limited in the child.
+TEST(Singleton, MemoryThatCannotBeHadIsAnErrorNotACrash) {
+    JobResult r = run({builddir() + "/test/launcher/fault_prog", "oom"}, {}, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    if (has(r.err, "oom: not under AddressSanitizer")) GTEST_SKIP() << "RLIMIT_AS and ASan do not mix; the plain build runs it";
+    EXPECT_TRUE(has(r.err, "acp_create_bcast_buffered: memory: cannot allocate 1073741824 bytes of shared memory"))
+        << r.err;
+    EXPECT_TRUE(has(r.err, "acp_create_allgather_buffered: memory: cannot allocate")) << r.err;
+    EXPECT_TRUE(has(r.err, "oom: survived")) << r.err;
+}
+
 // A launcher acpx cannot join (PMI-1/2 only) does not make N singletons.
 TEST(Singleton, AForeignLaunchersJobIsRefusedNotRunAsSingletons) {
     for (const char *var : {"PMI_SIZE=4", "OMPI_COMM_WORLD_SIZE=2", "SLURM_NTASKS=3"}) {

@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <string>
 
 namespace acpx::basic {
@@ -14,6 +16,15 @@ SharedSegment create_shared_segment(size_t size, const char *name) {
     if (fd < 0) return s;
     if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
         close(fd);
+        return s;
+    }
+    // Back every page now: a sparse memfd whose pages cannot be had later
+    // (a memory cgroup's limit, tmpfs full) kills the process that
+    // touches them with SIGBUS. Here the allocation fails instead, with
+    // errno (ENOSPC, ENOMEM) for the caller's message.
+    if (const int err = posix_fallocate(fd, 0, static_cast<off_t>(size)); err != 0 && err != EOPNOTSUPP) {
+        close(fd);
+        errno = err;
         return s;
     }
     void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
