@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -251,6 +252,11 @@ class Launcher {
             return false;
         }
         if (pid == 0) {
+            // If acprun dies (even by SIGKILL, which it cannot forward), its
+            // ranks die with it rather than run on with nobody to report
+            // to. The check after it covers a death before the prctl.
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent_) _exit(127);
             sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
             setenv(wire::kEnvSocket, path_.c_str(), 1);
             setenv(wire::kEnvCookie, cookie_.c_str(), 1);
@@ -443,6 +449,7 @@ class Launcher {
     int listen_fd_ = -1;
     int sig_fd_ = -1;
     sigset_t old_mask_{};
+    const pid_t parent_ = getpid();  // the ranks' parent: acprun itself
     int running_ = 0;
     bool stopping_ = false;
     Clock::time_point kill_at_{};

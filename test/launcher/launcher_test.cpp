@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -421,6 +423,35 @@ TEST(Singleton, MemoryThatCannotBeHadIsAnErrorNotACrash) {
         << r.err;
     EXPECT_TRUE(has(r.err, "acp_create_allgather_buffered: memory: cannot allocate")) << r.err;
     EXPECT_TRUE(has(r.err, "oom: survived")) << r.err;
+}
+
+// acprun killed by SIGKILL (it cannot forward that): its ranks do not
+// outlive it.
+TEST(Acprun, RanksDieWithAKilledAcprun) {
+    const JobResult r = acprun(2, {"sleep"}, {}, SIGKILL);
+    EXPECT_EQ(r.status, 128 + SIGKILL);
+    // The ranks hold the job's stderr open: it closes when the last is gone.
+    EXPECT_LT(r.seconds, 6) << "ranks outlived the killed acprun by " << r.seconds - 1 << " s";
+    // Any rank of it still running (not a zombie) is one too many.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    int alive = 0;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream cmd(entry.path() / "cmdline");
+        std::string line;
+        std::getline(cmd, line, '\0');
+        std::string arg;
+        std::getline(cmd, arg, '\0');
+        if (line.find("test/launcher/fault_prog") != std::string::npos && arg == "sleep") {
+            std::ifstream stat(entry.path() / "stat");
+            std::string pid, comm, state;
+            stat >> pid >> comm >> state;
+            if (state != "Z") {
+                ++alive;
+                kill(std::stoi(pid), SIGKILL);
+            }
+        }
+    }
+    EXPECT_EQ(alive, 0) << "ranks outlived the acprun that launched them";
 }
 
 // A launcher acpx cannot join (PMI-1/2 only) does not make N singletons.
