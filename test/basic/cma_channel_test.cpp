@@ -3,9 +3,12 @@
 // channel tells apart: direct, and staged through its buffer where the
 // kernel's copy is slow (basic/transport/cma/cma.hpp).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "basic/transport/cma/cma.hpp"
@@ -116,4 +119,37 @@ TEST(CmaChannel, ABadAddressIsReportedNotStagedAround) {
     EXPECT_EQ(c.read(1, src.data(), bad_src, src.size()), -1);
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("acp_copy"), std::string::npos) << err;
+}
+
+// A peer that answered before and is now gone (ESRCH) fails the copy, and
+// every later one, without touching its pid again; an ESRCH before any
+// copy worked is a refusal (a peer in another PID namespace): the
+// transport takes over.
+TEST(CmaChannel, APeerThatDiedFailsItsCopiesAndOneNeverReachedFallsBack) {
+    std::vector<char> buf(4096, 1);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    CmaChannel c;
+    c.init(0, {7, 7}, {getpid(), child}, true);
+    std::vector<char> mine(4096, 2);
+    ASSERT_EQ(c.write(1, reinterpret_cast<uint64_t>(buf.data()), mine.data(), mine.size()), 0);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(c.write(1, reinterpret_cast<uint64_t>(buf.data()), mine.data(), mine.size()), -1);
+    EXPECT_EQ(c.read(1, mine.data(), reinterpret_cast<uint64_t>(buf.data()), mine.size()), -1);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("no longer exists: it has died"), std::string::npos) << err;
+    EXPECT_NE(err.find("rank 1 has died"), std::string::npos) << err;
+    // The same dead pid, never reached: a refusal.
+    CmaChannel never;
+    never.init(0, {7, 7}, {getpid(), child}, true);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(never.write(1, reinterpret_cast<uint64_t>(buf.data()), mine.data(), mine.size()), CmaChannel::kFallback);
+    testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(never.reaches(1));
 }

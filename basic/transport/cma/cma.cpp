@@ -30,6 +30,8 @@ uint64_t local_node_id() {
 void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid,
                       bool enabled) {
     pid_.assign(pid.size(), 0);
+    worked_.assign(pid.size(), 0);
+    gone_.assign(pid.size(), 0);
     me_ = me;
     if (!enabled) return;
     for (size_t r = 0; r < pid.size(); ++r)
@@ -37,7 +39,16 @@ void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vect
 }
 
 int CmaChannel::finish(int rank, ssize_t n, size_t len, const char *what) {
-    if (n >= 0 && static_cast<size_t>(n) == len) return 0;
+    if (n >= 0 && static_cast<size_t>(n) == len) {
+        worked_[rank] = 1;
+        return 0;
+    }
+    if (n < 0 && errno == ESRCH && worked_[rank]) {  // it answered before: it died
+        gone_[rank] = 1;
+        report("acp_copy", what, "rank %d: rank %d's process (pid %d) no longer exists: it has died", me_, rank,
+               static_cast<int>(pid_[rank]));
+        return -1;
+    }
     if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH)) {
         const int err = errno;
         pid_[rank] = 0;  // not allowed here (ptrace policy, seccomp): the transport does it
@@ -98,6 +109,8 @@ ssize_t CmaChannel::move_staged(pid_t pid, char *local, uint64_t raddr, size_t l
 }
 
 int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
+    // Not to its pid again: it may be another process's by now.
+    if (gone_[rank]) return report("acp_copy", "dst", "rank %d has died", rank), -1;
     char *p = static_cast<char *>(const_cast<void *>(local));  // only read: the iovec's type is not const
     if (staged(raddr, reinterpret_cast<uint64_t>(p), len))
         return finish(rank, move_staged(pid_[rank], p, raddr, len, true), len, "dst");
@@ -105,6 +118,7 @@ int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
 }
 
 int CmaChannel::read(int rank, void *local, uint64_t raddr, size_t len) {
+    if (gone_[rank]) return report("acp_copy", "src", "rank %d has died", rank), -1;
     char *p = static_cast<char *>(local);
     if (staged(reinterpret_cast<uint64_t>(p), raddr, len))
         return finish(rank, move_staged(pid_[rank], p, raddr, len, false), len, "src");

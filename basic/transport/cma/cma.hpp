@@ -44,7 +44,10 @@ class CmaChannel {
     // 0: done, bytes visible at the destination. kFallback: CMA is not
     // permitted here (now disabled for that rank): use the transport. The
     // first refusal is a warning on stderr, naming the likely cause.
-    // -1: the system refused the addresses (reported).
+    // -1 (reported): the system refused the addresses, or the peer is
+    // gone: its pid answered before and now does not exist (ESRCH). An
+    // ESRCH before any copy to that peer worked is taken as a refusal (a
+    // peer in another PID namespace), not a death.
     static constexpr int kFallback = 1;
     int write(int rank, uint64_t raddr, const void *local, size_t len);
     int read(int rank, void *local, uint64_t raddr, size_t len);
@@ -70,6 +73,8 @@ class CmaChannel {
     ssize_t move_staged(pid_t pid, char *local, uint64_t raddr, size_t len, bool to_peer);
     std::unique_ptr<char[]> stage_;  // kStageChunk + 4096, on the first staged copy
     std::vector<pid_t> pid_;  // 0: not reachable by CMA
+    std::vector<uint8_t> worked_;  // a copy to that rank has succeeded
+    std::vector<uint8_t> gone_;    // its process no longer exists: every copy fails
     int me_ = -1;
     bool warned_ = false;  // of a refusal: once a process, not once a copy
 };
