@@ -122,6 +122,9 @@ Runtime *Runtime::create(const Config &cfg) {
         reg->rkey_blob.assign(a + si.address_len, all[r].end());
         rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
     }
+    std::vector<uint8_t> off_node(rt->procs);
+    for (int r = 0; r < rt->procs; ++r) off_node[r] = nodes[r] != nodes[rt->rank];
+    rt->tp->set_off_node(std::move(off_node));
     if (!rt->tp->connect(addresses)) return nullptr;
     // On-node peers (decided once, by the CMA channel) may also map our
     // starter segments, and we theirs.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace acpx::basic {
@@ -57,6 +58,10 @@ class Transport {
     virtual Blob local_address() = 0;
     // Given every rank's address (index = rank), prepares to reach them.
     virtual bool connect(const std::vector<Blob> &addresses) = 0;
+    // Before connect: which ranks run on another node (index = rank). A
+    // transport that can watch those connections for a dead peer does so
+    // (peer_failed), where on-node paths cannot be watched at no cost.
+    void set_off_node(std::vector<uint8_t> off_node) { off_node_ = std::move(off_node); }
 
     virtual std::unique_ptr<MemRegion> register_memory(void *addr, size_t len) = 0;
     virtual std::unique_ptr<RemoteKey> unpack_rkey(int rank, const Blob &rkey) = 0;
@@ -109,7 +114,11 @@ class Transport {
         if (on_fail_) on_fail_(on_fail_arg_, rank, why);
     }
 
+  protected:
+    bool off_node(int rank) const { return static_cast<size_t>(rank) < off_node_.size() && off_node_[rank]; }
+
   private:
+    std::vector<uint8_t> off_node_;
     MessageHandler on_msg_ = nullptr;
     void *on_msg_arg_ = nullptr;
     PeerFailureHandler on_fail_ = nullptr;

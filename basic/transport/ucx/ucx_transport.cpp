@@ -271,12 +271,13 @@ class UcxTransport final : public Transport {
         ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                         UCP_EP_PARAM_FIELD_ERR_HANDLER;
         ep.address = reinterpret_cast<const ucp_address_t *>(addresses_[rank].data());
-        // Not UCP_ERR_HANDLING_MODE_PEER: UCX 1.13's shared-memory transports
-        // cannot detect a dead peer, so PEER mode moves on-node traffic to
-        // TCP loopback (measured here: 8x less bandwidth, 25x the latency).
-        // Dead ranks are caught by the launcher (acprun, mpirun) and by
-        // ACP_TIMEOUT on every wait instead.
-        ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        // On one node not UCP_ERR_HANDLING_MODE_PEER: UCX 1.13's shared-
+        // memory transports cannot detect a dead peer, so PEER mode moves
+        // on-node traffic to TCP loopback (measured: 8x less bandwidth, 25x
+        // the latency); a dead rank there is caught by the launcher and by
+        // ACP_TIMEOUT. To another node the network transport can watch the
+        // connection: a dead peer or a dropped link is an error at once.
+        ep.err_mode = off_node(rank) ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
         ep.err_handler.cb = &UcxTransport::on_ep_error;
         ep.err_handler.arg = &ep_ctx_[rank];
         ucs_status_t st = ucp_ep_create(worker_, &ep, &eps_[rank]);
