@@ -43,7 +43,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
-EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/suites
+EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/suites test/lsan.supp
 
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST
