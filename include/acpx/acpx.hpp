@@ -82,15 +82,28 @@ class Registration {
     std::size_t bytes_ = 0;
 };
 
-// A GMA in flight.
+// A GMA in flight. wait() and test() throw if it failed (acp_complete:
+// its destination bytes are undefined; acpx printed a line naming it).
 class Handle {
   public:
     explicit Handle(acp_handle_t h = ACP_HANDLE_NULL) : h_(h) {}
-    void wait() const { acp_complete(h_); }
-    bool test() const { return acp_inquire(h_) == 0; }
+    void wait() const {
+        acp_complete(h_);
+        if (acp_inquire(h_) < 0) throw failed();
+    }
+    bool test() const {
+        const int r = acp_inquire(h_);
+        if (r < 0) throw failed();
+        return r == 0;
+    }
     acp_handle_t get() const { return h_; }
 
   private:
+    Error failed() const {
+        return Error(("acpx: GMA " + std::to_string(h_) +
+                      " failed; its destination bytes are undefined (acpx printed why)")
+                         .c_str());
+    }
     acp_handle_t h_;
 };
 

@@ -2,8 +2,10 @@
 // carrying the C API's message.
 #include "acpx/acpx.hpp"
 
+#include <string>
 #include <vector>
 
+#include "../../basic/fault_injection.hpp"
 #include "../mp_util.hpp"
 
 using namespace acpx::test;
@@ -34,4 +36,25 @@ TEST(CxxApi, ErrorsCarryTheMessage) {
     }
     testing::internal::GetCapturedStderr();
     EXPECT_THROW(reg.ga(8), std::out_of_range);
+}
+
+// A failed GMA throws from wait() and test(), instead of returning as if
+// its bytes had arrived (wait) or never completing (test: a loop on it
+// would spin forever).
+TEST(CxxApi, AFailedCopyThrowsFromWaitAndTest) {
+    std::vector<uint64_t> v(4, 9);
+    acpx::Registration reg{std::span(v)};
+    ASSERT_EQ(acpx_test_fail("start:1"), 0);
+    testing::internal::CaptureStderr();
+    acpx::Handle h = acpx::copy(reg.ga(0), reg.ga(16), 8);
+    EXPECT_THROW(h.wait(), acpx::Error);
+    EXPECT_THROW(h.test(), acpx::Error);
+    testing::internal::GetCapturedStderr();
+    try {
+        h.test();
+    } catch (const acpx::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("GMA " + std::to_string(h.get()) + " failed"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(v[0], 9u);
 }
