@@ -1,5 +1,7 @@
 #include "cma.hpp"
 
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -32,10 +34,36 @@ void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vect
     pid_.assign(pid.size(), 0);
     worked_.assign(pid.size(), 0);
     gone_.assign(pid.size(), 0);
+    checked_.assign(pid.size(), {});
+    pidfd_->fd.assign(pid.size(), -1);
     me_ = me;
     if (!enabled) return;
     for (size_t r = 0; r < pid.size(); ++r)
-        if (static_cast<int>(r) != me && node[r] == node[me]) pid_[r] = pid[r];
+        if (static_cast<int>(r) != me && node[r] == node[me]) {
+            pid_[r] = pid[r];
+            // -1 (kernel < 5.3): ESRCH alone tells a death. By number:
+            // Debian 12's glibc declares pidfd_open without C linkage.
+            pidfd_->fd[r] = static_cast<int>(syscall(SYS_pidfd_open, pid[r], 0));
+        }
+}
+
+CmaChannel::Fds::~Fds() {
+    for (int f : fd)
+        if (f >= 0) close(f);
+}
+
+bool CmaChannel::alive(int rank, const char *what) {
+    if (gone_[rank]) return report("acp_copy", what, "rank %d has died", rank);
+    const int fd = pidfd_->fd[rank];
+    if (fd < 0) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - checked_[rank] < std::chrono::milliseconds(1)) return true;
+    checked_[rank] = now;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return true;  // readable: the process has exited
+    gone_[rank] = 1;
+    return report("acp_copy", what, "rank %d's process (pid %d) has exited: it has died", rank,
+                  static_cast<int>(pid_[rank]));
 }
 
 int CmaChannel::finish(int rank, ssize_t n, size_t len, const char *what) {
@@ -109,8 +137,8 @@ ssize_t CmaChannel::move_staged(pid_t pid, char *local, uint64_t raddr, size_t l
 }
 
 int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
-    // Not to its pid again: it may be another process's by now.
-    if (gone_[rank]) return report("acp_copy", "dst", "rank %d has died", rank), -1;
+    // Not to its pid again once it is gone: it may be another process's.
+    if (!alive(rank, "dst")) return -1;
     char *p = static_cast<char *>(const_cast<void *>(local));  // only read: the iovec's type is not const
     if (staged(raddr, reinterpret_cast<uint64_t>(p), len))
         return finish(rank, move_staged(pid_[rank], p, raddr, len, true), len, "dst");
@@ -118,7 +146,7 @@ int CmaChannel::write(int rank, uint64_t raddr, const void *local, size_t len) {
 }
 
 int CmaChannel::read(int rank, void *local, uint64_t raddr, size_t len) {
-    if (gone_[rank]) return report("acp_copy", "src", "rank %d has died", rank), -1;
+    if (!alive(rank, "src")) return -1;
     char *p = static_cast<char *>(local);
     if (staged(reinterpret_cast<uint64_t>(p), raddr, len))
         return finish(rank, move_staged(pid_[rank], p, raddr, len, false), len, "src");

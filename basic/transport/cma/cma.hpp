@@ -22,6 +22,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,12 @@ class CmaChannel {
 
   private:
     int finish(int rank, ssize_t n, size_t len, const char *what);
+    // False (reported) when rank's process is known to be gone: its pidfd
+    // (opened at init, so it names that process, never a later one with
+    // the same pid) says it exited. Asked at most once a millisecond per
+    // peer: a pid comes round again only after the kernel has handed out
+    // every other (pid_max, 32768 at the least), which takes far longer.
+    bool alive(int rank, const char *what);
     // Where a chunk starting at `at` is staged: 2048 bytes after it
     // modulo 4096: the memcpy runs at a distance of 2048, the system call
     // at 2048 + the copy's own (1-31).
@@ -75,6 +82,12 @@ class CmaChannel {
     std::vector<pid_t> pid_;  // 0: not reachable by CMA
     std::vector<uint8_t> worked_;  // a copy to that rank has succeeded
     std::vector<uint8_t> gone_;    // its process no longer exists: every copy fails
+    struct Fds {  // pidfds of the peers, closed with the channel
+        std::vector<int> fd;
+        ~Fds();
+    };
+    std::shared_ptr<Fds> pidfd_ = std::make_shared<Fds>();
+    std::vector<std::chrono::steady_clock::time_point> checked_;  // last pidfd look, per rank
     int me_ = -1;
     bool warned_ = false;  // of a refusal: once a process, not once a copy
 };
