@@ -122,7 +122,6 @@ bool await_message(State &st, const CreateKey &key, MsgType type, size_t min_siz
 bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p,
                 const int *group, uint32_t me, const MemberAddr &mine,
                 std::vector<MemberAddr> *table) {
-    // (Its own bad arguments never get here: it says so in its choice.)
     const uint32_t n = p.members;
     std::vector<int> have(n, 0);
     table->assign(n, MemberAddr{});
@@ -364,7 +363,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     for (uint32_t i = 0; complete && i < n; ++i)
         if (table[i].data == ACP_GA_NULL || table[i].ctl == ACP_GA_NULL) {
             complete = false;
-            if (ok && exchanged)
+            if (ok)
                 report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
         }
     if (!complete) {
