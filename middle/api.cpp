@@ -18,9 +18,6 @@ using acpx::basic::report;
 namespace {
 
 constexpr uint64_t kRoundBits = 24, kRoundMask = (uint64_t{1} << kRoundBits) - 1;
-// What a round's stamp carries (40 bits), less the all-ones value that
-// marks a failed stamp (round.cpp).
-constexpr uint64_t kMaxSize = (uint64_t{1} << 40) - 2;
 
 acp_col_t to_handle(const Col *c) { return reinterpret_cast<acp_col_t>(static_cast<uintptr_t>(c->id)); }
 
@@ -122,7 +119,7 @@ acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *
     State &st = State::get();
     Col *c = sendable(fn, st, h, Storage::kBuffered, kind);
     if (!c) return ACP_REQUEST_NULL;
-    if (size > kMaxSize)
+    if (size > ctl::kMaxSize)
         return report(fn, "size", "%zu bytes is more than a round carries (2^40 - 2)", size),
                ACP_REQUEST_NULL;
     if (size && (kind == Kind::kBcast ? !out : !in))

@@ -66,6 +66,7 @@ struct Col {
         acp_ga_t slot;  // the stamp's place at the receiver; ACP_GA_NULL: a ready byte
         int32_t to;     // the receiver's rank
         uint32_t block;
+        uint32_t bytes;  // the signal's (ctl::kStampBytes, kFwdBytes; a ready byte: 1)
     };
     std::vector<Notice> notices;
     bool failing = false;  // failure stamps sent for this segment; waiting for them

@@ -5,20 +5,23 @@
 // process (test/middle/plan_memory_test.cpp), without launching anything.
 //
 // Control block of every member (acpx-allocated shared memory, registered;
-// on-node peers map it, so signals into it are single 8-byte stores).
+// on-node peers map it, so signals into it are plain 8-byte stores).
 // Slots come in rings of `depth` (by round, seq % depth), so a sender may
 // fill round s + depth - 1 while the receiver still reads round s:
-//   [0]              stamp: this member's current round, written to others
-//   [8]              ready source byte (the round's low 8 bits)
-//   [16]             arrive[n_in][depth]: a sender's stamp once block b is
-//                    here, each followed by its inline slot of inline_bytes:
-//                    a round that small travels there (plain stores, no
-//                    system call, and eagerly: see round.cpp) and the
-//                    receiver copies it into place
-//   [16 + stride d n_in]  fwd[n_in][depth] (stride: 8 + inline_bytes, to a
-//                    multiple of 8): root mode, copies
-//                    reading block b from this member are complete (it may
-//                    reuse its array)
+//   [0]              stamp pair: this member's current round, written to
+//                    others: the round with its size, the round with its
+//                    offset (ctl::stamp_of)
+//   [16]             failed stamp pair (ctl::kFailedSize), the source of
+//                    the failed stamps this member sends (round.cpp)
+//   [32]             ready source byte (the round's low 8 bits)
+//   [48]             arrive[n_in][depth]: a sender's stamp pair once block
+//                    b is here, each followed by its inline slot of
+//                    inline_bytes: a round that small travels there (plain
+//                    stores, no system call, and eagerly: see round.cpp)
+//                    and the receiver copies it into place
+//   [48 + stride d n_in]  fwd[n_in][depth] (8 bytes: a size stamp): root
+//                    mode, copies reading block b from this member are
+//                    complete (it may reuse its array)
 //   [ready()]        ready[n_ready]: receivers' "I called send" bytes
 // n_in is the number of blocks (slots_of): np_group for allgather, 1 for
 // a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
@@ -44,8 +47,34 @@ struct MemberAddr {
 };
 
 namespace ctl {
-inline constexpr size_t kStamp = 0, kReadySrc = 8, kSlots = 16;
-inline constexpr size_t kStampBytes = 8;  // a round's stamp; its inline slot follows it
+// A stamp: bit 63 set, the round (seq) in bits 40-62, a 40-bit value in
+// bits 0-39. A sender's signal is a pair, its round with its size and
+// with its offset, so a receiver compares both with its own: members
+// that disagree learn it. Each carries the round, so the receiver needs
+// both stamps of this round, in whatever order a transport lands the 16
+// bytes. A direct round's offset and size fit 40 bits (a registration is
+// 2^34 bytes); a buffered round's size is at most kMaxSize.
+inline constexpr uint64_t kValueBits = 40, kValueMask = (uint64_t{1} << kValueBits) - 1;
+inline constexpr uint64_t kSeqMask = (uint64_t{1} << 23) - 1;
+// A size stamp whose value is all ones says: this round's block (or this
+// forwarder's copies) failed on the way here, or the sender disagrees
+// with the member it passed through. It is written instead of the real
+// stamp, so the receiver ends the round with an error at once and passes
+// the same stamp on to the members it forwards the block to.
+inline constexpr uint64_t kFailedSize = kValueMask;
+inline constexpr uint64_t kMaxSize = kFailedSize - 1;
+
+constexpr uint64_t stamp_of(uint64_t seq, uint64_t value) {
+    return uint64_t{1} << 63 | (seq & kSeqMask) << kValueBits | (value & kValueMask);
+}
+constexpr bool stamp_is(uint64_t stamp, uint64_t seq) {
+    return (stamp >> 63) && ((stamp >> kValueBits) & kSeqMask) == (seq & kSeqMask);
+}
+constexpr uint64_t value_of(uint64_t stamp) { return stamp & kValueMask; }
+
+inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kReadySrc = 32, kSlots = 48;
+inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
+inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
@@ -53,12 +82,13 @@ struct Layout {
     size_t inl = 0;      // bytes of an inline slot (inline_bytes_for)
     uint32_t depth = 2;  // slots a block, used round after round
 
-    // From one round's arrive stamp of a block to the next: the stamp and
-    // the inline slot behind it, so a small round's bytes and stamp are
-    // mostly one cache line (8 bytes: 7 rounds in 8), one line to move
-    // between cores, not two (middle/README.md). A multiple of 8, so
-    // every stamp is an aligned 8-byte store (ACP_COL_INLINE may be any size).
-    size_t arrive_stride() const { return kStampBytes + (inl + 7) / 8 * 8; }
+    // From one round's arrive stamps of a block to the next: the stamp
+    // pair and the inline slot behind it, so a small round's bytes and
+    // stamps are mostly one cache line, one line to move between cores,
+    // not two (middle/README.md). A multiple of 16,
+    // so a pair never straddles a cache line and every stamp is an
+    // aligned 8-byte store (ACP_COL_INLINE may be any size).
+    size_t arrive_stride() const { return kStampBytes + (inl + 15) / 16 * 16; }
     // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
     size_t signal(uint32_t slot, uint64_t seq) const {
         return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq);
@@ -68,9 +98,9 @@ struct Layout {
     }
     size_t inline_at(uint32_t block, uint64_t seq) const { return arrive(block, seq) + kStampBytes; }
     size_t fwd(uint32_t block, uint64_t seq) const {
-        return kSlots + arrive_stride() * depth * n_in + 8 * (size_t{depth} * block + seq % depth);
+        return kSlots + arrive_stride() * depth * n_in + kFwdBytes * (size_t{depth} * block + seq % depth);
     }
-    size_t ready() const { return kSlots + (arrive_stride() + 8) * depth * n_in; }
+    size_t ready() const { return kSlots + (arrive_stride() + kFwdBytes) * depth * n_in; }
 };
 }  // namespace ctl
 
@@ -81,7 +111,7 @@ struct OutEntry {
     int32_t dst_rank = -1;
     bool wait = false;  // true: forward once block arrived here; false: this member is the origin
     acp_ga_t dst_data = ACP_GA_NULL;
-    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive stamp for the block, round 0; its inline slot follows
+    acp_ga_t dst_arrive = ACP_GA_NULL;  // its arrive stamp pair for the block, round 0; its inline slot follows
 };
 static_assert(sizeof(OutEntry) == 32, "delegated memory per entry (middle/README.md)");
 

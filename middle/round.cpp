@@ -1,6 +1,6 @@
 // The round engine. Every internal round ("segment") of a member:
-//   begin:   stamp := (seq, size); buffered: copy its data in; write its
-//            ready byte to every executor that writes into it.
+//   begin:   stamps := (seq, size), (seq, offset); buffered: copy its data
+//            in; write its ready byte to every executor that writes into it.
 //   execute: root mode, the executor issues its whole list once every
 //            receiver is ready, each entry ordered after the entry that
 //            delivered its source, then the notifications; delegated, each
@@ -8,6 +8,9 @@
 //            bytes arrived here.
 //   finish:  every awaited slot holds this seq and this member's GMAs are
 //            complete; buffered: copy the data out; next segment or done.
+//            A slot whose size or offset is not this member's ends the
+//            round with -1 here; a forwarder passes a failed stamp on in
+//            place of such a block, so no member below it takes its bytes.
 // Round safety: nothing is written into a member before its ready byte
 // for this seq, which it writes only at send / after its previous segment;
 // but for small rounds into its inline slots, whose ring (plan.hpp) lets
@@ -28,24 +31,20 @@
 namespace acpx::middle {
 namespace {
 
-constexpr uint64_t kSizeBits = 40, kSizeMask = (uint64_t{1} << kSizeBits) - 1;
-constexpr uint64_t kSeqMask = (uint64_t{1} << 23) - 1;
-
-uint64_t stamp_of(uint64_t seq, uint64_t size) {
-    return uint64_t{1} << 63 | (seq & kSeqMask) << kSizeBits | (size & kSizeMask);
-}
-bool stamp_is(uint64_t stamp, uint64_t seq) {
-    return (stamp >> 63) && ((stamp >> kSizeBits) & kSeqMask) == (seq & kSeqMask);
-}
-// A stamp whose size is all ones says: this round's block (or this
-// forwarder's copies) failed on the way here. It is written instead of
-// the real stamp, so the receiver ends the round with an error at once
-// and passes the same stamp on to the members it forwards the block to.
-constexpr uint64_t kFailedSize = kSizeMask;
-bool stamp_failed(uint64_t stamp) { return (stamp & kSizeMask) == kFailedSize; }
+using ctl::kFailedSize;
+using ctl::stamp_is;
+using ctl::stamp_of;
+using ctl::value_of;
 
 uint64_t load64(const uint8_t *p) {
     return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
+}
+void store64(void *p, uint64_t v) { __atomic_store_n(static_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
+// A stamp pair by plain stores (plan.hpp): the offset stamp first, so a
+// receiver that sees the size stamp finds the pair whole at once.
+void store_pair(void *at, uint64_t size_stamp, uint64_t offset_stamp) {
+    store64(static_cast<char *>(at) + 8, offset_stamp);
+    store64(at, size_stamp);
 }
 uint8_t load8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
@@ -69,6 +68,14 @@ collectives::ByteRange block_range(const Col &c, uint32_t block) {
 }
 
 acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
+
+// The source of a failed stamp pair of this round, written when needed:
+// no GMA of an earlier segment still reads it (a segment ends when all
+// of its GMAs are complete).
+acp_ga_t failed_pair(Col &c) {
+    store_pair(c.ctl_base() + ctl::kFailedStamp, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+    return ctl_ga(c, ctl::kFailedStamp);
+}
 
 // Small segments travel in the receivers' inline slots (plan.hpp).
 bool is_inline(const Col &c) {
@@ -105,8 +112,8 @@ acp_handle_t track(Col &c, acp_handle_t h) {
     c.last = h;
     return h;
 }
-void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block) {
-    c.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block});
+void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block, uint32_t bytes) {
+    c.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block, bytes});
 }
 
 bool fail_gma(Col &c, const char *fn, const char *what) {
@@ -156,8 +163,7 @@ bool begin_segment(Col &c, const char *fn) {
     std::fill(c.seen.begin(), c.seen.end(), 0);
     c.seg_start = {};
     uint8_t *ctl = c.ctl_base();
-    __atomic_store_n(reinterpret_cast<uint64_t *>(ctl + ctl::kStamp), stamp_of(c.seq, c.size),
-                     __ATOMIC_RELEASE);
+    store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     __atomic_store_n(ctl + ctl::kReadySrc, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
     if (buffered(c)) copy_in(c);
     for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
@@ -168,7 +174,7 @@ bool begin_segment(Col &c, const char *fn) {
         const acp_handle_t h = acp_copy(c.plan.ready_targets[i], ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
         track(c, h);
-        c.notices.push_back({h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0});
+        c.notices.push_back({h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0, 1});
     }
     return true;
 }
@@ -263,12 +269,12 @@ bool issue_list(Col &c) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (const auto &cmd : pl.lists[i]) {
             const acp_ga_t arrive = slot_ga(cmd.dst, at(c).arrive(block, c.seq));
-            acp_handle_t h = acp_copy(arrive, stamp, 8, entry++);
-            if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block);
+            acp_handle_t h = acp_copy(arrive, stamp, ctl::kStampBytes, entry++);
+            if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block, ctl::kStampBytes);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me) {
                 const acp_ga_t fwd = slot_ga(cmd.src, at(c).fwd(block, c.seq));
-                h = acp_copy(fwd, stamp, 8, all_data);
-                if (h != ACP_HANDLE_NULL) notice(c, h, fwd, block);
+                h = acp_copy(fwd, stamp, ctl::kFwdBytes, all_data);
+                if (h != ACP_HANDLE_NULL) notice(c, h, fwd, block, ctl::kFwdBytes);
             }
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a notification");
             track(c, h);
@@ -278,8 +284,35 @@ bool issue_list(Col &c) {
     return true;
 }
 
+// Have this round's stamps reached signal slot `slot`: both of an arrive
+// slot's pair (plan.hpp), a forwards' notice?
 bool arrived(const Col &c, uint32_t slot) {
-    return stamp_is(load64(c.ctl_base() + at(c).signal(slot, c.seq)), c.seq);
+    const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
+    return stamp_is(load64(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load64(s + 8), c.seq));
+}
+
+// Is arrive slot `block`, arrived, this member's round: not failed, and
+// the sender's size and offset this member's? (A failed size is none's.)
+bool sound(const Col &c, uint32_t block) {
+    const uint8_t *s = c.ctl_base() + at(c).arrive(block, c.seq);
+    return value_of(load64(s)) == value_of(c.size) && value_of(load64(s + 8)) == c.offset;
+}
+
+// Why signal slot `slot` (arrived, from rank `from`) is not this member's
+// round, as sound() found.
+std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
+    const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
+    const uint64_t size = value_of(load64(s));
+    const std::string rank = "rank " + std::to_string(from);
+    if (size == kFailedSize)
+        return (slot < c.plan.n_in ? "block " + std::to_string(slot) + " from " + rank
+                                   : "the forwards' notice from " + rank) +
+               " failed on its way here (a copy failed, or a member it passed disagrees: that rank named why)";
+    if (size != value_of(c.size))
+        return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
+               std::to_string(c.size);
+    return "members' send offsets disagree: " + rank + " sent offset " + std::to_string(value_of(load64(s + 8))) +
+           ", this rank " + std::to_string(c.offset);
 }
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.
@@ -292,17 +325,18 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
-        const bool pass_failure = o.wait && stamp_failed(load64(c.ctl_base() + at(c).signal(o.block, c.seq)));
+        // A block that failed upstream, or came from a member that
+        // disagrees with this one: a failed stamp, not the bytes.
+        const bool pass_failure = o.wait && !sound(c, o.block);
         if (const Col::Direct &d = c.out_direct[j]; pass_failure && small && d.arrive) {
-            __atomic_store_n(reinterpret_cast<uint64_t *>(d.arrive + turn * at(c).arrive_stride()),
-                             stamp_of(c.seq, kFailedSize), __ATOMIC_RELEASE);
+            store_pair(d.arrive + turn * at(c).arrive_stride(), stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
             c.out_issued[j] = 1;
             *moved = true;
             continue;
         }
-        if (pass_failure) {  // the block failed upstream: its failed stamp, no bytes
+        if (pass_failure) {
             const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();
-            const acp_handle_t h = acp_copy(stamp, ctl_ga(c, at(c).signal(o.block, c.seq)), ctl::kStampBytes, ACP_HANDLE_NULL);
+            const acp_handle_t h = acp_copy(stamp, failed_pair(c), ctl::kStampBytes, ACP_HANDLE_NULL);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a failure signal");
             track(c, h);
             c.out_issued[j] = 1;
@@ -314,8 +348,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
                                       : local_data(c) + r.offset;
             char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
-            __atomic_store_n(reinterpret_cast<uint64_t *>(slot), load64(c.ctl_base() + ctl::kStamp),
-                             __ATOMIC_RELEASE);
+            store_pair(slot, load64(c.ctl_base() + ctl::kStamp), load64(c.ctl_base() + ctl::kOffsetStamp));
             c.out_issued[j] = 1;
             *moved = true;
             continue;
@@ -329,39 +362,35 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, h);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         track(c, h);
-        notice(c, h, stamp, o.block);
+        notice(c, h, stamp, o.block, ctl::kStampBytes);
         c.out_issued[j] = 1;
         *moved = true;
     }
     return true;
 }
 
-// Marks newly arrived slots; records a size that differs from this member's.
+// Marks newly arrived slots; records a failed block, or a sender whose
+// size or offset differs from this member's.
 bool check_arrivals(Col &c) {
     bool all = true;
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
         if (c.seen[i]) continue;
         const uint32_t slot = c.plan.wait_slots[i];
-        const uint64_t s = load64(c.ctl_base() + at(c).signal(slot, c.seq));
-        if (!stamp_is(s, c.seq)) {
+        if (!arrived(c, slot)) {
             all = false;
             continue;
         }
         c.seen[i] = 1;
-        if (stamp_failed(s)) {
-            note_error(c, (slot < c.plan.n_in ? "block " + std::to_string(slot) + " from rank "
-                                              : "the forwards' notice from rank ") +
-                              std::to_string(c.plan.wait_from[i]) +
-                              ": a copy on its way here failed (the rank that issued it named it)");
+        const bool block = slot < c.plan.n_in;
+        if (block ? !sound(c, slot)
+                  : value_of(load64(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
+            note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }
-        if (slot < c.plan.n_in && is_inline(c)) {  // the bytes came in the slot: into place
+        if (block && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
             basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
         }
-        if ((s & kSizeMask) != (c.size & kSizeMask))
-            note_error(c, "members' send sizes disagree: rank " + std::to_string(c.plan.wait_from[i]) + " sent " +
-                              std::to_string(s & kSizeMask) + " bytes, this rank " + std::to_string(c.size));
     }
     return all;
 }
@@ -382,13 +411,11 @@ bool send_failure_stamps(Col &c) {
     if (what.empty()) return false;  // another handle's or the application's GMA
     note_error(c, "a copy this rank issued failed: " + listed(what));
     c.failing = true;
-    // Every GMA of the segment is complete: the stamp may change now.
-    __atomic_store_n(reinterpret_cast<uint64_t *>(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, kFailedSize),
-                     __ATOMIC_RELEASE);
+    const acp_ga_t failed = failed_pair(c);
     bool sent = false;
     for (const auto &n : c.notices) {
         if (n.slot == ACP_GA_NULL || acp_inquire(n.gma) >= 0) continue;
-        const acp_handle_t h = acp_copy(n.slot, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, ACP_HANDLE_NULL);
+        const acp_handle_t h = acp_copy(n.slot, failed, n.bytes, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) sent = true, c.last = h;
     }
     return sent;

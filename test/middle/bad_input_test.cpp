@@ -2,6 +2,8 @@
 // value, prints one line naming the function and the argument, and leaves
 // everything usable (a good create and round work right after).
 #include <chrono>
+#include <memory>
+#include <tuple>
 
 #include "../report_util.hpp"
 #include "col_util.hpp"
@@ -274,6 +276,95 @@ TEST(ColBadInput, FreedHandlesAndTheirRequestsAreRecognised) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Members whose offsets disagree: the ones that disagree with the rank
+// their block comes from get -1 naming both offsets, and no member ends
+// its round with success and bytes other than the root's. Ranks 1 and 2
+// send at offset 8, the rest at 0. In a delegated chain (0 -> 1 -> 2 ->
+// 3 ...) rank 2 agrees with rank 1, which passes it a failed stamp in
+// place of bytes it never received; in root mode the root writes every
+// member, so rank 3 and on get the root's bytes. Inline rounds (8 B)
+// and GMA rounds (past the 64 KiB slots) alike.
+class OffsetsDisagree : public ::testing::TestWithParam<std::tuple<const char *, size_t>> {
+  protected:
+    void SetUp() override {
+        if (np() < 2) GTEST_SKIP() << "needs two ranks";
+        exec_ = std::make_unique<ScopedEnv>("ACP_COL_EXEC", std::get<0>(GetParam()));
+    }
+    std::unique_ptr<ScopedEnv> exec_;
+    ScopedEnv algo_{"ACP_COL_BCAST_ALGO", "chain"};
+};
+
+TEST_P(OffsetsDisagree, FailTheRoundNamingBothAndNoMemberTakesWrongBytes) {
+    const bool root_mode = std::string(std::get<0>(GetParam())) == "root";
+    const size_t bytes = std::get<1>(GetParam());
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(bytes + 8);
+    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    for (int round = 1; round <= 3; ++round) {  // the ring of slots turns: each round alike
+        std::fill(a.begin(), a.end(), 0);
+        if (me() == 0) fill_pattern(a.data(), bytes, round);
+        const size_t offset = me() == 1 || me() == 2 ? 8 : 0;
+        int rc = 0;
+        const std::string out = stderr_of([&] {
+            acp_request_t r = acp_send_bcast_direct(h, offset, bytes);
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            rc = acp_wait_col(r);
+        });
+        if (me() == 0) {
+            EXPECT_EQ(rc, 0) << out;
+        } else if (me() == 1) {
+            EXPECT_EQ(rc, -1);
+            EXPECT_TRUE(has(out, "offsets disagree: rank 0 sent offset 0, this rank 8")) << out;
+        } else if (me() == 2) {
+            EXPECT_EQ(rc, -1) << "rank 2 took rank 1's bytes, which never came";
+            EXPECT_TRUE(has(out, root_mode ? "offsets disagree: rank 0 sent offset 0, this rank 8"
+                                           : "block 0 from rank 1 failed on its way here"))
+                << out;
+        } else {
+            EXPECT_EQ(rc, root_mode ? 0 : -1) << out;
+        }
+        if (rc == 0) {
+            EXPECT_EQ(first_mismatch(a.data(), bytes, round), -1) << "success with bytes not the root's";
+        } else {
+            EXPECT_REPORTS(out, "acp_wait_col", "request");
+        }
+    }
+    // Agreeing again, at offset 8, the handle works.
+    std::fill(a.begin(), a.end(), 0);
+    if (me() == 0) fill_pattern(a.data() + 8, bytes, 77);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 8, bytes)), 0);
+    EXPECT_EQ(first_mismatch(a.data() + 8, bytes, 77), -1);
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// An allgather in which rank 1 sends its block from offset 8, the rest
+// from 0: every member gets rank 1's block (or rank 1 everyone else's),
+// so every member's round fails, and the next round works.
+TEST_P(OffsetsDisagree, InAnAllgatherFailEveryRound) {
+    const size_t bytes = std::get<1>(GetParam()), block = bytes + 8;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(np() * block);
+    acp_col_t h = acp_create_allgather_direct(np(), g.data(), a.data(), block);
+    ASSERT_NE(h, ACP_COL_NULL);
+    int rc = 0;
+    const std::string out = stderr_of([&] { rc = acp_wait_col(acp_send_allgather_direct(h, me() == 1 ? 8 : 0, bytes)); });
+    EXPECT_EQ(rc, -1);
+    EXPECT_TRUE(has(out, "offsets disagree") || has(out, "failed on its way here")) << out;
+    for (int m = 0; m < np(); ++m) fill_pattern(a.data() + m * block, bytes, m == me() ? 90 + me() : 0);
+    ASSERT_EQ(acp_wait_col(acp_send_allgather_direct(h, 0, bytes)), 0);
+    for (int m = 0; m < np(); ++m) EXPECT_EQ(first_mismatch(a.data() + m * block, bytes, 90 + m), -1) << m;
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, OffsetsDisagree,
+                         ::testing::Combine(::testing::Values("root", "delegated"),
+                                            ::testing::Values(size_t{8}, size_t{100000})));
+
 TEST(ColBadInput, SendSizesThatDisagreeFailAtWait) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     std::vector<int> g = make_group(Shape::kAll);
@@ -281,7 +372,8 @@ TEST(ColBadInput, SendSizesThatDisagreeFailAtWait) {
     acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), a.data(), a.size());
     ASSERT_NE(h, ACP_COL_NULL);
     // The root sends 100 bytes, everyone else expects 50: whoever receives
-    // from the root sees it at wait; the root's own part succeeds.
+    // from the root sees it at wait, and the members below it; the root's
+    // own part succeeds.
     acp_request_t r = acp_send_bcast_direct(h, 0, me() == 0 ? 100 : 50);
     ASSERT_NE(r, ACP_REQUEST_NULL);
     int status = 0;
@@ -291,7 +383,9 @@ TEST(ColBadInput, SendSizesThatDisagreeFailAtWait) {
     }
     if (status != 0) {
         EXPECT_REPORTS(out, "acp_wait_col", "request");
-        EXPECT_TRUE(has(out, "sizes disagree")) << out;
+        // It disagrees with the rank it heard from, or that rank did with
+        // the root and passed a failed stamp on in place of the bytes.
+        EXPECT_TRUE(has(out, "sizes disagree") || has(out, "failed on its way here")) << out;
     }
     const auto all = allgather_u64(static_cast<uint64_t>(status == 0 ? 0 : 1));
     EXPECT_GE(std::count(all.begin(), all.end(), 1u), 1) << "nobody noticed";

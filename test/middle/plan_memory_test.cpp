@@ -106,8 +106,8 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     Params ag;
     ag.kind = Kind::kAllgather;
     EXPECT_EQ(ring_depth_for(ag, 256), 2u) << "allgather members move in step anyway";
-    const size_t before = ctl::Layout{1, 65536, 2}.ready();  // 48 + 2 x 64 KiB
-    EXPECT_EQ(before, 48u + 2 * 65536);
+    const size_t before = ctl::Layout{1, 65536, 2}.ready();  // 48 + 2 x (16 + 64 KiB + 8)
+    EXPECT_EQ(before, 96u + 2 * 65536);
     for (uint64_t size = 1; size <= (1u << 17); size += 61) {
         p.size = size;
         p.inline_max = kDefaultInlineMax;
@@ -115,14 +115,15 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         const ctl::Layout at{1, inl, ring_depth_for(p, inl)};
         ASSERT_LE(at.ready(), before + 16 * at.depth) << size;
         if (size <= 64) {
-            ASSERT_EQ(at.ready(), 16 + 64 * (16 + 64)) << size;
+            ASSERT_EQ(at.ready(), 48 + 64 * (16 + 64 + 8)) << size;
         }
         ASSERT_GE(inl, std::min<uint64_t>(size, 65536)) << size << ": a round of the handle's size must fit";
         // Slots of different rounds and blocks never overlap: each round's
         // stamp, then its inline slot; then the fwd stamps; then the ready
         // bytes.
-        ASSERT_EQ(at.arrive_stride(), 8 + inl);
-        ASSERT_EQ(at.inline_at(0, 0), at.arrive(0, 0) + 8);
+        ASSERT_EQ(inl % 64, 0u) << size;
+        ASSERT_EQ(at.arrive_stride(), 16 + inl);
+        ASSERT_EQ(at.inline_at(0, 0), at.arrive(0, 0) + 16);
         ASSERT_EQ(at.inline_at(0, 1) - at.inline_at(0, 0), at.arrive_stride());
         ASSERT_EQ(at.inline_at(0, at.depth), at.inline_at(0, 0));
         ASSERT_EQ(at.signal(0, at.depth - 1) + at.arrive_stride(), at.signal(1, 0));  // block 1 (fwd, n_in = 1)
@@ -133,12 +134,13 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
 
 TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
     // ACP_COL_INLINE may cap a slot at any size: the stamps behind the
-    // slots are 8-byte atomic stores, aligned all the same.
+    // slots are 8-byte atomic stores, aligned all the same, and a pair
+    // (16 bytes at a multiple of 16) never straddles a cache line.
     for (const size_t inl : {size_t{0}, size_t{1}, size_t{12}, size_t{100}, size_t{1000}}) {
         const ctl::Layout at{3, inl, 4};
         for (uint32_t b = 0; b < 3; ++b)
             for (uint64_t s = 0; s < 4; ++s) {
-                EXPECT_EQ(at.arrive(b, s) % 8, 0u) << inl;
+                EXPECT_EQ(at.arrive(b, s) % 16, 0u) << inl;
                 EXPECT_EQ(at.fwd(b, s) % 8, 0u) << inl;
                 // The slot ends before the next round's stamp.
                 EXPECT_LE(at.inline_at(b, s) + inl, at.arrive(b, s) + at.arrive_stride()) << inl;
