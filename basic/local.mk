@@ -1,5 +1,5 @@
 # The basic layer: libacpx's GA, registration, GMA engine, agent, bootstrap
-# and transports; plus the launcher (acprun) and the info tool.
+# and transports. Its programs (acprun, acpx-info) are in tools/.
 libacpx_la_SOURCES = \
 	basic/errors.cpp basic/errors.hpp basic/copy_bytes.cpp basic/copy_bytes.hpp \
 	basic/config.cpp basic/config.hpp basic/idle.cpp basic/idle.hpp \
@@ -30,16 +30,3 @@ libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS)
 # for (basic/transport/ofi/fabric_library.hpp); only its headers are used.
 libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
 libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
-
-bin_PROGRAMS += acprun acpx-info
-acprun_SOURCES = basic/launcher/acprun.cpp basic/launcher/binding.cpp basic/launcher/binding.hpp \
-	basic/launcher/failures.cpp basic/launcher/failures.hpp \
-	basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
-acprun_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
-acprun_LDADD = $(HWLOC_LIBS)
-acpx_info_SOURCES = basic/tools/acpx_info.cpp
-acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/basic -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
-acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS)
-if ACPX_HAVE_UCX
-acpx_info_LDADD += -luct
-endif

@@ -1,6 +1,9 @@
 // acpx-bench: the acpx benchmarks. Run under a launcher:
 //   acprun -n 3 acpx-bench copy [--sizes 8:4M] [--iters N] [--window W] [--csv FILE] [--quick]
 //   acprun -n 2 acpx-bench calibrate [--out FILE];  acprun -n 4 acpx-bench model-check [--out FILE]
+//
+// Uses internal headers (basic/bootstrap/wire.hpp) for acprun's rank
+// variable only: before acp_init, only rank 0 prints the usage.
 #include <fcntl.h>
 #include <unistd.h>
 

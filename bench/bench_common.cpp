@@ -1,3 +1,5 @@
+// Uses internal headers (basic/config.hpp) for parse_size only: --sizes
+// takes sizes as the ACP_* variables do (K/M/G).
 #include "bench_common.hpp"
 
 #include <getopt.h>

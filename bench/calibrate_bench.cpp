@@ -85,6 +85,9 @@
 // Every sample is taken while ranks 0 and 1 run on a near pair of cores
 // (placement.hpp): on this VM a far pair made calibrations 2-4x slower at
 // 1-16 KiB than the checks they were judged by.
+//
+// Uses internal headers (collectives/model, middle/, basic/layer.hpp):
+// calibrating the model is measuring the library's own internals.
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>

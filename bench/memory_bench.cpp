@@ -8,6 +8,9 @@
 //  2. Modelled, in rank 0 alone: the same plans create builds, for group
 //     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
 //     estimate (8 MB GA table + 40 MB list = 48 bytes per member).
+//
+// Uses internal headers (middle/plan.hpp) for part 2: the plans no job
+// here launches are built in-process.
 #include <unistd.h>
 
 #include <algorithm>

@@ -11,6 +11,9 @@
 // algorithms with the same predicted time, the same schedule, as one).
 // Each point is the median of three passes over all points, each
 // sample taken on a near pair of cores, as calibrate's (placement.hpp).
+//
+// Uses internal headers (collectives/model, middle/): it sets the
+// model's predictions beside the measurements.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,3 +1,5 @@
+// Uses internal headers (basic/layer.hpp): the probe's cache line is
+// acpx-allocated shared memory, mapped by the pair (placement.hpp).
 #include "placement.hpp"
 
 #include <sched.h>

@@ -16,10 +16,3 @@ libacpx_la_SOURCES += \
 	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp \
 	collectives/model/overlap.hpp collectives/model/overlap.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
-
-# acpx-model: the model from the command line (predict, compare, merge).
-bin_PROGRAMS += acpx-model
-acpx_model_SOURCES = collectives/tools/acpx_model.cpp \
-	collectives/tools/merge_calibrations.hpp collectives/tools/merge_calibrations.cpp
-acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
-acpx_model_LDADD = libacpx.la

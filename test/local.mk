@@ -9,8 +9,8 @@ test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
-test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp basic/launcher/failures.cpp \
-	basic/launcher/binding.cpp
+test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp tools/acprun/failures.cpp \
+	tools/acprun/binding.cpp
 test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS) $(HWLOC_CFLAGS)
 test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main $(HWLOC_LIBS)
 test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
@@ -44,6 +44,11 @@ endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
 EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/suites test/lsan.supp
+
+# The house: includes point down the layers, every ACP_* variable is in
+# the one table.
+TESTS += test/suites/layers.sh
+EXTRA_DIST += scripts/check-layers.sh
 
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST

@@ -18,8 +18,8 @@
 #include "acp.h"
 #include "acpx_config.h"
 #include "basic/idle.hpp"
-#include "basic/launcher/binding.hpp"
-#include "basic/launcher/failures.hpp"
+#include "tools/acprun/binding.hpp"
+#include "tools/acprun/failures.hpp"
 
 namespace {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "../bootstrap/wire.hpp"
+#include "basic/bootstrap/wire.hpp"
 #include "binding.hpp"
 #include "failures.hpp"
 #include "acpx_config.h"

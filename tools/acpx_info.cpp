@@ -5,15 +5,6 @@
 // configuration variable with its default, current value and help.
 #include <hwloc.h>
 
-#include "acpx_config.h"
-#include "collectives/algorithms.hpp"
-#include "collectives/model/calibration.hpp"
-#include "middle/params.hpp"
-#if ACPX_HAVE_UCX
-#include <uct/api/uct.h>
-#include <ucp/api/ucp.h>
-#endif
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,10 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#if ACPX_HAVE_OFI
-#include "transport/ofi/fabric_library.hpp"
+#include "acpx_config.h"
+#if ACPX_HAVE_UCX
+#include <uct/api/uct.h>
+#include <ucp/api/ucp.h>
 #endif
+#include "basic/config.hpp"
+#if ACPX_HAVE_OFI
+#include "basic/transport/ofi/fabric_library.hpp"
+#endif
+#include "collectives/algorithms.hpp"
+#include "collectives/model/calibration.hpp"
+#include "middle/params.hpp"
 
 namespace {
 

@@ -1,0 +1,20 @@
+# tools/: the programs, above every layer (tools/README.md).
+bin_PROGRAMS += acprun acpx-info acpx-model
+acprun_SOURCES = tools/acprun/acprun.cpp tools/acprun/binding.cpp tools/acprun/binding.hpp \
+	tools/acprun/failures.cpp tools/acprun/failures.hpp \
+	basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp
+acprun_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(HWLOC_CFLAGS)
+acprun_LDADD = $(HWLOC_LIBS)
+
+acpx_info_SOURCES = tools/acpx_info.cpp
+acpx_info_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS) $(HWLOC_CFLAGS)
+acpx_info_LDADD = libacpx.la $(HWLOC_LIBS) $(UCX_LIBS)
+if ACPX_HAVE_UCX
+acpx_info_LDADD += -luct
+endif
+
+# acpx-model: the model from the command line (predict, compare, merge).
+acpx_model_SOURCES = tools/acpx_model.cpp tools/merge_calibrations.hpp tools/merge_calibrations.cpp
+acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+acpx_model_LDADD = libacpx.la
+EXTRA_DIST += tools/README.md
