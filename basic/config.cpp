@@ -1,7 +1,9 @@
 #include "config.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "acpx_config.h"
 #include "errors.hpp"
@@ -13,44 +15,80 @@ constexpr const char *kDefaultTransport = "ucx";
 #else
 constexpr const char *kDefaultTransport = "ofi";
 #endif
+constexpr auto kInit = ConfigVar::When::kInit, kCreate = ConfigVar::When::kCreate;
 constexpr ConfigVar kVars[] = {
     {"ACP_TRANSPORT", kDefaultTransport,
      "transport for one-sided communication: ucx or ofi (libfabric; its provider "
-     "from FI_PROVIDER), as built"},
+     "from FI_PROVIDER), as built", kInit},
     {"ACP_STARTER_MEMSIZE", "65536",
-     "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)"},
+     "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)", kInit},
     {"ACP_TIMEOUT", "60",
      "seconds (above 0, at most 86400) any internal wait may last without a sign of "
      "life from what it waits for, before the job ends with an error naming the "
-     "operation and the rank not heard from"},
-    {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init"},
+     "operation and the rank not heard from", kInit},
+    {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init, and each handle at create", kInit},
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
      "(process_vm_writev/readv; under Yama ptrace_scope=1 acp_init lets same-user "
      "processes in, and a refused copy warns once and goes through the transport); "
-     "0: always through the transport"},
+     "0: always through the transport", kInit},
     {"ACP_OFI_ATOMICS", "auto",
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
-     "the target's agent carries them out; agent: always the target's agent"},
+     "the target's agent carries them out; agent: always the target's agent", kInit},
     {"ACP_IDLE", "auto",
      "how the persistent collectives' waits (and the progress thread, while a copy "
      "through the transport is in flight) use the core: spin polls a while before "
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
-     "this node's ranks outnumber the CPUs they may run on, else spin"},
+     "this node's ranks outnumber the CPUs they may run on, else spin", kInit},
     {"ACP_HUGEPAGES", "0",
      "1: acp_register_memory moves each 2 MiB-aligned block inside the range whose "
      "pages are all in memory onto a huge page (MADV_COLLAPSE), so that peers on this "
      "node copy into and out of it 2-3x faster (the collectives' model is calibrated "
-     "without it); 0: registration leaves pages alone"},
+     "without it); 0: registration leaves pages alone", kInit},
+    // The persistent collectives' (middle/): read at each create, so a
+    // program may set them between creates. The defaults are middle/'s
+    // (params.hpp; test/middle/plan_memory_test.cpp holds them equal).
+    {"ACP_COL_EXEC", "delegated",
+     "delegated: each member forwards what it holds; root: one process issues every copy", kCreate},
+    {"ACP_COL_INLINE", "64K",
+     "bytes per block up to which rounds travel through the control blocks (0: never; at most 64K)", kCreate},
+    {"ACP_COL_RING_DEPTH", "64",
+     "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)",
+     kCreate},
+    {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
+     kCreate},
+    {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},
+    {"ACP_CALIBRATION", "-",
+     "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one); builtin: the built-in "
+     "figures",
+     kCreate},
+    {"ACP_TOPOLOGY", "-",
+     "the network for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101], mesh:8x8, switch:16, "
+     "none",
+     kCreate},
+    {"ACP_TOPOLOGY_MAP", "-", "a file of each rank's node index, one per line", kCreate},
 };
 
-const char *env_or_default(const ConfigVar &v) {
-    const char *e = std::getenv(v.name);
-    return (e && *e) ? e : v.default_value;
+const ConfigVar &var(const char *name) {
+    for (const ConfigVar &v : kVars)
+        if (std::strcmp(v.name, name) == 0) return v;
+    std::fprintf(stderr, "acpx: internal error: %s is read but not in the configuration table (basic/config.cpp)\n",
+                 name);
+    std::abort();
+}
+
+const char *env_or_default(const char *name) {
+    const char *e = config_env(name);
+    return e ? e : var(name).default_value;
 }
 }  // namespace
 
 std::span<const ConfigVar> config_vars() { return kVars; }
+
+const char *config_env(const char *name) {
+    const char *e = std::getenv(var(name).name);
+    return e && *e ? e : nullptr;
+}
 
 const char *transports_built() {
 #if ACPX_HAVE_UCX && ACPX_HAVE_OFI
@@ -87,33 +125,33 @@ bool parse_size(const char *text, size_t *out) {
 }
 
 bool Config::load() {
-    transport = env_or_default(kVars[0]);
+    transport = env_or_default("ACP_TRANSPORT");
     if (!transport_built(transport))
         return report("acp_init", "ACP_TRANSPORT",
                       "'%s' is not a transport of this build (built: %s)",
                       transport.c_str(), transports_built());
-    if (!parse_size(env_or_default(kVars[1]), &starter_memsize) ||
+    if (!parse_size(env_or_default("ACP_STARTER_MEMSIZE"), &starter_memsize) ||
         starter_memsize == 0 || starter_memsize > (1ULL << 34))
         return report("acp_init", "ACP_STARTER_MEMSIZE",
                       "'%s' is not a size between 1 byte and 16G",
-                      env_or_default(kVars[1]));
+                      env_or_default("ACP_STARTER_MEMSIZE"));
     char *end = nullptr;
-    const char *t = env_or_default(kVars[2]);
+    const char *t = env_or_default("ACP_TIMEOUT");
     timeout_s = std::strtod(t, &end);
     // No "never": a wait that cannot end is a hang (a day is the longest).
     if (end == t || *end != '\0' || !(timeout_s > 0) || !(timeout_s <= 86400))
         return report("acp_init", "ACP_TIMEOUT",
                       "'%s' is not a number of seconds above 0 and at most 86400 (a day)", t);
-    verbose = std::atoi(env_or_default(kVars[3])) != 0;
-    cma = std::atoi(env_or_default(kVars[4])) != 0;
-    const std::string atomics = env_or_default(kVars[5]);
+    verbose = std::atoi(env_or_default("ACP_VERBOSE")) != 0;
+    cma = std::atoi(env_or_default("ACP_CMA")) != 0;
+    const std::string atomics = env_or_default("ACP_OFI_ATOMICS");
     if (atomics != "auto" && atomics != "agent")
         return report("acp_init", "ACP_OFI_ATOMICS", "'%s' is neither auto nor agent",
                       atomics.c_str());
     ofi_agent_atomics = atomics == "agent";
-    if (!idle::parse(env_or_default(kVars[6]), &idle_policy))
-        return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default(kVars[6]));
-    const std::string huge = env_or_default(kVars[7]);
+    if (!idle::parse(env_or_default("ACP_IDLE"), &idle_policy))
+        return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default("ACP_IDLE"));
+    const std::string huge = env_or_default("ACP_HUGEPAGES");
     if (huge != "0" && huge != "1")
         return report("acp_init", "ACP_HUGEPAGES", "'%s' is neither 0 nor 1", huge.c_str());
     huge_pages = huge == "1";

@@ -1,6 +1,9 @@
 // The configuration variables of acpx: one table, documented next to the
-// code (name, default, one-line help), read once at acp_init. acpx-info
-// prints the table.
+// code (name, default, one-line help, when it is read), for every layer:
+// the basic layer's are read once at acp_init, the persistent
+// collectives' at each create. acpx-info prints the table and the README
+// documents it (test/suites/config_table.sh holds the two and the code
+// to it).
 #pragma once
 
 #include <cstddef>
@@ -12,13 +15,20 @@
 namespace acpx::basic {
 
 struct ConfigVar {
+    enum class When { kInit, kCreate };
     const char *name;
-    const char *default_value;
+    const char *default_value;  // as text; "-": none
     const char *help;
+    When when;
 };
 
 // Every variable acpx reads, in the order acpx-info prints them.
 std::span<const ConfigVar> config_vars();
+
+// The value of variable `name` in the environment, or nullptr when it is
+// unset or empty. `name` must be in config_vars(): reading a variable
+// that is not in the table is a bug, and ends the process saying so.
+const char *config_env(const char *name);
 
 // Values in force, from the environment or the defaults above.
 struct Config {

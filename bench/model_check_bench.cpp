@@ -12,8 +12,9 @@
 // Each point is the median of three passes over all points, each
 // sample taken on a near pair of cores, as calibrate's (placement.hpp).
 //
-// Uses internal headers (collectives/model, middle/): it sets the
-// model's predictions beside the measurements.
+// Uses internal headers (collectives/model, middle/, basic/config.hpp):
+// it sets the model's predictions, from the calibration and topology a
+// create would read, beside the measurements.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@
 
 #include "acp.h"
 #include "bench_common.hpp"
+#include "basic/config.hpp"
 #include "collectives/model/predict.hpp"
 #include "middle/choose.hpp"
 #include "middle/plan.hpp"
@@ -46,14 +48,14 @@ int run_model_check(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
     cm::Calibration cal;
     std::string why;
-    if (!cm::load_calibration(&cal, &why)) {
+    if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION"))) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: %s\n", why.c_str());
         return 1;
     }
     // The network as create takes it (choose.cpp): ACP_TOPOLOGY, else the
     // job's nodes on a switch.
     cm::Topology topo;
-    const char *spec = std::getenv("ACP_TOPOLOGY");
+    const char *spec = acpx::basic::config_env("ACP_TOPOLOGY");
     const bool named = spec && !cm::is_no_topology(spec);
     if (named && !cm::parse_topology(spec, &topo, &why)) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_TOPOLOGY: %s\n", why.c_str());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "basic/config.hpp"
 #include "basic/errors.hpp"
 #include "basic/layer.hpp"
 #include "col.hpp"
@@ -20,7 +21,7 @@ namespace cm = collectives::model;
 using basic::report;
 
 std::string env_text(const char *name) {
-    const char *v = std::getenv(name);
+    const char *v = basic::config_env(name);
     return v ? v : "";
 }
 
@@ -38,14 +39,14 @@ bool load_model(const char *fn, State &st) {
     std::string why;
     // The defaults on the CPUs this node's ranks may run on: a core per
     // rank up to them, no crowd.
-    if (!cm::load_calibration(&st.calibration, &why, basic::layer::node_cpus()))
+    if (!cm::load_calibration(&st.calibration, &why, basic::layer::node_cpus(), basic::config_env("ACP_CALIBRATION")))
         return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
-    const char *spec = std::getenv("ACP_TOPOLOGY");
+    const char *spec = basic::config_env("ACP_TOPOLOGY");
     st.has_topology = spec && !cm::is_no_topology(spec);
     if (st.has_topology && !cm::parse_topology(spec, &st.topology, &why))
         return report(fn, "ACP_TOPOLOGY", "%s", why.c_str());
-    const char *map = std::getenv("ACP_TOPOLOGY_MAP");
-    if (map && *map) {
+    const char *map = basic::config_env("ACP_TOPOLOGY_MAP");
+    if (map) {
         if (!st.has_topology) return report(fn, "ACP_TOPOLOGY_MAP", "is set but ACP_TOPOLOGY names no network");
         if (!cm::read_node_map(map, &st.topology, &why)) return report(fn, "ACP_TOPOLOGY_MAP", "%s", why.c_str());
     }
@@ -60,7 +61,7 @@ bool load_model(const char *fn, State &st) {
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s, %s; topology %s\n",
                      st.calibration.source.c_str(),
                      st.calibration.source != cm::kBuiltinSource ? ""
-                     : cm::builtin_asked()
+                     : cm::builtin_asked(basic::config_env("ACP_CALIBRATION"))
                          ? " (ACP_CALIBRATION=builtin)"
                          : " (no ACP_CALIBRATION, no calibration.json: run acpx-bench calibrate)",
                      cm::cores_in_use(st.calibration, cm::online_cores()).c_str(),
@@ -101,7 +102,7 @@ bool read_algorithm(const char *fn, const State &st, Params *p) {
     const bool bcast = p->kind == Kind::kBcast;
     const char *var = bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO";
     const std::string &set = bcast ? st.set_bcast : st.set_allgather;
-    const char *env = std::getenv(var);
+    const char *env = basic::config_env(var);
     return !set.empty() ? parse_algorithm(fn, "acp_set_col_algorithm", set, p)
                         : parse_algorithm(fn, var, env ? env : "", p);
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <thread>
 
+#include "basic/config.hpp"
 #include "basic/errors.hpp"
 #include "choose.hpp"
 
@@ -291,8 +292,8 @@ bool check_root(const char *fn, int root, int np_group, const int *group) {
 }
 
 bool read_choices(const char *fn, Params *p) {
-    const char *exec = std::getenv("ACP_COL_EXEC");
-    if (!exec || !*exec || !std::strcmp(exec, "delegated"))
+    const char *exec = basic::config_env("ACP_COL_EXEC");
+    if (!exec || !std::strcmp(exec, "delegated"))
         p->exec = Exec::kDelegated;
     else if (!std::strcmp(exec, "root"))
         p->exec = Exec::kRoot;

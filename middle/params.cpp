@@ -19,8 +19,8 @@ std::string algo_name(const Params &p) {
 
 bool inline_max_from_env(uint32_t *out, std::string *why) {
     *out = kDefaultInlineMax;
-    const char *inl = std::getenv("ACP_COL_INLINE");
-    if (!inl || !*inl) return true;
+    const char *inl = basic::config_env("ACP_COL_INLINE");
+    if (!inl) return true;
     size_t v = 0;
     if (!basic::parse_size(inl, &v) || v > kDefaultInlineMax) {
         *why = "'" + std::string(inl) + "' is not a size from 0 to " + std::to_string(kDefaultInlineMax) +
@@ -33,8 +33,8 @@ bool inline_max_from_env(uint32_t *out, std::string *why) {
 
 bool ring_max_from_env(uint32_t *out, std::string *why) {
     *out = kDefaultRingMax;
-    const char *ring = std::getenv("ACP_COL_RING_DEPTH");
-    if (!ring || !*ring) return true;
+    const char *ring = basic::config_env("ACP_COL_RING_DEPTH");
+    if (!ring) return true;
     size_t v = 0;
     if (!basic::parse_size(ring, &v) || v < 2 || v > kDefaultRingMax || (v & (v - 1))) {
         *why = "'" + std::string(ring) + "' is not one of 2, 4, 8, 16, 32, " + std::to_string(kDefaultRingMax);

@@ -17,13 +17,13 @@
 #include <uct/api/uct.h>
 #include <ucp/api/ucp.h>
 #endif
+#include "basic/bootstrap/wire.hpp"
 #include "basic/config.hpp"
 #if ACPX_HAVE_OFI
 #include "basic/transport/ofi/fabric_library.hpp"
 #endif
 #include "collectives/algorithms.hpp"
 #include "collectives/model/calibration.hpp"
-#include "middle/params.hpp"
 
 namespace {
 
@@ -115,44 +115,33 @@ void print_machine() {
 }
 
 const char *bootstrap_here() {
-    if (std::getenv("ACP_RUN_SOCKET")) return "acprun";
+    if (std::getenv(acpx::wire::kEnvSocket)) return "acprun";
     if (std::getenv("PMIX_NAMESPACE") || std::getenv("PMIX_RANK")) return "pmix";
     return "singleton (no launcher: a job of one process)";
 }
 
 }  // namespace
 
-// The persistent collectives' variables (read at each create, by middle/)
-// and the model's calibration they would load now.
-void print_collectives() {
-    struct Var {
-        const char *name;
-        std::string def, help;
-    };
-    const std::string ring_max = std::to_string(acpx::middle::kDefaultRingMax);
-    const Var vars[] = {
-        {"ACP_COL_EXEC", "delegated",
-         "delegated (each member forwards what it holds) or root (one process issues every copy)"},
-        {"ACP_COL_INLINE", std::to_string(acpx::middle::kDefaultInlineMax / 1024) + "K",
-         "bytes per block up to which rounds travel through the control blocks (0: never)"},
-        {"ACP_COL_RING_DEPTH", ring_max,
-         "most small bcast rounds in flight (its root runs that many minus one ahead; 2-" + ring_max + ")"},
-        {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or " + acpx::collectives::bcast_algo_names()},
-        {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or " + acpx::collectives::allgather_algo_names()},
-        {"ACP_CALIBRATION", "-", "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one); builtin: the built-in figures"},
-        {"ACP_TOPOLOGY", "-", "network for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101], switch:16"},
-        {"ACP_TOPOLOGY_MAP", "-", "file of each rank's node index, one per line"},
-    };
-    std::printf("persistent collectives (variables read at each create):\n");
-    for (const Var &v : vars) {
-        const char *cur = std::getenv(v.name);
-        std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.def.c_str(), cur && *cur ? cur : "-",
-                    v.help.c_str());
+// Every configuration variable, by when it is read; the algorithms the
+// collectives' variables name; and the model's calibration a create would
+// load now.
+void print_variables() {
+    using When = acpx::basic::ConfigVar::When;
+    for (const When when : {When::kInit, When::kCreate}) {
+        std::printf(when == When::kInit ? "configuration variables, read at acp_init (name, default, current, help):\n"
+                                        : "persistent collectives' variables, read at each create:\n");
+        for (const auto &v : acpx::basic::config_vars()) {
+            if (v.when != when) continue;
+            const char *cur = acpx::basic::config_env(v.name);
+            std::printf("  %-22s default %-9s current %-8s %s\n", v.name, v.default_value, cur ? cur : "-", v.help);
+        }
     }
+    std::printf("  bcast algorithms: %s\n", acpx::collectives::bcast_algo_names().c_str());
+    std::printf("  allgather algorithms: %s\n", acpx::collectives::allgather_algo_names().c_str());
     namespace cm = acpx::collectives::model;
     cm::Calibration cal;
     std::string why;
-    if (!cm::load_calibration(&cal, &why))
+    if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION")))
         std::printf("  calibration: unusable: %s\n", why.c_str());
     else if (cal.source == cm::kBuiltinSource)
         std::printf("  calibration: built-in defaults (%s, taken as %s); acprun -n 2 acpx-bench calibrate measures "
@@ -164,9 +153,16 @@ void print_collectives() {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help"))) {
-        std::printf("usage: acpx-info\nPrints the acpx build, transports, bootstrap and configuration variables.\n");
+    if (argc > 1 && !std::strcmp(argv[1], "--variables")) {  // the names alone, one a line
+        for (const auto &v : acpx::basic::config_vars()) std::printf("%s\n", v.name);
         return 0;
+    }
+    if (argc > 1) {
+        const bool help = !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help");
+        std::fprintf(help ? stdout : stderr,
+                     "usage: acpx-info [--variables]\nPrints the acpx build, transports, bootstrap and configuration "
+                     "variables;\n--variables: the variables' names alone, one a line.\n");
+        return help ? 0 : 2;
     }
     std::printf("acpx %s\n", PACKAGE_VERSION);
     std::printf("transports built in: %s\n", acpx::basic::transports_built());
@@ -178,12 +174,6 @@ int main(int argc, char **argv) {
 #if ACPX_HAVE_OFI
     print_ofi_providers();
 #endif
-    std::printf("configuration variables (name, default, current, help):\n");
-    for (const auto &v : acpx::basic::config_vars()) {
-        const char *cur = std::getenv(v.name);
-        std::printf("  %-20s default %-8s current %-8s %s\n", v.name, v.default_value,
-                    cur && *cur ? cur : "-", v.help);
-    }
-    print_collectives();
+    print_variables();
     return 0;
 }

@@ -314,9 +314,9 @@ int main(int argc, char **argv) {
         return std::fprintf(stderr, "acpx-model: ACP_COL_RING_DEPTH: %s\n", why.c_str()), 2;
     cm::Calibration cal;
     if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
-    if (!cm::load_calibration(&cal, &why)) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
+    if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION"))) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
     if (a.topology.empty())
-        if (const char *env = std::getenv("ACP_TOPOLOGY")) a.topology = env;
+        if (const char *env = acpx::basic::config_env("ACP_TOPOLOGY")) a.topology = env;
     if (cm::is_no_topology(a.topology)) a.topology.clear();  // "none" overrides ACP_TOPOLOGY
     cm::Topology topo;
     if (!a.topology.empty() && !cm::parse_topology(a.topology, &topo, &why))

@@ -467,10 +467,7 @@ std::string user_calibration_path() {
     return "";
 }
 
-bool builtin_asked() {
-    const char *env = std::getenv("ACP_CALIBRATION");
-    return env && std::string(env) == kBuiltinName;
-}
+bool builtin_asked(const char *setting) { return setting && std::string(setting) == kBuiltinName; }
 
 namespace {
 
@@ -489,11 +486,10 @@ bool read_calibration(const std::string &path, Calibration *out, std::string *wh
     return parse_file(path, json, out, why);
 }
 
-bool load_calibration(Calibration *out, std::string *why, unsigned node_cores) {
-    if (const char *env = std::getenv("ACP_CALIBRATION"); env && *env && !builtin_asked())
-        return read_calibration(env, out, why);
+bool load_calibration(Calibration *out, std::string *why, unsigned node_cores, const char *setting) {
+    if (setting && *setting && !builtin_asked(setting)) return read_calibration(setting, out, why);
     std::string json;
-    if (!builtin_asked())
+    if (!builtin_asked(setting))
         for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
             if (!path.empty() && read_file(path, &json)) return parse_file(path, json, out, why);
     *out = builtin_calibration_for(node_cores ? node_cores : online_cores());

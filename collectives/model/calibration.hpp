@@ -320,8 +320,8 @@ inline constexpr char kBuiltinSource[] = "built-in defaults";
 // ACP_CALIBRATION's value that asks for the built-in defaults whatever
 // files exist (to weigh them against a file's on the same job).
 inline constexpr char kBuiltinName[] = "builtin";
-// Whether ACP_CALIBRATION is kBuiltinName.
-bool builtin_asked();
+// Whether `setting` (ACP_CALIBRATION's value, nullptr if unset) is kBuiltinName.
+bool builtin_asked(const char *setting);
 
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
 // Cross-Memory Attach): what the model uses when no file is found.
@@ -357,8 +357,10 @@ std::string to_json(const Calibration &c);
 // "PATH: cannot be read" or "PATH: " and what parse_calibration found.
 bool read_calibration(const std::string &path, Calibration *out, std::string *why);
 
-// Where the library looks, in order: $ACP_CALIBRATION (a file that must
-// exist and parse; kBuiltinName: the built-in defaults),
+// Where the library looks, in order: `setting`, ACP_CALIBRATION's value
+// (nullptr if unset; the caller reads it: this layer reads no variable of
+// acpx's), a file that must exist and parse (kBuiltinName: the built-in
+// defaults),
 // $XDG_CONFIG_HOME/acpx/calibration.json (or
 // ~/.config/acpx/calibration.json), then <datadir>/acpx/calibration.json.
 // Loads the first that exists; built-in defaults if none. A file that
@@ -366,7 +368,7 @@ bool read_calibration(const std::string &path, Calibration *out, std::string *wh
 // defaults take node_cores (builtin_calibration_for; 0: this machine's
 // online_cores); a file's "cores" are the cores it was measured on, kept
 // as written.
-bool load_calibration(Calibration *out, std::string *why, unsigned node_cores = 0);
+bool load_calibration(Calibration *out, std::string *why, unsigned node_cores, const char *setting);
 // This machine's online CPUs (sysconf), 0 if unknown: what
 // load_calibration fits the built-in defaults to.
 unsigned online_cores();

@@ -263,30 +263,30 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     }
 }
 
-TEST(CalibrationFile, LoadedFromAcpCalibrationElseBuiltIn) {
+// ACP_CALIBRATION's value comes from the caller (middle/ reads it).
+TEST(CalibrationFile, LoadedFromTheSettingElseBuiltIn) {
     const std::string path = testing::TempDir() + "acpx_cal_test.json";
     Calibration c = builtin_calibration();
     c.comm = Samples({{0, 1}, {10, 2}});
     std::ofstream(path) << to_json(c);
-    setenv("ACP_CALIBRATION", path.c_str(), 1);
     Calibration got;
     std::string why;
-    ASSERT_TRUE(load_calibration(&got, &why)) << why;
+    ASSERT_TRUE(load_calibration(&got, &why, 0, path.c_str())) << why;
     EXPECT_EQ(got.source, path);
     EXPECT_DOUBLE_EQ(got.comm.at(5), 1.5);
     std::ofstream(path) << "{ broken";
-    EXPECT_FALSE(load_calibration(&got, &why));
+    EXPECT_FALSE(load_calibration(&got, &why, 0, path.c_str()));
     EXPECT_NE(why.find(path), std::string::npos) << why;
-    setenv("ACP_CALIBRATION", (path + ".missing").c_str(), 1);
-    EXPECT_FALSE(load_calibration(&got, &why));
+    EXPECT_FALSE(load_calibration(&got, &why, 0, (path + ".missing").c_str()));
     EXPECT_NE(why.find("cannot be read"), std::string::npos) << why;
-    unsetenv("ACP_CALIBRATION");
+    ASSERT_TRUE(load_calibration(&got, &why, 0, kBuiltinName));
+    EXPECT_EQ(got.source, kBuiltinSource);
     setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
-    ASSERT_TRUE(load_calibration(&got, &why));
+    ASSERT_TRUE(load_calibration(&got, &why, 0, nullptr));
     if (got.source == kBuiltinSource) {  // else one is installed in <datadir>
         EXPECT_EQ(got.cores, online_cores() > 0 ? online_cores() : 2u);
         // create's: the CPUs of its node's ranks.
-        ASSERT_TRUE(load_calibration(&got, &why, 64));
+        ASSERT_TRUE(load_calibration(&got, &why, 64, nullptr));
         EXPECT_EQ(got.cores, 64u);
     }
     unsetenv("XDG_CONFIG_HOME");

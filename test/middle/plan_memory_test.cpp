@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <set>
 
+#include "basic/config.hpp"
 #include "basic/ga.hpp"
 #include "collectives/algorithms.hpp"
 #include "middle/plan.hpp"
@@ -130,6 +131,23 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         ASSERT_EQ(at.fwd(0, 0), at.signal(1, 0));
         ASSERT_EQ(at.fwd(0, at.depth - 1) + 8, at.ready());
     }
+}
+
+// The configuration table (basic/config.cpp, which acpx-info prints and
+// the README documents) states middle/'s defaults as text.
+TEST(PlanMemory, TheConfigurationTableStatesTheDefaults) {
+    auto default_of = [](const char *name) -> size_t {
+        for (const auto &v : acpx::basic::config_vars())
+            if (std::string(v.name) == name) {
+                size_t n = 0;
+                EXPECT_TRUE(acpx::basic::parse_size(v.default_value, &n)) << name;
+                return n;
+            }
+        ADD_FAILURE() << name << " is not in the table";
+        return 0;
+    };
+    EXPECT_EQ(default_of("ACP_COL_INLINE"), kDefaultInlineMax);
+    EXPECT_EQ(default_of("ACP_COL_RING_DEPTH"), kDefaultRingMax);
 }
 
 TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
