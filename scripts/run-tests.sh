@@ -1,19 +1,47 @@
 #!/bin/sh
 # Installs the Debian packages, builds acpx twice (warnings as errors; then
-# AddressSanitizer + UBSan) and runs the whole test suite on each build.
+# AddressSanitizer + UBSan) and runs the test suites on each build: every
+# suite on the first; on the sanitizer build, the suites that reach each
+# code path once (sanitizer_suites below). --long runs every suite on
+# both (the benchmarks' suites, every rank count and transport variant
+# under the sanitizers too): before a release, or nightly.
 # Ends with one line "tests: N passed, N failed, N skipped". A suite
 # skipped (exit 77: its launcher or tool missing) counts as failed too,
 # since this script installs everything every suite needs; set
 # ACPX_ALLOW_SKIP=1 on a machine that lacks something on purpose.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+long=0
+case "${1:-}" in
+    --long) long=1 ;;
+    "") ;;
+    *) echo "usage: run-tests.sh [--long]" >&2; exit 2 ;;
+esac
+# Under the sanitizers: each launcher and bootstrap (acprun, PMIx), each
+# transport (UCX shared memory and TCP, libfabric shm and TCP), CMA
+# denied, two nodes, the launcher's faults, and the in-process tests.
+# The rest repeat those paths at other rank counts or time benchmarks.
+sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_tcp.sh
+    test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh
+    test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh test/suites/basic_cma_denied_ofi_np3.sh
+    test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test test/basic/huge_pages_test
+    test/basic/ofi_wire_test test/collectives/model_test test/collectives/lists_test
+    test/suites/middle_acprun_np4.sh test/suites/middle_acprun_np4_two_nodes.sh
+    test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh
+    test/suites/bench_copy_quick.sh test/suites/bench_quiet_check.sh
+    test/suites/layers.sh test/suites/config_table.sh"
 since() { echo "$(($(date +%s) - $1)) s"; }  # seconds since a date +%s
 start=$(date +%s)
 sh "$src/scripts/install-deps.sh" || exit 1
 echo "=== packages installed in $(since "$start")"
 total_pass=0 total_fail=0 total_skip=0
-run_suite() {  # name, builddir, configure options...
-    name=$1 build=$2; shift 2
+# The suites a build would run (its TESTS), one a line.
+suites_of() {
+    printf 'acpx-print-tests:\n\t@for t in $(TESTS); do echo $$t; done\n' |
+        make -s -C "$1" -f Makefile -f - acpx-print-tests
+}
+run_suite() {  # name, builddir, which (all | sanitizer), configure options...
+    name=$1 build=$2 which=$3; shift 3
     t0=$(date +%s)
     echo "=== $name: build"
     if ! sh "$src/scripts/build.sh" "$build" "$@"; then
@@ -26,7 +54,15 @@ run_suite() {  # name, builddir, configure options...
     rm -f "$log"  # that run's empty summary must not stand for the tests'
     t1=$(date +%s)
     echo "=== $name: built with its tests in $(since "$t0"); make check"
-    make -C "$build" -j1 check
+    if [ "$which" = all ]; then
+        make -C "$build" -j1 check
+    else
+        chosen=$(suites_of "$build" | while read -r t; do
+            case " $(echo $sanitizer_suites) " in *" $t "*) echo "$t" ;; esac
+        done)
+        echo "=== $name: $(echo "$chosen" | wc -l) of $(suites_of "$build" | wc -l) suites (run-tests.sh --long: all)"
+        make -C "$build" -j1 check TESTS="$(echo $chosen)"
+    fi
     echo "=== $name: tests ran in $(since "$t1")"
     p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
     f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
@@ -43,7 +79,7 @@ run_suite() {  # name, builddir, configure options...
     fi
     if [ "${f:-0}" != 0 ] || [ "${e:-0}" != 0 ]; then cat "$log"; fi
 }
-run_suite "release build" "$src/_build" --enable-werror
+run_suite "release build" "$src/_build" all --enable-werror
 # ASan: UCX's malloc/mmap hooks must be off, or they fight ASan's.
 export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
 # Leaks fail the tests; test/lsan.supp names the few that are the
@@ -51,7 +87,8 @@ export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/test/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-run_suite "asan+ubsan build" "$src/_build-asan" --enable-werror --enable-sanitizers
+[ "$long" = 1 ] && which=all || which=sanitizer
+run_suite "asan+ubsan build" "$src/_build-asan" "$which" --enable-werror --enable-sanitizers
 echo "=== all done in $(since "$start")"
 echo "tests: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

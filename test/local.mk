@@ -2,6 +2,7 @@
 # the launcher and fault tests drive acprun from a single-process gtest.
 if HAVE_GTEST
 check_PROGRAMS += test/basic/basic_test test/launcher/launcher_test test/launcher/fault_prog
+test_basic_basic_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/smaps_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
@@ -9,25 +10,30 @@ test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
+test_launcher_launcher_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp tools/acprun/failures.cpp \
 	tools/acprun/binding.cpp
 test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS) $(HWLOC_CFLAGS)
 test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main $(HWLOC_LIBS)
+test_launcher_fault_prog_CXXFLAGS = $(TEST_CXXFLAGS)
 test_launcher_fault_prog_SOURCES = test/launcher/fault_prog.cpp
 test_launcher_fault_prog_LDADD = libacpx.la
 # In-process: the runtime's memory copies.
 check_PROGRAMS += test/basic/copy_bytes_test
+test_basic_copy_bytes_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
 test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 # In-process: registered blocks onto huge pages.
 check_PROGRAMS += test/basic/huge_pages_test
+test_basic_huge_pages_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_huge_pages_test_SOURCES = test/basic/huge_pages_test.cpp test/smaps_util.hpp
 test_basic_huge_pages_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_huge_pages_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 # In-process: Cross-Memory Attach under the kernel's ptrace policy, and
 # its copies.
 check_PROGRAMS += test/basic/cma_access_test
+test_basic_cma_access_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_cma_access_test_SOURCES = test/basic/cma_access_test.cpp test/basic/cma_channel_test.cpp
 test_basic_cma_access_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_cma_access_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
@@ -53,6 +59,7 @@ EXTRA_DIST += scripts/check-layers.sh
 # The middle layer (persistent collectives), multi-process.
 if HAVE_GTEST
 check_PROGRAMS += test/middle/middle_test
+test_middle_middle_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_middle_middle_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
@@ -69,10 +76,12 @@ endif
 # In-process: command lists and plans at sizes no job launches.
 if HAVE_GTEST
 check_PROGRAMS += test/collectives/lists_test
+test_collectives_lists_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_collectives_lists_test_SOURCES = test/collectives/lists_test.cpp test/middle/plan_memory_test.cpp
 test_collectives_lists_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_collectives_lists_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 check_PROGRAMS += test/collectives/model_test
+test_collectives_model_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_collectives_model_test_SOURCES = test/collectives/model_fixtures.hpp \
 	test/collectives/calibration_test.cpp test/collectives/topology_test.cpp \
 	test/collectives/model_test.cpp test/collectives/crowded_predict_test.cpp \
@@ -87,6 +96,7 @@ endif
 if HAVE_GTEST
 if ACPX_HAVE_OFI
 check_PROGRAMS += test/basic/ofi_wire_test
+test_basic_ofi_wire_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_ofi_wire_test_SOURCES = test/basic/ofi_wire_test.cpp
 test_basic_ofi_wire_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_ofi_wire_test_LDADD = $(GTEST_LIBS) -lgtest_main
