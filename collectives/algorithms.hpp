@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command_list.hpp"
 
@@ -23,6 +26,7 @@ enum class BcastAlgo : uint8_t {
     kScatterRing,  // P-1 blocks: the root sends block v-1 to member v (scatter),
                    // then every block travels the ring of non-roots (large rounds)
 };
+inline constexpr size_t kBcastAlgoCount = 6;
 
 enum class AllgatherAlgo : uint8_t {
     kBlockTree,          // each block goes down its own binary tree rooted at its owner (Fig. 6)
@@ -33,6 +37,7 @@ enum class AllgatherAlgo : uint8_t {
     kNeighborExchange,   // even P: pairs exchange, then alternate neighbours pass on
                          // the two blocks they got last (P/2 steps)
 };
+inline constexpr size_t kAllgatherAlgoCount = 5;
 
 inline constexpr unsigned kDefaultRadix = 4;  // k-nomial without an explicit k
 inline constexpr unsigned kMaxRadix = 64;
@@ -105,11 +110,54 @@ struct AllgatherTurn {
 };
 AllgatherTurn allgather_turn(AllgatherAlgo algo, uint32_t members);
 
+// The parameter an algorithm takes after "name:" (radix or segments):
+// its default and range.
+struct AlgoParam {
+    unsigned def, min, max;
+};
+
+// One row per algorithm: everything the layers above need to know of it
+// (as UCC's and MPICH's algorithm tables). Adding an algorithm is its
+// enum value, its list function (bcast.cpp, allgather.cpp) and its row;
+// names, parsing, applicability, blocks and the model's candidates come
+// from the row. The rows are in enum order.
+struct BcastInfo {
+    BcastAlgo algo;
+    const char *name;                // as ACP_COL_BCAST_ALGO takes it
+    std::optional<AlgoParam> param;  // taken after "name:"; none: the name alone
+    uint32_t max_members;            // the most members it is offered for (0: any)
+    // Blocks a round is cut into over members > 1, given the parameter.
+    uint32_t (*blocks)(uint32_t members, unsigned param);
+    // Block `block`'s list (every list starts at the root).
+    CommandList (*block_list)(uint32_t members, uint32_t root, uint32_t block, unsigned param);
+};
+std::span<const BcastInfo> bcast_table();
+const BcastInfo &info_of(BcastAlgo a);
+
+struct AllgatherInfo {
+    AllgatherAlgo algo;
+    const char *name;         // as ACP_COL_ALLGATHER_ALGO takes it
+    bool even_members_only;   // offered only over an even number of members
+    AllgatherTurn (*turn)(uint32_t members);                    // allgather_turn
+    CommandList (*block_list)(uint32_t members, uint32_t owner);  // members > 1
+};
+std::span<const AllgatherInfo> allgather_table();
+const AllgatherInfo &info_of(AllgatherAlgo a);
+
+// Every algorithm of a table, in order: for loops in tools and tests.
+template <class Info>
+std::vector<decltype(Info::algo)> algos_of(std::span<const Info> table) {
+    std::vector<decltype(Info::algo)> out;
+    for (const Info &i : table) out.push_back(i.algo);
+    return out;
+}
+
 // Names as used by ACP_COL_BCAST_ALGO / ACP_COL_ALLGATHER_ALGO and printed
 // by tools. A k-nomial bcast is "knomial" (k = 4) or "knomial:K"; a
 // pipelined chain "pipeline" (8 segments) or "pipeline:S".
-const char *name_of(BcastAlgo a);
-const char *name_of(AllgatherAlgo a);
+inline const char *name_of(BcastAlgo a) { return info_of(a).name; }
+inline const char *name_of(AllgatherAlgo a) { return info_of(a).name; }
+inline std::optional<AlgoParam> bcast_param(BcastAlgo a) { return info_of(a).param; }
 std::string name_of(BcastAlgo a, unsigned radix);  // "knomial:3", "pipeline:16"; others as above
 struct BcastChoice {
     BcastAlgo algo;
@@ -117,18 +165,7 @@ struct BcastChoice {
 };
 std::optional<BcastChoice> parse_bcast_algo(std::string_view s);
 std::optional<AllgatherAlgo> parse_allgather_algo(std::string_view s);
-// Every algorithm, for loops in tools and tests; and the names, comma-separated.
-inline constexpr BcastAlgo kBcastAlgos[] = {BcastAlgo::kBinomial, BcastAlgo::kBinaryTree, BcastAlgo::kKnomial,
-                                            BcastAlgo::kChain,    BcastAlgo::kPipeline,   BcastAlgo::kScatterRing};
-// The parameter an algorithm takes after "name:" (radix or segments), or
-// false; its default and range.
-struct AlgoParam {
-    unsigned def, min, max;
-};
-std::optional<AlgoParam> bcast_param(BcastAlgo a);
-inline constexpr AllgatherAlgo kAllgatherAlgos[] = {
-    AllgatherAlgo::kBlockTree, AllgatherAlgo::kRing, AllgatherAlgo::kBruck,
-    AllgatherAlgo::kRecursiveDoubling, AllgatherAlgo::kNeighborExchange};
+// The names, comma-separated.
 std::string bcast_algo_names();
 std::string allgather_algo_names();
 

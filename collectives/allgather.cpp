@@ -5,6 +5,9 @@
 // the path one block takes through that algorithm, and the blocks of a
 // message land at their final places in the array, so Bruck needs no
 // final rotation.
+#include <iterator>
+#include <string>
+
 #include "algorithms.hpp"
 
 namespace acpx::collectives {
@@ -84,35 +87,40 @@ CommandList neighbor_exchange(uint32_t n, uint32_t owner) {
     return std::move(b.out);
 }
 
+// The table's turns, by algorithm.
+AllgatherTurn turned_by_one(uint32_t) { return {1, false}; }
+AllgatherTurn turned_by_two_if_even(uint32_t n) { return {n % 2 == 0 ? 2u : 0u, false}; }
+AllgatherTurn turned_by_xor_if_power_of_two(uint32_t n) { return {(n & (n - 1)) == 0 ? 1u : 0u, true}; }
+CommandList block_tree(uint32_t n, uint32_t owner) { return bcast_list(BcastAlgo::kBinaryTree, n, owner); }
+
+// In enum order (info_of indexes it).
+constexpr AllgatherInfo kAllgatherTable[] = {
+    {AllgatherAlgo::kBlockTree, "tree", false, turned_by_one, block_tree},
+    {AllgatherAlgo::kRing, "ring", false, turned_by_one, ring},
+    {AllgatherAlgo::kBruck, "bruck", false, turned_by_one, bruck},
+    {AllgatherAlgo::kRecursiveDoubling, "recdoubling", false, turned_by_xor_if_power_of_two, recursive_doubling},
+    {AllgatherAlgo::kNeighborExchange, "neighbor", true, turned_by_two_if_even, neighbor_exchange},
+};
+
 }  // namespace
 
+std::span<const AllgatherInfo> allgather_table() { return kAllgatherTable; }
+
+const AllgatherInfo &info_of(AllgatherAlgo a) {
+    static_assert(std::size(kAllgatherTable) == kAllgatherAlgoCount, "a row per AllgatherAlgo");
+    return kAllgatherTable[static_cast<size_t>(a)];
+}
+
 std::string allgather_applies(AllgatherAlgo algo, uint32_t members) {
-    if (algo == AllgatherAlgo::kNeighborExchange && members % 2 != 0)
-        return "neighbor exchange needs an even number of members, not " + std::to_string(members);
+    if (info_of(algo).even_members_only && members % 2 != 0)
+        return std::string(info_of(algo).name) + " needs an even number of members, not " + std::to_string(members);
     return "";
 }
 
-AllgatherTurn allgather_turn(AllgatherAlgo algo, uint32_t members) {
-    switch (algo) {
-        case AllgatherAlgo::kBlockTree:
-        case AllgatherAlgo::kRing:
-        case AllgatherAlgo::kBruck: return {1, false};
-        case AllgatherAlgo::kNeighborExchange: return {members % 2 == 0 ? 2u : 0u, false};
-        case AllgatherAlgo::kRecursiveDoubling: return {(members & (members - 1)) == 0 ? 1u : 0u, true};
-    }
-    return {};
-}
+AllgatherTurn allgather_turn(AllgatherAlgo algo, uint32_t members) { return info_of(algo).turn(members); }
 
 CommandList allgather_block_list(AllgatherAlgo algo, uint32_t members, uint32_t owner) {
-    if (members <= 1) return {};
-    switch (algo) {
-        case AllgatherAlgo::kBlockTree: return bcast_list(BcastAlgo::kBinaryTree, members, owner);
-        case AllgatherAlgo::kRing: return ring(members, owner);
-        case AllgatherAlgo::kBruck: return bruck(members, owner);
-        case AllgatherAlgo::kRecursiveDoubling: return recursive_doubling(members, owner);
-        case AllgatherAlgo::kNeighborExchange: return neighbor_exchange(members, owner);
-    }
-    return {};
+    return members <= 1 ? CommandList{} : info_of(algo).block_list(members, owner);
 }
 
 }  // namespace acpx::collectives

@@ -1,6 +1,7 @@
 // Broadcast trees. Members are renumbered relative to the root
 // (v = (member - root) mod n) so every tree is built rooted at 0.
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "algorithms.hpp"
@@ -69,36 +70,56 @@ CommandList scatter_ring(uint32_t n, uint32_t root, uint32_t block) {
     return out;
 }
 
+// The table's list and block functions, by the parameter each takes.
+CommandList binomial_block(uint32_t n, uint32_t root, uint32_t, unsigned) { return knomial(n, root, 2); }
+CommandList binary_block(uint32_t n, uint32_t root, uint32_t, unsigned) { return binary_tree(n, root); }
+CommandList knomial_block(uint32_t n, uint32_t root, uint32_t, unsigned radix) {
+    return knomial(n, root, std::clamp(radix, 2u, kMaxRadix));
+}
+CommandList chain_block(uint32_t n, uint32_t root, uint32_t, unsigned) { return chain(n, root); }
+CommandList scatter_ring_block(uint32_t n, uint32_t root, uint32_t block, unsigned) {
+    return n <= 1 ? CommandList{} : scatter_ring(n, root, block);
+}
+uint32_t one_block(uint32_t, unsigned) { return 1; }
+uint32_t segments(uint32_t, unsigned radix) { return std::clamp(radix, 2u, kMaxSegments); }
+uint32_t non_roots(uint32_t n, unsigned) { return n - 1; }
+
+// In enum order (info_of indexes it).
+constexpr BcastInfo kBcastTable[] = {
+    {BcastAlgo::kBinomial, "binomial", std::nullopt, 0, one_block, binomial_block},
+    {BcastAlgo::kBinaryTree, "binary", std::nullopt, 0, one_block, binary_block},
+    {BcastAlgo::kKnomial, "knomial", AlgoParam{kDefaultRadix, 2, kMaxRadix}, 0, one_block, knomial_block},
+    {BcastAlgo::kChain, "chain", std::nullopt, 0, one_block, chain_block},
+    // Each segment down the chain: block s's list is the chain's.
+    {BcastAlgo::kPipeline, "pipeline", AlgoParam{kDefaultSegments, 2, kMaxSegments}, 0, segments, chain_block},
+    {BcastAlgo::kScatterRing, "scatter_ring", std::nullopt, kMaxScatterRingMembers, non_roots, scatter_ring_block},
+};
+
 }  // namespace
+
+std::span<const BcastInfo> bcast_table() { return kBcastTable; }
+
+const BcastInfo &info_of(BcastAlgo a) {
+    static_assert(std::size(kBcastTable) == kBcastAlgoCount, "a row per BcastAlgo");
+    return kBcastTable[static_cast<size_t>(a)];
+}
 
 CommandList bcast_list(BcastAlgo algo, uint32_t members, uint32_t root, unsigned radix) {
     return bcast_block_list(algo, members, root, 0, radix);
 }
 
 CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, uint32_t block, unsigned radix) {
-    switch (algo) {
-        case BcastAlgo::kBinomial: return knomial(members, root, 2);
-        case BcastAlgo::kBinaryTree: return binary_tree(members, root);
-        case BcastAlgo::kKnomial: return knomial(members, root, std::clamp(radix, 2u, kMaxRadix));
-        case BcastAlgo::kChain:
-        case BcastAlgo::kPipeline: return chain(members, root);
-        case BcastAlgo::kScatterRing: return members <= 1 ? CommandList{} : scatter_ring(members, root, block);
-    }
-    return {};
+    return info_of(algo).block_list(members, root, block, radix);
 }
 
 uint32_t bcast_blocks(BcastAlgo algo, uint32_t members, unsigned radix) {
-    if (members <= 1) return 1;
-    switch (algo) {
-        case BcastAlgo::kPipeline: return std::clamp(radix, 2u, kMaxSegments);
-        case BcastAlgo::kScatterRing: return members - 1;
-        default: return 1;
-    }
+    return members <= 1 ? 1 : info_of(algo).blocks(members, radix);
 }
 
 std::string bcast_applies(BcastAlgo algo, uint32_t members) {
-    if (algo == BcastAlgo::kScatterRing && members > kMaxScatterRingMembers)
-        return "scatter_ring is limited to " + std::to_string(kMaxScatterRingMembers) + " members (it has " +
+    const BcastInfo &i = info_of(algo);
+    if (i.max_members && members > i.max_members)
+        return std::string(i.name) + " is limited to " + std::to_string(i.max_members) + " members (it has " +
                "members^2 entries), not " + std::to_string(members);
     return "";
 }

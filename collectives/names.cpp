@@ -5,35 +5,6 @@
 
 namespace acpx::collectives {
 
-const char *name_of(BcastAlgo a) {
-    switch (a) {
-        case BcastAlgo::kBinomial: return "binomial";
-        case BcastAlgo::kBinaryTree: return "binary";
-        case BcastAlgo::kKnomial: return "knomial";
-        case BcastAlgo::kChain: return "chain";
-        case BcastAlgo::kPipeline: return "pipeline";
-        case BcastAlgo::kScatterRing: return "scatter_ring";
-    }
-    return "?";
-}
-
-const char *name_of(AllgatherAlgo a) {
-    switch (a) {
-        case AllgatherAlgo::kBlockTree: return "tree";
-        case AllgatherAlgo::kRing: return "ring";
-        case AllgatherAlgo::kBruck: return "bruck";
-        case AllgatherAlgo::kRecursiveDoubling: return "recdoubling";
-        case AllgatherAlgo::kNeighborExchange: return "neighbor";
-    }
-    return "?";
-}
-
-std::optional<AlgoParam> bcast_param(BcastAlgo a) {
-    if (a == BcastAlgo::kKnomial) return AlgoParam{kDefaultRadix, 2, kMaxRadix};
-    if (a == BcastAlgo::kPipeline) return AlgoParam{kDefaultSegments, 2, kMaxSegments};
-    return std::nullopt;
-}
-
 std::string name_of(BcastAlgo a, unsigned radix) {
     if (!bcast_param(a)) return name_of(a);
     return std::string(name_of(a)) + ":" + std::to_string(radix);
@@ -43,9 +14,10 @@ std::string name_of(BcastAlgo a, unsigned radix) {
 std::optional<BcastChoice> parse_bcast_algo(std::string_view s) {
     const size_t colon = s.find(':');
     const std::string_view name = s.substr(0, colon);
-    for (auto a : kBcastAlgos) {
-        if (name != name_of(a)) continue;
-        const auto param = bcast_param(a);
+    for (const BcastInfo &i : bcast_table()) {
+        if (name != i.name) continue;
+        const BcastAlgo a = i.algo;
+        const auto param = i.param;
         if (colon == std::string_view::npos) return BcastChoice{a, param ? param->def : 2};
         if (!param) return std::nullopt;
         const std::string_view k = s.substr(colon + 1);
@@ -59,21 +31,25 @@ std::optional<BcastChoice> parse_bcast_algo(std::string_view s) {
 }
 
 std::optional<AllgatherAlgo> parse_allgather_algo(std::string_view s) {
-    for (auto a : kAllgatherAlgos)
-        if (s == name_of(a)) return a;
+    for (const AllgatherInfo &i : allgather_table())
+        if (s == i.name) return i.algo;
     return std::nullopt;
 }
 
 std::string bcast_algo_names() {
-    std::string out;
-    for (auto a : kBcastAlgos) out += (out.empty() ? "" : ", ") + std::string(name_of(a));
-    return out + " (knomial:K, K = 2.." + std::to_string(kMaxRadix) + "; pipeline:S, S = 2.." +
-           std::to_string(kMaxSegments) + " segments)";
+    std::string out, params;
+    for (const BcastInfo &i : bcast_table()) {
+        out += (out.empty() ? "" : ", ") + std::string(i.name);
+        if (i.param)
+            params += (params.empty() ? "" : "; ") + std::string(i.name) + ":N, N = " + std::to_string(i.param->min) +
+                      ".." + std::to_string(i.param->max) + " (" + std::to_string(i.param->def) + " unless given)";
+    }
+    return params.empty() ? out : out + " (" + params + ")";
 }
 
 std::string allgather_algo_names() {
     std::string out;
-    for (auto a : kAllgatherAlgos) out += (out.empty() ? "" : ", ") + std::string(name_of(a));
+    for (const AllgatherInfo &i : allgather_table()) out += (out.empty() ? "" : ", ") + std::string(i.name);
     return out;
 }
 

@@ -416,11 +416,12 @@ double predict_seconds(const Case &c, const Calibration &cal, const Topology *t,
 std::vector<Case> candidates(const Case &c) {
     std::vector<Case> out;
     if (c.op == Op::kBcast) {
-        for (BcastAlgo a : kBcastAlgos) {
+        for (const BcastInfo &i : bcast_table()) {
+            const BcastAlgo a = i.algo;
             if (!bcast_applies(a, c.members).empty()) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);
-            const auto param = bcast_param(a);
+            const auto param = i.param;
             k.radix = param ? param->def : 2;  // as parse_bcast_algo("name") gives
             if (a == BcastAlgo::kPipeline) {  // a few segment counts
                 for (unsigned s : kPipelineCandidates) {
@@ -432,7 +433,8 @@ std::vector<Case> candidates(const Case &c) {
             out.push_back(k);
         }
     } else {
-        for (AllgatherAlgo a : kAllgatherAlgos) {
+        for (const AllgatherInfo &i : allgather_table()) {
+            const AllgatherAlgo a = i.algo;
             if (!allgather_applies(a, c.members).empty() || !allgather_modelled(a, c.members)) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);

@@ -6,6 +6,8 @@
 
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 
 #include "collectives/algorithms.hpp"
 
@@ -60,7 +62,7 @@ const std::vector<uint32_t> kSizes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31,
 }  // namespace
 
 TEST(BcastLists, SoundForEverySizeAndRoot) {
-    for (BcastAlgo a : kBcastAlgos)
+    for (const BcastAlgo a : algos_of(bcast_table()))
         for (unsigned radix : {2u, 3u, 4u, 7u})
             for (uint32_t n : kSizes)
                 for (uint32_t root : {0u, n / 2, n - 1}) {
@@ -224,7 +226,7 @@ TEST(BcastLists, BinomialTakesLogSteps) {
 }
 
 TEST(AllgatherLists, EveryBlockReachesEveryMember) {
-    for (AllgatherAlgo a : kAllgatherAlgos)
+    for (const AllgatherAlgo a : algos_of(allgather_table()))
         for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 12u, 33u, 100u, 128u, 129u}) {
             if (!allgather_applies(a, n).empty()) continue;
             std::vector<CommandList> lists;
@@ -243,7 +245,7 @@ TEST(AllgatherLists, EveryBlockReachesEveryMember) {
 // entry for entry, dependencies alike; recursive doubling only over a
 // power of two, neighbor exchange by pairs. The model and create rely on it.
 TEST(AllgatherLists, TurnedListsAreTheirBasesMoved) {
-    for (AllgatherAlgo algo : kAllgatherAlgos)
+    for (const AllgatherAlgo algo : algos_of(allgather_table()))
         for (uint32_t n = 2; n <= 70; ++n) {
             if (!allgather_applies(algo, n).empty()) continue;
             const AllgatherTurn t = allgather_turn(algo, n);
@@ -334,9 +336,28 @@ TEST(CheckList, CatchesBrokenLists) {
     EXPECT_EQ(check_list({{1, 0, kNoDep}, {2, 1, 0}}, 3, 0), "");
 }
 
+// info_of indexes the tables by enum value; every name is one algorithm's.
+TEST(Names, TablesAreInEnumOrderWithDistinctNames) {
+    std::set<std::string> names;
+    for (size_t k = 0; k < bcast_table().size(); ++k) {
+        EXPECT_EQ(static_cast<size_t>(bcast_table()[k].algo), k);
+        EXPECT_TRUE(names.insert(bcast_table()[k].name).second) << bcast_table()[k].name;
+    }
+    names.clear();
+    for (size_t k = 0; k < allgather_table().size(); ++k) {
+        EXPECT_EQ(static_cast<size_t>(allgather_table()[k].algo), k);
+        EXPECT_TRUE(names.insert(allgather_table()[k].name).second) << allgather_table()[k].name;
+    }
+    EXPECT_EQ(bcast_applies(BcastAlgo::kScatterRing, kMaxScatterRingMembers + 1).find("scatter_ring is limited to"),
+              0u);
+    EXPECT_EQ(allgather_applies(AllgatherAlgo::kNeighborExchange, 5), "neighbor needs an even number of members, not 5");
+    EXPECT_EQ(bcast_algo_names(), "binomial, binary, knomial, chain, pipeline, scatter_ring (knomial:N, N = 2..64 (4 "
+                                  "unless given); pipeline:N, N = 2..64 (8 unless given))");
+}
+
 TEST(Names, RoundTrip) {
-    for (BcastAlgo a : kBcastAlgos) EXPECT_EQ(parse_bcast_algo(name_of(a))->algo, a);
-    for (AllgatherAlgo a : kAllgatherAlgos) EXPECT_EQ(parse_allgather_algo(name_of(a)), a);
+    for (const BcastAlgo a : algos_of(bcast_table())) EXPECT_EQ(parse_bcast_algo(name_of(a))->algo, a);
+    for (const AllgatherAlgo a : algos_of(allgather_table())) EXPECT_EQ(parse_allgather_algo(name_of(a)), a);
     EXPECT_EQ(parse_bcast_algo("knomial")->radix, kDefaultRadix);
     EXPECT_EQ(parse_bcast_algo("knomial:3")->radix, 3u);
     EXPECT_EQ(name_of(BcastAlgo::kKnomial, 3), "knomial:3");

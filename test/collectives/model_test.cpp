@@ -143,7 +143,7 @@ TEST(Predict, RecursiveDoublingOverAPowerOfTwoIsOneListByXor) {
 // two) must be that, read off every list here.
 TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
     const Calibration cal = linear(1e-6, 1e-9);
-    for (AllgatherAlgo algo : kAllgatherAlgos)
+    for (const AllgatherAlgo algo : algos_of(allgather_table()))
         for (uint32_t n = 2; n <= 64; n += n < 24 ? 1 : 8) {
             if (!allgather_applies(algo, n).empty()) continue;
             std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> want;  // (depth, src, dst) -> bytes
@@ -463,7 +463,7 @@ TEST(Predict, FootprintsCountEachCoresBlocksOnce) {
             cal.cores = cores;
             t.map.clear();
             for (uint32_t m = 0; m < n; ++m) t.map.push_back(n % 2 ? (m * 7) % 5 : m / 4);  // 4 a node, or scattered
-            for (AllgatherAlgo algo : kAllgatherAlgos) {
+            for (const AllgatherAlgo algo : algos_of(allgather_table())) {
                 if (!allgather_applies(algo, n).empty()) continue;
                 Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1 << 20, false, 0};
                 std::map<uint32_t, uint32_t> placed;
