@@ -16,3 +16,14 @@ libacpx_la_SOURCES += \
 	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp \
 	collectives/model/overlap.hpp collectives/model/overlap.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
+
+# The built-in calibration: a calibration file like any other, installed
+# under share/acpx/ and compiled in as a string (calibration.cpp), so an
+# uninstalled build has it too.
+dist_pkgdata_DATA = share/acpx/builtin-calibration.json
+EXTRA_DIST += share/acpx/README.md
+BUILT_SOURCES += collectives/model/builtin_calibration.inc
+CLEANFILES += collectives/model/builtin_calibration.inc
+collectives/model/builtin_calibration.inc: $(srcdir)/share/acpx/builtin-calibration.json
+	$(AM_V_GEN)mkdir -p collectives/model && \
+	{ echo 'R"acpx_json('; cat $(srcdir)/share/acpx/builtin-calibration.json; echo ')acpx_json"'; } > $@.tmp && mv $@.tmp $@

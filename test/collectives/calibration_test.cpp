@@ -293,6 +293,22 @@ TEST(CalibrationFile, LoadedFromTheSettingElseBuiltIn) {
     std::remove(path.c_str());
 }
 
+// The built-in figures are share/acpx/builtin-calibration.json, a file
+// like any other, compiled in.
+TEST(CalibrationFile, BuiltInFiguresAreTheShippedFile) {
+    const char *src = std::getenv("ACPX_SRCDIR");
+    if (!src) GTEST_SKIP() << "ACPX_SRCDIR unset (make check sets it)";
+    Calibration shipped;
+    std::string why;
+    ASSERT_TRUE(read_calibration(std::string(src) + "/share/acpx/builtin-calibration.json", &shipped, &why)) << why;
+    const Calibration builtin = builtin_calibration();
+    EXPECT_EQ(to_json(shipped), to_json(builtin));
+    EXPECT_EQ(builtin.source, kBuiltinSource);
+    EXPECT_EQ(builtin.cores, 2u);
+    EXPECT_FALSE(builtin.comm.empty());
+    EXPECT_FALSE(builtin.comm_crowded.empty());
+}
+
 // The built-in figures describe a crowded 2-core node; on a node with a
 // core per member the same round is the steps' sum, as seed 003 prices
 // it, and create picks from that.
