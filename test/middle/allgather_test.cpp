@@ -63,11 +63,9 @@ TEST_P(Allgather, DirectEveryShapeAndSize) {
                 const unsigned char *blk = a.data() + b * block;
                 EXPECT_EQ(first_mismatch(blk + offset, size, seed_of(g[b], size, round)), -1)
                     << name_of(s) << " block " << b << " size " << size << " offset " << offset;
-                for (size_t i = 0; i < block; ++i) {
-                    if (i < offset || i >= offset + size) {
-                        ASSERT_EQ(blk[i], kUntouched) << "block " << b << " byte " << i;
-                    }
-                }
+                ASSERT_EQ(first_not(blk, offset, kUntouched), -1) << "block " << b << ": before the range";
+                const long after = first_not(blk + offset + size, block - offset - size, kUntouched);
+                ASSERT_EQ(after, -1) << "block " << b << " byte " << offset + size + after;
             }
         };
         for (size_t sz : sizes) run(0, sz);

@@ -29,10 +29,9 @@ void direct_round(acp_col_t h, std::vector<unsigned char> &a, int root, size_t o
     ASSERT_EQ(acp_wait_col(r), 0);
     EXPECT_EQ(first_mismatch(a.data() + offset, size, seed), -1)
         << "root " << root << " offset " << offset << " size " << size;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (i < offset || i >= offset + size) {
-            ASSERT_EQ(a[i], kUntouched) << "byte " << i << " outside the range changed";
-        }
+    ASSERT_EQ(first_not(a.data(), offset, kUntouched), -1) << "a byte before the range changed";
+    const long after = first_not(a.data() + offset + size, a.size() - offset - size, kUntouched);
+    ASSERT_EQ(after, -1) << "byte " << offset + size + after << " after the range changed";
 }
 
 }  // namespace
