@@ -2,7 +2,13 @@
 // Remote: looked up from the owner on first use and cached; the owner
 // remembers who cached a tag and tells them at unregister, waiting for
 // their acknowledgement, so a reused tag is never reached through a stale key.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <vector>
 
 #include "errors.hpp"
 #include "huge_pages.hpp"
@@ -17,6 +23,27 @@ uint64_t reg_id(uint32_t rank, uint32_t tag) {
 // An atkey names a tag and the generation of its registration, so a key of
 // an ended registration is recognised even after the tag is reused.
 acp_atkey_t make_key(uint32_t tag, uint64_t gen) { return gen << ga::kTagBits | tag; }
+
+// The first page of [addr, addr + size) that is not mapped in this
+// process, or nullptr if every page is. A registered range must exist: a
+// copy into a hole from this process would be a SIGSEGV, not an error.
+// mincore() fails with ENOMEM for a range with a hole; it is asked a
+// chunk at a time, then page by page in the chunk that has one.
+const char *first_unmapped(const void *addr, size_t size) {
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(addr) / page * page;
+    const uintptr_t end = reinterpret_cast<uintptr_t>(addr) + size;
+    constexpr uintptr_t kChunkPages = 4096;
+    std::vector<unsigned char> in_core(kChunkPages);
+    for (uintptr_t p = begin; p < end; p += kChunkPages * page) {
+        const size_t len = std::min(kChunkPages * page, end - p);
+        if (mincore(reinterpret_cast<void *>(p), len, in_core.data()) == 0 || errno != ENOMEM) continue;
+        for (uintptr_t q = p; q < p + len; q += page)
+            if (mincore(reinterpret_cast<void *>(q), 1, in_core.data()) != 0 && errno == ENOMEM)
+                return reinterpret_cast<const char *>(q);
+    }
+    return nullptr;
+}
 }  // namespace
 
 LocalReg *Runtime::local_reg(uint32_t tag) {
@@ -25,6 +52,13 @@ LocalReg *Runtime::local_reg(uint32_t tag) {
 }
 
 acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
+    if (const char *hole = first_unmapped(addr, size)) {
+        const bool first_page = hole <= static_cast<const char *>(addr);
+        return report("acp_register_memory", first_page ? "addr" : "size",
+                      "[%p, %p) is not all mapped memory of this process: the page at %p is not", addr,
+                      static_cast<void *>(static_cast<char *>(addr) + size), static_cast<const void *>(hole)),
+               ACP_ATKEY_NULL;
+    }
     if (free_tags.empty())
         return report("acp_register_memory", "addr",
                       "all %u registrations are live; unregister one first", ga::kMaxTags),

@@ -25,6 +25,8 @@
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
+ *   ACP_VERBOSE          "1": print the set-up at acp_init, and each
+ *                        collective handle at create; "0" (default): quiet
  *   ACP_CMA              "1" (default): copies between processes of one
  *                        node go through the kernel (process_vm_writev/
  *                        readv). Under Yama's ptrace_scope=1, acp_init
@@ -33,6 +35,10 @@
  *                        where a copy is refused anyway, acpx warns once
  *                        and goes through the transport. "0": always the
  *                        transport
+ *   ACP_OFI_ATOMICS      with ACP_TRANSPORT=ofi: "auto" (default) uses the
+ *                        provider's atomics when it has every one acpx
+ *                        needs, else the target's agent carries them out;
+ *                        "agent": always the target's agent
  *   ACP_HUGEPAGES        "1": acp_register_memory moves the range's
  *                        whole 2 MiB-aligned blocks that are in memory
  *                        onto huge pages (see there); "0" (default): it
@@ -190,8 +196,9 @@ acp_ga_t acp_query_starter_ga(int rank);
  * and write it before registering to have all of it so.
  * @param color must be in [0, acp_colors()).
  * @return a key, or ACP_ATKEY_NULL if addr is NULL, size is 0 or larger
- * than ACP_MAX_REGISTRATION_SIZE, color is out of range, or 1023
- * registrations are already live.
+ * than ACP_MAX_REGISTRATION_SIZE, [addr, addr + size) is not all mapped
+ * memory of this process, color is out of range, or 1023 registrations
+ * are already live.
  */
 acp_atkey_t acp_register_memory(void *addr, size_t size, int color);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # One table of configuration variables (basic/config.cpp):
-#  - the README's Configuration table lists exactly the variables
-#    acpx-info --variables prints;
+#  - the README's Configuration table and acp.h's Environment list name
+#    exactly the variables acpx-info --variables prints;
 #  - no layer reads an ACP_* variable past it (basic::config_env), and
 #    every ACP_* name the code quotes is in it (ACP_RUN_*: acprun's own,
 #    between the launcher and its ranks, basic/bootstrap/wire.hpp).
@@ -18,6 +18,14 @@ if [ "$table" != "$readme" ]; then
     rm -f /tmp/acpx_cfg_t.$$ /tmp/acpx_cfg_r.$$
     fail=1
 fi
+header=$(sed -n '1,/^#/p' "$src/include/acp.h" | sed -n 's/^ \*   \(ACP_[A-Z_]*\) .*/\1/p' | sort)
+if [ "$table" != "$header" ]; then
+    echo "acp.h's Environment list and acpx-info --variables differ (<: the table, >: acp.h):"
+    printf '%s\n' "$table" > /tmp/acpx_cfg_t.$$; printf '%s\n' "$header" > /tmp/acpx_cfg_h.$$
+    diff /tmp/acpx_cfg_t.$$ /tmp/acpx_cfg_h.$$
+    rm -f /tmp/acpx_cfg_t.$$ /tmp/acpx_cfg_h.$$
+    fail=1
+fi
 cd "$src" || exit 1
 raw=$(grep -rn 'getenv("ACP_' basic middle collectives tools | grep -v '^basic/config.cpp:')
 if [ -n "$raw" ]; then
@@ -29,5 +37,5 @@ for name in $(grep -rhoE '"ACP_[A-Z_]+"' basic middle collectives tools bench | 
     case $name in ACP_RUN_*) continue ;; esac
     printf '%s\n' "$table" | grep -qx "$name" || { echo "$name is quoted in the code but not in the table"; fail=1; }
 done
-[ "$fail" = 0 ] && echo "config_table: $(printf '%s\n' "$table" | wc -l) variables, README and code agree"
+[ "$fail" = 0 ] && echo "config_table: $(printf '%s\n' "$table" | wc -l) variables; README, acp.h and code agree"
 exit "$fail"
