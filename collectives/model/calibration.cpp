@@ -209,8 +209,8 @@ std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<doub
 
 Calibration builtin_calibration() {
     // share/acpx/builtin-calibration.json, compiled in (collectives/local.mk)
-    // so that a library that is not installed has it too; where it was
-    // measured is in share/acpx/README.md.
+    // so that a library that is not installed has it too; how it was
+    // measured: doc/measurements/2026-11-28-builtin-calibration.md.
     static const char kText[] =
 #include "collectives/model/builtin_calibration.inc"
         ;
