@@ -70,11 +70,6 @@ int run_model_check(const Options &o) {
         if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_COL_INLINE: %s\n", why.c_str());
         return 1;
     }
-    uint32_t ring_max = 0;  // and its ring cap
-    if (!middle::ring_max_from_env(&ring_max, &why)) {
-        if (me == 0) std::fprintf(stderr, "acpx-bench model-check: ACP_COL_RING_DEPTH: %s\n", why.c_str());
-        return 1;
-    }
     FILE *csv = nullptr;
     if (me == 0) {
         const std::string path = o.out.empty() ? "model_check.csv" : o.out;
@@ -93,7 +88,6 @@ int run_model_check(const Options &o) {
         place.emplace(!o.quick);
         place->prefer(cal.pair_ns);  // as near a pair as the calibration had
     }
-    cm::CrowdCache crowd;  // as create keeps one: each size's crowd costs solved once
     for (bool bcast : {true, false}) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
@@ -131,8 +125,7 @@ int run_model_check(const Options &o) {
             for (size_t a = 0; a < algos.size(); ++a) {
                 cm::Case k = algos[a];
                 k.bytes = size;
-                k.ring_capped = bcast && middle::bcast_ring_capped(size, inline_max, ring_max);
-                pts.push_back({cm::algo_name(k), measured[a], cm::predict(k, cal, t, &crowd).total() * 1e6});
+                pts.push_back({cm::algo_name(k), measured[a], cm::predict(k, cal, t).total() * 1e6});
             }
             if (me != 0) continue;
             std::vector<double> predicted;

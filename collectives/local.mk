@@ -9,12 +9,7 @@ libacpx_la_SOURCES += \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp \
 	collectives/model/round_lists.hpp collectives/model/round_lists.cpp \
-	collectives/model/crowd_costs.hpp collectives/model/crowd_costs.cpp \
-	collectives/model/crowded_round.hpp collectives/model/crowded_round.cpp \
-	collectives/model/solve.hpp \
-	collectives/model/footprint.hpp collectives/model/footprint.cpp \
-	collectives/model/crowded_sim.hpp collectives/model/crowded_sim.cpp \
-	collectives/model/overlap.hpp collectives/model/overlap.cpp
+	collectives/model/footprint.hpp collectives/model/footprint.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # The built-in calibration: a calibration file like any other, installed

@@ -33,12 +33,11 @@ bool load_model(const char *fn, State &st) {
                             env_text("ACP_TOPOLOGY_MAP");
     if (st.model_loaded && env == st.model_env) return true;
     st.model_loaded = false;
-    st.crowd_costs.clear();
     st.has_topology = false;
     st.topology = {};
     std::string why;
     // The defaults on the CPUs this node's ranks may run on: a core per
-    // rank up to them, no crowd.
+    // rank up to them, time slicing above (collectives/model/predict.hpp).
     if (!cm::load_calibration(&st.calibration, &why, basic::layer::node_cpus(), basic::config_env("ACP_CALIBRATION")))
         return report(fn, "ACP_CALIBRATION", "%s", why.c_str());
     const char *spec = basic::config_env("ACP_TOPOLOGY");
@@ -136,7 +135,6 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     c.bytes = p->size;
     c.buffered = p->storage == Storage::kBuffered;
     c.inline_bytes = inline_bytes_for(*p);
-    c.ring_capped = bcast && bcast_ring_capped(p->size, p->inline_max, p->ring_max);
     // The model numbers members by group index: give it their nodes. With
     // no network named, a group across nodes has them on a switch (as one
     // node it would run all its members on one node's cores).
@@ -149,7 +147,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
         t = nodes_of(group);
     }
     const bool networked = st.has_topology || t.nodes() > 1;
-    const cm::Case pick = cm::best(c, st.calibration, networked ? &t : nullptr, predicted_s, &st.crowd_costs);
+    const cm::Case pick = cm::best(c, st.calibration, networked ? &t : nullptr, predicted_s);
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
     return true;

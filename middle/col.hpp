@@ -109,7 +109,6 @@ struct State final : basic::layer::LayerState {
     bool model_loaded = false;
     std::string model_env;  // those three variables when last loaded
     collectives::model::Calibration calibration;
-    collectives::model::CrowdCache crowd_costs;  // from that calibration (cleared with it)
     bool has_topology = false;
     collectives::model::Topology topology;
     // acp_set_col_algorithm: the forced names ("" = none: the environment

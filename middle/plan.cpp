@@ -268,20 +268,6 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     return d;
 }
 
-bool bcast_ring_capped(uint64_t size, uint32_t inline_max, uint32_t ring_max) {
-    Params p;  // a tree's (binomial: one block), whatever its members
-    p.kind = Kind::kBcast;
-    p.algo = static_cast<uint8_t>(collectives::BcastAlgo::kBinomial);
-    p.members = 2;
-    p.size = size;
-    p.inline_max = inline_max;
-    p.ring_max = ring_max;
-    const uint32_t inl = inline_bytes_for(p);
-    Params uncapped = p;
-    uncapped.ring_max = kDefaultRingMax;
-    return ring_depth_for(p, inl) < ring_depth_for(uncapped, inl);
-}
-
 ctl::Layout layout_of(const Params &p) {
     const uint32_t inl = inline_bytes_for(p);
     return {slots_of(p), inl, ring_depth_for(p, inl)};

@@ -207,12 +207,6 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // started it, and larger rounds wait for their receivers anyway.
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
-// Whether a cap of ring_max slots (ACP_COL_RING_DEPTH) gives a bcast
-// tree's handle of `size` bytes, its inline slots capped at inline_max
-// (ACP_COL_INLINE), fewer slots than it gets by default. The model then
-// prices its small rounds one at a time, not back to back
-// (collectives/model/overlap.hpp).
-bool bcast_ring_capped(uint64_t size, uint32_t inline_max, uint32_t ring_max);
 
 // The control block layout of every member of a handle with these
 // parameters (slots_of, inline_bytes_for, ring_depth_for): what create

@@ -2,7 +2,6 @@
 // without a job. Options by getopt_long (libc), as in every Unix tool.
 //   acpx-model predict --algo bruck --procs 24 --size 1M [--topology torus:1x6x4] [--map FILE]
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
-//   acpx-model predict --algo pipeline:4 --procs 3 --size 64K --trace  (a crowded node's round, event by event)
 //   acpx-model merge --out all.json run1.json run2.json run3.json  (merge_calibrations.hpp)
 #include <getopt.h>
 
@@ -42,8 +41,6 @@ void usage(FILE *to) {
                  "  --sizes MIN:MAX    compare: sizes (default 8:4M)\n"
                  "  --root R           bcast root (default 0)\n"
                  "  --buffered         a buffered handle (adds its copies in and out)\n"
-                 "  --trace            predict, on a crowded node (more procs than the calibration's\n"
-                 "                     cores): the simulated round event by event\n"
                  "  --topology SPEC    torus:AxBx..., mesh:..., [:order=XYZ...][:wrap=10...],\n"
                  "                     switch:N (N nodes on one switch, each a port up and down)\n"
                  "                     or none: one fully connected node (default: ACP_TOPOLOGY, else none)\n"
@@ -56,9 +53,8 @@ void usage(FILE *to) {
 struct Args {
     std::string cmd, algo, op, topology, map, calibration;
     uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
-    bool buffered = false, trace = false;
+    bool buffered = false;
     uint32_t inline_max = acpx::middle::kDefaultInlineMax;  // ACP_COL_INLINE, as the library reads it
-    uint32_t ring_max = acpx::middle::kDefaultRingMax;      // ACP_COL_RING_DEPTH, likewise
 };
 
 bool fail(const char *what) {
@@ -72,7 +68,7 @@ bool parse(int argc, char **argv, Args *a) {
     static const option opts[] = {{"algo", required_argument, nullptr, 'a'}, {"op", required_argument, nullptr, 'o'},
                                   {"procs", required_argument, nullptr, 'p'}, {"size", required_argument, nullptr, 's'},
                                   {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
-                                  {"buffered", no_argument, nullptr, 'b'}, {"trace", no_argument, nullptr, 'T'},
+                                  {"buffered", no_argument, nullptr, 'b'},
                                   {"map", required_argument, nullptr, 'm'}, {"help", no_argument, nullptr, 'h'},
                                   {"topology", required_argument, nullptr, 't'},
                                   {"calibration", required_argument, nullptr, 'c'}, {nullptr, 0, nullptr, 0}};
@@ -104,7 +100,6 @@ bool parse(int argc, char **argv, Args *a) {
             case 't': a->topology = v; break;
             case 'm': a->map = v; break;
             case 'c': a->calibration = v; break;
-            case 'T': a->trace = true; break;
             case 'h': usage(stdout); std::exit(0);
             default: return false;
         }
@@ -122,15 +117,7 @@ bool parse(int argc, char **argv, Args *a) {
     }
     if (a->op != "bcast" && a->op != "allgather") return fail("--op: want bcast or allgather");
     if (a->root >= a->procs) return fail("--root: not below --procs");
-    if (a->trace && a->cmd != "predict") return fail("--trace: only with predict");
     return true;
-}
-
-// k at `size` bytes, as a handle of that size gets it.
-cm::Case at_size(const Args &a, cm::Case k, uint64_t size) {
-    k.bytes = size;
-    k.ring_capped = k.op == cm::Op::kBcast && acpx::middle::bcast_ring_capped(size, a.inline_max, a.ring_max);
-    return k;
 }
 
 cm::Case base_case(const Args &a, uint64_t size) {
@@ -143,39 +130,14 @@ cm::Case base_case(const Args &a, uint64_t size) {
                                                                                 ? acpx::middle::Kind::kBcast
                                                                                 : acpx::middle::Kind::kAllgather,
                                                                             c.members, 1));
-    return at_size(a, c, size);
+    c.bytes = size;
+    return c;
 }
 
 std::string human(uint64_t b) {
     if (b >= (1u << 20) && b % (1u << 20) == 0) return std::to_string(b >> 20) + "M";
     if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + "K";
     return std::to_string(b);
-}
-
-// --trace: one steady round of the crowded node's simulation: who copies
-// what when, on which core, and when each member's round ends.
-void print_trace(const cm::Case &c, const cm::Calibration &cal, const cm::Topology *t, cm::CrowdCache *cache) {
-    const cm::RoundTrace r = cm::trace_simulated_round(c, cal, t, cache);
-    if (r.events.empty()) {
-        std::printf("# --trace: this round is not simulated (that takes more procs than the calibration's %u cores, "
-                    "up to %u, on one node, and its crowded curves): its time is the steps' sum above\n", cal.cores,
-                    cm::kMaxSimulatedMembers);
-        return;
-    }
-    std::printf("# the simulated round, event by event: one run at switch %.2f us (the prediction is the mean of "
-                "runs at 0.65-1.35x); proc p on core p mod %u%s\n", r.switch_s * 1e6, cal.cores,
-                r.out_of_phase ? ", each core but the first starting on its second proc (out of phase)" : "");
-    std::printf("%10s %5s %6s  %s\n", "# time_us", "core", "proc", "event");
-    for (const cm::SimEvent &e : r.events) {
-        if (e.entry < 0) {
-            std::printf("%10.2f %5u %6u  ends its round\n", e.t * 1e6, e.core, e.member);
-            continue;
-        }
-        const cm::SimEntry &x = r.entries[static_cast<size_t>(e.entry)];
-        std::printf("%10.2f %5u %6u  copies block %u to %u (%s), there at %.2f\n", e.t * 1e6, e.core, e.member,
-                    r.blocks[static_cast<size_t>(e.entry)], x.dst, x.dep < 0 ? "its own data" : "a forward",
-                    e.lands * 1e6);
-    }
 }
 
 // The header line both commands print: the network and the calibration.
@@ -201,8 +163,7 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                                 cm::kMaxTurnedAllgather), 2;
         c.algo = static_cast<uint8_t>(g);
     }
-    cm::CrowdCache cache;  // the crowd costs, solved once for the prediction and its trace
-    const cm::Prediction p = cm::predict(c, cal, t, &cache);
+    const cm::Prediction p = cm::predict(c, cal, t);
     std::printf("# acpx-model predict: %s %s, %u procs, %llu bytes%s%s\n", a.op.c_str(), cm::algo_name(c).c_str(),
                 c.members, static_cast<unsigned long long>(c.bytes), c.op == cm::Op::kAllgather ? " per block" : "",
                 c.buffered ? ", buffered" : "");
@@ -218,46 +179,9 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
         std::printf("%6zu %10zu %7u %14llu %12.2f%s\n", s, p.steps[s].msgs.size(), most,
                     static_cast<unsigned long long>(largest), p.steps[s].seconds * 1e6, "");
     }
-    if (p.simulated) {
-        const cm::CrowdCosts &k = p.crowd;
-        char stream[128] = "";
-        if (k.stream_slow > 0)
-            std::snprintf(stream, sizeof stream, ", blocks in a stream x%.2f (their share of the round x%.2f)",
-                          k.stream_slow, k.round_stream_slow);
-        else if (c.op == cm::Op::kAllgather && k.gather_slow != 1)
-            std::snprintf(stream, sizeof stream, ", an allgather's copies x%.2f", k.gather_slow);
-        if (c.op == cm::Op::kAllgather && k.gather_cross_s > 0)
-            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream),
-                          ", +%.2f us a copy across cores", k.gather_cross_s * 1e6);
-        char held[48] = "";
-        if (k.busy < 1)
-            std::snprintf(held, sizeof held, ", holding their core %.0f%% of it", k.busy * 100);
-        if (k.concurrent != 1)  // only a single-block bcast's copies take it (Prediction::crowd)
-            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream),
-                          ", two copies at once x%.2f", k.concurrent);
-        if (k.stream_start_s > 0)  // only a pipeline's round pays it (Prediction::crowd)
-            std::snprintf(stream + std::strlen(stream), sizeof stream - std::strlen(stream), ", the round +%.2f us",
-                          k.stream_start_s * 1e6);
-        std::printf("# %u procs on %u cores: the round is simulated, not the steps' sum (switch %.2f us, copies "
-                    "x%.2f%s, forwards +%.2f us%s, two copies into one proc x%.2f)\n", c.members, cal.cores,
-                    k.switch_s * 1e6, k.slow, held, k.forward_s * 1e6, stream, k.converge);
-        if (p.between.weight > 0)
-            std::printf("# pipeline:%u is priced between calibrate's pipeline:%u and pipeline:%u of %llu-byte blocks, "
-                        "simulated: a step %.2f and %.2f us, here %.2f (%.2f of the way in log2 segments); the "
-                        "trace is its own round's\n", c.radix, cm::kCrowdShortStreamSegments,
-                        cm::kCrowdStreamSegments, static_cast<unsigned long long>(c.bytes / c.radix),
-                        p.between.short_step_s * 1e6, p.between.long_step_s * 1e6, p.between.step_s() * 1e6,
-                        p.between.weight);
-    }
-    if (p.overlapped)
-        std::printf("# %u procs on %u cores: rounds back to back (the root runs ahead of its members), priced by "
-                    "the busiest core's copies: %.3f us on each core for one across cores, %.3f us for one within a "
-                    "core\n", c.members, cal.cores, p.overlap.cross_s * 1e6, p.overlap.same_s * 1e6);
-    if (a.trace && p.overlapped)
-        std::printf("# --trace: this round is not simulated: its rounds overlap, and the busiest core sets their "
-                    "pace (above)\n");
-    else if (a.trace)
-        print_trace(c, cal, t, &cache);
+    if (p.switch_s > 0)
+        std::printf("# %u procs on %u cores: time sliced, each step +%.2f us for a switch (included above)\n",
+                    c.members, cal.cores, p.switch_s * 1e6);
     std::printf("# predicted: comm %.2f us + memcpy %.2f us = %.2f us\n", p.comm_s * 1e6, p.memcpy_s * 1e6,
                 p.total() * 1e6);
     return 0;
@@ -277,12 +201,12 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
     for (const cm::Case &k : algos) std::printf(" %13s", cm::algo_name(k).c_str());
     std::printf("\n");
     std::string prev, crossings;
-    cm::CrowdCache cache;  // as create keeps one per calibration
     for (uint64_t size = a.min_size; size <= a.max_size; size *= 2) {
         std::vector<double> us;
         for (const cm::Case &k0 : algos) {
-            const cm::Case k = at_size(a, k0, size);
-            us.push_back(cm::predict_seconds(k, cal, t, &cache) * 1e6);
+            cm::Case k = k0;
+            k.bytes = size;
+            us.push_back(cm::predict_seconds(k, cal, t) * 1e6);
         }
         const size_t best = cm::pick_fastest(us);
         std::printf("%10s", human(size).c_str());
@@ -310,8 +234,6 @@ int main(int argc, char **argv) {
     std::string why;
     if (!acpx::middle::inline_max_from_env(&a.inline_max, &why))
         return std::fprintf(stderr, "acpx-model: ACP_COL_INLINE: %s\n", why.c_str()), 2;
-    if (!acpx::middle::ring_max_from_env(&a.ring_max, &why))
-        return std::fprintf(stderr, "acpx-model: ACP_COL_RING_DEPTH: %s\n", why.c_str()), 2;
     cm::Calibration cal;
     if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
     if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION"))) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;

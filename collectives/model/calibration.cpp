@@ -75,44 +75,6 @@ double Samples::at(double bytes) const {
     return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
 }
 
-Samples rising(const Samples &s) {
-    // Pool adjacent violators: each run of samples out of order becomes
-    // one value, their mean, until the runs' values rise.
-    struct Run {
-        double sum;
-        size_t n;
-        double mean() const { return sum / static_cast<double>(n); }
-    };
-    std::vector<Run> runs;
-    for (const auto &p : s.points()) {
-        runs.push_back({p.second, 1});
-        while (runs.size() > 1 && runs[runs.size() - 2].mean() > runs.back().mean()) {
-            const Run last = runs.back();
-            runs.pop_back();
-            runs.back().sum += last.sum;
-            runs.back().n += last.n;
-        }
-    }
-    std::vector<std::pair<double, double>> pts = s.points();
-    size_t i = 0;
-    for (const Run &r : runs)
-        for (size_t k = 0; k < r.n; ++k) pts[i++].second = r.mean();
-    return Samples(std::move(pts));
-}
-
-std::vector<Settled> settle_block_curves(Calibration *c) {
-    std::vector<Settled> out;
-    for (auto [name, curve] : {std::pair<const char *, Samples *>{"comm_crowd_stream", &c->comm_crowd_stream},
-                               {"comm_crowd_stream4", &c->comm_crowd_stream4}}) {
-        Samples kept = rising(*curve);
-        for (size_t i = 0; i < kept.points().size(); ++i)
-            if (kept.points()[i].second != curve->points()[i].second)
-                out.push_back({name, kept.points()[i].first, curve->points()[i].second, kept.points()[i].second});
-        *curve = std::move(kept);
-    }
-    return out;
-}
-
 std::vector<size_t> bumps(const std::vector<std::pair<double, double>> &points, double factor) {
     std::vector<size_t> out;
     for (size_t i = 1; i + 1 < points.size(); ++i) {
@@ -164,23 +126,16 @@ double stream_overhead(const Samples &stream, const Samples &entry, double block
     return std::max(0.0, stream.at(b) - b * per_byte(entry, kSegments * b));
 }
 
-Calibration::CopyPrice Calibration::copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes,
-                                               double round_bytes) const {
+double Calibration::copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes,
+                                 double round_bytes) const {
     const Samples &whole = copy(inline_round, false, across_nodes);
     const Samples &curve = copy(inline_round, streamed, across_nodes);
-    CopyPrice p;
-    if (round_bytes <= 0) return p.seconds = curve.at(bytes), p;
+    if (round_bytes <= 0) return curve.at(bytes);
     // No block of a multi-block round is faster than its share of the
     // whole round's entry: its bytes are part of the round's arrays.
-    p.share = bytes / round_bytes * whole.at(round_bytes);
-    p.own = whole.at(bytes);
-    if (&curve == &whole) {
-        p.seconds = std::max(p.own, p.share);
-    } else {
-        p.adds = stream_overhead(curve, whole, bytes);
-        p.seconds = std::max(p.share, p.adds + bytes * per_byte(whole, round_bytes));
-    }
-    return p;
+    const double share = bytes / round_bytes * whole.at(round_bytes);
+    if (&curve == &whole) return std::max(whole.at(bytes), share);
+    return std::max(share, stream_overhead(curve, whole, bytes) + bytes * per_byte(whole, round_bytes));
 }
 
 double Calibration::concurrent_slow(double bytes) const {
@@ -239,22 +194,9 @@ auto optional_curves(Cal *c) {
     return std::vector<std::pair<const char *, decltype(&c->comm)>>{
         {"comm_direct", &c->comm_direct},
         {"comm_stream", &c->comm_stream},
-        {"comm_crowded", &c->comm_crowded},
-        {"comm_fanout", &c->comm_fanout},
-        {"comm_crowded_direct", &c->comm_crowded_direct},
-        {"comm_fanout_direct", &c->comm_fanout_direct},
-        {"comm_crowded_overlap", &c->comm_crowded_overlap},
-        {"comm_fanout_overlap", &c->comm_fanout_overlap},
-        {"comm_crowd_stream", &c->comm_crowd_stream},
-        {"comm_crowd_stream4", &c->comm_crowd_stream4},
-        {"comm_crowd_gather", &c->comm_crowd_gather},
-        {"comm_crowd_ring", &c->comm_crowd_ring},
-        {"comm_crowd_scatter", &c->comm_crowd_scatter},
-        {"comm_crowd_tree", &c->comm_crowd_tree},
         {"comm_footprint", &c->comm_footprint},
         {"comm_pair", &c->comm_pair},
         {"comm_pair_inline", &c->comm_pair_inline},
-        {"converge_slow", &c->converge_slow},
         {"comm_net", &c->comm_net},
         {"comm_net_stream", &c->comm_net_stream}};
 }
@@ -278,19 +220,6 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
     for (const auto &[name, curve] : optional_curves(&c))
         if (j.contains(name) && !read_samples(j, name, curve, why)) return false;
-    if (j.contains("crowd_ranks")) {
-        // calibrate's flat tree spans them all; and each solve simulates
-        // rounds over them (create took 2 s a size at 64 ranks, 9 at 256).
-        if (!j["crowd_ranks"].is_number_unsigned() || j["crowd_ranks"].get<uint64_t>() > kMaxRadix)
-            return *why = "\"crowd_ranks\": want a count of ranks, at most " + std::to_string(kMaxRadix), false;
-        c.crowd_ranks = j["crowd_ranks"].get<unsigned>();
-    }
-    if (j.contains("crowd_cores")) {
-        if (!j["crowd_cores"].is_number_unsigned() || j["crowd_cores"].get<uint64_t>() > 1u << 20)
-            return *why = "\"crowd_cores\": want a count of cores (0: as \"cores\")", false;
-        c.crowd_cores = j["crowd_cores"].get<unsigned>();
-    }
-    // "crowd_parallel" (files before the crowded simulation): no longer used.
     if (j.contains("cores")) {
         if (!j["cores"].is_number_unsigned() || j["cores"].get<uint64_t>() > 1u << 20)
             return *why = "\"cores\": want a count of cores (0: no limit)", false;
@@ -302,7 +231,12 @@ bool parse_calibration(const std::string &json, Calibration *out, std::string *w
             return *why = "\"pair_ns\": want nanoseconds, finite and >= 0", false;
         c.pair_ns = j["pair_ns"].get<double>();
     }
-    settle_block_curves(&c);  // files written before calibrate settled them
+    if (j.contains("switch_s")) {
+        const nlohmann::json &v = j["switch_s"];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+            return *why = "\"switch_s\": want seconds, finite and >= 0", false;
+        c.switch_s = v.get<double>();
+    }
     c.machine = text(j, "machine");
     c.created = text(j, "created");
     c.transport = text(j, "transport");
@@ -318,10 +252,7 @@ std::string to_json(const Calibration &c) {
     j["transport"] = c.transport;
     j["cores"] = c.cores;
     if (c.pair_ns > 0) j["pair_ns"] = c.pair_ns;
-    if (!c.comm_crowded.empty()) {
-        j["crowd_ranks"] = c.crowd_ranks;
-        if (c.crowd_cores) j["crowd_cores"] = c.crowd_cores;
-    }
+    if (c.switch_s > 0) j["switch_s"] = c.switch_s;
     for (const auto &[name, s] : all_curves(&c)) {
         if (s->empty()) continue;
         nlohmann::json arr = nlohmann::json::array();
@@ -350,8 +281,12 @@ Calibration median_calibration(const std::vector<Calibration> &runs) {
         *out[i].second = merged.empty() ? Samples() : Samples(std::move(merged));
     }
     // The nearest pair any run had: what samples taken with it wait for.
-    for (const Calibration &r : runs)
+    std::vector<double> switches;
+    for (const Calibration &r : runs) {
         if (r.pair_ns > 0 && (m.pair_ns == 0 || r.pair_ns < m.pair_ns)) m.pair_ns = r.pair_ns;
+        if (r.switch_s > 0) switches.push_back(r.switch_s);
+    }
+    m.switch_s = median(std::move(switches));
     return m;
 }
 
@@ -361,8 +296,6 @@ bool mergeable(const Calibration &a, const Calibration &b, std::string *why) {
         return false;
     };
     if (a.cores != b.cores) return differ("cores", a.cores, b.cores);
-    if (a.crowd_ranks != b.crowd_ranks) return differ("crowded ranks", a.crowd_ranks, b.crowd_ranks);
-    if (a.crowd_cores != b.crowd_cores) return differ("crowded CPUs", a.crowd_cores, b.crowd_cores);
     return true;
 }
 

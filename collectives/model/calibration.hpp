@@ -41,6 +41,12 @@
 //     "comm_net_stream": [[bytes, seconds], ...], // comm_stream across
 //                                          // nodes (optional; absent:
 //                                          // comm_net)
+//     "switch_s": 1.2e-6,                  // a core handing over from one
+//                                          // rank to another: what a step
+//                                          // of a node running more ranks
+//                                          // than cores waits besides
+//                                          // (time slicing, predict.hpp;
+//                                          // optional; absent: 0)
 //     "memcpy": [[bytes, seconds], ...],   // one memcpy of that size
 //     "comm_pair": [[bytes, seconds], ...], // a round of a 2-member
 //                                          // direct allgather of blocks of
@@ -63,80 +69,11 @@
 //                                          // 2-member round whose data
 //                                          // spans that many bytes (both
 //                                          // ranks' arrays; optional)
-//     "comm_crowded": [[bytes, seconds], ...], // one entry while a node runs
-//                                          // more ranks than cores: a step
-//                                          // of a chain bcast over
-//                                          // "crowd_ranks" ranks (optional)
-//     "comm_fanout": [[bytes, seconds], ...],  // one copy of a flat tree
-//                                          // (the root copies to every
-//                                          // other of "crowd_ranks" ranks;
-//                                          // round / (ranks - 1); optional)
-//     "comm_crowded_direct": [[bytes, seconds], ...], // comm_crowded
-//     "comm_fanout_direct": [[bytes, seconds], ...],  // and comm_fanout
-//                                          // without the inline slots
-//                                          // (ACP_COL_INLINE=0): what a
-//                                          // block of a multi-block bcast
-//                                          // costs there (optional; absent:
-//                                          // comm_crowded, comm_fanout)
-//     "comm_crowded_overlap": [[bytes, seconds], ...], // comm_crowded
-//     "comm_fanout_overlap": [[bytes, seconds], ...],  // and comm_fanout
-//                                          // of inline rounds back to back
-//                                          // at the ring depth a handle of
-//                                          // that size gets (ACP_COL_RING_
-//                                          // DEPTH unset; round / (ranks -
-//                                          // 1), sizes 1 to the inline
-//                                          // size; optional; absent: small
-//                                          // rounds priced one at a time)
-//     "comm_crowd_stream": [[bytes, seconds], ...], // a block of a
-//                                          // pipeline:16 round over
-//                                          // "crowd_ranks" ranks: round /
-//                                          // (16 + ranks - 2), by block
-//                                          // size (optional)
-//     "comm_crowd_stream4": [[bytes, seconds], ...], // the same of a
-//                                          // pipeline:4 round: round / (4 +
-//                                          // ranks - 2) (optional); both
-//                                          // read rising: samples out of
-//                                          // order count as their mean
-//                                          // (settle_block_curves)
-//     "comm_crowd_gather": [[bytes, seconds], ...], // a block of a Bruck
-//                                          // allgather over "crowd_ranks"
-//                                          // ranks: round / (ranks - 1),
-//                                          // by block size (optional)
-//     "comm_crowd_ring": [[bytes, seconds], ...], // the same of a ring
-//                                          // allgather (optional; absent:
-//                                          // its forwards cost as the
-//                                          // chain's, forward_s)
-//     "comm_crowd_scatter": [[bytes, seconds], ...], // a scatter_ring
-//                                          // bcast over "crowd_ranks"
-//                                          // ranks: round / (ranks - 1),
-//                                          // by round size (optional;
-//                                          // absent: its forwards cost as
-//                                          // the chain's, forward_s)
-//     "comm_crowd_tree": [[bytes, seconds], ...], // a binomial bcast
-//                                          // over "crowd_ranks" ranks (4 or
-//                                          // more): round / (ranks - 1), by
-//                                          // size, above the inline slots
-//                                          // (optional; absent: copies from
-//                                          // two cores at once cost as in
-//                                          // turn)
-//     "converge_slow": [[bytes, factor], ...], // how many times longer a
-//                                          // copy takes while another core
-//                                          // copies as much into the
-//                                          // adjacent range of the same
-//                                          // receiver: acp_copy puts from
-//                                          // ranks 0 and 1 into rank 2 at
-//                                          // once, over each alone, at four
-//                                          // offsets (optional; absent: 1)
-//     "crowd_ranks": 3,                    // ranks of the crowded curves
-//                                          // (at most 64: the flat tree
-//                                          // is knomial:crowd_ranks)
-//     "crowd_cores": 2                     // the CPUs they ran on
-//                                          // (optional; absent: "cores"):
-//                                          // on a large node the crowd is
-//                                          // measured on a few of them
 //   }
-// Files written before 2026-11-23 may hold "crowd_parallel" (copies at
-// once on a crowded node): it is accepted and no longer used.
+// Keys not listed here are ignored: files of earlier versions hold
+// curves of a node crowded with more ranks than cores ("comm_crowded",
+// "crowd_ranks" and others), which the model no longer reads (predict.hpp
+// prices such a node by time slicing).
 // Samples are sorted by size on load; sizes must be distinct and >= 0,
 // times finite and >= 0, and each list needs at least one sample.
 #pragma once
@@ -164,16 +101,6 @@ class Samples {
     std::vector<std::pair<double, double>> pts_;
 };
 
-// The samples made non-decreasing by the least-squares fit (isotonic
-// regression: each run of samples out of order takes their mean). For a
-// curve of what one block of a pipeline costs: a block of more bytes in
-// as many turns never costs less. On the 2-core VM, 3 ranks, pipeline:16
-// rounds of 16 KiB blocks read 77-87 us in 5 of 12 calibrations, under
-// their 8 KiB blocks' 89-102, and 95-124 in 11 of the 12 checks right
-// after them. The fit rather than a running maximum: below 8 KiB the
-// blocks cost about the same, and the maximum of their noise runs high.
-Samples rising(const Samples &s);
-
 // The samples (bytes ascending) that stand more than `factor` times
 // above the line between their two neighbours: a burst of noise while
 // they were measured, or a real step (a protocol switch looks the same
@@ -193,45 +120,14 @@ struct Calibration {
     Samples comm, memcpy;
     Samples comm_direct;  // empty: comm (files without it)
     Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
-    Samples comm_crowded;  // empty: crowding is not modelled
-    Samples comm_fanout;   // a copy of a flat tree's root over crowd_ranks (empty: copies as between 2)
-    Samples comm_crowded_direct;  // comm_crowded without inline slots (empty: comm_crowded)
-    Samples comm_fanout_direct;   // comm_fanout without inline slots (empty: comm_fanout)
-    // comm_crowded and comm_fanout of inline rounds back to back at the
-    // handles' own ring depth (empty: priced one round at a time, overlap.hpp)
-    Samples comm_crowded_overlap, comm_fanout_overlap;
-    Samples comm_crowd_stream;  // a block of a pipeline:16 over crowd_ranks (empty: blocks as other copies)
-    Samples comm_crowd_stream4;  // a block of a pipeline:4 over crowd_ranks (empty: no round start cost)
-    Samples comm_crowd_gather;  // a block of a Bruck allgather over crowd_ranks (empty: copies as the bcasts')
-    Samples comm_crowd_ring;    // the same of a ring allgather (empty: its forwards cost as the chain's)
-    Samples comm_crowd_scatter;  // a scatter_ring bcast's round / (crowd_ranks - 1), by round size (empty: as above)
-    Samples comm_crowd_tree;     // a binomial bcast's round / (crowd_ranks - 1), by size (empty: copies at once as alone)
     Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
     Samples comm_pair;          // two copies of a size at once, one each way (empty: as each alone)
     Samples comm_pair_inline;   // the same through the inline slots (empty: copies out cost a memcpy)
-    Samples converge_slow;      // a copy beside another into the same receiver, by size (empty: not slower)
     Samples comm_net;           // an entry between two nodes (empty: as on one node)
     Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
-    unsigned crowd_ranks = 0;  // how many ranks shared the node when it was measured
-    unsigned crowd_cores = 0;  // on how many CPUs (0: cores)
-    // The cores the crowded curves were measured on, which the model's
-    // crowded rounds are solved on; a job's own rounds run on `cores`.
-    unsigned crowd_core_count() const { return crowd_cores ? crowd_cores : cores; }
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const {
         return inline_round || comm_direct.empty() ? comm : comm_direct;
-    }
-    // A chain's step and a flat tree's copy on the crowded node, for
-    // rounds that do (not) go through the inline slots. Up to the inline
-    // size the two differ as comm and comm_direct do: on the 2-core VM a
-    // 3-rank chain of 16 KiB took 3.7 us a round through the slots and
-    // 9.3 without; the crowded costs of a pipeline's 16 KiB blocks came
-    // from the first, and its 4-block rounds read 0.61-0.79x.
-    const Samples &crowded(bool inline_round) const {
-        return inline_round || comm_crowded_direct.empty() ? comm_crowded : comm_crowded_direct;
-    }
-    const Samples &fanout(bool inline_round) const {
-        return inline_round || comm_fanout_direct.empty() ? comm_fanout : comm_fanout_direct;
     }
     // What a copy between two members costs: on one node entry(), or
     // comm_stream for a block right behind another on its pair (when
@@ -251,18 +147,7 @@ struct Calibration {
     // comm(M) + S x 0.75-1.0 us for every S and M from 512 KiB to 4 MiB,
     // while the curve alone read pipeline:4 of 512 KiB (in cache) 2.04x
     // its time and pipeline:32 of 1 MiB (out of it) 0.76x.
-    double copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const {
-        return copy_price(inline_round, streamed, across_nodes, bytes, round_bytes).seconds;
-    }
-    // copy_seconds, and the parts a crowded node slows differently.
-    struct CopyPrice {
-        double seconds = 0;
-        double adds = 0;        // what a streamed block adds in a stream (stream_overhead); 0 otherwise
-        double own = 0;    // a multi-block round's block: an entry of its size
-        double share = 0;  // ... and its share of its round's entry (bytes / round_bytes of it)
-        double rest() const { return seconds - adds; }  // its share of its round, or a copy of its size
-    };
-    CopyPrice copy_price(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
+    double copy_seconds(bool inline_round, bool streamed, bool across_nodes, double bytes, double round_bytes) const;
     // How many times longer an on-node copy of `bytes` takes while
     // another core of the node copies too: comm_pair over the copy
     // without inline slots (comm_direct, else comm) at that size, at
@@ -283,21 +168,15 @@ struct Calibration {
     // (0.85-1.15 with this).
     double inline_copy_out(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once: the node's cores (0: no limit)
+    // Seconds for a core to hand over from one rank to another (sched_yield
+    // between two processes on one CPU; 0: unknown, free)
+    double switch_s = 0;
     // ns one way for a cache line between ranks 0 and 1 when the 2-rank
     // curves were measured (acpx-bench's placement probe; 0: unknown)
     double pair_ns = 0;
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
 };
-
-// The calibration's block curves (comm_crowd_stream, comm_crowd_stream4)
-// made rising (calibrate, parse_calibration and the built-in defaults do
-// it); the samples it moved, for calibrate to say.
-struct Settled {
-    const char *curve;
-    double bytes, measured, kept;  // bytes a block; seconds
-};
-std::vector<Settled> settle_block_curves(Calibration *c);
 
 // What a block of `block` bytes adds in a stream beyond its share of
 // its round's bytes: stream at that size less its share of the bytes of
@@ -310,8 +189,7 @@ double stream_overhead(const Samples &stream, const Samples &entry, double block
 
 // A curve without the inline slots: `measured` (up to their size,
 // ascending), then `slotted`'s samples above its largest, where the two
-// are the same rounds (calibrate's comm_direct, comm_crowded_direct,
-// comm_fanout_direct).
+// are the same rounds (calibrate's comm_direct).
 std::vector<std::pair<double, double>> slotless_curve(std::vector<std::pair<double, double>> measured,
                                                       const std::vector<std::pair<double, double>> &slotted);
 
@@ -328,24 +206,21 @@ bool builtin_asked(const char *setting);
 Calibration builtin_calibration();
 // The same figures on a node of `node_cores` cores (0: unknown, the
 // reference's 2), what load_calibration gives without a file: there a
-// job of up to node_cores ranks runs a core per rank, and prices its
-// rounds as the steps' sum, not as the reference VM's crowded node. A
-// larger job is simulated on node_cores, with the costs solved on the
-// crowd the figures were measured on (crowd_cores: 3 ranks on 2).
+// job of up to node_cores ranks runs a core per rank; a larger one
+// shares them (time slicing, predict.hpp).
 Calibration builtin_calibration_for(unsigned node_cores);
 
 // Each curve of `runs` (calibrations of one machine, e.g. calibrate's
 // sweeps) as the median of their samples at each size (of the two middle
-// ones, the mean); pair_ns the least of theirs, the rest the first run's.
+// ones, the mean); pair_ns the least of theirs, switch_s their median,
+// the rest the first run's.
 // The VM's speed drifts by 20-30% over tens of seconds: one run's curves
 // are measured in different stretches of it, and compare wrong.
 Calibration median_calibration(const std::vector<Calibration> &runs);
 
 // Whether `b` may be merged with `a` (median_calibration): both measured
-// on as many cores, and their crowded curves over as many ranks on as
-// many CPUs. False with *why naming the first difference ("its cores are
-// 4, the first's 2"): the median of a 3-rank and a 4-rank crowded curve
-// is neither's.
+// on as many cores. False with *why naming the difference ("its cores are
+// 4, the first's 2"): the median of two machines' curves is neither's.
 bool mergeable(const Calibration &a, const Calibration &b, std::string *why);
 
 // Parses the JSON text; on error returns false with *why saying what is wrong.

@@ -1,8 +1,7 @@
-// Steps from command lists, collisions per step, time per step; a
-// crowded node's round from its simulation (crowded_round.hpp); the pick.
+// Steps from command lists, collisions per step, time per step; time
+// slicing on a crowded node; the pick.
 #include "predict.hpp"
 
-#include "crowded_round.hpp"
 #include "footprint.hpp"
 #include "round_lists.hpp"
 
@@ -260,11 +259,40 @@ StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, cons
     return m;
 }
 
+// Which members run on a node of more members than cores (time slicing,
+// predict.hpp): by node where there is a topology, else all or none.
+struct Sliced {
+    const Topology *t = nullptr;
+    std::vector<uint8_t> node_sliced;  // by node index, with t
+    bool all = false;                  // without t
+    bool any() const { return all || std::find(node_sliced.begin(), node_sliced.end(), 1) != node_sliced.end(); }
+    bool of(uint32_t member) const { return t ? node_sliced[t->node_of(member)] != 0 : all; }
+};
+
+Sliced sliced_members(const Case &c, const Calibration &cal, const Topology *t) {
+    Sliced s;
+    s.t = t;
+    if (cal.cores == 0) {
+        if (t) s.node_sliced.assign(t->nodes(), 0);
+        return s;
+    }
+    if (!t) {
+        s.all = c.members > cal.cores;
+        return s;
+    }
+    std::vector<uint32_t> on_node(t->nodes(), 0);
+    for (uint32_t m = 0; m < c.members; ++m) ++on_node[t->node_of(m)];
+    s.node_sliced.resize(on_node.size());
+    for (size_t n = 0; n < on_node.size(); ++n) s.node_sliced[n] = on_node[n] > cal.cores;
+    return s;
+}
+
 // A step costs its slowest message: C collisions cost a copy of C x M
 // bytes (seed 003); on a node, the copies beyond its cores wait as
-// collisions too, and copies at once are slower (concurrent_slow).
+// collisions too, and copies at once are slower (concurrent_slow). A
+// message to or from a time-sliced node waits for a switch besides.
 void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes,
-          const std::vector<double> &footprint) {
+          const std::vector<double> &footprint, const Sliced &sliced) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     std::vector<uint32_t> on_node;  // copies within the message's node in this step
@@ -282,24 +310,22 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         // Two or more on a node run on two cores or more at once (with
         // one core, they take turns).
         if (on_node[i] >= 2 && cal.cores != 1) secs *= cal.concurrent_slow(static_cast<double>(m.bytes));
-        s.seconds = std::max(s.seconds, secs * footprint[m.src]);
+        secs *= footprint[m.src];
+        if (sliced.of(m.src) || sliced.of(m.dst)) secs += cal.switch_s;
+        s.seconds = std::max(s.seconds, secs);
     }
 }
 
-// predict(); list_steps false: a simulated round's steps are not listed
-// (best() wants the time alone, and create calls it per candidate).
-Prediction predict_round(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache,
-                         bool list_steps) {
-    CrowdCache own;
-    if (!cache) cache = &own;
+// predict(); list_steps false: the steps are not kept (best() wants the
+// time alone, and create calls it per candidate).
+Prediction predict_round(const Case &c, const Calibration &cal, const Topology *t, bool list_steps) {
     Prediction p;
     if (c.members <= 1) return p;
     const bool multi = multi_block(c), is_inline = inline_round(c);
-    const bool sim = simulated(c, cal, t);
+    const Sliced sliced = sliced_members(c, cal, t);
+    if (sliced.any()) p.switch_s = cal.switch_s;
     const Turn turn = turn_of(c);
-    // When simulated, the steps stay for the tools; the time is the simulation's.
-    const bool steps = list_steps || !sim;
-    if (steps && turn.period > 0) {  // from a few lists: each distinct step costed once
+    if (turn.period > 0) {  // from a few lists: each distinct step costed once
         const std::vector<BlockList> bases = block_lists(c, turn.period);
         const std::vector<double> footprint = footprint_factors(c, cal, t, bases, turn);
         const TurnedSteps ts = turned_steps(c, bases, turn);
@@ -309,13 +335,13 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
         for (const uint32_t i : ts.of_step) {
             if (!std::exchange(done[i], 1)) {
                 costed[i].msgs = turned_step(c, ts.distinct[i], turn.period, turn, list_steps);
-                cost(costed[i], is_inline, cal, t, 0, footprint);
+                cost(costed[i], is_inline, cal, t, 0, footprint, sliced);
                 if (!list_steps) std::vector<Message>().swap(costed[i].msgs);
             }
             p.comm_s += costed[i].seconds;
             if (list_steps) p.steps.push_back(costed[i]);
         }
-    } else if (steps) {
+    } else {
         const std::vector<BlockList> lists = block_lists(c);
         const std::vector<double> footprint = footprint_factors(c, cal, t, lists);
         const StepMsgs m = steps_of(c, cal, t, lists);
@@ -342,7 +368,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
                 s = last[1];
                 std::swap(last[0], last[1]);
             } else {
-                cost(s, is_inline, cal, t, multi ? c.bytes : 0, footprint);
+                cost(s, is_inline, cal, t, multi ? c.bytes : 0, footprint, sliced);
                 last[1] = std::move(last[0]);
                 last[0] = s;
             }
@@ -352,22 +378,6 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
             p.steps.push_back(s);
         }
     }
-    if (sim && overlapped(c, cal)) {
-        p.overlap = overlap_costs_at(cal, static_cast<double>(c.bytes));
-        p.comm_s = overlap_seconds(c, p.overlap, cal.cores);
-        p.overlapped = true;
-    } else if (sim) {
-        if (between_calibrated_pipelines(c, cal)) {
-            p.between = between_pipelines(c, cal, cache);
-            p.comm_s = (c.radix + c.members - 2) * p.between.step_s();
-            // Its own round's costs are not in the time: solved for the
-            // tools only (a forced pipeline's create would solve them for nothing).
-            if (list_steps) p.crowd = round_crowd_costs(c, cal, is_inline, cache);
-        } else {
-            p.comm_s = simulated_round(c, cal, is_inline, cache, &p.crowd);
-        }
-        p.simulated = true;
-    }
     // Local copies on the longest path: what a receiver copies out of the
     // inline slots or its buffer, and what a sender copies in. A bcast
     // member's one copy out of its inline slot is in the entry already:
@@ -375,13 +385,11 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     // again, 2-rank trees of 1-16 KiB read 1.4-2.1x their measured time
     // (0.98-1.03 without). An allgather member copies out a block from
     // every other; its 2-member rounds, both members sending at once,
-    // took 1.2-1.9x comm, so its copies stay counted; but on a crowded
-    // node whose calibrated ring has them in its round (cross_at). Each
-    // costs what the calibrated 2-member inline allgather takes over its
+    // took 1.2-1.9x comm, so its copies stay counted. Each costs what the calibrated 2-member inline allgather takes over its
     // bcast (Calibration::inline_copy_out).
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
-    if (is_inline && c.op == Op::kAllgather && !(sim && ring_prices_inline(cal, static_cast<double>(c.bytes))))
+    if (is_inline && c.op == Op::kAllgather)
         p.memcpy_s += blocks_in * cal.inline_copy_out(static_cast<double>(c.bytes));
     if (c.buffered) {
         p.memcpy_s += one;                                      // in
@@ -404,14 +412,15 @@ std::string algo_name(const Case &c) {
                               : name_of(static_cast<AllgatherAlgo>(c.algo));
 }
 
-Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
-    return predict_round(c, cal, t, cache, true);
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t) { return predict_round(c, cal, t, true); }
+
+double predict_seconds(const Case &c, const Calibration &cal, const Topology *t) {
+    return predict_round(c, cal, t, false).total();
 }
 
-double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache) {
-    return predict_round(c, cal, t, cache, false).total();
+bool time_sliced(const Case &c, const Calibration &cal, const Topology *t) {
+    return c.members > 1 && sliced_members(c, cal, t).any();
 }
-
 
 std::vector<Case> candidates(const Case &c) {
     std::vector<Case> out;
@@ -518,7 +527,7 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
     return bound;
 }
 
-Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds, CrowdCache *cache) {
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds) {
     const std::vector<Case> all = candidates(c);
     if (all.empty()) {  // an allgather over more than kMaxTurnedAllgather members
         if (seconds) *seconds = 0;
@@ -527,15 +536,13 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
         return pick;
     }
     std::vector<double> secs;
-    CrowdCache own;
-    if (!cache) cache = &own;
     // A candidate whose lower bound already loses to the pick so far is
     // not modelled: it could not be picked (pick_fastest), and a pipeline
     // or chain over tens of thousands of members is most of create's work.
     for (size_t i = 0; i < all.size(); ++i) {
-        const bool hopeless = i > 0 && !simulated(all[i], cal, t) &&
-                              round_lower_bound(all[i], cal) >= secs[pick_fastest(secs)] * (1 - kTieMargin);
-        secs.push_back(hopeless ? std::numeric_limits<double>::infinity() : predict_seconds(all[i], cal, t, cache));
+        const bool hopeless =
+            i > 0 && round_lower_bound(all[i], cal) >= secs[pick_fastest(secs)] * (1 - kTieMargin);
+        secs.push_back(hopeless ? std::numeric_limits<double>::infinity() : predict_seconds(all[i], cal, t));
     }
     const size_t i = pick_fastest(secs);
     if (seconds) *seconds = secs[i];

@@ -25,14 +25,15 @@
 // `comm_stream` for a block that follows another between the same pair
 // in the step before (the pipeline's segments): what such a block adds
 // to its share of the whole round's entry (Calibration::copy_seconds).
-// A round on one node with more members than cores is not a sum of
-// steps: who holds a core when its data lands decides. Its time comes
-// from simulating the engine's members on the cores, event by event
-// (crowded_sim.hpp, crowded_round.hpp), with the costs CrowdCosts
-// (crowd_costs.hpp) solved from the calibration's crowded rounds: a
-// chain, a flat tree, a binomial tree and a pipeline:16 over crowd_ranks members; copies into one member
-// from two cores at once slow each other by the measured converge_slow. Its steps are
-// still listed, costed as if the node had enough cores.
+// A node running more members than it has cores (cores > 0) shares
+// them by time slicing: a step's copies beyond its cores wait their turn
+// (collisions, as above), and a copy to or from a member of such a node
+// waits besides for the switch that brings its member in (the
+// calibration's switch_s, a step's once). acpx tunes for a core per
+// rank: a crowded node proves correctness, and its prediction is an
+// estimate. On the 2-core VM, 3 ranks, a chain's step took comm + 1.2-
+// 1.3 us up to 1 KiB and 1.03-1.2x comm from 128 KiB to 2 MiB
+// (doc/measurements/2026-12-03-time-slicing.md).
 #pragma once
 
 #include <cstdint>
@@ -41,9 +42,6 @@
 
 #include "calibration.hpp"
 #include "collectives/algorithms.hpp"
-#include "crowd_costs.hpp"
-#include "crowded_sim.hpp"
-#include "overlap.hpp"
 #include "topology.hpp"
 
 namespace acpx::collectives::model {
@@ -59,9 +57,6 @@ struct Case {
     uint64_t bytes = 0;     // bcast: the round's bytes; allgather: per block
     bool buffered = false;  // buffered handles copy in and out of their buffers
     uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
-    // ACP_COL_RING_DEPTH holds the handle's small rounds to fewer slots
-    // than its default: they are not priced back to back (overlap.hpp).
-    bool ring_capped = false;
 };
 
 struct Message {
@@ -79,53 +74,26 @@ struct Step {
 struct Prediction {
     std::vector<Step> steps;
     double comm_s = 0, memcpy_s = 0;
-    bool simulated = false;  // comm_s is the crowded node's simulation, not the steps' sum
-    // What that simulation used (stream_start_s: 0 but for a pipeline);
-    // for a pipeline priced between two (below), what its own would use
-    // (predict only: predict_seconds leaves it at its defaults).
-    CrowdCosts crowd;
-    // A pipeline between calibrate's short and long ones (more than
-    // kCrowdShortStreamSegments segments, fewer than kCrowdStreamSegments):
-    // not its own simulation but theirs, at its block size. A step of
-    // each, and the long one's weight (log2 of the segments, between).
-    struct Between {
-        double short_step_s = 0, long_step_s = 0, weight = 0;
-        double step_s() const { return short_step_s * (1 - weight) + long_step_s * weight; }
-    } between;
-    // Instead: comm_s is the busiest core's work in rounds back to back
-    // (overlap.hpp), with these costs of a copy.
-    bool overlapped = false;
-    OverlapCosts overlap;
+    // What a step of a time-sliced node (above) pays for its switch; 0
+    // where every member has a core. The steps' seconds include it.
+    double switch_s = 0;
     double total() const { return comm_s + memcpy_s; }
 };
 
 std::string algo_name(const Case &c);
 
-// Predicts one round. t: nullptr for a fully connected node. cache: for
-// crowded nodes, shared across predictions from cal (nullptr: none).
-Prediction predict(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
+// Predicts one round. t: nullptr for a fully connected node.
+Prediction predict(const Case &c, const Calibration &cal, const Topology *t);
 
 // predict(c, ...).total() without listing the steps: what create
 // computes for each candidate.
-double predict_seconds(const Case &c, const Calibration &cal, const Topology *t, CrowdCache *cache = nullptr);
+double predict_seconds(const Case &c, const Calibration &cal, const Topology *t);
 
-// A crowded node's round of c, event by event, as the simulation runs
-// it at its switch time (crowded_sim.hpp, trace_round): what
-// `acpx-model predict --trace` prints. Empty where predict does not
-// simulate c (Prediction::simulated false). cache: as predict's (nullptr:
-// none), so a trace after a prediction does not solve the costs again.
-struct RoundTrace {
-    std::vector<SimEvent> events;
-    std::vector<SimEntry> entries;  // the simulated entries, which events name by index
-    std::vector<uint32_t> blocks;   // each entry's block
-    double switch_s = 0;
-    bool out_of_phase = false;  // each core but the first started on its second member (where it has one)
-};
-RoundTrace trace_simulated_round(const Case &c, const Calibration &cal, const Topology *t,
-                                 CrowdCache *cache = nullptr);
+// Whether c's round runs on a node of more members than cores (time
+// slicing, above).
+bool time_sliced(const Case &c, const Calibration &cal, const Topology *t);
 
-// A time c's round cannot beat where it is costed by steps (not on a
-// crowded node): a step for each entry on the longest dependency chain
+// A time c's round cannot beat: a step for each entry on the longest dependency chain
 // of its first (largest) block's list, each at least a copy of that
 // block; for pipeline:S over P members also S + P - 2 steps of at least
 // its smallest block. "A copy of M" is the cheapest the curves give for
@@ -159,8 +127,7 @@ size_t pick_fastest(const std::vector<double> &seconds);
 // *seconds, if given, gets that time. Without candidates (an allgather
 // above kMaxTurnedAllgather members): c with unmodelled_allgather's
 // algorithm, and 0 seconds.
-Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr,
-          CrowdCache *cache = nullptr);
+Case best(const Case &c, const Calibration &cal, const Topology *t, double *seconds = nullptr);
 
 // Largest group for which every allgather is a candidate at create: the
 // per-block trees send to a different distance at every entry (P^2
@@ -186,10 +153,5 @@ AllgatherAlgo unmodelled_allgather(uint32_t members, uint64_t bytes);
 
 // Whether candidates() offers allgather a over `members` (above).
 bool allgather_modelled(AllgatherAlgo a, uint32_t members);
-
-// Largest crowded node whose rounds are simulated (crowded_sim.hpp: the
-// simulation keeps every entry of eight rounds); above it, its steps are
-// costed as on a node with enough cores.
-inline constexpr uint32_t kMaxSimulatedMembers = 256;
 
 }  // namespace acpx::collectives::model

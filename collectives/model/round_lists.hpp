@@ -1,7 +1,7 @@
 // A case's round as command lists (one per block), and what follows from
 // its shape: how many blocks, whether it goes through the inline slots,
-// the bytes of one entry. The step model (predict.cpp) and the crowded
-// simulation (crowded_round.cpp) both start from these.
+// the bytes of one entry. The step model (predict.cpp and footprint.cpp)
+// starts from these.
 #pragma once
 
 #include <cstdint>

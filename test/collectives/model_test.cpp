@@ -1,6 +1,6 @@
 // The model's predictions in one process, on synthetic calibrations: steps
 // from command lists, their costs, streamed blocks, copies across nodes,
-// footprints, and the pick (crowded nodes: crowded_predict_test.cpp).
+// footprints, time slicing, and the pick.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -271,13 +271,15 @@ TEST(Predict, WhatCreateComputesIsTheListedStepsSum) {
                 EXPECT_GT(msgs, 0u) << algo_name(c);
             }
         }
-    // A crowded node: the simulation, the same by either call.
+    // A crowded node: time sliced, the same by either call.
     Calibration crowded = cal;
     crowded.cores = 2;
-    crowded.crowd_ranks = 3;
-    crowded.comm_crowded = Samples({{0, 1e-5}, {1 << 30, 1e-5 + 2e-9 * (1 << 30)}});
-    for (const Case &c : candidates(Case{Op::kBcast, 0, 4, 3, 0, 1 << 20, false, 0}))
-        EXPECT_EQ(predict_seconds(c, crowded, nullptr), predict(c, crowded, nullptr).total()) << algo_name(c);
+    crowded.switch_s = 1e-6;
+    for (const Case &c : candidates(Case{Op::kBcast, 0, 4, 3, 0, 1 << 20, false, 0})) {
+        const Prediction p = predict(c, crowded, nullptr);
+        EXPECT_EQ(p.switch_s, 1e-6) << algo_name(c);
+        EXPECT_EQ(predict_seconds(c, crowded, nullptr), p.total()) << algo_name(c);
+    }
 }
 
 TEST(Predict, ATreeRootOnANodeSendsToOneChildAStep) {
@@ -543,11 +545,6 @@ TEST(Select, SkipsOnlyCandidatesThatCannotWin) {
                 for (uint64_t bytes : {uint64_t{8}, uint64_t{1} << 16, uint64_t{3} << 20})
                     for (Op op : {Op::kBcast, Op::kAllgather}) {
                         Case c{op, 0, 2, procs, procs / 2, bytes, false, 16384};
-                        // All on one node with more members than cores:
-                        // simulated, not costed by steps, never skipped.
-                        if (!t && !cal.comm_crowded.empty() && cal.crowd_ranks > cal.cores && cal.cores > 0 &&
-                            procs > cal.cores && procs <= kMaxSimulatedMembers)
-                            continue;
                         std::vector<double> all;
                         for (const Case &k : candidates(c)) {
                             all.push_back(predict_seconds(k, cal, t));

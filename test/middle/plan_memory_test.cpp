@@ -88,12 +88,6 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), 2u) << w.size;
         p.ring_max = 8;
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), std::min(w.depth, 8u)) << w.size;
-        // Capped only where the cap takes slots away (the model then does
-        // not price the rounds back to back).
-        EXPECT_FALSE(bcast_ring_capped(w.size, kDefaultInlineMax, kDefaultRingMax)) << w.size;
-        EXPECT_EQ(bcast_ring_capped(w.size, kDefaultInlineMax, 2), w.depth > 2) << w.size;
-        EXPECT_EQ(bcast_ring_capped(w.size, kDefaultInlineMax, 8), w.depth > 8) << w.size;
-        EXPECT_FALSE(bcast_ring_capped(w.size, 0, 2)) << w.size << ": no slots, nothing to cap";
     }
     Params p;
     p.kind = Kind::kBcast;
