@@ -7,24 +7,35 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 "$ACPX_SRCDIR/bench/compare" "$ACPX_BUILDDIR" "$out" --tiny --np 2
-head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,latency_us,pair' \
+head -1 "$out/collectives.csv" | grep -qx 'benchmark,implementation,ranks,size,latency_us,min_us,max_us,runs,far_runs' \
     || { echo "bad header: $(head -1 "$out/collectives.csv")"; exit 1; }
 # --tiny runs no placement probe: every run's pair state is '-'.
 awk -F, 'NR > 1 && $7 != "-" { bad = 1 } END { exit bad }' "$out/collectives-raw.csv" \
     || { echo "a pair state without the probe:"; cat "$out/collectives-raw.csv"; exit 1; }
-# The medians' rule: a point's near runs where it has any; one with only
-# far runs keeps them, marked far. And the order of the runs per repetition.
+# A point's figure: the median of every run (none left out), their range,
+# count and far runs; a point with wrong data has none. And the order of
+# the runs per repetition.
 python3 - "$ACPX_SRCDIR/bench/compare" <<'PY' || exit 1
 import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.SourceFileLoader("compare", sys.argv[1])
 compare = importlib.util.module_from_spec(importlib.util.spec_from_loader("compare", loader))
 loader.exec_module(compare)
 a, b, c, w = [("bcast", "acpx-direct-delegated", 4, s) for s in (1, 2, 3, 4)]
-med, far = compare.medians({a: [(22.5, "near"), (46.5, "far"), (46.6, "far")], b: [(3.0, "far"), (5.0, "far")],
-                            c: [(1.0, "-"), (2.0, "-"), (9.0, "-")], w: [(1.0, "near")]}, {w})
-want = ({a: 22.5, b: 4.0, c: 2.0}, {b})
-if (med, far) != want:
-    sys.exit(f"medians: {med} {far}, want {want}")
+got = compare.medians({a: [(22.5, "near"), (46.5, "far"), (46.6, "far")], b: [(3.0, "far"), (5.0, "far")],
+                       c: [(1.0, "-"), (2.0, "-"), (9.0, "-")], w: [(1.0, "near")]}, {w})
+want = {a: (46.5, 22.5, 46.6, 3, 2), b: (4.0, 3.0, 5.0, 2, 2), c: (2.0, 1.0, 9.0, 3, 0)}
+if got != want:
+    sys.exit(f"medians: {got}, want {want}")
+# What was left out is said: a failed run, and the sizes a peer has no time at.
+stats = {("bcast", "acpx-direct-delegated", 2, s): (1.0, 1.0, 1.0, 1, 0) for s in (1, 2)}
+stats[("bcast", "mpich-MPI_Bcast", 2, 1)] = (2.0, 2.0, 2.0, 1, 0)
+lines = compare.missing_lines(stats, [(1, 2, "bcast", "mpich", 139, "Segmentation fault")], set(), [2])
+for want in ("- bcast, mpich, 2 processes, repetition 1: exit 139: Segmentation fault",
+             "- bcast, mpich-MPI_Bcast, 2 processes, bytes: 2"):
+    if want not in lines:
+        sys.exit(f"missing_lines: no {want!r} in {lines}")
+if compare.missing_lines({k: v for k, v in stats.items() if k[3] == 1}, [], set(), [2]):
+    sys.exit("missing_lines: something left out of a complete run")
 # Each repetition runs everything once, starting at a different run.
 todo = list(range(12))
 reps = [compare.rotated(todo, r, 3) for r in (1, 2, 3)]
