@@ -72,7 +72,8 @@ void Runtime::agent_main() {
         for (int i = 0; i < ready; ++i)
             if (out[i].data.fd == wake_fd) {
                 uint64_t v;
-                if (read(wake_fd, &v, sizeof v) < 0) { /* nothing to drain */ }
+                if (read(wake_fd, &v, sizeof v) < 0) { /* nothing to drain */
+                }
             }
         lk.lock();
     }
@@ -83,7 +84,8 @@ void Runtime::stop_agent_thread(std::unique_lock<std::mutex> &lk) {
     if (!agent.joinable()) return;
     stop_agent = true;
     const uint64_t one = 1;
-    if (write(wake_fd, &one, sizeof one) < 0) { /* the safety wake-up ends the wait anyway */ }
+    if (write(wake_fd, &one, sizeof one) < 0) { /* the safety wake-up ends the wait anyway */
+    }
     lk.unlock();
     agent.join();
     lk.lock();

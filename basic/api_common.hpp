@@ -29,8 +29,8 @@ struct Target {
 // Checks g (not null, known rank, registered tag, [offset, +size) inside
 // the registration) and resolves it. want_key: also resolve a key for a
 // local GA (atomics go through the transport even on local memory).
-bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t size,
-             const char *fn, const char *arg, bool want_key, Target *out);
+bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t size, const char *fn, const char *arg,
+             bool want_key, Target *out);
 
 // Turns `order` into a handle (ALL/CONT: the last issued); false, reported,
 // if it names a GMA not yet issued.

@@ -11,8 +11,7 @@ extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_ha
     api::Target d, s;
     acp_handle_t after = 0;
     if (!api::resolve(*rt, lk, dst, size, fn, "dst", false, &d) ||
-        !api::resolve(*rt, lk, src, size, fn, "src", false, &s) ||
-        !api::resolve_order(*rt, order, fn, &after))
+        !api::resolve(*rt, lk, src, size, fn, "src", false, &s) || !api::resolve_order(*rt, order, fn, &after))
         return ACP_HANDLE_NULL;
     Gma g;
     g.dst = dst;
@@ -46,8 +45,8 @@ extern "C" acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_ha
 
 namespace {
 
-acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uint8_t width,
-                    uint64_t operand, uint64_t compare, acp_handle_t order) try {
+acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uint8_t width, uint64_t operand,
+                    uint64_t compare, acp_handle_t order) try {
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
     auto lk = rt->lock_api();
@@ -55,14 +54,11 @@ acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uin
     acp_handle_t after = 0;
     if (!api::resolve(*rt, lk, dst, width, fn, "dst", false, &d)) return ACP_HANDLE_NULL;
     if (!d.local)
-        return report(fn, "dst", "must be this process's memory (rank %u owns it)", d.p.rank),
-               ACP_HANDLE_NULL;
-    if (!api::resolve(*rt, lk, src, width, fn, "src", true, &s) ||
-        !api::resolve_order(*rt, order, fn, &after))
+        return report(fn, "dst", "must be this process's memory (rank %u owns it)", d.p.rank), ACP_HANDLE_NULL;
+    if (!api::resolve(*rt, lk, src, width, fn, "src", true, &s) || !api::resolve_order(*rt, order, fn, &after))
         return ACP_HANDLE_NULL;
     if (reinterpret_cast<uintptr_t>(d.addr) % width)
-        return report(fn, "dst", "address %p is not aligned to %u bytes",
-                      static_cast<void *>(d.addr), width),
+        return report(fn, "dst", "address %p is not aligned to %u bytes", static_cast<void *>(d.addr), width),
                ACP_HANDLE_NULL;
     if (s.raddr % width)
         return report(fn, "src", "address 0x%llx at rank %u is not aligned to %u bytes",
@@ -89,10 +85,9 @@ acp_handle_t atomic(const char *fn, acp_ga_t dst, acp_ga_t src, AtomicOp op, uin
 
 }  // namespace
 
-#define ACPX_ATOMIC(name, op, type)                                                       \
-    extern "C" acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value,                 \
-                                 acp_handle_t order) {                                    \
-        return atomic(#name, dst, src, AtomicOp::op, sizeof(type), value, 0, order);     \
+#define ACPX_ATOMIC(name, op, type)                                                            \
+    extern "C" acp_handle_t name(acp_ga_t dst, acp_ga_t src, type value, acp_handle_t order) { \
+        return atomic(#name, dst, src, AtomicOp::op, sizeof(type), value, 0, order);           \
     }
 ACPX_ATOMIC(acp_swap4, kSwap, uint32_t)
 ACPX_ATOMIC(acp_swap8, kSwap, uint64_t)
@@ -106,13 +101,11 @@ ACPX_ATOMIC(acp_and4, kAnd, uint32_t)
 ACPX_ATOMIC(acp_and8, kAnd, uint64_t)
 #undef ACPX_ATOMIC
 
-extern "C" acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval,
-                                 acp_handle_t order) {
+extern "C" acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval, acp_handle_t order) {
     return atomic("acp_cas4", dst, src, AtomicOp::kCas, 4, newval, oldval, order);
 }
 
-extern "C" acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval, uint64_t newval,
-                                 acp_handle_t order) {
+extern "C" acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval, uint64_t newval, acp_handle_t order) {
     return atomic("acp_cas8", dst, src, AtomicOp::kCas, 8, newval, oldval, order);
 }
 
@@ -124,8 +117,8 @@ bool target_handle(Runtime &rt, acp_handle_t h, const char *fn, acp_handle_t *ou
         return true;
     }
     if (h < 0 || h > rt.last_issued)
-        return report(fn, "handle", "%lld was not issued by this process (last: %lld)",
-                      static_cast<long long>(h), static_cast<long long>(rt.last_issued));
+        return report(fn, "handle", "%lld was not issued by this process (last: %lld)", static_cast<long long>(h),
+                      static_cast<long long>(rt.last_issued));
     *out = h;
     return true;
 }
@@ -137,8 +130,9 @@ extern "C" void acp_complete(acp_handle_t handle) try {
     auto lk = rt->lock_api();
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_complete", &h)) return;
-    rt->wait_locked(lk, "acp_complete", [&] { return rt->completed >= h; },
-                    [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
+    rt->wait_locked(
+        lk, "acp_complete", [&] { return rt->completed >= h; }, [&] { return rt->describe_gma(rt->gmas.front()); },
+        [&] { return rt->completed; });
 } catch (...) {
     acpx::basic::report_exception("acp_complete");
 }

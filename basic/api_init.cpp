@@ -14,8 +14,7 @@ bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data
 }
 
 extern "C" int acp_init(int *, char ***) try {
-    if (runtime())
-        return report("acp_init", "state", "acpx is already initialized in this process"), -1;
+    if (runtime()) return report("acp_init", "state", "acpx is already initialized in this process"), -1;
     Config cfg;
     if (!cfg.load()) return -1;
     // Tests only (fault_injection.hpp): checked before anything starts.
@@ -24,7 +23,8 @@ extern "C" int acp_init(int *, char ***) try {
     if (faults && *faults && !parse_faults(faults, -1, &unused, &unused, &unused, "acp_init")) return -1;
     Runtime *rt = Runtime::create(cfg);
     if (!rt) return -1;
-    if (faults && *faults) parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acp_init");
+    if (faults && *faults)
+        parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acp_init");
     set_runtime(rt);
     return 0;
 } catch (...) {
@@ -58,8 +58,9 @@ extern "C" int acp_sync(void) try {
     if (!rt) return -1;
     auto lk = rt->lock_api();
     const acp_handle_t last = rt->last_issued;
-    rt->wait_locked(lk, "acp_sync", [&] { return rt->completed >= last; },
-                    [&] { return rt->describe_gma(rt->gmas.front()); }, [&] { return rt->completed; });
+    rt->wait_locked(
+        lk, "acp_sync", [&] { return rt->completed >= last; }, [&] { return rt->describe_gma(rt->gmas.front()); },
+        [&] { return rt->completed; });
     return rt->barrier(lk, "acp_sync") ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acp_sync"), -1;

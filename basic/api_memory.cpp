@@ -5,8 +5,8 @@ using namespace acpx::basic;
 
 namespace acpx::basic::api {
 
-bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t size,
-             const char *fn, const char *arg, bool want_key, Target *out) {
+bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t size, const char *fn, const char *arg,
+             bool want_key, Target *out) {
     if (g == ACP_GA_NULL) return report(fn, arg, "is ACP_GA_NULL");
     out->p = ga::decode(g);
     const ga::Parts &p = out->p;
@@ -17,8 +17,9 @@ bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t s
     out->local = p.rank == static_cast<uint32_t>(rt.rank);
     if (out->local && !want_key) {
         LocalReg *r = rt.local_reg(p.tag);
-        if (!r) return report(fn, arg, "GA 0x%llx names tag %u of this rank, which is not registered",
-                              static_cast<unsigned long long>(g), p.tag);
+        if (!r)
+            return report(fn, arg, "GA 0x%llx names tag %u of this rank, which is not registered",
+                          static_cast<unsigned long long>(g), p.tag);
         reg_size = r->size;
         out->addr = r->base + p.offset;
     } else {
@@ -32,8 +33,7 @@ bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t s
         return report(fn, arg,
                       "GA 0x%llx + %zu bytes passes the end of its registration "
                       "(offset %llu of %llu bytes, rank %u tag %u)",
-                      static_cast<unsigned long long>(g), size,
-                      static_cast<unsigned long long>(p.offset),
+                      static_cast<unsigned long long>(g), size, static_cast<unsigned long long>(p.offset),
                       static_cast<unsigned long long>(reg_size), p.rank, p.tag);
     return true;
 }
@@ -56,8 +56,7 @@ extern "C" acp_ga_t acp_query_starter_ga(int rank) try {
     Runtime *rt = api::need("acp_query_starter_ga");
     if (!rt) return ACP_GA_NULL;
     if (rank < 0 || rank >= rt->procs)
-        return report("acp_query_starter_ga", "rank", "%d is not in [0, %d)", rank, rt->procs),
-               ACP_GA_NULL;
+        return report("acp_query_starter_ga", "rank", "%d is not in [0, %d)", rank, rt->procs), ACP_GA_NULL;
     return ga::encode(static_cast<uint32_t>(rank), ga::kStarterTag, 0);
 } catch (...) {
     return acpx::basic::report_exception("acp_query_starter_ga"), ACP_GA_NULL;
@@ -68,12 +67,9 @@ extern "C" acp_atkey_t acp_register_memory(void *addr, size_t size, int color) t
     if (!rt) return ACP_ATKEY_NULL;
     if (!addr) return report("acp_register_memory", "addr", "is NULL"), ACP_ATKEY_NULL;
     if (size == 0 || size > ga::kMaxRegistration)
-        return report("acp_register_memory", "size", "%zu is not in [1, 16 GiB]", size),
-               ACP_ATKEY_NULL;
+        return report("acp_register_memory", "size", "%zu is not in [1, 16 GiB]", size), ACP_ATKEY_NULL;
     if (color < 0 || color >= acp_colors())
-        return report("acp_register_memory", "color", "%d is not in [0, %d)", color,
-                      acp_colors()),
-               ACP_ATKEY_NULL;
+        return report("acp_register_memory", "color", "%d is not in [0, %d)", color, acp_colors()), ACP_ATKEY_NULL;
     auto lk = rt->lock_api();
     return rt->register_memory(addr, size, color);
 } catch (...) {
@@ -132,9 +128,7 @@ extern "C" int acp_query_rank(acp_ga_t g) try {
     if (g == ACP_GA_NULL) return report("acp_query_rank", "ga", "is ACP_GA_NULL"), -1;
     const ga::Parts p = ga::decode(g);
     if (p.rank >= static_cast<uint32_t>(rt->procs))
-        return report("acp_query_rank", "ga", "names rank %u, but the job has %d processes",
-                      p.rank, rt->procs),
-               -1;
+        return report("acp_query_rank", "ga", "names rank %u, but the job has %d processes", p.rank, rt->procs), -1;
     return static_cast<int>(p.rank);
 } catch (...) {
     return acpx::basic::report_exception("acp_query_rank"), -1;

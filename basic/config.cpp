@@ -19,42 +19,46 @@ constexpr auto kInit = ConfigVar::When::kInit, kCreate = ConfigVar::When::kCreat
 constexpr ConfigVar kVars[] = {
     {"ACP_TRANSPORT", kDefaultTransport,
      "transport for one-sided communication: ucx or ofi (libfabric; its provider "
-     "from FI_PROVIDER), as built", kInit},
-    {"ACP_STARTER_MEMSIZE", "65536",
-     "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)", kInit},
+     "from FI_PROVIDER), as built",
+     kInit},
+    {"ACP_STARTER_MEMSIZE", "65536", "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)", kInit},
     {"ACP_TIMEOUT", "60",
      "seconds (above 0, at most 86400) any internal wait may last without a sign of "
      "life from what it waits for, before the job ends with an error naming the "
-     "operation and the rank not heard from", kInit},
+     "operation and the rank not heard from",
+     kInit},
     {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init, and each handle at create", kInit},
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
      "(process_vm_writev/readv; under Yama ptrace_scope=1 acp_init lets same-user "
      "processes in, and a refused copy warns once and goes through the transport); "
-     "0: always through the transport", kInit},
+     "0: always through the transport",
+     kInit},
     {"ACP_OFI_ATOMICS", "auto",
      "ofi: auto uses the provider's atomics when it has every one acpx needs, else "
-     "the target's agent carries them out; agent: always the target's agent", kInit},
+     "the target's agent carries them out; agent: always the target's agent",
+     kInit},
     {"ACP_IDLE", "auto",
      "how the persistent collectives' waits (and the progress thread, while a copy "
      "through the transport is in flight) use the core: spin polls a while before "
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
-     "this node's ranks outnumber the CPUs they may run on, else spin", kInit},
+     "this node's ranks outnumber the CPUs they may run on, else spin",
+     kInit},
     {"ACP_HUGEPAGES", "0",
      "1: acp_register_memory moves each 2 MiB-aligned block inside the range whose "
      "pages are all in memory onto a huge page (MADV_COLLAPSE), so that peers on this "
      "node copy into and out of it 2-3x faster (the collectives' model is calibrated "
-     "without it); 0: registration leaves pages alone", kInit},
+     "without it); 0: registration leaves pages alone",
+     kInit},
     // The persistent collectives' (middle/): read at each create, so a
     // program may set them between creates. The defaults are middle/'s
     // (params.hpp; test/middle/plan_memory_test.cpp holds them equal).
-    {"ACP_COL_EXEC", "delegated",
-     "delegated: each member forwards what it holds; root: one process issues every copy", kCreate},
+    {"ACP_COL_EXEC", "delegated", "delegated: each member forwards what it holds; root: one process issues every copy",
+     kCreate},
     {"ACP_COL_INLINE", "64K",
      "bytes per block up to which rounds travel through the control blocks (0: never; at most 64K)", kCreate},
     {"ACP_COL_RING_DEPTH", "64",
-     "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)",
-     kCreate},
+     "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
      kCreate},
     {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},
@@ -113,9 +117,21 @@ bool parse_size(const char *text, size_t *out) {
     unsigned shift = 0;
     switch (*end) {
         case '\0': break;
-        case 'k': case 'K': shift = 10; ++end; break;
-        case 'm': case 'M': shift = 20; ++end; break;
-        case 'g': case 'G': shift = 30; ++end; break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            ++end;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            ++end;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            ++end;
+            break;
         default: return false;
     }
     if (*end != '\0') return false;
@@ -127,33 +143,29 @@ bool parse_size(const char *text, size_t *out) {
 bool Config::load() {
     transport = env_or_default("ACP_TRANSPORT");
     if (!transport_built(transport))
-        return report("acp_init", "ACP_TRANSPORT",
-                      "'%s' is not a transport of this build (built: %s)",
+        return report("acp_init", "ACP_TRANSPORT", "'%s' is not a transport of this build (built: %s)",
                       transport.c_str(), transports_built());
-    if (!parse_size(env_or_default("ACP_STARTER_MEMSIZE"), &starter_memsize) ||
-        starter_memsize == 0 || starter_memsize > (1ULL << 34))
-        return report("acp_init", "ACP_STARTER_MEMSIZE",
-                      "'%s' is not a size between 1 byte and 16G",
+    if (!parse_size(env_or_default("ACP_STARTER_MEMSIZE"), &starter_memsize) || starter_memsize == 0 ||
+        starter_memsize > (1ULL << 34))
+        return report("acp_init", "ACP_STARTER_MEMSIZE", "'%s' is not a size between 1 byte and 16G",
                       env_or_default("ACP_STARTER_MEMSIZE"));
     char *end = nullptr;
     const char *t = env_or_default("ACP_TIMEOUT");
     timeout_s = std::strtod(t, &end);
     // No "never": a wait that cannot end is a hang (a day is the longest).
     if (end == t || *end != '\0' || !(timeout_s > 0) || !(timeout_s <= 86400))
-        return report("acp_init", "ACP_TIMEOUT",
-                      "'%s' is not a number of seconds above 0 and at most 86400 (a day)", t);
+        return report("acp_init", "ACP_TIMEOUT", "'%s' is not a number of seconds above 0 and at most 86400 (a day)",
+                      t);
     verbose = std::atoi(env_or_default("ACP_VERBOSE")) != 0;
     cma = std::atoi(env_or_default("ACP_CMA")) != 0;
     const std::string atomics = env_or_default("ACP_OFI_ATOMICS");
     if (atomics != "auto" && atomics != "agent")
-        return report("acp_init", "ACP_OFI_ATOMICS", "'%s' is neither auto nor agent",
-                      atomics.c_str());
+        return report("acp_init", "ACP_OFI_ATOMICS", "'%s' is neither auto nor agent", atomics.c_str());
     ofi_agent_atomics = atomics == "agent";
     if (!idle::parse(env_or_default("ACP_IDLE"), &idle_policy))
         return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default("ACP_IDLE"));
     const std::string huge = env_or_default("ACP_HUGEPAGES");
-    if (huge != "0" && huge != "1")
-        return report("acp_init", "ACP_HUGEPAGES", "'%s' is neither 0 nor 1", huge.c_str());
+    if (huge != "0" && huge != "1") return report("acp_init", "ACP_HUGEPAGES", "'%s' is neither 0 nor 1", huge.c_str());
     huge_pages = huge == "1";
     return true;
 }

@@ -32,14 +32,14 @@ const char *config_env(const char *name);
 
 // Values in force, from the environment or the defaults above.
 struct Config {
-    std::string transport;        // ACP_TRANSPORT
-    size_t starter_memsize = 0;   // ACP_STARTER_MEMSIZE
-    double timeout_s = 0;         // ACP_TIMEOUT
-    bool verbose = false;         // ACP_VERBOSE
-    bool cma = true;              // ACP_CMA
-    bool ofi_agent_atomics = false;  // ACP_OFI_ATOMICS=agent
+    std::string transport;                           // ACP_TRANSPORT
+    size_t starter_memsize = 0;                      // ACP_STARTER_MEMSIZE
+    double timeout_s = 0;                            // ACP_TIMEOUT
+    bool verbose = false;                            // ACP_VERBOSE
+    bool cma = true;                                 // ACP_CMA
+    bool ofi_agent_atomics = false;                  // ACP_OFI_ATOMICS=agent
     idle::Policy idle_policy = idle::Policy::kAuto;  // ACP_IDLE
-    bool huge_pages = false;      // ACP_HUGEPAGES
+    bool huge_pages = false;                         // ACP_HUGEPAGES
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.

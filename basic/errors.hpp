@@ -10,8 +10,7 @@ namespace acpx::basic {
 // Prints "acpx: fn: arg: reason" (printf-style reason) on stderr and keeps
 // the line as this thread's last error. Always returns false so callers can
 // write `return report(...), FAILURE_VALUE;` or `if (!ok) return report(...)`.
-[[gnu::format(printf, 3, 4)]] bool report(const char *fn, const char *arg,
-                                          const char *fmt, ...);
+[[gnu::format(printf, 3, 4)]] bool report(const char *fn, const char *arg, const char *fmt, ...);
 
 // The last line report() printed on this thread ("" if none), and the
 // argument and reason it named, to pass on to another rank.

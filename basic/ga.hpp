@@ -25,16 +25,16 @@ struct Parts {
 };
 
 constexpr acp_ga_t encode(uint32_t rank, uint32_t tag, uint64_t offset) {
-    return ((static_cast<uint64_t>(rank) << (kOffsetBits + kTagBits)) |
-            (static_cast<uint64_t>(tag) << kOffsetBits) | offset) + 1;
+    return ((static_cast<uint64_t>(rank) << (kOffsetBits + kTagBits)) | (static_cast<uint64_t>(tag) << kOffsetBits) |
+            offset) +
+           1;
 }
 
 // Precondition: g != ACP_GA_NULL.
 constexpr Parts decode(acp_ga_t g) {
     const uint64_t v = g - 1;
     return {static_cast<uint32_t>(v >> (kOffsetBits + kTagBits)),
-            static_cast<uint32_t>((v >> kOffsetBits) & (kMaxTags - 1)),
-            v & kOffsetMask};
+            static_cast<uint32_t>((v >> kOffsetBits) & (kMaxTags - 1)), v & kOffsetMask};
 }
 
 static_assert(decode(encode(kMaxRanks - 1, 1023, 5)).rank == kMaxRanks - 1);

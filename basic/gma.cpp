@@ -34,9 +34,8 @@ void gma_done(Completion *c, int status) {
 void local_atomic(Gma &g, char *where) {
     void *p = where;
     if (g.width == 4) {
-        const uint32_t old = apply_cpu_atomic<uint32_t>(g.aop, static_cast<uint32_t *>(p),
-                                                    static_cast<uint32_t>(g.operand),
-                                                    static_cast<uint32_t>(g.result));
+        const uint32_t old = apply_cpu_atomic<uint32_t>(
+            g.aop, static_cast<uint32_t *>(p), static_cast<uint32_t>(g.operand), static_cast<uint32_t>(g.result));
         g.result = old;
     } else {
         g.result = apply_cpu_atomic<uint64_t>(g.aop, static_cast<uint64_t *>(p), g.operand, g.result);
@@ -83,9 +82,7 @@ const char *why_not_started(const Gma &g, bool no_key) {
 
 }  // namespace
 
-bool Runtime::failed(acp_handle_t h) const {
-    return std::binary_search(failures.begin(), failures.end(), h);
-}
+bool Runtime::failed(acp_handle_t h) const { return std::binary_search(failures.begin(), failures.end(), h); }
 
 acp_handle_t Runtime::first_failure(acp_handle_t from, acp_handle_t to) const {
     const auto it = std::lower_bound(failures.begin(), failures.end(), from);
@@ -157,8 +154,7 @@ void Runtime::start(Gma &g) {
                 rc = kDone;
                 break;
             }
-            if (cma.reaches(g.peer) &&
-                (rc = cma.write(g.peer, g.raddr, g.local, g.size)) != CmaChannel::kFallback)
+            if (cma.reaches(g.peer) && (rc = cma.write(g.peer, g.raddr, g.local, g.size)) != CmaChannel::kFallback)
                 break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
@@ -172,8 +168,7 @@ void Runtime::start(Gma &g) {
                 rc = kDone;
                 break;
             }
-            if (cma.reaches(g.peer) &&
-                (rc = cma.read(g.peer, g.local, g.raddr, g.size)) != CmaChannel::kFallback)
+            if (cma.reaches(g.peer) && (rc = cma.read(g.peer, g.local, g.raddr, g.size)) != CmaChannel::kFallback)
                 break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
@@ -185,15 +180,19 @@ void Runtime::start(Gma &g) {
                 local_atomic(g, at ? at : reinterpret_cast<char *>(g.raddr));
                 rc = kDone;
             } else if ((key = key_of(g.peer, *g.remote))) {
-                rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key,
-                                &g.comp);
+                rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key, &g.comp);
             } else {
                 no_key = true;
             }
             break;
         case GmaKind::kDelegated: {
-            const proto::CopyCmd cmd{proto::Type::kCopyCmd, static_cast<uint32_t>(rank), g.handle,
-                                     g.dst, g.src, g.size, g.dst_remote ? g.dst_remote->gen : 0};
+            const proto::CopyCmd cmd{proto::Type::kCopyCmd,
+                                     static_cast<uint32_t>(rank),
+                                     g.handle,
+                                     g.dst,
+                                     g.src,
+                                     g.size,
+                                     g.dst_remote ? g.dst_remote->gen : 0};
             rc = send(g.peer, proto::pack(cmd)) ? kPending : -1;
             break;
         }

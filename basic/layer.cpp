@@ -49,7 +49,8 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     Runtime *rt = api::need(fn);
     if (!rt) return false;
     SharedSegment seg = create_shared_segment(size ? size : 1, "acpx-col");
-    if (!seg.base) return report(fn, "memory", "cannot allocate %zu bytes of shared memory: %s", size, std::strerror(errno));
+    if (!seg.base)
+        return report(fn, "memory", "cannot allocate %zu bytes of shared memory: %s", size, std::strerror(errno));
     auto lk = rt->lock_api();
     const acp_atkey_t key = rt->register_memory(seg.base, seg.size, 0);
     if (key == ACP_ATKEY_NULL) {
@@ -60,8 +61,7 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     out->base = seg.base;
     out->size = seg.size;
     out->key = key;
-    out->ga = ga::encode(static_cast<uint32_t>(rt->rank),
-                         static_cast<uint32_t>(key & (ga::kMaxTags - 1)), 0);
+    out->ga = ga::encode(static_cast<uint32_t>(rt->rank), static_cast<uint32_t>(key & (ga::kMaxTags - 1)), 0);
     return true;
 }
 

@@ -10,9 +10,7 @@
 namespace acpx::basic {
 namespace {
 
-uint64_t reg_id(uint32_t rank, uint32_t tag) {
-    return static_cast<uint64_t>(rank) << ga::kTagBits | tag;
-}
+uint64_t reg_id(uint32_t rank, uint32_t tag) { return static_cast<uint64_t>(rank) << ga::kTagBits | tag; }
 
 void exec_done(Completion *c, int status) {
     auto *e = reinterpret_cast<ExecOp *>(c);
@@ -22,9 +20,7 @@ void exec_done(Completion *c, int status) {
 }
 
 // True when [offset, offset+size) fits in a registration of reg_size bytes.
-bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) {
-    return offset <= reg_size && size <= reg_size - offset;
-}
+bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= reg_size && size <= reg_size - offset; }
 
 }  // namespace
 
@@ -39,9 +35,7 @@ void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status, const
 void Runtime::handle_message(const Blob &m) {
     if (m.empty()) return;
     switch (static_cast<proto::Type>(m[0])) {
-        case proto::Type::kCopyCmd:
-            execute_copy(m);
-            break;
+        case proto::Type::kCopyCmd: execute_copy(m); break;
         case proto::Type::kCopyDone: {
             proto::CopyDone d;
             if (!proto::unpack(m, &d)) break;
@@ -58,8 +52,8 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegQuery: {
             proto::RegQuery q;
             if (!proto::unpack(m, &q)) break;
-            proto::RegInfo info{proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1,
-                                q.request, 0, 0, 0, 0, -1};
+            proto::RegInfo info{
+                proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1, q.request, 0, 0, 0, 0, -1};
             LocalReg *r = local_reg(q.tag);
             const Blob *rkey = nullptr;
             if (r) {
@@ -95,9 +89,8 @@ void Runtime::handle_message(const Blob &m) {
             auto it = remote.find(reg_id(inv.owner, inv.tag));
             if (it != remote.end() && it->second->gen == inv.gen) remote.erase(it);
             send(static_cast<int>(inv.owner),
-                 proto::pack(proto::RegInvalidateAck{proto::Type::kRegInvalidateAck,
-                                                     static_cast<uint32_t>(rank), inv.tag,
-                                                     inv.gen}));
+                 proto::pack(proto::RegInvalidateAck{proto::Type::kRegInvalidateAck, static_cast<uint32_t>(rank),
+                                                     inv.tag, inv.gen}));
             break;
         }
         case proto::Type::kRegInvalidateAck: {
@@ -107,9 +100,7 @@ void Runtime::handle_message(const Blob &m) {
             if (it != invalidate_acks.end()) --it->second;
             break;
         }
-        case proto::Type::kLayer:
-            layer_inbox.push_back(m);
-            break;
+        case proto::Type::kLayer: layer_inbox.push_back(m); break;
         case proto::Type::kSync: {
             proto::Sync s;
             if (!proto::unpack(m, &s) || s.round >= 64) break;
@@ -153,8 +144,7 @@ void Runtime::execute_copy(const Blob &m) {
     // The destination as its owner describes it, never as the issuer
     // claims: cached from an earlier look-up (dropped when the owner
     // unregisters it), else asked for now and the copy parked until then.
-    if (auto it = remote.find(reg_id(d.rank, d.tag)); it != remote.end())
-        return execute_copy_to(m, it->second);
+    if (auto it = remote.find(reg_id(d.rank, d.tag)); it != remote.end()) return execute_copy_to(m, it->second);
     const uint64_t request = next_request++;
     parked_copies[request] = m;
     if (!send(static_cast<int>(d.rank),
@@ -173,10 +163,12 @@ void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
     if (!src) return refuse_copy(*this, c, "source unregistered while the destination was looked up");
     if (!reg) return refuse_copy(*this, c, "destination tag " + std::to_string(d.tag) + " is not registered at " + at);
     if (c.dst_gen && reg->gen != c.dst_gen)
-        return refuse_copy(*this, c, "destination registration at " + at + " was replaced since the issuer looked it up");
+        return refuse_copy(*this, c,
+                           "destination registration at " + at + " was replaced since the issuer looked it up");
     if (!fits(d.offset, c.size, reg->size))
-        return refuse_copy(*this, c, "destination [" + std::to_string(d.offset) + ", +" + std::to_string(c.size) +
-                                         ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);
+        return refuse_copy(*this, c,
+                           "destination [" + std::to_string(d.offset) + ", +" + std::to_string(c.size) +
+                               ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);
     if (fail_exec_in && --fail_exec_in == 0) return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
     const char *from = src->base + s.offset;
     if (char *mapped = mapped_of(*reg)) {  // an on-node acpx segment: a plain store
@@ -186,7 +178,8 @@ void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
     if (cma.reaches(static_cast<int>(d.rank))) {
         const int rc = cma.write(static_cast<int>(d.rank), reg->base + d.offset, from, c.size);
         if (rc != CmaChannel::kFallback)
-            return reply_copy_done(c.issuer, c.handle, rc, rc ? "rank " + std::to_string(rank) + ": direct copy to " + at + " failed" : "");
+            return reply_copy_done(c.issuer, c.handle, rc,
+                                   rc ? "rank " + std::to_string(rank) + ": direct copy to " + at + " failed" : "");
     }
     RemoteKey *rk = key_of(static_cast<int>(d.rank), *reg);
     if (!rk) return refuse_copy(*this, c, "cannot use the destination's key");

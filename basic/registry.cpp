@@ -17,9 +17,7 @@
 
 namespace acpx::basic {
 namespace {
-uint64_t reg_id(uint32_t rank, uint32_t tag) {
-    return static_cast<uint64_t>(rank) << ga::kTagBits | tag;
-}
+uint64_t reg_id(uint32_t rank, uint32_t tag) { return static_cast<uint64_t>(rank) << ga::kTagBits | tag; }
 // An atkey names a tag and the generation of its registration, so a key of
 // an ended registration is recognised even after the tag is reused.
 acp_atkey_t make_key(uint32_t tag, uint64_t gen) { return gen << ga::kTagBits | tag; }
@@ -60,8 +58,8 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
                ACP_ATKEY_NULL;
     }
     if (free_tags.empty())
-        return report("acp_register_memory", "addr",
-                      "all %u registrations are live; unregister one first", ga::kMaxTags),
+        return report("acp_register_memory", "addr", "all %u registrations are live; unregister one first",
+                      ga::kMaxTags),
                ACP_ATKEY_NULL;
     // Before the transport pins anything: a collapse moves the bytes to new pages.
     if (cfg.huge_pages) huge_pages::collapse(addr, size);
@@ -85,8 +83,7 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     const uint64_t gen = key >> ga::kTagBits;
     LocalReg *r = local_reg(tag);
     if (key == ACP_ATKEY_NULL || tag == ga::kStarterTag || !r || r->gen != gen)
-        return report("acp_unregister_memory", "atkey",
-                      "0x%llx is not a live registration key of this process",
+        return report("acp_unregister_memory", "atkey", "0x%llx is not a live registration key of this process",
                       static_cast<unsigned long long>(key)),
                -1;
     auto uses = [&](acp_ga_t g) {
@@ -103,22 +100,20 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
                    -1;
     for (const ExecOp &e : exec_ops)
         if (!e.done && e.src_tag == tag)
-            return report("acp_unregister_memory", "atkey",
-                          "rank %u is copying from this registration right now", e.issuer),
+            return report("acp_unregister_memory", "atkey", "rank %u is copying from this registration right now",
+                          e.issuer),
                    -1;
     // Tell every rank that cached it, and wait until each one has dropped it.
     const std::vector<int> cachers = r->cachers;
     const uint64_t pending_id = reg_id(static_cast<uint32_t>(rank), tag);
     invalidate_acks[pending_id] = static_cast<int>(cachers.size());
     for (int c : cachers)
-        send(c, proto::pack(proto::RegInvalidate{proto::Type::kRegInvalidate,
-                                                 static_cast<uint32_t>(rank), tag, r->gen}));
-    wait_locked(lk, "acp_unregister_memory", [&] { return invalidate_acks[pending_id] <= 0; },
-                [&] {
-                    return std::to_string(invalidate_acks[pending_id]) +
-                           " rank(s) to drop their copy of the registration";
-                },
-                [&] { return invalidate_acks[pending_id]; });
+        send(c,
+             proto::pack(proto::RegInvalidate{proto::Type::kRegInvalidate, static_cast<uint32_t>(rank), tag, r->gen}));
+    wait_locked(
+        lk, "acp_unregister_memory", [&] { return invalidate_acks[pending_id] <= 0; },
+        [&] { return std::to_string(invalidate_acks[pending_id]) + " rank(s) to drop their copy of the registration"; },
+        [&] { return invalidate_acks[pending_id]; });
     invalidate_acks.erase(pending_id);
     remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
     r->region.reset();
@@ -132,11 +127,10 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     return 0;
 }
 
-RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, uint32_t tag,
-                             const char *fn, const char *arg) {
+RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, uint32_t tag, const char *fn,
+                             const char *arg) {
     if (owner >= static_cast<uint32_t>(procs))
-        return report(fn, arg, "names rank %u, but the job has %d processes", owner, procs),
-               nullptr;
+        return report(fn, arg, "names rank %u, but the job has %d processes", owner, procs), nullptr;
     const uint64_t id = reg_id(owner, tag);
     if (auto it = remote.find(id); it != remote.end()) return it->second;
     if (owner == static_cast<uint32_t>(rank)) {
@@ -154,12 +148,11 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     // Ask the owner; its agent answers even while its application computes.
     const uint64_t request = next_request++;
     if (!send(static_cast<int>(owner),
-              proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank),
-                                          tag, request})))
+              proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank), tag, request})))
         return report(fn, arg, "cannot reach rank %u to look up tag %u", owner, tag), nullptr;
-    wait_locked(lk, fn, [&] { return reg_replies.count(request) != 0; },
-                [&] { return "rank " + std::to_string(owner) + " to describe tag " +
-                             std::to_string(tag); });
+    wait_locked(
+        lk, fn, [&] { return reg_replies.count(request) != 0; },
+        [&] { return "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag); });
     Blob m = std::move(reg_replies[request]);
     reg_replies.erase(request);
     proto::RegInfo info{};

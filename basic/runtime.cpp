@@ -30,7 +30,7 @@ void on_message(void *arg, const void *data, size_t len) {
     auto *p = static_cast<const uint8_t *>(data);
     try {
         rt->inbox.emplace_back(p, p + len);  // handled after transport progress returns
-    } catch (const std::bad_alloc &) {  // nothing may unwind through the transport's C frames
+    } catch (const std::bad_alloc &) {       // nothing may unwind through the transport's C frames
         fatal("out of memory keeping a %zu-byte message from a peer", len);
     }
 }
@@ -54,8 +54,8 @@ Runtime *Runtime::create(const Config &cfg) {
     rt->rank = rt->boot->rank();
     rt->procs = rt->boot->procs();
     if (static_cast<uint64_t>(rt->procs) > ga::kMaxRanks)
-        return report("acp_init", "job size", "%d processes exceed the %llu a GA can name",
-                      rt->procs, static_cast<unsigned long long>(ga::kMaxRanks)),
+        return report("acp_init", "job size", "%d processes exceed the %llu a GA can name", rt->procs,
+                      static_cast<unsigned long long>(ga::kMaxRanks)),
                nullptr;
     rt->tp = make_transport(cfg, rt->rank, rt->procs);
     if (!rt->tp) return nullptr;
@@ -67,11 +67,10 @@ Runtime *Runtime::create(const Config &cfg) {
     rt->starter_seg = create_shared_segment(cfg.starter_memsize, "acpx-starter");
     void *starter = rt->starter_seg.base;
     if (!starter)  // no memfd here: private memory, reached by CMA or the transport
-        starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (starter == MAP_FAILED)
-        return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s",
-                      cfg.starter_memsize, std::strerror(errno)),
+        return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s", cfg.starter_memsize,
+                      std::strerror(errno)),
                nullptr;
     LocalReg &s = rt->regs[ga::kStarterTag];
     s.base = static_cast<char *>(starter);
@@ -87,8 +86,13 @@ Runtime *Runtime::create(const Config &cfg) {
 
     // Exchange transport addresses and starter memory descriptions.
     Blob addr = rt->tp->local_address();
-    StartInfo mine{reinterpret_cast<uint64_t>(starter), cfg.starter_memsize, local_node_id(),
-                   getpid(), rt->starter_seg.fd, idle::own_cpus(), static_cast<uint32_t>(addr.size()),
+    StartInfo mine{reinterpret_cast<uint64_t>(starter),
+                   cfg.starter_memsize,
+                   local_node_id(),
+                   getpid(),
+                   rt->starter_seg.fd,
+                   idle::own_cpus(),
+                   static_cast<uint32_t>(addr.size()),
                    static_cast<uint32_t>(s.region->rkey.size())};
     Blob blob(sizeof mine);
     std::memcpy(blob.data(), &mine, sizeof mine);
@@ -104,12 +108,10 @@ Runtime *Runtime::create(const Config &cfg) {
     for (int r = 0; r < rt->procs; ++r) {
         StartInfo si;
         if (all[r].size() < sizeof si)
-            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r),
-                   nullptr;
+            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r), nullptr;
         std::memcpy(&si, all[r].data(), sizeof si);
         if (all[r].size() != sizeof si + si.address_len + si.rkey_len)
-            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r),
-                   nullptr;
+            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r), nullptr;
         nodes[r] = si.node;
         pids[r] = static_cast<pid_t>(si.pid);
         starter_fds[r] = static_cast<int>(si.starter_fd);
@@ -142,10 +144,9 @@ Runtime *Runtime::create(const Config &cfg) {
     rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, node_ranks, node_cpus);
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0) {
-        std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs,
-                     rt->boot->name(), rt->tp->name(), rt->tp->describe().c_str());
-        std::fprintf(stderr,
-                     "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
+        std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs, rt->boot->name(),
+                     rt->tp->name(), rt->tp->describe().c_str());
+        std::fprintf(stderr, "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
                      node_ranks, node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
         std::fprintf(stderr, "acpx: Cross-Memory Attach between ranks of a node: %s\n", cma_access.c_str());
@@ -170,8 +171,9 @@ unsigned Runtime::progress_locked() {
 bool Runtime::finalize() {
     std::unique_lock lk(mu);
     const acp_handle_t last = last_issued;
-    wait_locked(lk, "acp_finalize", [&] { return completed >= last; },
-                [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; });
+    wait_locked(
+        lk, "acp_finalize", [&] { return completed >= last; },
+        [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; });
     // Nobody may leave while a peer could still need its memory or agent.
     // Peers that finish the barrier first close their endpoints while we
     // may still wait in it: from here on that is not a fault.

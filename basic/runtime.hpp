@@ -36,7 +36,7 @@ struct LocalReg {
     uint64_t gen = 0;  // unique per registration in this process
     std::unique_ptr<MemRegion> region;
     std::vector<int> cachers;  // ranks that looked it up (told at unregister)
-    SharedSegment seg;  // when acpx allocated the memory (layer::alloc_shared)
+    SharedSegment seg;         // when acpx allocated the memory (layer::alloc_shared)
 };
 
 // Another process's registration as this process knows it.
@@ -78,11 +78,11 @@ struct Gma {
     int peer = -1;  // the rank this GMA waits for
     acp_ga_t dst = 0, src = 0;
     size_t size = 0;
-    char *local = nullptr;   // local side (src for put, dst for get/local/atomic result)
-    char *local2 = nullptr;  // kLocal: the source
-    uint64_t raddr = 0;      // remote side
-    RemoteRegPtr remote;     // remote side's registration (put/get/atomic)
-    RemoteRegPtr dst_remote; // delegated: the destination, shipped to the executor
+    char *local = nullptr;    // local side (src for put, dst for get/local/atomic result)
+    char *local2 = nullptr;   // kLocal: the source
+    uint64_t raddr = 0;       // remote side
+    RemoteRegPtr remote;      // remote side's registration (put/get/atomic)
+    RemoteRegPtr dst_remote;  // delegated: the destination, shipped to the executor
     uint64_t operand = 0, result = 0;
 };
 
@@ -110,11 +110,11 @@ class Runtime {
     int rank = 0, procs = 1;
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
-    CmaChannel cma;  // on-node peers, when the kernel allows it
+    CmaChannel cma;                  // on-node peers, when the kernel allows it
     std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
-    SharedSegment starter_seg;  // the starter memory, mappable by on-node peers
-    bool yield_at_once = false;  // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
-    unsigned node_cpus = 0;      // CPUs this node's ranks may run on (idle::cpus_in_union)
+    SharedSegment starter_seg;       // the starter memory, mappable by on-node peers
+    bool yield_at_once = false;      // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
+    unsigned node_cpus = 0;          // CPUs this node's ranks may run on (idle::cpus_in_union)
     bool finalizing = false;
 
     // Progress: transport, incoming messages, completions, ordered starts.
@@ -133,7 +133,7 @@ class Runtime {
     LocalReg regs[ga::kMaxTags];
     std::deque<uint32_t> free_tags;  // FIFO: a tag is reused as late as possible
     uint64_t next_gen = 1;
-    std::unordered_map<uint64_t, RemoteRegPtr> remote;      // key: rank<<10|tag
+    std::unordered_map<uint64_t, RemoteRegPtr> remote;  // key: rank<<10|tag
     // Delegated copies to execute once the destination's owner has
     // described the registration (by look-up request).
     std::unordered_map<uint64_t, Blob> parked_copies;
@@ -146,8 +146,7 @@ class Runtime {
     LocalReg *local_reg(uint32_t tag);  // nullptr if not live
     // Looks up (fetching from the owner if needed) the registration a GA
     // lies in. nullptr, reported as fn/arg, if there is none.
-    RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag,
-                        const char *fn, const char *arg);
+    RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag, const char *fn, const char *arg);
     // Caches the registration a RegInfo message (status 0) describes.
     RemoteRegPtr remember_remote(const Blob &reg_info);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
@@ -159,8 +158,8 @@ class Runtime {
     acp_handle_t last_issued = 0;
     acp_handle_t completed = 0;  // every GMA <= completed is done
     // (order, handle) of GMAs waiting for their order, smallest order first.
-    std::priority_queue<std::pair<acp_handle_t, acp_handle_t>,
-                        std::vector<std::pair<acp_handle_t, acp_handle_t>>, std::greater<>>
+    std::priority_queue<std::pair<acp_handle_t, acp_handle_t>, std::vector<std::pair<acp_handle_t, acp_handle_t>>,
+                        std::greater<>>
         waiting;
     std::list<ExecOp> exec_ops;
     unsigned exec_finished = 0;

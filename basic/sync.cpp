@@ -13,14 +13,14 @@ bool Runtime::barrier(std::unique_lock<std::mutex> &lk, const char *fn) {
     for (int dist = 1; dist < procs; dist <<= 1, ++round) {
         const int to = (rank + dist) % procs;
         const int from = (rank - dist % procs + procs) % procs;
-        if (!send(to, proto::pack(proto::Sync{proto::Type::kSync, static_cast<uint32_t>(rank),
-                                              epoch, round})))
+        if (!send(to, proto::pack(proto::Sync{proto::Type::kSync, static_cast<uint32_t>(rank), epoch, round})))
             return report(fn, "barrier", "cannot reach rank %d", to);
         unsigned &count = sync_count[epoch & 1][round];
-        wait_locked(lk, fn, [&] { return count > 0; }, [&] {
-            return "rank " + std::to_string(from) + " to reach the barrier (round " +
-                   std::to_string(round) + ")";
-        });
+        wait_locked(
+            lk, fn, [&] { return count > 0; },
+            [&] {
+                return "rank " + std::to_string(from) + " to reach the barrier (round " + std::to_string(round) + ")";
+            });
         --count;
     }
     return true;

@@ -22,8 +22,7 @@
 namespace acpx::basic {
 
 template <class Done, class What, class Life>
-void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what,
-                          Life life) {
+void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life) {
     using clock = std::chrono::steady_clock;
     constexpr unsigned kSpin = 2000, kYield = 200;
     // Traffic that is not what we wait for (other peers' messages keep

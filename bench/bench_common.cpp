@@ -43,9 +43,8 @@ bool parse_options(int argc, char **argv, Options *o) {
                 const char *colon = std::strchr(optarg, ':');
                 std::string lo = colon ? std::string(optarg, static_cast<size_t>(colon - optarg)) : std::string(optarg);
                 const char *hi = colon ? colon + 1 : optarg;
-                if (!basic::parse_size(lo.c_str(), &o->min_size) ||
-                    !basic::parse_size(hi, &o->max_size) || o->min_size == 0 ||
-                    o->min_size > o->max_size) {
+                if (!basic::parse_size(lo.c_str(), &o->min_size) || !basic::parse_size(hi, &o->max_size) ||
+                    o->min_size == 0 || o->min_size > o->max_size) {
                     std::fprintf(stderr, "acpx-bench: --sizes: '%s' is not MIN:MAX (e.g. 8:4M)\n", optarg);
                     return false;
                 }
@@ -81,8 +80,10 @@ bool parse_options(int argc, char **argv, Options *o) {
                 const size_t colon = t.find(':');
                 const std::string name = t.substr(0, colon);
                 if (name != "ucx" && name != "ofi") {
-                    std::fprintf(stderr, "acpx-bench: --transport: '%s' is not ucx or "
-                                 "ofi[:PROVIDER]\n", optarg);
+                    std::fprintf(stderr,
+                                 "acpx-bench: --transport: '%s' is not ucx or "
+                                 "ofi[:PROVIDER]\n",
+                                 optarg);
                     return false;
                 }
                 // Read by acp_init in every rank (each parses the same argv).
@@ -126,7 +127,8 @@ bool parse_options(int argc, char **argv, Options *o) {
         }
     }
     if (o->skew && o->starter) {
-        std::fprintf(stderr, "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter\n");
+        std::fprintf(stderr,
+                     "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter\n");
         return false;
     }
     if (o->sweeps == 0) o->sweeps = o->quick ? 1 : kDefaultSweeps;
@@ -148,8 +150,7 @@ std::vector<double> gather(double mine) {
     acp_sync();
     std::vector<double> all(np);
     for (int r = 0; r < np; ++r) {
-        acp_complete(acp_copy(acp_query_starter_ga(me) + 64 + 8 * r, acp_query_starter_ga(r), 8,
-                              ACP_HANDLE_NULL));
+        acp_complete(acp_copy(acp_query_starter_ga(me) + 64 + 8 * r, acp_query_starter_ga(r), 8, ACP_HANDLE_NULL));
         std::memcpy(&all[r], s + 64 + 8 * r, 8);
     }
     acp_sync();
@@ -237,8 +238,7 @@ Csv::Csv(const std::string &path) {
         std::fprintf(stderr, "acpx-bench: --csv: cannot open %s\n", path.c_str());
         return;
     }
-    if (fresh)
-        std::fprintf(f_, "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
+    if (fresh) std::fprintf(f_, "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
 }
 
 Csv::~Csv() {
@@ -248,8 +248,8 @@ Csv::~Csv() {
 void Csv::row(const std::string &benchmark, const std::string &op, size_t size, double latency_us,
               double bandwidth_mbps, int iterations, int ranks, const std::string &transport) {
     if (!f_) return;
-    std::fprintf(f_, "%s,%s,%zu,%.4f,%.2f,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us,
-                 bandwidth_mbps, iterations, ranks, transport.c_str());
+    std::fprintf(f_, "%s,%s,%zu,%.4f,%.2f,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us, bandwidth_mbps,
+                 iterations, ranks, transport.c_str());
 }
 
 bool median_of_passes(int passes, size_t items, const std::function<bool(size_t, double *)> &measure,

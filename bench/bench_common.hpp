@@ -22,12 +22,12 @@ inline constexpr int kMaxSweeps = 9;
 struct Options {
     size_t min_size = 8;
     size_t max_size = 4u << 20;
-    int iters = 10000;      // per size, small messages; large ones scale down
+    int iters = 10000;  // per size, small messages; large ones scale down
     int warmup = 200;
-    int window = 64;        // copies in flight for bandwidth
-    std::string csv;        // CSV file; "" = none
-    bool quick = false;     // 2 sizes, few iterations (make check)
-    bool starter = false;   // --memory starter: buffers in starter memory (acpx-allocated)
+    int window = 64;                 // copies in flight for bandwidth
+    std::string csv;                 // CSV file; "" = none
+    bool quick = false;              // 2 sizes, few iterations (make check)
+    bool starter = false;            // --memory starter: buffers in starter memory (acpx-allocated)
     std::string storage = "direct";  // --mode direct|buffered (collectives)
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
@@ -65,8 +65,8 @@ class Csv {
   public:
     explicit Csv(const std::string &path);
     ~Csv();
-    void row(const std::string &benchmark, const std::string &op, size_t size, double latency_us,
-             double bandwidth_mbps, int iterations, int ranks, const std::string &transport);
+    void row(const std::string &benchmark, const std::string &op, size_t size, double latency_us, double bandwidth_mbps,
+             int iterations, int ranks, const std::string &transport);
 
   private:
     FILE *f_ = nullptr;

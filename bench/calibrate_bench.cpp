@@ -120,9 +120,10 @@ bool remeasure_bumps(const Options &o, Placement &place, const std::vector<doubl
         double &kept = (*secs)[bumped[j]];
         const double settled = cm::median(readings[j]);
         if (acp_rank() == 0 && std::abs(settled - kept) > 0.1 * kept)
-            std::fprintf(stderr, "acpx-bench calibrate: the %.0f-byte sample read %.3f us, above its "
-                         "neighbours; measured again, its median is %.3f us\n", x[bumped[j]], kept * 1e6,
-                         settled * 1e6);
+            std::fprintf(stderr,
+                         "acpx-bench calibrate: the %.0f-byte sample read %.3f us, above its "
+                         "neighbours; measured again, its median is %.3f us\n",
+                         x[bumped[j]], kept * 1e6, settled * 1e6);
         kept = settled;
     }
     return true;
@@ -299,8 +300,9 @@ double switch_seconds(const Options &o) {
         sched_setaffinity(0, sizeof before, &before);
     }
     munmap(mem, sizeof(std::atomic<uint64_t>));
-    if (secs == 0) std::fprintf(stderr, "acpx-bench calibrate: the core's handover could not be timed: %s\n",
-                                std::strerror(errno));
+    if (secs == 0)
+        std::fprintf(stderr, "acpx-bench calibrate: the core's handover could not be timed: %s\n",
+                     std::strerror(errno));
     return secs;
 }
 
@@ -339,8 +341,10 @@ bool read_two_rank_file(const std::string &path, const char *adds, cm::Calibrati
     const bool have = in.good() || in.eof();
     if (have && cm::parse_calibration(json, c, &why)) return true;
     if (acp_rank() == 0)
-        std::fprintf(stderr, "acpx-bench calibrate: on 2 ranks of two nodes it adds %s to %s, which %s; run it "
-                     "on 2 ranks of one node first\n", adds, path.c_str(), have ? why.c_str() : "cannot be read");
+        std::fprintf(stderr,
+                     "acpx-bench calibrate: on 2 ranks of two nodes it adds %s to %s, which %s; run it "
+                     "on 2 ranks of one node first\n",
+                     adds, path.c_str(), have ? why.c_str() : "cannot be read");
     return false;
 }
 
@@ -506,14 +510,18 @@ int run_calibrate(const Options &o) {
     // cores is priced from these by time slicing (collectives/model/predict.hpp).
     if (np != 2) {
         if (me == 0)
-            std::fprintf(stderr, "acpx-bench calibrate: runs on 2 ranks, of one node or of two (acprun -n 2), not "
-                         "%d\n", np);
+            std::fprintf(stderr,
+                         "acpx-bench calibrate: runs on 2 ranks, of one node or of two (acprun -n 2), not "
+                         "%d\n",
+                         np);
         return 2;
     }
     Placement place(!o.quick);
     int rc;
-    if (basic::layer::node_id(0) != basic::layer::node_id(1)) rc = calibrate_network(o, place, sz, out);
-    else rc = calibrate_pair(o, place, sz, out);
+    if (basic::layer::node_id(0) != basic::layer::node_id(1))
+        rc = calibrate_network(o, place, sz, out);
+    else
+        rc = calibrate_pair(o, place, sz, out);
     if (me == 0 && rc == 0) std::printf("# placement: %s\n", place.summary().c_str());
     return rc;
 }

@@ -74,16 +74,17 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
 // Whether this member holds, after checked round `round`, what it should:
 // fills the sources' blocks and poisons the rest first. On a wrong byte it
 // names it on stderr.
-bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size,
-                   int round) {
+bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size, int round) {
     const int me = acp_rank(), n = static_cast<int>(group.size());
     const int mine = static_cast<int>(std::find(group.begin(), group.end(), me) - group.begin());
     const size_t block = size ? size : 1;
     char *blocks = nullptr;  // where the round's blocks land, in group order
     if (bcast) {
         char *a = const_cast<char *>(x.array.data());
-        if (mine == 0) peer_fill(a, size, round, 0);
-        else std::memset(a, PEER_POISON, size);
+        if (mine == 0)
+            peer_fill(a, size, round, 0);
+        else
+            std::memset(a, PEER_POISON, size);
         blocks = a;
     } else {
         char *own = buffered ? const_cast<char *>(x.in.data()) : const_cast<char *>(x.array.data()) + mine * block;
@@ -154,16 +155,16 @@ int run_collective(const Options &o, bool bcast) {
     const bool buffered = o.storage == "buffered";
     if (!o.exec.empty()) setenv("ACP_COL_EXEC", o.exec.c_str(), 1);
     const char *exec = std::getenv("ACP_COL_EXEC");
-    const std::string what = std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" +
-                             (exec && *exec ? exec : "delegated");
+    const std::string what =
+        std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" + (exec && *exec ? exec : "delegated");
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
     Csv csv(me == 0 ? o.csv : "");
     if (me == 0) {
         std::printf("# acpx %s latency, %d processes (persistent, %s, transport %s)\n",
                     bcast ? "broadcast" : "allgather", np, what.c_str(), transport_label().c_str());
-        std::printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
-                    "Max Latency(us)", "Iterations");
+        std::printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)", "Max Latency(us)",
+                    "Iterations");
     }
     double create_us = 0, free_us = 0;
     bool wrong = false;
@@ -183,8 +184,7 @@ int run_collective(const Options &o, bool bcast) {
                             t.wrong_ranks, np);
             std::fflush(stdout);
             const double latency = t.wrong_ranks > 0 ? std::nan("") : t.max_us;
-            csv.row(bcast ? "bcast" : "allgather", what, size, latency, size / latency, iters, np,
-                    transport_label());
+            csv.row(bcast ? "bcast" : "allgather", what, size, latency, size / latency, iters, np, transport_label());
         }
     }
     if (me == 0) std::printf("# create %.1f us, free %.1f us (first size, max over ranks)\n", create_us, free_us);

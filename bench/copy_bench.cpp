@@ -71,8 +71,10 @@ int run_copy(const Options &o) {
         mine = acp_query_ga(key, buf);
     } else if (acp_query_address(mine + o.max_size - 1) == nullptr) {
         if (me == 0)
-            std::fprintf(stderr, "acpx-bench: --memory starter needs a starter memory of at least "
-                                 "%zu bytes (acprun --starter-memsize)\n", o.max_size + kStarterOffset);
+            std::fprintf(stderr,
+                         "acpx-bench: --memory starter needs a starter memory of at least "
+                         "%zu bytes (acprun --starter-memsize)\n",
+                         o.max_size + kStarterOffset);
         return 1;
     }
     std::memcpy(acp_query_address(acp_query_starter_ga(me)), &mine, sizeof mine);
@@ -87,16 +89,17 @@ int run_copy(const Options &o) {
             std::memcpy(&ga[r], slot + 8 * r, 8);
         }
         const std::string label = transport_label();
-        const std::string transport =
-            label + (o.starter ? "/starter" : cma_off() ? "/user-" + label.substr(0, 3) : "/user");
+        const std::string transport = label + (o.starter   ? "/starter"
+                                               : cma_off() ? "/user-" + label.substr(0, 3)
+                                                           : "/user");
         Csv csv(o.csv);
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
         std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
                     transport.c_str(), third);
         if (o.skew)
             std::printf("# --skew %zu: rank r's buffer starts %zu x r bytes past a page boundary\n", o.skew, o.skew);
-        std::printf("# %-10s %14s %14s %18s %16s %16s\n", "Size", "put lat(us)", "get lat(us)",
-                    "rem->rem lat(us)", "put BW(MB/s)", "get BW(MB/s)");
+        std::printf("# %-10s %14s %14s %18s %16s %16s\n", "Size", "put lat(us)", "get lat(us)", "rem->rem lat(us)",
+                    "put BW(MB/s)", "get BW(MB/s)");
         for (size_t s : sizes(o)) {
             const int it = iterations_for(o, s);
             const int bw_it = std::max(o.quick ? 2 : 10, it / o.window);  // >= 10 windows: stable

@@ -86,10 +86,11 @@ bool measure(const Config &c, Measured *m) {
 void model_table(FILE *csv) {
     using middle::Exec;
     using middle::Kind;
-    std::printf("\n# Modelled in one process (the plans create builds), bytes held per process,\n"
-                "# direct handles; seed 002 estimates 48 bytes per member for the root\n");
-    std::printf("%-10s %14s %14s %14s %14s %14s %14s\n", "# Members", "root-mode root",
-                "root-mode leaf", "deleg. root", "deleg. leaf", "allg. root-mode", "seed estimate");
+    std::printf(
+        "\n# Modelled in one process (the plans create builds), bytes held per process,\n"
+        "# direct handles; seed 002 estimates 48 bytes per member for the root\n");
+    std::printf("%-10s %14s %14s %14s %14s %14s %14s\n", "# Members", "root-mode root", "root-mode leaf", "deleg. root",
+                "deleg. leaf", "allg. root-mode", "seed estimate");
     for (uint32_t n = 16; n <= (1u << 20); n <<= 1) {
         const size_t v[] = {
             middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, 0),
@@ -102,9 +103,7 @@ void model_table(FILE *csv) {
         const double seed = 48.0 * n;
         std::printf("%-10u %14zu %14zu %14zu %14zu %14s %14.0f\n", n, v[0], v[1], v[2], v[3],
                     v[4] ? std::to_string(v[4]).c_str() : "-", seed);
-        if (csv)
-            std::fprintf(csv, "model,%u,%zu,%zu,%zu,%zu,%zu,%.0f\n", n, v[0], v[1], v[2], v[3],
-                         v[4], seed);
+        if (csv) std::fprintf(csv, "model,%u,%zu,%zu,%zu,%zu,%zu,%.0f\n", n, v[0], v[1], v[2], v[3], v[4], seed);
     }
 }
 
@@ -122,17 +121,19 @@ int run_memory(const Options &o) {
     };
     FILE *csv = nullptr;
     if (me == 0) {
-        std::printf("# acpx-bench memory: bytes one persistent handle holds per process, %d ranks,\n"
-                    "# %d handles of 64 KiB per array/block (user arrays not counted), transport %s\n",
-                    np, kHandles, transport_label().c_str());
-        std::printf("%-20s %-9s %-10s %14s %14s %14s %14s\n", "# Handle", "Algo", "Exec",
-                    "root query", "root RSS", "member query", "member RSS");
+        std::printf(
+            "# acpx-bench memory: bytes one persistent handle holds per process, %d ranks,\n"
+            "# %d handles of 64 KiB per array/block (user arrays not counted), transport %s\n",
+            np, kHandles, transport_label().c_str());
+        std::printf("%-20s %-9s %-10s %14s %14s %14s %14s\n", "# Handle", "Algo", "Exec", "root query", "root RSS",
+                    "member query", "member RSS");
         if (!o.csv.empty()) {
             const bool fresh = access(o.csv.c_str(), F_OK) != 0;
             csv = std::fopen(o.csv.c_str(), "a");
             if (csv && fresh)
-                std::fprintf(csv, "source,handle,algo,exec,ranks,root_query_bytes,root_rss_bytes,"
-                                  "member_query_bytes,member_rss_bytes\n");
+                std::fprintf(csv,
+                             "source,handle,algo,exec,ranks,root_query_bytes,root_rss_bytes,"
+                             "member_query_bytes,member_rss_bytes\n");
         }
     }
     int rc = 0;
@@ -143,13 +144,12 @@ int run_memory(const Options &o) {
         if (me != 0) continue;
         const std::string root_q = c.bcast ? std::to_string(static_cast<long>(m.query_root)) : "-";
         const std::string root_r = c.bcast ? std::to_string(static_cast<long>(m.rss_root)) : "-";
-        std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", name_of(c).c_str(), c.algo,
-                    c.exec, root_q.c_str(), root_r.c_str(), m.query_member, m.rss_member);
+        std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", name_of(c).c_str(), c.algo, c.exec, root_q.c_str(),
+                    root_r.c_str(), m.query_member, m.rss_member);
         std::fflush(stdout);
         if (csv)  // allgather has no root: those cells stay empty
-            std::fprintf(csv, "acpx,%s,%s,%s,%d,%s,%s,%.0f,%.0f\n", name_of(c).c_str(), c.algo,
-                         c.exec, np, c.bcast ? root_q.c_str() : "", c.bcast ? root_r.c_str() : "",
-                         m.query_member, m.rss_member);
+            std::fprintf(csv, "acpx,%s,%s,%s,%d,%s,%s,%.0f,%.0f\n", name_of(c).c_str(), c.algo, c.exec, np,
+                         c.bcast ? root_q.c_str() : "", c.bcast ? root_r.c_str() : "", m.query_member, m.rss_member);
     }
     if (me == 0 && !o.quick) {
         // The model's rows have their own columns: FILE.csv -> FILE_model.csv.
@@ -160,8 +160,9 @@ int run_memory(const Options &o) {
             path = (dot == std::string::npos ? path : path.substr(0, dot)) + "_model.csv";
             model = std::fopen(path.c_str(), "w");
             if (model)
-                std::fprintf(model, "source,members,rootmode_root,rootmode_leaf,delegated_root,"
-                                    "delegated_leaf,allgather_rootmode_member,seed_estimate\n");
+                std::fprintf(model,
+                             "source,members,rootmode_root,rootmode_leaf,delegated_root,"
+                             "delegated_leaf,allgather_rootmode_member,seed_estimate\n");
         }
         model_table(model);
         if (model) std::fclose(model);

@@ -77,10 +77,10 @@ int run_model_check(const Options &o) {
         if (!csv) return std::fprintf(stderr, "acpx-bench model-check: cannot write %s\n", path.c_str()), 1;
         std::fseek(csv, 0, SEEK_END);
         if (std::ftell(csv) == 0) std::fprintf(csv, "op,algo,procs,size,measured_us,predicted_us,ratio\n");
-        std::printf("# acpx model check, %d processes, transport %s, calibration %s\n", np,
-                    transport_label().c_str(), cal.source.c_str());
-        std::printf("%-10s %-10s %-12s %14s %14s %8s\n", "# op", "size", "algorithm", "measured(us)",
-                    "predicted(us)", "ratio");
+        std::printf("# acpx model check, %d processes, transport %s, calibration %s\n", np, transport_label().c_str(),
+                    cal.source.c_str());
+        std::printf("%-10s %-10s %-12s %14s %14s %8s\n", "# op", "size", "algorithm", "measured(us)", "predicted(us)",
+                    "ratio");
     }
     int in_band = 0, banded = 0, best_hits = 0, best_same = 0, best_points = 0;
     std::optional<Placement> place;  // samples on a near pair, as calibrate took its own
@@ -92,9 +92,9 @@ int run_model_check(const Options &o) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
-        base.inline_bytes = std::min(inline_max, middle::inline_bytes_for(bcast ? middle::Kind::kBcast
-                                                                                : middle::Kind::kAllgather,
-                                                                          base.members, 1));
+        base.inline_bytes = std::min(
+            inline_max,
+            middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather, base.members, 1));
         const std::vector<cm::Case> algos = cm::candidates(base);
         const std::vector<size_t> all_sizes = sizes(o);
         // Every (size, algorithm) once, then again: the median of three
@@ -105,17 +105,22 @@ int run_model_check(const Options &o) {
         // measured in one slow stretch read 1.3x off its calibration.
         std::vector<double> all_measured(all_sizes.size() * algos.size(), 0.0);
         const size_t points = all_sizes.size() * algos.size();
-        const bool ok = o.predict_only || median_of_passes(o.quick ? 1 : 3, points, [&](size_t i, double *us) {
-            const size_t size = all_sizes[i / algos.size()];
-            const std::string name = cm::algo_name(algos[i % algos.size()]);
-            RoundTimes rt;
-            if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
-                !time_rounds(bcast, false, group, size, model_rounds(o, size, np), &rt, model_min_ms(o)))
-                return false;
-            if (rt.wrong_ranks > 0) return wrong_data("model-check", rt, size);
-            *us = rt.max_us;
-            return true;
-        }, &all_measured, place ? &*place : nullptr);
+        const bool ok =
+            o.predict_only ||
+            median_of_passes(
+                o.quick ? 1 : 3, points,
+                [&](size_t i, double *us) {
+                    const size_t size = all_sizes[i / algos.size()];
+                    const std::string name = cm::algo_name(algos[i % algos.size()]);
+                    RoundTimes rt;
+                    if (acp_set_col_algorithm(bcast ? name.c_str() : nullptr, bcast ? nullptr : name.c_str()) != 0 ||
+                        !time_rounds(bcast, false, group, size, model_rounds(o, size, np), &rt, model_min_ms(o)))
+                        return false;
+                    if (rt.wrong_ranks > 0) return wrong_data("model-check", rt, size);
+                    *us = rt.max_us;
+                    return true;
+                },
+                &all_measured, place ? &*place : nullptr);
         if (!ok) return 1;
         for (size_t si = 0; si < all_sizes.size(); ++si) {
             const size_t size = all_sizes[si];
@@ -149,8 +154,8 @@ int run_model_check(const Options &o) {
             const bool hit = pts[pbest].measured <= 1.10 * pts[mbest].measured;
             // The same prediction: the same schedule (at 2 ranks every tree
             // is one copy), so the measured gap between them is noise.
-            const bool same = !hit && std::abs(pts[pbest].predicted - pts[mbest].predicted) <=
-                                          1e-3 * pts[mbest].predicted;
+            const bool same =
+                !hit && std::abs(pts[pbest].predicted - pts[mbest].predicted) <= 1e-3 * pts[mbest].predicted;
             best_hits += hit;
             best_same += same;
             std::printf("#   best: predicted %s, measured %s%s\n", pts[pbest].algo.c_str(), pts[mbest].algo.c_str(),
@@ -164,10 +169,11 @@ int run_model_check(const Options &o) {
     if (me == 0 && !o.predict_only) {
         std::printf("# ratio within 0.8..1.25 at >= 64 KiB: %d of %d (%.0f%%; target: all)\n", in_band, banded,
                     banded ? 100.0 * in_band / banded : 0.0);
-        std::printf("# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%); "
-                    "with identical schedules as one: %d (%.0f%%)\n",
-                    best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0, best_hits + best_same,
-                    best_points ? 100.0 * (best_hits + best_same) / best_points : 0.0);
+        std::printf(
+            "# predicted best is the measured best or within 10%%: %d of %d points (%.0f%%; target >= 90%%); "
+            "with identical schedules as one: %d (%.0f%%)\n",
+            best_hits, best_points, best_points ? 100.0 * best_hits / best_points : 0.0, best_hits + best_same,
+            best_points ? 100.0 * (best_hits + best_same) / best_points : 0.0);
         std::printf("# placement: %s\n", place->summary().c_str());
     }
     if (csv) std::fclose(csv);

@@ -150,16 +150,21 @@ double Placement::Impl::probe() {
     }
     const std::vector<double> all = gather(mine);
     if (*std::min_element(all.begin(), all.end()) < 0) {
-        if (me == 0) std::fprintf(stderr, "acpx-bench: the placement probe between ranks 0 and 1 took over %.0f s "
-                                  "(a rank not running, or the node overloaded); samples are taken as they come\n",
-                                  kTimeoutUs * 1e-6);
+        if (me == 0)
+            std::fprintf(stderr,
+                         "acpx-bench: the placement probe between ranks 0 and 1 took over %.0f s "
+                         "(a rank not running, or the node overloaded); samples are taken as they come\n",
+                         kTimeoutUs * 1e-6);
         active = false;
         return 0;
     }
     double ns = all[0];
-    if (fake_start_left > 0) --fake_start_left, ns = kFakeStartNs;  // tests: the same on every rank
-    else if (fake_left > 0) --fake_left, ns = fake_ns;
-    else if (fake_near) ns = floor_ns;
+    if (fake_start_left > 0)
+        --fake_start_left, ns = kFakeStartNs;  // tests: the same on every rank
+    else if (fake_left > 0)
+        --fake_left, ns = fake_ns;
+    else if (fake_near)
+        ns = floor_ns;
     if (ns > 0 && (floor_ns == 0 || ns < floor_ns)) floor_ns = ns;
     return ns;
 }
@@ -276,8 +281,10 @@ void Placement::Impl::settle() {
     start_wait_s = waited;
     start_far = floor_ns > kNearNs;
     if (start_far && acp_rank() == 0)
-        std::fprintf(stderr, "acpx-bench: ranks 0 and 1 stayed over %.0f ns apart (at best %.0f) for the first "
-                     "%.0f s; samples are taken on the pair as it is\n", kNearNs, floor_ns, waited);
+        std::fprintf(stderr,
+                     "acpx-bench: ranks 0 and 1 stayed over %.0f ns apart (at best %.0f) for the first "
+                     "%.0f s; samples are taken on the pair as it is\n",
+                     kNearNs, floor_ns, waited);
 }
 
 double Placement::wait_near() {
@@ -290,8 +297,7 @@ double Placement::wait_near() {
 int run_placement(const Options &o) {
     Placement place;
     if (!place.active()) {
-        if (acp_rank() == 0)
-            std::fprintf(stderr, "acpx-bench placement: %s\n", place.summary().c_str());
+        if (acp_rank() == 0) std::fprintf(stderr, "acpx-bench placement: %s\n", place.summary().c_str());
         return acp_procs() < 2 ? 2 : 1;
     }
     place.prefer(o.near_ns);
@@ -324,8 +330,10 @@ bool Placement::measure(const std::function<bool(double *)> &measure, double *v)
         }
         ++p.taken_far;
         if (acp_rank() == 0)
-            std::fprintf(stderr, "acpx-bench: ranks 0 and 1 stayed %.0f ns apart (at best %.0f) for %.0f s; "
-                         "samples are taken on the pair as it is now\n", after, p.floor_ns, far_for_s);
+            std::fprintf(stderr,
+                         "acpx-bench: ranks 0 and 1 stayed %.0f ns apart (at best %.0f) for %.0f s; "
+                         "samples are taken on the pair as it is now\n",
+                         after, p.floor_ns, far_for_s);
         p.floor_ns = after;
         p.far_since_us = -1;
         return true;
@@ -342,10 +350,10 @@ std::string Placement::summary() const {
         return s;
     }
     char s[320];
-    std::snprintf(s, sizeof s, "ranks 0-1: %.0f ns one way at best; %ld of %ld samples waited for a near pair (%ld "
+    std::snprintf(s, sizeof s,
+                  "ranks 0-1: %.0f ns one way at best; %ld of %ld samples waited for a near pair (%ld "
                   "sleeps of %ld ms), %ld measured again, %ld taken far (the pair far for over %.0f s)",
-                  p.floor_ns, p.waited, p.samples, p.sleeps, kSleepNs / 1'000'000, p.redone, p.taken_far,
-                  p.patience_s);
+                  p.floor_ns, p.waited, p.samples, p.sleeps, kSleepNs / 1'000'000, p.redone, p.taken_far, p.patience_s);
     std::string out = s;
     if (p.start_wait_s >= 0) {
         std::snprintf(s, sizeof s, "; at the start %.0f ns at best, then %s under %.0f ns after %.1f s",

@@ -136,9 +136,9 @@ const BcastInfo &info_of(BcastAlgo a);
 
 struct AllgatherInfo {
     AllgatherAlgo algo;
-    const char *name;         // as ACP_COL_ALLGATHER_ALGO takes it
-    bool even_members_only;   // offered only over an even number of members
-    AllgatherTurn (*turn)(uint32_t members);                    // allgather_turn
+    const char *name;                                             // as ACP_COL_ALLGATHER_ALGO takes it
+    bool even_members_only;                                       // offered only over an even number of members
+    AllgatherTurn (*turn)(uint32_t members);                      // allgather_turn
     CommandList (*block_list)(uint32_t members, uint32_t owner);  // members > 1
 };
 std::span<const AllgatherInfo> allgather_table();

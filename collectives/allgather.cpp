@@ -35,8 +35,7 @@ struct Builder {
 // together are the classic ring: in step s, member i forwards block i-s.
 CommandList ring(uint32_t n, uint32_t owner) {
     Builder b(n, owner);
-    for (uint64_t step = 1; step < n; ++step)
-        b.send(mod(int64_t{owner} + step - 1, n), mod(int64_t{owner} + step, n));
+    for (uint64_t step = 1; step < n; ++step) b.send(mod(int64_t{owner} + step - 1, n), mod(int64_t{owner} + step, n));
     return std::move(b.out);
 }
 

@@ -9,9 +9,7 @@
 namespace acpx::collectives {
 namespace {
 
-uint32_t absolute(uint64_t v, uint32_t root, uint32_t n) {
-    return static_cast<uint32_t>((v + root) % n);
-}
+uint32_t absolute(uint64_t v, uint32_t root, uint32_t n) { return static_cast<uint32_t>((v + root) % n); }
 
 // K-nomial: in the step of span s (1, k, k^2, ...) every v < s has the data
 // and sends it to v + j*s, j = 1..k-1. Binomial is k = 2. into[v]
@@ -48,8 +46,8 @@ CommandList chain(uint32_t n, uint32_t root) {
     CommandList out;
     out.reserve(n ? n - 1 : 0);
     for (uint64_t to = 1; to < n; ++to)
-        out.push_back({absolute(to, root, n), absolute(to - 1, root, n),
-                       to == 1 ? kNoDep : static_cast<uint32_t>(to - 2)});
+        out.push_back(
+            {absolute(to, root, n), absolute(to - 1, root, n), to == 1 ? kNoDep : static_cast<uint32_t>(to - 2)});
     return out;
 }
 

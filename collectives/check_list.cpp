@@ -23,8 +23,8 @@ std::string check_list(const CommandList &list, uint32_t members, uint32_t origi
         } else if (into[c.src] == kNoDep) {
             return at + "reads member " + std::to_string(c.src) + " before anything reached it";
         } else if (c.dep != into[c.src]) {
-            return at + "depends on entry " + std::to_string(c.dep) + ", not on entry " +
-                   std::to_string(into[c.src]) + " that delivered to its source";
+            return at + "depends on entry " + std::to_string(c.dep) + ", not on entry " + std::to_string(into[c.src]) +
+                   " that delivered to its source";
         }
         into[c.dst] = e;
     }

@@ -23,8 +23,7 @@ std::optional<BcastChoice> parse_bcast_algo(std::string_view s) {
         const std::string_view k = s.substr(colon + 1);
         unsigned v = 0;
         auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), v);
-        if (ec != std::errc() || end != k.data() + k.size() || v < param->min || v > param->max)
-            return std::nullopt;
+        if (ec != std::errc() || end != k.data() + k.size() || v < param->min || v > param->max) return std::nullopt;
         return BcastChoice{a, v};
     }
     return std::nullopt;

@@ -144,7 +144,7 @@ typedef uint64_t acp_ga_t;
 /** The key of one registration of this process. 0 is ACP_ATKEY_NULL. */
 typedef uint64_t acp_atkey_t;
 
-#define ACP_GA_NULL    0LLU
+#define ACP_GA_NULL 0LLU
 #define ACP_ATKEY_NULL 0LLU
 
 /*
@@ -272,8 +272,7 @@ typedef int64_t acp_handle_t;
  * end of its registration, or @p order was not yet issued. size 0 is a
  * valid copy that moves nothing.
  */
-acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size,
-                      acp_handle_t order);
+acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size, acp_handle_t order);
 
 /*
  * Atomics. Each applies one operation atomically at @p src (any rank) and
@@ -284,30 +283,18 @@ acp_handle_t acp_copy(acp_ga_t dst, acp_ga_t src, size_t size,
  *   cas:  if *src == oldval then *src = newval
  *   swap: *src = value;  add: *src += value;  xor/or/and: *src op= value
  */
-acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval,
-                      uint32_t newval, acp_handle_t order);
-acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval,
-                      uint64_t newval, acp_handle_t order);
-acp_handle_t acp_swap4(acp_ga_t dst, acp_ga_t src, uint32_t value,
-                       acp_handle_t order);
-acp_handle_t acp_swap8(acp_ga_t dst, acp_ga_t src, uint64_t value,
-                       acp_handle_t order);
-acp_handle_t acp_add4(acp_ga_t dst, acp_ga_t src, uint32_t value,
-                      acp_handle_t order);
-acp_handle_t acp_add8(acp_ga_t dst, acp_ga_t src, uint64_t value,
-                      acp_handle_t order);
-acp_handle_t acp_xor4(acp_ga_t dst, acp_ga_t src, uint32_t value,
-                      acp_handle_t order);
-acp_handle_t acp_xor8(acp_ga_t dst, acp_ga_t src, uint64_t value,
-                      acp_handle_t order);
-acp_handle_t acp_or4(acp_ga_t dst, acp_ga_t src, uint32_t value,
-                     acp_handle_t order);
-acp_handle_t acp_or8(acp_ga_t dst, acp_ga_t src, uint64_t value,
-                     acp_handle_t order);
-acp_handle_t acp_and4(acp_ga_t dst, acp_ga_t src, uint32_t value,
-                      acp_handle_t order);
-acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value,
-                      acp_handle_t order);
+acp_handle_t acp_cas4(acp_ga_t dst, acp_ga_t src, uint32_t oldval, uint32_t newval, acp_handle_t order);
+acp_handle_t acp_cas8(acp_ga_t dst, acp_ga_t src, uint64_t oldval, uint64_t newval, acp_handle_t order);
+acp_handle_t acp_swap4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+acp_handle_t acp_swap8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
+acp_handle_t acp_add4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+acp_handle_t acp_add8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
+acp_handle_t acp_xor4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+acp_handle_t acp_xor8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
+acp_handle_t acp_or4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+acp_handle_t acp_or8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
+acp_handle_t acp_and4(acp_ga_t dst, acp_ga_t src, uint32_t value, acp_handle_t order);
+acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t order);
 
 /**
  * Waits until GMA @p handle and every GMA issued before it by this process
@@ -439,8 +426,7 @@ typedef struct acp_request_s *acp_request_t;
  * Broadcast of byte ranges of `array` (arraysize bytes on every member)
  * from `root`, a member. @return the handle, or ACP_COL_NULL.
  */
-acp_col_t acp_create_bcast_direct(int root, int np_group, int *group,
-                                  void *array, size_t arraysize);
+acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize);
 /**
  * One round: bytes [offset, offset+size) of the root's array land in the
  * same range of every member's array. Every member calls it with the same
@@ -448,42 +434,34 @@ acp_col_t acp_create_bcast_direct(int root, int np_group, int *group,
  * the range passes arraysize, or this handle's previous round is not
  * finished here.
  */
-acp_request_t acp_send_bcast_direct(acp_col_t handle, size_t offset,
-                                    size_t size);
+acp_request_t acp_send_bcast_direct(acp_col_t handle, size_t offset, size_t size);
 
 /** Broadcast through library buffers of `buffersize` bytes (> 0). */
-acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group,
-                                    size_t buffersize);
+acp_col_t acp_create_bcast_buffered(int root, int np_group, int *group, size_t buffersize);
 /**
  * One round: `size` bytes of the root's `array` land in every member's
  * `array` (any memory, any size; above buffersize it goes in segments).
  */
-acp_request_t acp_send_bcast_buffered(acp_col_t handle, void *array,
-                                      size_t size);
+acp_request_t acp_send_bcast_buffered(acp_col_t handle, void *array, size_t size);
 
 /**
  * Allgather over `array`: np_group blocks of `blocksize` bytes, block i
  * belonging to group[i] (the same layout on every member).
  */
-acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array,
-                                      size_t blocksize);
+acp_col_t acp_create_allgather_direct(int np_group, int *group, void *array, size_t blocksize);
 /**
  * One round: bytes [offset, offset+size) of every member's own block land
  * in the same range of that block on every member.
  */
-acp_request_t acp_send_allgather_direct(acp_col_t handle, size_t offset,
-                                        size_t size);
+acp_request_t acp_send_allgather_direct(acp_col_t handle, size_t offset, size_t size);
 
 /** Allgather through library buffers of np_group x buffersize bytes. */
-acp_col_t acp_create_allgather_buffered(int np_group, int *group,
-                                        size_t buffersize);
+acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffersize);
 /**
  * One round: every member's `size` bytes at `sendbuf` land in every
  * member's `recvbuf` (np_group x size bytes, in group order).
  */
-acp_request_t acp_send_allgather_buffered(acp_col_t handle,
-                                          const void *sendbuf, void *recvbuf,
-                                          size_t size);
+acp_request_t acp_send_allgather_buffered(acp_col_t handle, const void *sendbuf, void *recvbuf, size_t size);
 
 /**
  * Waits until this member's part of the request's round is done.

@@ -34,8 +34,8 @@ Col *find_col(State &st, acp_col_t h, const char *fn) {
 // own arguments as bad. Such a member still takes part in the create
 // exchange (create.hpp), so every member fails this create with its
 // message and the next create on the group works.
-acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array,
-                 size_t array_bytes, bool args_ok) {
+acp_col_t create(const char *fn, Params p, int root, int np_group, const int *group, void *array, size_t array_bytes,
+                 bool args_ok) {
     // Taken at once: every acp_* call (acp_rank, ...) clears the last
     // error, and the C++ API rethrows this member's own line at the end.
     std::string own_error, own_line, own_arg, own_reason;
@@ -59,13 +59,15 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     if (!c) return ACP_COL_NULL;
     p = c->p;  // with the algorithm
     c->algo_label = algo_name(p);
-    if (acpx::basic::layer::verbose() &&
-        (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
-        std::fprintf(stderr, "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s (%s), exec %s, "
-                     "%zu bytes here\n", c->rank, name_of(p.kind), name_of(p.storage),
-                     static_cast<unsigned long long>(c->id), p.members, algo_name(p).c_str(),
+    if (acpx::basic::layer::verbose() && (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
+        std::fprintf(stderr,
+                     "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s (%s), exec %s, "
+                     "%zu bytes here\n",
+                     c->rank, name_of(p.kind), name_of(p.storage), static_cast<unsigned long long>(c->id), p.members,
+                     algo_name(p).c_str(),
                      p.auto_algo ? ("model: " + std::to_string(predicted_s * 1e6) + " us a round of " +
-                                    std::to_string(p.size) + " B").c_str()
+                                    std::to_string(p.size) + " B")
+                                       .c_str()
                                  : "forced",
                      name_of(p.exec), c->memory());
     return to_handle(c);
@@ -82,11 +84,9 @@ Col *sendable(const char *fn, State &st, acp_col_t h, Storage storage, Kind kind
     Col *c = find_col(st, h, fn);
     if (!c) return nullptr;
     if (c->p.storage != storage || c->p.kind != kind)
-        return report(fn, "handle", "is a %s %s handle", name_of(c->p.storage), name_of(c->p.kind)),
-               nullptr;
+        return report(fn, "handle", "is a %s %s handle", name_of(c->p.storage), name_of(c->p.kind)), nullptr;
     if (!c->broken.empty())
-        return report(fn, "handle", "is unusable after a failed round (%s); free it", c->broken.c_str()),
-               nullptr;
+        return report(fn, "handle", "is unusable after a failed round (%s); free it", c->broken.c_str()), nullptr;
     if (c->active) advance(*c);
     if (c->active)
         return report(fn, "handle", "round %llu is not finished here; acp_wait_col its request first",
@@ -113,15 +113,13 @@ acp_request_t send_direct(const char *fn, acp_col_t h, Kind kind, size_t offset,
     return start(fn, *c);
 }
 
-acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out,
-                            size_t size) {
+acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out, size_t size) {
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
     Col *c = sendable(fn, st, h, Storage::kBuffered, kind);
     if (!c) return ACP_REQUEST_NULL;
     if (size > ctl::kMaxSize)
-        return report(fn, "size", "%zu bytes is more than a round carries (2^40 - 2)", size),
-               ACP_REQUEST_NULL;
+        return report(fn, "size", "%zu bytes is more than a round carries (2^40 - 2)", size), ACP_REQUEST_NULL;
     if (size && (kind == Kind::kBcast ? !out : !in))
         return report(fn, kind == Kind::kBcast ? "array" : "sendbuf", "is NULL but size is %zu", size),
                ACP_REQUEST_NULL;
@@ -140,8 +138,10 @@ Col *find_request(State &st, acp_request_t req, const char *fn, uint64_t *round)
     const auto v = reinterpret_cast<uintptr_t>(req);
     auto it = st.cols.find(v >> kRoundBits);
     if (req == ACP_REQUEST_NULL || it == st.cols.end())
-        return report(fn, "request", "%p is not a request of a live handle (ACP_REQUEST_NULL, or "
-                      "its handle was freed)", static_cast<void *>(req)),
+        return report(fn, "request",
+                      "%p is not a request of a live handle (ACP_REQUEST_NULL, or "
+                      "its handle was freed)",
+                      static_cast<void *>(req)),
                nullptr;
     Col *c = it->second.get();
     const uint64_t low = v & kRoundMask;
@@ -162,17 +162,15 @@ int status_of(const char *fn, Col &c, uint64_t r) {
         return 1;
     }
     if (!c.broken.empty())
-        return report(fn, "request", "handle %llu round %llu failed: %s",
-                      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(r),
-                      c.broken.c_str()),
+        return report(fn, "request", "handle %llu round %llu failed: %s", static_cast<unsigned long long>(c.id),
+                      static_cast<unsigned long long>(r), c.broken.c_str()),
                -1;
     if (overdue(c)) {
         const std::string who = pending(c);
         break_handle(c, "timed out");
-        return report(fn, "request",
-                      "handle %llu round %llu (segment %u of %u): waited %.0f s (ACP_TIMEOUT) for %s",
-                      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(r),
-                      c.seg + 1, c.nseg, acpx::basic::layer::timeout_seconds(), who.c_str()),
+        return report(fn, "request", "handle %llu round %llu (segment %u of %u): waited %.0f s (ACP_TIMEOUT) for %s",
+                      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(r), c.seg + 1, c.nseg,
+                      acpx::basic::layer::timeout_seconds(), who.c_str()),
                -1;
     }
     return 0;
@@ -183,8 +181,10 @@ int status_of(const char *fn, Col &c, uint64_t r) {
 // (~10 ms) sleeps between polls.
 void pause_if_idle(unsigned idle) {
     if (idle < (acpx::basic::layer::yield_at_once() ? 1u : 64u)) return;
-    if (idle < 4096) sched_yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (idle < 4096)
+        sched_yield();
+    else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
 // Small rounds run ahead of slow members (round.cpp), whose "I called

@@ -29,8 +29,8 @@ std::string env_text(const char *name) {
 // again if one of the variables changed (they are read at every create,
 // like ACP_COL_EXEC).
 bool load_model(const char *fn, State &st) {
-    const std::string env = env_text("ACP_CALIBRATION") + '\n' + env_text("ACP_TOPOLOGY") + '\n' +
-                            env_text("ACP_TOPOLOGY_MAP");
+    const std::string env =
+        env_text("ACP_CALIBRATION") + '\n' + env_text("ACP_TOPOLOGY") + '\n' + env_text("ACP_TOPOLOGY_MAP");
     if (st.model_loaded && env == st.model_env) return true;
     st.model_loaded = false;
     st.has_topology = false;
@@ -106,8 +106,7 @@ bool read_algorithm(const char *fn, const State &st, Params *p) {
                         : parse_algorithm(fn, var, env ? env : "", p);
 }
 
-bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,
-                      double *predicted_s) {
+bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s) {
     *predicted_s = 0;
     const bool bcast = p->kind == Kind::kBcast;
     if (!p->auto_algo) {
@@ -115,9 +114,11 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
             bcast ? collectives::bcast_applies(static_cast<collectives::BcastAlgo>(p->algo), p->members)
                   : collectives::allgather_applies(static_cast<collectives::AllgatherAlgo>(p->algo), p->members);
         const bool set = !(bcast ? st.set_bcast : st.set_allgather).empty();
-        return why.empty() ||
-               report(fn, set ? "acp_set_col_algorithm" : bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO",
-                      "%s", why.c_str());
+        return why.empty() || report(fn,
+                                     set     ? "acp_set_col_algorithm"
+                                     : bcast ? "ACP_COL_BCAST_ALGO"
+                                             : "ACP_COL_ALLGATHER_ALGO",
+                                     "%s", why.c_str());
     }
     // Defaults where the model is not run: one member, and allgathers
     // above what create models (cm::kMaxTurnedAllgather).

@@ -35,7 +35,6 @@ collectives::model::Topology nodes_of(const std::vector<int> &ranks);
 // the runtime, on a switch). False, reported under fn, if
 // the calibration file or the topology cannot be used; a forced algorithm
 // that cannot run on this group (neighbor exchange, odd) also fails here.
-bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p,
-                      double *predicted_s);
+bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s);
 
 }  // namespace acpx::middle

@@ -31,8 +31,8 @@ struct Col {
     int rank = 0;  // this process
 
     // Memory the handle owns.
-    basic::layer::SharedMemory ctl_mem;  // the control block (plan.hpp)
-    basic::layer::SharedMemory buffer;   // buffered: np_group or 1 block of p.size
+    basic::layer::SharedMemory ctl_mem;      // the control block (plan.hpp)
+    basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size
     acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
     char *array = nullptr;                   // direct: the user's array
     acp_ga_t my_data = ACP_GA_NULL;          // GA of byte 0 of array or buffer
@@ -49,15 +49,15 @@ struct Col {
     uint64_t error_round = 0;
     uint64_t seq = 0;
     uint32_t seg = 0, nseg = 1;
-    size_t offset = 0, size = 0;  // direct: the range; buffered: bytes per member
-    const char *in = nullptr;     // buffered: what this member sends
-    char *out = nullptr;          // buffered: where it receives
-    bool issued = false;          // root mode: this segment's list is issued
-    std::vector<uint8_t> out_issued;  // delegated: per plan.out entry
-    std::vector<uint8_t> ready_known;  // delegated: per plan.out entry, its receiver's ready byte as last read
-    std::vector<uint8_t> seen;        // per plan.wait_slots entry
-    std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
-    acp_handle_t last = ACP_HANDLE_NULL;  // this member's last GMA of the segment
+    size_t offset = 0, size = 0;               // direct: the range; buffered: bytes per member
+    const char *in = nullptr;                  // buffered: what this member sends
+    char *out = nullptr;                       // buffered: where it receives
+    bool issued = false;                       // root mode: this segment's list is issued
+    std::vector<uint8_t> out_issued;           // delegated: per plan.out entry
+    std::vector<uint8_t> ready_known;          // delegated: per plan.out entry, its receiver's ready byte as last read
+    std::vector<uint8_t> seen;                 // per plan.wait_slots entry
+    std::vector<uint8_t> member_known;         // root mode: per member, its ready byte as last read
+    acp_handle_t last = ACP_HANDLE_NULL;       // this member's last GMA of the segment
     acp_handle_t seg_first = ACP_HANDLE_NULL;  // and its first
     // The segment's signals this member sent by GMA (stamps, notifications,
     // ready bytes): if one failed, its receiver is told so (round.cpp).
@@ -77,11 +77,11 @@ struct Col {
         char *arrive = nullptr;  // ring 0 of the entry's stamps, each before its inline slot; nullptr: acp_copy
     };
     bool direct_known = false;
-    std::vector<Direct> out_direct;        // per plan.out entry
-    std::vector<uint8_t *> ready_direct;   // per plan.ready_targets entry
+    std::vector<Direct> out_direct;               // per plan.out entry
+    std::vector<uint8_t *> ready_direct;          // per plan.ready_targets entry
     std::vector<std::shared_ptr<void>> mappings;  // keep those mapped
-    Clock::time_point seg_start{};  // when a wait first found the segment unfinished ({}: not yet)
-    std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
+    Clock::time_point seg_start{};                // when a wait first found the segment unfinished ({}: not yet)
+    std::string algo_label;                       // acp_query_col_algorithm: "bruck", "knomial:4"
 
     // Bytes this handle holds in this process (acp_query_col_memory).
     size_t memory() const;
@@ -93,14 +93,12 @@ struct Col {
 struct CreateKey {
     uint64_t set_hash;
     uint32_t seq;
-    bool operator<(const CreateKey &o) const {
-        return set_hash != o.set_hash ? set_hash < o.set_hash : seq < o.seq;
-    }
+    bool operator<(const CreateKey &o) const { return set_hash != o.set_hash ? set_hash < o.set_hash : seq < o.seq; }
 };
 
 struct State final : basic::layer::LayerState {
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
-    uint64_t next_id = 1;  // never reused: a freed handle stays recognisable
+    uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
     std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
 

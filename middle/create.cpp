@@ -91,15 +91,16 @@ void collect_mail(State &st) {
 // Polls until done() or ACP_TIMEOUT; progresses every handle meanwhile.
 template <class Done>
 bool poll_until(State &st, Done done) {
-    const auto deadline =
-        Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
+    const auto deadline = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
     for (unsigned spins = 0;; ++spins) {
         collect_mail(st);
         if (done()) return true;
         progress_all(st);
         if (Clock::now() > deadline) return false;
-        if (spins > 200) std::this_thread::sleep_for(std::chrono::microseconds(spins > 5000 ? 200 : 10));
-        else sched_yield();
+        if (spins > 200)
+            std::this_thread::sleep_for(std::chrono::microseconds(spins > 5000 ? 200 : 10));
+        else
+            sched_yield();
     }
 }
 
@@ -120,9 +121,8 @@ bool await_message(State &st, const CreateKey &key, MsgType type, size_t min_siz
 }
 
 // The coordinator: gathers every member's Info, checks, answers.
-bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p,
-                const int *group, uint32_t me, const MemberAddr &mine,
-                std::vector<MemberAddr> *table) {
+bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p, const int *group, uint32_t me,
+                const MemberAddr &mine, std::vector<MemberAddr> *table) {
     const uint32_t n = p.members;
     std::vector<int> have(n, 0);
     table->assign(n, MemberAddr{});
@@ -154,8 +154,8 @@ bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p
                 continue;
             }
             if (std::string d = first_difference(in.p, p); !d.empty() && why.empty())
-                why = "members disagree: rank " + std::to_string(in.h.from) + " vs rank " +
-                      std::to_string(group[me]) + ": " + d;
+                why = "members disagree: rank " + std::to_string(in.h.from) + " vs rank " + std::to_string(group[me]) +
+                      ": " + d;
         }
         return count == n;
     };
@@ -185,9 +185,8 @@ bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p
 }
 
 // A member: sends its Info, waits for the coordinator's Reply.
-bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator,
-          int my_rank, uint32_t n, const MemberAddr &mine, const std::string &own_error,
-          std::vector<MemberAddr> *table) {
+bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator, int my_rank, uint32_t n,
+          const MemberAddr &mine, const std::string &own_error, std::vector<MemberAddr> *table) {
     Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine, {}};
     std::snprintf(in.error, sizeof in.error, "%s", own_error.c_str());
     if (!basic::layer::send(coordinator, &in, sizeof in, fn)) return false;
@@ -202,7 +201,8 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
     Reply r;
     std::memcpy(&r, reply.data(), sizeof r);
     r.reason[sizeof r.reason - 1] = '\0';
-    if (r.status != 0) return !own_error.empty() || report(fn, "group", "%s", r.reason), false;  // quiet: its own line said it
+    if (r.status != 0)
+        return !own_error.empty() || report(fn, "group", "%s", r.reason), false;  // quiet: its own line said it
     if (reply.size() != sizeof r + n * sizeof(MemberAddr))
         return report(fn, "group", "malformed answer from rank %d", coordinator);
     table->resize(n);
@@ -216,8 +216,14 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
     basic::clear_last_error();
     const bool ok =
         own_error.empty() && choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
-    Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]}, ok ? 0 : 1, p->auto_algo, p->algo, p->radix,
-              *predicted_s, {}, {}};
+    Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]},
+              ok ? 0 : 1,
+              p->auto_algo,
+              p->algo,
+              p->radix,
+              *predicted_s,
+              {},
+              {}};
     if (!ok) {  // what its own message named, and why
         // Its own bad argument ("arg: reason"), else what choosing said.
         const size_t colon = own_error.find(": ");
@@ -273,8 +279,7 @@ bool check_group(const char *fn, int np_group, const int *group, uint32_t *me) {
     std::vector<int> sorted(group, group + np_group);
     for (int i = 0; i < np_group; ++i)
         if (group[i] < 0 || group[i] >= procs)
-            return report(fn, "group", "group[%d] = %d is not a rank of this job [0, %d)", i,
-                          group[i], procs);
+            return report(fn, "group", "group[%d] = %d is not a rank of this job [0, %d)", i, group[i], procs);
     std::sort(sorted.begin(), sorted.end());
     if (auto d = std::adjacent_find(sorted.begin(), sorted.end()); d != sorted.end())
         return report(fn, "group", "rank %d is listed twice", *d);
@@ -313,8 +318,8 @@ void release(Col &c) {
     basic::layer::free_shared(c.ctl_mem);
 }
 
-Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes, const std::string &own_error, double *predicted_s) {
+Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array, size_t array_bytes,
+                const std::string &own_error, double *predicted_s) {
     const uint32_t n = p.members;
     p.group_hash = fnv1a(group, n);
     std::vector<int> sorted(group, group + n);
@@ -357,15 +362,13 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     // for it until ACP_TIMEOUT: it sends a NULL GA, which fails them all.
     const MemberAddr mine{ok ? c->my_data : ACP_GA_NULL, ok ? c->ctl_mem.ga : ACP_GA_NULL};
     std::vector<MemberAddr> table;
-    const bool exchanged = coordinator == c->rank
-                               ? coordinate(fn, st, key, p, group, me, mine, &table)
-                               : join(fn, st, key, p, coordinator, c->rank, n, mine, own, &table);
+    const bool exchanged = coordinator == c->rank ? coordinate(fn, st, key, p, group, me, mine, &table)
+                                                  : join(fn, st, key, p, coordinator, c->rank, n, mine, own, &table);
     bool complete = exchanged;
     for (uint32_t i = 0; complete && i < n; ++i)
         if (table[i].data == ACP_GA_NULL || table[i].ctl == ACP_GA_NULL) {
             complete = false;
-            if (ok)
-                report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
+            if (ok) report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
         }
     if (!complete) {
         release(*c);
@@ -377,6 +380,5 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     st.cols[c->id] = std::move(c);
     return out;
 }
-
 
 }  // namespace acpx::middle

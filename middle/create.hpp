@@ -28,8 +28,8 @@ bool read_choices(const char *fn, Params *p);
 // member fails this create with that message and counts it, and the
 // next create on the group matches up. *predicted_s: the model's time for
 // a round (0 if forced).
-Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array,
-                size_t array_bytes, const std::string &own_error, double *predicted_s);
+Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array, size_t array_bytes,
+                const std::string &own_error, double *predicted_s);
 
 // Releases what a handle owns (its registrations and memory).
 void release(Col &c);

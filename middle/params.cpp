@@ -12,9 +12,8 @@ const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buff
 const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
 std::string algo_name(const Params &p) {
-    return p.kind == Kind::kBcast
-               ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
-               : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
+    return p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
+                                  : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
 }
 
 bool inline_max_from_env(uint32_t *out, std::string *why) {

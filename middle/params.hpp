@@ -27,15 +27,15 @@ struct Params {
     Kind kind = Kind::kBcast;
     Storage storage = Storage::kDirect;
     Exec exec = Exec::kDelegated;
-    uint8_t algo = 0;         // collectives::BcastAlgo or AllgatherAlgo
-    uint8_t radix = 2;        // bcast knomial: its k
-    uint8_t auto_algo = 0;    // 1: chosen by the model (choose.hpp), not forced
+    uint8_t algo = 0;                         // collectives::BcastAlgo or AllgatherAlgo
+    uint8_t radix = 2;                        // bcast knomial: its k
+    uint8_t auto_algo = 0;                    // 1: chosen by the model (choose.hpp), not forced
     uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
     uint32_t ring_max = kDefaultRingMax;      // ACP_COL_RING_DEPTH: cap on slots per block
-    uint32_t members = 0;     // np_group
-    int32_t root = -1;        // bcast: the root's ACP rank; allgather: -1
-    uint64_t size = 0;        // arraysize / blocksize / buffersize
-    uint64_t group_hash = 0;  // of the group as listed (order matters)
+    uint32_t members = 0;                     // np_group
+    int32_t root = -1;                        // bcast: the root's ACP rank; allgather: -1
+    uint64_t size = 0;                        // arraysize / blocksize / buffersize
+    uint64_t group_hash = 0;                  // of the group as listed (order matters)
 };
 
 // The inline cap ACP_COL_INLINE sets (kDefaultInlineMax when unset or

@@ -24,8 +24,7 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t 
     return p.kind == Kind::kBcast
                ? collectives::bcast_block_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
                                                block, p.radix)
-               : collectives::allgather_block_list(static_cast<collectives::AllgatherAlgo>(p.algo), p.members,
-                                                   block);
+               : collectives::allgather_block_list(static_cast<collectives::AllgatherAlgo>(p.algo), p.members, block);
 }
 
 // f(b, list of block b) for every block of p, one list at a time, until
@@ -47,8 +46,7 @@ void each_list(const Params &p, uint32_t root_index, F &&f) {
 // in every process at create).
 class MemberEntries {
   public:
-    MemberEntries(const Params &p, uint32_t root_index, bool walk_every_list)
-        : p_(p), root_index_(root_index) {
+    MemberEntries(const Params &p, uint32_t root_index, bool walk_every_list) : p_(p), root_index_(root_index) {
         if (p.kind != Kind::kAllgather || walk_every_list) return;
         turn_ = collectives::allgather_turn(static_cast<collectives::AllgatherAlgo>(p.algo), p.members);
         for (uint32_t r = 0; r < turn_.period; ++r) {
@@ -91,7 +89,7 @@ class MemberEntries {
     const Params &p_;
     uint32_t root_index_;
     collectives::AllgatherTurn turn_;
-    std::vector<collectives::CommandList> bases_;           // blocks 0..period-1
+    std::vector<collectives::CommandList> bases_;       // blocks 0..period-1
     std::vector<std::vector<uint32_t>> start_, index_;  // per base: each member's entries, ascending
 };
 
@@ -118,8 +116,10 @@ bool ready_by_member(const Params &p) {
 ReadyBytes ready_bytes_by_member(const Params &p, const MemberEntries &entries, uint32_t me) {
     ReadyBytes r;
     entries.each(me, [&](uint32_t, const collectives::Command &c) {
-        if (c.src == me) r.mine.emplace(c.dst, c.dst);
-        else r.at.emplace(c.src, me);
+        if (c.src == me)
+            r.mine.emplace(c.dst, c.dst);
+        else
+            r.at.emplace(c.src, me);
         return true;
     });
     r.count = p.members;
@@ -132,8 +132,10 @@ ReadyBytes ready_bytes_turned(const MemberEntries &entries, uint32_t me) {
     std::vector<uint32_t> sources;
     std::unordered_set<uint32_t> seen;
     entries.each(me, [&](uint32_t, const collectives::Command &c) {
-        if (c.src == me) r.mine.emplace(c.dst, static_cast<uint32_t>(r.mine.size()));
-        else if (seen.insert(c.src).second) sources.push_back(c.src);
+        if (c.src == me)
+            r.mine.emplace(c.dst, static_cast<uint32_t>(r.mine.size()));
+        else if (seen.insert(c.src).second)
+            sources.push_back(c.src);
         return true;
     });
     for (const uint32_t s : sources) {
@@ -231,8 +233,8 @@ void plan_delegated(const ReadyBytes &r, const MemberEntries &entries, Plan &pl,
     std::unordered_set<uint32_t> told;
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me)
-            pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep,
-                              table[c.dst].data, table[c.dst].ctl + pl.layout().arrive(b, 0)});
+            pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep, table[c.dst].data,
+                              table[c.dst].ctl + pl.layout().arrive(b, 0)});
         if (c.dst == me) {
             pl.wait_slots.push_back(b);
             pl.wait_from.push_back(group[c.src]);
@@ -304,8 +306,7 @@ PlanBuilder::~PlanBuilder() = default;
 
 uint32_t PlanBuilder::ready_count() const {
     const Impl &b = *impl_;
-    if (b.p.exec == Exec::kRoot)
-        return (b.p.kind == Kind::kAllgather || b.me == b.root_index) ? b.p.members : 0;
+    if (b.p.exec == Exec::kRoot) return (b.p.kind == Kind::kAllgather || b.me == b.root_index) ? b.p.members : 0;
     return b.ready.count;
 }
 
@@ -342,8 +343,8 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     return pl;
 }
 
-Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
-                const std::vector<MemberAddr> &table, bool walk_every_list) {
+Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
+                bool walk_every_list) {
     return PlanBuilder(p, me, group, walk_every_list).build(table);
 }
 

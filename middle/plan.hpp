@@ -90,9 +90,7 @@ struct Layout {
     // aligned 8-byte store (ACP_COL_INLINE may be any size).
     size_t arrive_stride() const { return kStampBytes + (inl + 15) / 16 * 16; }
     // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
-    size_t signal(uint32_t slot, uint64_t seq) const {
-        return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq);
-    }
+    size_t signal(uint32_t slot, uint64_t seq) const { return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq); }
     size_t arrive(uint32_t block, uint64_t seq) const {
         return kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
     }
@@ -117,8 +115,8 @@ static_assert(sizeof(OutEntry) == 32, "delegated memory per entry (middle/README
 
 struct Plan {
     uint32_t members = 0, me = 0;
-    uint32_t n_in = 1;     // arrive (and fwd) slots
-    uint32_t n_ready = 0;  // ready bytes
+    uint32_t n_in = 1;          // arrive (and fwd) slots
+    uint32_t n_ready = 0;       // ready bytes
     uint32_t inline_bytes = 0;  // per inline slot (inline_bytes_for)
     uint32_t depth = 2;         // slots per block (ring_depth_for)
     // What this member waits for each round: slots of its control block,
@@ -175,8 +173,8 @@ class PlanBuilder {
 };
 
 // PlanBuilder(p, me, group, walk_every_list).build(table), in one step.
-Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group,
-                const std::vector<MemberAddr> &table, bool walk_every_list = false);
+Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
+                bool walk_every_list = false);
 
 // The bytes member `me` of a direct handle of 16 KiB or more (full inline
 // slots) over ranks 0..members-1 would hold (plan + control block),
@@ -206,7 +204,6 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // Otherwise 2: an allgather member cannot end a round before every member
 // started it, and larger rounds wait for their receivers anyway.
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
-
 
 // The control block layout of every member of a handle with these
 // parameters (slots_of, inline_bytes_for, ring_depth_for): what create

@@ -36,9 +36,7 @@ using ctl::stamp_is;
 using ctl::stamp_of;
 using ctl::value_of;
 
-uint64_t load64(const uint8_t *p) {
-    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
-}
+uint64_t load64(const uint8_t *p) { return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE); }
 void store64(void *p, uint64_t v) { __atomic_store_n(static_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
 // A stamp pair by plain stores (plan.hpp): the offset stamp first, so a
 // receiver that sees the size stamp finds the pair whole at once.
@@ -84,9 +82,7 @@ bool is_inline(const Col &c) {
 }
 
 // Where this member's bytes of `block` are here: its array or buffer.
-char *local_data(const Col &c) {
-    return buffered(c) ? static_cast<char *>(c.buffer.base) : c.array;
-}
+char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.buffer.base) : c.array; }
 
 // "a, b, c": sorted, each once.
 std::string listed(std::vector<std::string> what) {
@@ -119,8 +115,7 @@ void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block, uint32_t byte
 bool fail_gma(Col &c, const char *fn, const char *what) {
     break_handle(c, std::string("could not issue ") + what);
     return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
-                         static_cast<unsigned long long>(c.id),
-                         static_cast<unsigned long long>(c.round), what);
+                         static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round), what);
 }
 
 // Buffered: this member's bytes of the segment into its buffer.
@@ -146,8 +141,7 @@ void copy_out(Col &c) {
         return;
     }
     for (uint32_t b = 0; b < c.plan.members; ++b)
-        if (b != c.plan.me)
-            basic::copy_bytes(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
+        if (b != c.plan.me) basic::copy_bytes(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
 }
 
 // Where this handle's slots are in every member's control block.
@@ -174,7 +168,8 @@ bool begin_segment(Col &c, const char *fn) {
         const acp_handle_t h = acp_copy(c.plan.ready_targets[i], ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
         track(c, h);
-        c.notices.push_back({h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0, 1});
+        c.notices.push_back(
+            {h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0, 1});
     }
     return true;
 }
@@ -251,8 +246,8 @@ bool issue_list(Col &c) {
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
             // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
             const acp_ga_t dst = small ? slot_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
-            const acp_ga_t src = small && cmd.dep != collectives::kNoDep ? slot_ga(cmd.src, slot)
-                                                                          : pl.data_ga[cmd.src] + r.offset;
+            const acp_ga_t src =
+                small && cmd.dep != collectives::kNoDep ? slot_ga(cmd.src, slot) : pl.data_ga[cmd.src] + r.offset;
             const acp_handle_t h = acp_copy(dst, src, r.length, order);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
             if (e == 0) first = h;
@@ -353,9 +348,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
-        const acp_ga_t src = small && o.wait
-                                 ? ctl_ga(c, at(c).inline_at(o.block, c.seq))
-                                 : c.my_data + r.offset;
+        const acp_ga_t src = small && o.wait ? ctl_ga(c, at(c).inline_at(o.block, c.seq)) : c.my_data + r.offset;
         const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
         acp_handle_t h =
             acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
@@ -382,8 +375,7 @@ bool check_arrivals(Col &c) {
         }
         c.seen[i] = 1;
         const bool block = slot < c.plan.n_in;
-        if (block ? !sound(c, slot)
-                  : value_of(load64(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
+        if (block ? !sound(c, slot) : value_of(load64(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }
@@ -405,8 +397,9 @@ bool send_failure_stamps(Col &c) {
     std::vector<std::string> what;
     for (const auto &n : c.notices)
         if (acp_inquire(n.gma) < 0)
-            what.push_back((n.slot == ACP_GA_NULL ? "its ready signal to rank " + std::to_string(n.to)
-                                                  : "block " + std::to_string(n.block) + " to rank " + std::to_string(n.to)) +
+            what.push_back((n.slot == ACP_GA_NULL
+                                ? "its ready signal to rank " + std::to_string(n.to)
+                                : "block " + std::to_string(n.block) + " to rank " + std::to_string(n.to)) +
                            " (GMA " + std::to_string(n.gma) + ")");
     if (what.empty()) return false;  // another handle's or the application's GMA
     note_error(c, "a copy this rank issued failed: " + listed(what));
@@ -454,8 +447,7 @@ bool start_round(Col &c, const char *fn) {
     c.active = true;
     c.seg = 0;
     c.nseg = 1;
-    if (buffered(c) && c.size > c.p.size)
-        c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
+    if (buffered(c) && c.size > c.p.size) c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
     c.out_issued.assign(c.plan.out.size(), 0);
     c.seen.assign(c.plan.wait_slots.size(), 0);
     // Not ready at any seq: 128 rounds behind (depth <= 64) and not level.
@@ -506,8 +498,7 @@ std::string pending(const Col &c) {
     if (c.plan.executes_list && !c.issued)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
-                what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) +
-                               " (its send)");
+                what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
     for (size_t j = 0; j < c.plan.out.size(); ++j)
         if (!c.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))

@@ -45,8 +45,7 @@ void print_ofi_providers() {
     if (fab.getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, hints, &all) == 0) {
         std::set<std::string> seen;
         for (fi_info *i = all; i; i = i->next) {
-            const std::string line = std::string(i->fabric_attr->prov_name) + " (domain " +
-                                     i->domain_attr->name + ")";
+            const std::string line = std::string(i->fabric_attr->prov_name) + " (domain " + i->domain_attr->name + ")";
             if (seen.insert(line).second) std::printf("  %s\n", line.c_str());
         }
         fab.freeinfo(all);
@@ -144,9 +143,10 @@ void print_variables() {
     if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION")))
         std::printf("  calibration: unusable: %s\n", why.c_str());
     else if (cal.source == cm::kBuiltinSource)
-        std::printf("  calibration: built-in defaults (%s, taken as %s); acprun -n 2 acpx-bench calibrate measures "
-                    "this machine\n",
-                    cal.machine.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
+        std::printf(
+            "  calibration: built-in defaults (%s, taken as %s); acprun -n 2 acpx-bench calibrate measures "
+            "this machine\n",
+            cal.machine.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
     else
         std::printf("  calibration: %s (%s, %s, %s)\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str(),
                     cm::cores_in_use(cal, cm::online_cores()).c_str());

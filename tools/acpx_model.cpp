@@ -65,13 +65,18 @@ bool fail(const char *what) {
 bool parse(int argc, char **argv, Args *a) {
     a->cmd = argv[1];
     if (a->cmd != "predict" && a->cmd != "compare") return fail(("unknown command '" + a->cmd + "'").c_str());
-    static const option opts[] = {{"algo", required_argument, nullptr, 'a'}, {"op", required_argument, nullptr, 'o'},
-                                  {"procs", required_argument, nullptr, 'p'}, {"size", required_argument, nullptr, 's'},
-                                  {"sizes", required_argument, nullptr, 'S'}, {"root", required_argument, nullptr, 'r'},
+    static const option opts[] = {{"algo", required_argument, nullptr, 'a'},
+                                  {"op", required_argument, nullptr, 'o'},
+                                  {"procs", required_argument, nullptr, 'p'},
+                                  {"size", required_argument, nullptr, 's'},
+                                  {"sizes", required_argument, nullptr, 'S'},
+                                  {"root", required_argument, nullptr, 'r'},
                                   {"buffered", no_argument, nullptr, 'b'},
-                                  {"map", required_argument, nullptr, 'm'}, {"help", no_argument, nullptr, 'h'},
+                                  {"map", required_argument, nullptr, 'm'},
+                                  {"help", no_argument, nullptr, 'h'},
                                   {"topology", required_argument, nullptr, 't'},
-                                  {"calibration", required_argument, nullptr, 'c'}, {nullptr, 0, nullptr, 0}};
+                                  {"calibration", required_argument, nullptr, 'c'},
+                                  {nullptr, 0, nullptr, 0}};
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
         const std::string v = optarg ? optarg : "";
@@ -126,10 +131,10 @@ cm::Case base_case(const Args &a, uint64_t size) {
     c.members = static_cast<uint32_t>(a.procs);
     c.root = static_cast<uint32_t>(a.root);
     c.buffered = a.buffered;
-    c.inline_bytes = std::min(a.inline_max, acpx::middle::inline_bytes_for(c.op == cm::Op::kBcast
-                                                                                ? acpx::middle::Kind::kBcast
-                                                                                : acpx::middle::Kind::kAllgather,
-                                                                            c.members, 1));
+    c.inline_bytes = std::min(
+        a.inline_max,
+        acpx::middle::inline_bytes_for(
+            c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1));
     c.bytes = size;
     return c;
 }
@@ -158,9 +163,11 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
             return std::fprintf(stderr, "acpx-model: %s\n", why.c_str()), 2;
         // A ring's steps over 16,384 members would be 268 million messages.
         if (c.members > cm::kMaxModelledAllgather)
-            return std::fprintf(stderr, "acpx-model: predict lists every message of every step: allgather up to "
-                                "%u procs (compare gives the times up to %u)\n", cm::kMaxModelledAllgather,
-                                cm::kMaxTurnedAllgather), 2;
+            return std::fprintf(stderr,
+                                "acpx-model: predict lists every message of every step: allgather up to "
+                                "%u procs (compare gives the times up to %u)\n",
+                                cm::kMaxModelledAllgather, cm::kMaxTurnedAllgather),
+                   2;
         c.algo = static_cast<uint8_t>(g);
     }
     const cm::Prediction p = cm::predict(c, cal, t);
@@ -189,13 +196,16 @@ int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
 
 int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
     if (a.op == "allgather" && a.procs > cm::kMaxTurnedAllgather)
-        return std::fprintf(stderr, "acpx-model: compare: allgather is modelled up to %u procs (above, create "
+        return std::fprintf(stderr,
+                            "acpx-model: compare: allgather is modelled up to %u procs (above, create "
                             "takes bruck below 128 bytes a block, else neighbor, or ring for odd procs)\n",
-                            cm::kMaxTurnedAllgather), 2;
+                            cm::kMaxTurnedAllgather),
+               2;
     const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
-    std::printf("# acpx-model compare: %s, %llu procs; predicted us per round; * = what create picks: the\n"
-                "# lowest, or an earlier column within %g%% of it\n",
-                a.op.c_str(), static_cast<unsigned long long>(a.procs), cm::kTieMargin * 100);
+    std::printf(
+        "# acpx-model compare: %s, %llu procs; predicted us per round; * = what create picks: the\n"
+        "# lowest, or an earlier column within %g%% of it\n",
+        a.op.c_str(), static_cast<unsigned long long>(a.procs), cm::kTieMargin * 100);
     print_setting(cal, t);
     std::printf("%10s", "size");
     for (const cm::Case &k : algos) std::printf(" %13s", cm::algo_name(k).c_str());
@@ -236,7 +246,8 @@ int main(int argc, char **argv) {
         return std::fprintf(stderr, "acpx-model: ACP_COL_INLINE: %s\n", why.c_str()), 2;
     cm::Calibration cal;
     if (!a.calibration.empty()) setenv("ACP_CALIBRATION", a.calibration.c_str(), 1);
-    if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION"))) return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
+    if (!cm::load_calibration(&cal, &why, 0, acpx::basic::config_env("ACP_CALIBRATION")))
+        return std::fprintf(stderr, "acpx-model: calibration: %s\n", why.c_str()), 2;
     if (a.topology.empty())
         if (const char *env = acpx::basic::config_env("ACP_TOPOLOGY")) a.topology = env;
     if (cm::is_no_topology(a.topology)) a.topology.clear();  // "none" overrides ACP_TOPOLOGY

@@ -24,8 +24,8 @@ int bad(const std::string &what) {
 
 int merge_calibrations(int argc, char **argv) {
     static const char kUsage[] = "usage: acpx-model merge [--out FILE] CALIBRATION.json...";
-    static const option opts[] = {{"out", required_argument, nullptr, 'o'}, {"help", no_argument, nullptr, 'h'},
-                                  {nullptr, 0, nullptr, 0}};
+    static const option opts[] = {
+        {"out", required_argument, nullptr, 'o'}, {"help", no_argument, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
     std::string out;
     optind = 2;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {

@@ -35,8 +35,7 @@ class AcprunBootstrap final : public Bootstrap {
         rank_ = std::atoi(rank);
         procs_ = std::atoi(procs);
         if (procs_ < 1 || rank_ < 0 || rank_ >= procs_)
-            return report("acp_init", "acprun environment", "rank %s of %s is invalid", rank,
-                          procs);
+            return report("acp_init", "acprun environment", "rank %s of %s is invalid", rank, procs);
         sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         if (std::strlen(path) >= sizeof addr.sun_path)
@@ -44,12 +43,11 @@ class AcprunBootstrap final : public Bootstrap {
         std::strcpy(addr.sun_path, path);
         fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0)
-            return report("acp_init", "ACP_RUN_SOCKET", "cannot connect to acprun at %s: %s",
-                          path, std::strerror(errno));
+            return report("acp_init", "ACP_RUN_SOCKET", "cannot connect to acprun at %s: %s", path,
+                          std::strerror(errno));
         const uint32_t r = static_cast<uint32_t>(rank_);
         const int ms = static_cast<int>(timeout_s * 1000);
-        if (!wire::write_all(fd_, cookie, wire::kCookieChars, ms) ||
-            !wire::write_all(fd_, &r, sizeof r, ms))
+        if (!wire::write_all(fd_, cookie, wire::kCookieChars, ms) || !wire::write_all(fd_, &r, sizeof r, ms))
             return report("acp_init", "acprun", "cannot send the job cookie to acprun");
         return true;
     }
@@ -60,14 +58,13 @@ class AcprunBootstrap final : public Bootstrap {
 
     bool allgather(const Blob &mine, std::vector<Blob> *all, double timeout_s) override {
         const int ms = static_cast<int>(timeout_s * 1000);
-        if (!wire::write_frame(fd_, mine, ms))
-            return report("acp_init", "bootstrap", "lost the connection to acprun");
+        if (!wire::write_frame(fd_, mine, ms)) return report("acp_init", "bootstrap", "lost the connection to acprun");
         uint64_t count = 0;
-        if (!wire::read_all(fd_, &count, sizeof count, ms) ||
-            count != static_cast<uint64_t>(procs_))
+        if (!wire::read_all(fd_, &count, sizeof count, ms) || count != static_cast<uint64_t>(procs_))
             return report("acp_init", "bootstrap",
                           "no answer from acprun within %.0f s: some rank did not reach "
-                          "acp_init", timeout_s);
+                          "acp_init",
+                          timeout_s);
         all->assign(procs_, {});
         for (auto &b : *all)
             if (!wire::read_frame(fd_, &b, kMaxBlob, ms))
@@ -100,9 +97,7 @@ std::unique_ptr<Bootstrap> make_acprun_bootstrap(double timeout_s) {
     return b;
 }
 
-std::unique_ptr<Bootstrap> make_singleton_bootstrap() {
-    return std::make_unique<SingletonBootstrap>();
-}
+std::unique_ptr<Bootstrap> make_singleton_bootstrap() { return std::make_unique<SingletonBootstrap>(); }
 
 std::unique_ptr<Bootstrap> make_bootstrap(double timeout_s) {
     if (std::getenv(wire::kEnvSocket)) return make_acprun_bootstrap(timeout_s);
@@ -110,8 +105,8 @@ std::unique_ptr<Bootstrap> make_bootstrap(double timeout_s) {
     // Started by a launcher acpx cannot talk to (PMI-1/2: MPICH's hydra,
     // srun without --mpi=pmix): running on as a singleton would make N
     // independent 1-rank jobs that each think they are the whole job.
-    static constexpr const char *kSizeVars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
-                                                "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE", "ALPS_APP_PE"};
+    static constexpr const char *kSizeVars[] = {"PMI_SIZE",     "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
+                                                "SLURM_NTASKS", "MV2_COMM_WORLD_SIZE",  "ALPS_APP_PE"};
     for (const char *var : kSizeVars)
         if (const char *v = std::getenv(var); v && std::strtol(v, nullptr, 10) > 1)
             return report("acp_init", "bootstrap",

@@ -18,16 +18,14 @@ class PmixBootstrap final : public Bootstrap {
 
     bool start() {
         pmix_status_t rc = PMIx_Init(&me_, nullptr, 0);
-        if (rc != PMIX_SUCCESS)
-            return report("acp_init", "PMIx", "PMIx_Init failed: %s", PMIx_Error_string(rc));
+        if (rc != PMIX_SUCCESS) return report("acp_init", "PMIx", "PMIx_Init failed: %s", PMIx_Error_string(rc));
         initialized_ = true;
         pmix_proc_t job;
         PMIX_LOAD_PROCID(&job, me_.nspace, PMIX_RANK_WILDCARD);
         pmix_value_t *val = nullptr;
         rc = PMIx_Get(&job, PMIX_JOB_SIZE, nullptr, 0, &val);
         if (rc != PMIX_SUCCESS || !val)
-            return report("acp_init", "PMIx", "cannot get the job size: %s",
-                          PMIx_Error_string(rc));
+            return report("acp_init", "PMIx", "cannot get the job size: %s", PMIx_Error_string(rc));
         procs_ = static_cast<int>(val->data.uint32);
         PMIX_VALUE_RELEASE(val);
         return true;
@@ -47,8 +45,7 @@ class PmixBootstrap final : public Bootstrap {
         pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key.c_str(), &v);
         if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
         if (rc != PMIX_SUCCESS)
-            return report("acp_init", "PMIx", "cannot publish start-up data: %s",
-                          PMIx_Error_string(rc));
+            return report("acp_init", "PMIx", "cannot publish start-up data: %s", PMIx_Error_string(rc));
         pmix_info_t info[2];
         bool collect = true;
         int timeout = static_cast<int>(timeout_s) > 0 ? static_cast<int>(timeout_s) : 1;
@@ -57,8 +54,7 @@ class PmixBootstrap final : public Bootstrap {
         pmix_proc_t job;
         PMIX_LOAD_PROCID(&job, me_.nspace, PMIX_RANK_WILDCARD);
         rc = PMIx_Fence(&job, 1, info, 2);
-        if (rc != PMIX_SUCCESS)
-            return report("acp_init", "PMIx", "fence failed: %s", PMIx_Error_string(rc));
+        if (rc != PMIX_SUCCESS) return report("acp_init", "PMIx", "fence failed: %s", PMIx_Error_string(rc));
         all->assign(procs_, {});
         for (int r = 0; r < procs_; ++r) {
             pmix_proc_t peer;
@@ -66,8 +62,7 @@ class PmixBootstrap final : public Bootstrap {
             pmix_value_t *out = nullptr;
             rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &out);
             if (rc != PMIX_SUCCESS || !out || out->type != PMIX_BYTE_OBJECT)
-                return report("acp_init", "PMIx", "no start-up data from rank %d: %s", r,
-                              PMIx_Error_string(rc));
+                return report("acp_init", "PMIx", "no start-up data from rank %d: %s", r, PMIx_Error_string(rc));
             auto *bytes = reinterpret_cast<const uint8_t *>(out->data.bo.bytes);
             (*all)[r].assign(bytes, bytes + out->data.bo.size);
             PMIX_VALUE_RELEASE(out);

@@ -9,13 +9,12 @@
 namespace acpx::wire {
 namespace {
 // Waits until fd is ready for `events` or the deadline passes.
-bool wait_fd(int fd, short events, std::chrono::steady_clock::time_point deadline,
-             bool forever) {
+bool wait_fd(int fd, short events, std::chrono::steady_clock::time_point deadline, bool forever) {
     for (;;) {
         int ms = -1;
         if (!forever) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now());
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) return false;
             ms = static_cast<int>(left.count());
         }
@@ -55,8 +54,7 @@ bool read_all(int fd, void *buf, size_t len, int timeout_ms) {
 
 bool write_frame(int fd, const std::vector<uint8_t> &data, int timeout_ms) {
     const uint64_t len = data.size();
-    return write_all(fd, &len, sizeof len, timeout_ms) &&
-           write_all(fd, data.data(), data.size(), timeout_ms);
+    return write_all(fd, &len, sizeof len, timeout_ms) && write_all(fd, data.data(), data.size(), timeout_ms);
 }
 
 bool read_frame(int fd, std::vector<uint8_t> *data, size_t max_len, int timeout_ms) {

@@ -15,8 +15,7 @@ template <class T>
 T apply_cpu_atomic(AtomicOp op, T *p, T operand, T swap_in) {
     switch (op) {
         case AtomicOp::kCas:
-            __atomic_compare_exchange_n(p, &operand, swap_in, false, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_SEQ_CST);
+            __atomic_compare_exchange_n(p, &operand, swap_in, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             return operand;  // the previous value, whether or not it swapped
         case AtomicOp::kSwap: return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
         case AtomicOp::kAdd: return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);

@@ -68,18 +68,15 @@ class Transport {
 
     // Writes [local, local+len) to raddr at rank; completes when the bytes
     // are visible at the target (remote completion).
-    virtual int put(int rank, const void *local, size_t len, uint64_t raddr,
-                    RemoteKey &rkey, Completion *c) = 0;
+    virtual int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
     // Reads [raddr, raddr+len) at rank into local.
-    virtual int get(int rank, void *local, size_t len, uint64_t raddr,
-                    RemoteKey &rkey, Completion *c) = 0;
+    virtual int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
     // Applies op atomically at raddr (width 4 or 8 bytes) and stores the
     // previous value in *result. For kCas, *operand holds the compare value
     // and *result the new value on entry (UCX's convention). Both must stay valid
     // until the operation completes (the runtime owns them).
-    virtual int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand,
-                       uint64_t *result, uint64_t raddr, RemoteKey &rkey,
-                       Completion *c) = 0;
+    virtual int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result, uint64_t raddr,
+                       RemoteKey &rkey, Completion *c) = 0;
     // Sends a small message to rank's message handler. The data is copied
     // before the call returns. No ordering between messages is promised.
     virtual int send(int rank, const void *data, size_t len) = 0;

@@ -75,8 +75,10 @@ static int check_rounds(struct run *r, MPI_Request *req) {
     int bad_here = 0;
     for (int round = 1; round <= PEER_CHECKED_ROUNDS; ++round) {
         if (r->bcast) {
-            if (r->me == 0) peer_fill(r->buf, r->size, round, 0);
-            else memset(r->buf, PEER_POISON, r->size);
+            if (r->me == 0)
+                peer_fill(r->buf, r->size, round, 0);
+            else
+                memset(r->buf, PEER_POISON, r->size);
         } else {
             peer_fill(r->buf, r->size, round, r->me);
             memset(r->out, PEER_POISON, r->size * (size_t)r->np);
@@ -98,10 +100,9 @@ static int check_rounds(struct run *r, MPI_Request *req) {
 
 static int make_request(struct run *r, MPI_Request *req) {
 #if HAVE_PERSISTENT
-    if (r->bcast)
-        return BCAST_INIT(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req);
-    return ALLGATHER_INIT(r->buf, (int)r->size, MPI_BYTE, r->out, (int)r->size, MPI_BYTE,
-                          MPI_COMM_WORLD, MPI_INFO_NULL, req);
+    if (r->bcast) return BCAST_INIT(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req);
+    return ALLGATHER_INIT(r->buf, (int)r->size, MPI_BYTE, r->out, (int)r->size, MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL,
+                          req);
 #else
     (void)r, (void)req;
     return MPI_ERR_OTHER;
@@ -114,7 +115,10 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &r.me);
     MPI_Comm_size(MPI_COMM_WORLD, &r.np);
     if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
-        if (r.me == 0) fprintf(stderr, "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE] [--impl NAME] [--memory]\n");
+        if (r.me == 0)
+            fprintf(stderr,
+                    "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE] "
+                    "[--impl NAME] [--memory]\n");
         MPI_Finalize();
         return 2;
     }
@@ -127,11 +131,16 @@ int main(int argc, char **argv) {
             char *colon = strchr(argv[++i], ':');
             lo = peer_parse_size(argv[i]);
             hi = colon ? peer_parse_size(colon + 1) : lo;
-        } else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc) max_rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--memory")) memory = 1;
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-        else if (!strcmp(argv[i], "--impl") && i + 1 < argc) impl = argv[++i];
+        } else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc)
+            max_rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--memory"))
+            memory = 1;
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
+        else if (!strcmp(argv[i], "--impl") && i + 1 < argc)
+            impl = argv[++i];
     }
     const char *what = r.bcast ? "Bcast" : "Allgather";
     FILE *f = NULL;
@@ -154,7 +163,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 100; ++i) MPI_Request_free(&reqs[i]);
         double per = (after - before) * 1024.0 / 100, mx = 0;
         MPI_Reduce(&per, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (r.me == 0) printf("# %s persistent %s: RSS growth %.0f bytes per handle (max over ranks)\n", impl, what, mx);
+        if (r.me == 0)
+            printf("# %s persistent %s: RSS growth %.0f bytes per handle (max over ranks)\n", impl, what, mx);
 #endif
         MPI_Finalize();
         return 0;
@@ -171,8 +181,8 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, op, what);
         if (r.me == 0) {
             printf("# %s %s latency, %d processes\n", impl, name, r.np);
-            printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
-                   "Max Latency(us)", "Iterations");
+            printf("%-10s %16s %16s %16s %12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)", "Max Latency(us)",
+                   "Iterations");
         }
         for (size_t s = lo; s <= hi; s = quick && s < hi ? hi : s * 2) {
             r.size = s;
@@ -196,8 +206,8 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 const double lat = bad ? NAN : mx;
                 if (f)
-                    fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,%s\n", r.bcast ? "bcast" : "allgather", name, s, lat,
-                            s / lat, iters, r.np, impl);
+                    fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,%s\n", r.bcast ? "bcast" : "allgather", name, s, lat, s / lat,
+                            iters, r.np, impl);
             }
             if (s == hi) break;
         }

@@ -16,8 +16,10 @@
 static inline size_t peer_parse_size(const char *s) {
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'K' || *end == 'k') v <<= 10;
-    else if (*end == 'M' || *end == 'm') v <<= 20;
+    if (*end == 'K' || *end == 'k')
+        v <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20;
     return (size_t)v;
 }
 

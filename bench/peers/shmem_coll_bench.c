@@ -21,17 +21,18 @@
 
 #include "peer_common.h"
 
-static long psync[2][SHMEM_COLLECT_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE
-                                                                      : SHMEM_BCAST_SYNC_SIZE];
+static long psync[2][SHMEM_COLLECT_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE : SHMEM_BCAST_SYNC_SIZE];
 static double stat_in, stat_sum, stat_min, stat_max;
 static double pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync_red[SHMEM_REDUCE_SYNC_SIZE];
-static double bad_here, bad_sum;  /* doubles: shmem_int_sum_to_all segfaulted in oshmem 4.1 */
+static double bad_here, bad_sum; /* doubles: shmem_int_sum_to_all segfaulted in oshmem 4.1 */
 
 /* One round of s bytes (nelems 64-bit elements) with pSync `which`. */
 static void round_once(int bcast, long *dst, const long *src, size_t nelems, int np, long *ps) {
-    if (bcast) shmem_broadcast64(dst, src, nelems, 0, 0, 0, np, ps);
-    else shmem_fcollect64(dst, src, nelems, 0, 0, np, ps);
+    if (bcast)
+        shmem_broadcast64(dst, src, nelems, 0, 0, 0, np, ps);
+    else
+        shmem_fcollect64(dst, src, nelems, 0, 0, np, ps);
 }
 
 /* The checked rounds: on every PE, how many PEs ended one of them without
@@ -50,8 +51,8 @@ static int check_rounds(int bcast, long *dst, long *src, size_t s, size_t nelems
             const unsigned char *got = (const unsigned char *)dst + (size_t)from * nelems * 8;
             const long at = peer_first_bad(got, s, round, from);
             if (at < 0) continue;
-            fprintf(stderr, "PE %d: %zu bytes, checked round %d: block of PE %d, byte %ld is 0x%02x, not 0x%02x\n",
-                    me, s, round, from, at, got[at], peer_pattern(round, from, (size_t)at));
+            fprintf(stderr, "PE %d: %zu bytes, checked round %d: block of PE %d, byte %ld is 0x%02x, not 0x%02x\n", me,
+                    s, round, from, at, got[at], peer_pattern(round, from, (size_t)at));
             bad_here = 1;
         }
     }
@@ -65,7 +66,10 @@ int main(int argc, char **argv) {
     shmem_init();
     const int me = shmem_my_pe(), np = shmem_n_pes();
     if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
-        if (me == 0) fprintf(stderr, "usage: shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE]\n");
+        if (me == 0)
+            fprintf(
+                stderr,
+                "usage: shmem_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE]\n");
         shmem_finalize();
         return 2;
     }
@@ -78,9 +82,12 @@ int main(int argc, char **argv) {
             char *colon = strchr(argv[++i], ':');
             lo = peer_parse_size(argv[i]);
             hi = colon ? peer_parse_size(colon + 1) : lo;
-        } else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc) max_rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+        } else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--max-rounds") && i + 1 < argc)
+            max_rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
     }
     for (int k = 0; k < 2; ++k)
         for (size_t i = 0; i < sizeof psync[k] / sizeof(long); ++i) psync[k][i] = SHMEM_SYNC_VALUE;
@@ -128,8 +135,8 @@ int main(int argc, char **argv) {
             fflush(stdout);
             const double lat = bad ? NAN : stat_max;
             if (f)
-                fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,oshmem\n", bcast ? "bcast" : "allgather", name, s, lat,
-                        s / lat, iters, np);
+                fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,oshmem\n", bcast ? "bcast" : "allgather", name, s, lat, s / lat,
+                        iters, np);
         }
         if (s == hi) break;
     }

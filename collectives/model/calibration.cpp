@@ -192,12 +192,9 @@ namespace {
 template <typename Cal>
 auto optional_curves(Cal *c) {
     return std::vector<std::pair<const char *, decltype(&c->comm)>>{
-        {"comm_direct", &c->comm_direct},
-        {"comm_stream", &c->comm_stream},
-        {"comm_footprint", &c->comm_footprint},
-        {"comm_pair", &c->comm_pair},
-        {"comm_pair_inline", &c->comm_pair_inline},
-        {"comm_net", &c->comm_net},
+        {"comm_direct", &c->comm_direct},           {"comm_stream", &c->comm_stream},
+        {"comm_footprint", &c->comm_footprint},     {"comm_pair", &c->comm_pair},
+        {"comm_pair_inline", &c->comm_pair_inline}, {"comm_net", &c->comm_net},
         {"comm_net_stream", &c->comm_net_stream}};
 }
 
@@ -214,8 +211,7 @@ auto all_curves(Cal *c) {
 bool parse_calibration(const std::string &json, Calibration *out, std::string *why) {
     nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return *why = "not a JSON object", false;
-    if (text(j, "schema") != kSchema)
-        return *why = std::string("\"schema\" is not \"") + kSchema + "\"", false;
+    if (text(j, "schema") != kSchema) return *why = std::string("\"schema\" is not \"") + kSchema + "\"", false;
     Calibration c;
     if (!read_samples(j, "comm", &c.comm, why) || !read_samples(j, "memcpy", &c.memcpy, why)) return false;
     for (const auto &[name, curve] : optional_curves(&c))

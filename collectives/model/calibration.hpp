@@ -118,17 +118,15 @@ double median(std::vector<double> values);
 
 struct Calibration {
     Samples comm, memcpy;
-    Samples comm_direct;  // empty: comm (files without it)
-    Samples comm_stream;  // a block right behind another on its pair; empty: entry(false)
-    Samples comm_footprint;     // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
-    Samples comm_pair;          // two copies of a size at once, one each way (empty: as each alone)
-    Samples comm_pair_inline;   // the same through the inline slots (empty: copies out cost a memcpy)
-    Samples comm_net;           // an entry between two nodes (empty: as on one node)
-    Samples comm_net_stream;    // a streamed block between two nodes (empty: comm_net)
+    Samples comm_direct;       // empty: comm (files without it)
+    Samples comm_stream;       // a block right behind another on its pair; empty: entry(false)
+    Samples comm_footprint;    // a 1 MiB entry by the bytes its rounds span (empty: no cache effect)
+    Samples comm_pair;         // two copies of a size at once, one each way (empty: as each alone)
+    Samples comm_pair_inline;  // the same through the inline slots (empty: copies out cost a memcpy)
+    Samples comm_net;          // an entry between two nodes (empty: as on one node)
+    Samples comm_net_stream;   // a streamed block between two nodes (empty: comm_net)
     // The entry cost of a round that does (not) go through the inline slots.
-    const Samples &entry(bool inline_round) const {
-        return inline_round || comm_direct.empty() ? comm : comm_direct;
-    }
+    const Samples &entry(bool inline_round) const { return inline_round || comm_direct.empty() ? comm : comm_direct; }
     // What a copy between two members costs: on one node entry(), or
     // comm_stream for a block right behind another on its pair (when
     // measured); across nodes comm_net (comm_net_stream) when measured,

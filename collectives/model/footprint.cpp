@@ -12,7 +12,7 @@ namespace {
 // The cores of c's members on their nodes, by which footprint_factors
 // counts the bytes touched.
 struct CoreMap {
-    std::vector<uint64_t> core;  // node << 32 | core on the node
+    std::vector<uint64_t> core;   // node << 32 | core on the node
     std::vector<uint64_t> dense;  // cores numbered 0, 1, ...
     size_t cores = 0;
     uint32_t most = 0;  // the most members on one node
@@ -81,8 +81,7 @@ std::vector<double> core_bytes(const CoreMap &m, const std::vector<BlockList> &l
 // core. Linear in the members times the distances of their class (a
 // ring's one, Bruck's log P), where walking every block was quadratic
 // (16,384 members: 3 s a candidate).
-std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std::vector<BlockList> &bases,
-                                      Turn turn) {
+std::vector<double> turned_core_bytes(const Case &c, const CoreMap &m, const std::vector<BlockList> &bases, Turn turn) {
     const uint32_t n = c.members;
     const uint32_t g = turn.period;
     const auto b = static_cast<double>(c.bytes);

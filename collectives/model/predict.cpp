@@ -74,8 +74,8 @@ void merge_steps(StepMsgs *m) {
     std::vector<size_t> start(steps + 1, 0);
     for (const StepMsg &x : *m) ++start[x.step + 1];
     for (uint32_t k = 0; k < steps; ++k) start[k + 1] += start[k];
-    const bool by_step = std::is_sorted(m->begin(), m->end(),
-                                        [](const StepMsg &a, const StepMsg &b) { return a.step < b.step; });
+    const bool by_step =
+        std::is_sorted(m->begin(), m->end(), [](const StepMsg &a, const StepMsg &b) { return a.step < b.step; });
     // add_by_depth places the allgathers' in step order already; the
     // bcasts' (add_scheduled) come in the order their entries were placed.
     if (!by_step) {
@@ -127,16 +127,17 @@ void add_scheduled(const std::vector<BlockList> &blocks, Serial serial, StepMsgs
     // Entry e of block b is number first[b] + e; the entries waiting on
     // entry i are waiting[from[i] .. from[i + 1]).
     std::vector<uint32_t> first(blocks.size() + 1, 0);
-    for (uint32_t b = 0; b < blocks.size(); ++b)
-        first[b + 1] = first[b] + static_cast<uint32_t>(blocks[b].list.size());
+    for (uint32_t b = 0; b < blocks.size(); ++b) first[b + 1] = first[b] + static_cast<uint32_t>(blocks[b].list.size());
     std::vector<uint32_t> from(first.back() + 1, 0), waiting(first.back());
     using Item = std::tuple<uint32_t, uint32_t, uint32_t>;  // (earliest step, block, entry)
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
     for (uint32_t b = 0; b < blocks.size(); ++b)
         for (uint32_t e = 0; e < blocks[b].list.size(); ++e) {
             const uint32_t dep = blocks[b].list[e].dep;
-            if (dep == kNoDep) ready.push({0, b, e});
-            else ++from[first[b] + dep + 1];
+            if (dep == kNoDep)
+                ready.push({0, b, e});
+            else
+                ++from[first[b] + dep + 1];
         }
     for (size_t i = 1; i < from.size(); ++i) from[i] += from[i - 1];
     std::vector<uint32_t> filled(from.begin(), from.end() - 1);
@@ -185,7 +186,6 @@ void add_by_depth(const std::vector<BlockList> &blocks, StepMsgs *m) {
     }
 }
 
-
 // A turned allgather's steps (turn_of: period g > 0) from the lists of
 // its blocks 0..g-1 (bases, block_lists(c, g)); step d is depth d of
 // every block's list, as add_by_depth places them. The other blocks'
@@ -199,7 +199,7 @@ void add_by_depth(const std::vector<BlockList> &blocks, StepMsgs *m) {
 using TurnKey = std::pair<uint32_t, uint32_t>;  // (sender mod g, distance)
 struct TurnedSteps {
     std::vector<std::vector<TurnKey>> distinct;  // sorted
-    std::vector<uint32_t> of_step;  // step -> its index in distinct
+    std::vector<uint32_t> of_step;               // step -> its index in distinct
 };
 
 TurnedSteps turned_steps(const Case &c, const std::vector<BlockList> &bases, Turn turn) {
@@ -229,8 +229,7 @@ TurnedSteps turned_steps(const Case &c, const std::vector<BlockList> &bases, Tur
 // The messages of a turned step of g classes (its sorted keys); listed:
 // by (src, dst), as a step's are listed (a step's cost does not depend
 // on their order, and the sort was a fifth of it over 65,536 members).
-std::vector<Message> turned_step(const Case &c, const std::vector<TurnKey> &keys, uint32_t g, Turn turn,
-                                 bool listed) {
+std::vector<Message> turned_step(const Case &c, const std::vector<TurnKey> &keys, uint32_t g, Turn turn, bool listed) {
     const uint32_t n = c.members;
     std::vector<Message> msgs;
     for (size_t i = 0, j = 0; i < keys.size(); i = j) {
@@ -252,8 +251,8 @@ StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, cons
         // A single block's copies on a node occupy their sender (add_scheduled).
         auto node = [&](uint32_t member) { return t ? t->node_of(member) : 0u; };
         const bool single = blocks.size() == 1;
-        add_scheduled(blocks, [&](uint32_t s, uint32_t d) { return single && cal.cores > 0 && node(s) == node(d); },
-                      &m);
+        add_scheduled(
+            blocks, [&](uint32_t s, uint32_t d) { return single && cal.cores > 0 && node(s) == node(d); }, &m);
     }
     merge_steps(&m);
     return m;
@@ -305,8 +304,7 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         const bool across = on_node[i] == 0;  // between two nodes
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
-        double secs =
-            cal.copy_seconds(inline_round, m.streamed, across, c * m.bytes, static_cast<double>(round_bytes));
+        double secs = cal.copy_seconds(inline_round, m.streamed, across, c * m.bytes, static_cast<double>(round_bytes));
         // Two or more on a node run on two cores or more at once (with
         // one core, they take turns).
         if (on_node[i] >= 2 && cal.cores != 1) secs *= cal.concurrent_slow(static_cast<double>(m.bytes));
@@ -392,9 +390,9 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     if (is_inline && c.op == Op::kAllgather)
         p.memcpy_s += blocks_in * cal.inline_copy_out(static_cast<double>(c.bytes));
     if (c.buffered) {
-        p.memcpy_s += one;                                      // in
-        if (c.op == Op::kAllgather) p.memcpy_s += one;          // own block to recvbuf
-        if (!is_inline) p.memcpy_s += blocks_in * one;          // out (inline: already counted)
+        p.memcpy_s += one;                              // in
+        if (c.op == Op::kAllgather) p.memcpy_s += one;  // own block to recvbuf
+        if (!is_inline) p.memcpy_s += blocks_in * one;  // out (inline: already counted)
     }
     return p;
 }
@@ -432,7 +430,7 @@ std::vector<Case> candidates(const Case &c) {
             k.algo = static_cast<uint8_t>(a);
             const auto param = i.param;
             k.radix = param ? param->def : 2;  // as parse_bcast_algo("name") gives
-            if (a == BcastAlgo::kPipeline) {  // a few segment counts
+            if (a == BcastAlgo::kPipeline) {   // a few segment counts
                 for (unsigned s : kPipelineCandidates) {
                     k.radix = s;
                     out.push_back(k);
@@ -540,8 +538,7 @@ Case best(const Case &c, const Calibration &cal, const Topology *t, double *seco
     // not modelled: it could not be picked (pick_fastest), and a pipeline
     // or chain over tens of thousands of members is most of create's work.
     for (size_t i = 0; i < all.size(); ++i) {
-        const bool hopeless =
-            i > 0 && round_lower_bound(all[i], cal) >= secs[pick_fastest(secs)] * (1 - kTieMargin);
+        const bool hopeless = i > 0 && round_lower_bound(all[i], cal) >= secs[pick_fastest(secs)] * (1 - kTieMargin);
         secs.push_back(hopeless ? std::numeric_limits<double>::infinity() : predict_seconds(all[i], cal, t));
     }
     const size_t i = pick_fastest(secs);

@@ -50,12 +50,12 @@ enum class Op : uint8_t { kBcast, kAllgather };
 
 struct Case {
     Op op = Op::kBcast;
-    uint8_t algo = 0;       // BcastAlgo or AllgatherAlgo
+    uint8_t algo = 0;                // BcastAlgo or AllgatherAlgo
     unsigned radix = kDefaultRadix;  // knomial's k, pipeline's segments
     uint32_t members = 1;
-    uint32_t root = 0;      // bcast: the root's index in the group
-    uint64_t bytes = 0;     // bcast: the round's bytes; allgather: per block
-    bool buffered = false;  // buffered handles copy in and out of their buffers
+    uint32_t root = 0;          // bcast: the root's index in the group
+    uint64_t bytes = 0;         // bcast: the round's bytes; allgather: per block
+    bool buffered = false;      // buffered handles copy in and out of their buffers
     uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
 };
 

@@ -35,17 +35,14 @@ int dim_index(char c) {
     return -1;
 }
 
-uint64_t link_key(const Link &l) {
-    return (l.node << 8) | (uint64_t{l.dim} << 1) | (l.dir > 0 ? 1 : 0);
-}
+uint64_t link_key(const Link &l) { return (l.node << 8) | (uint64_t{l.dim} << 1) | (l.dir > 0 ? 1 : 0); }
 
 // Walks dimension-order routes with no allocation per message: the
 // collision count routes every message of a step twice, and a step of an
 // allgather over 1,024 members has hundreds of thousands of them.
 class Router {
   public:
-    explicit Router(const Topology &t)
-        : t_(t), stride_(t.dims.size(), 1), at_(t.dims.size()), to_(t.dims.size()) {
+    explicit Router(const Topology &t) : t_(t), stride_(t.dims.size(), 1), at_(t.dims.size()), to_(t.dims.size()) {
         for (size_t d = 1; d < t.dims.size(); ++d) stride_[d] = stride_[d - 1] * t.dims[d - 1];
     }
 
@@ -157,7 +154,8 @@ bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
     const auto parts = split(spec, ':');
     if (parts.size() >= 2 && parts[0] == "switch") return parse_switch(parts, out, why);
     if (parts.size() < 2 || (parts[0] != "torus" && parts[0] != "mesh"))
-        return *why = "'" + spec + "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), switch:N, "
+        return *why = "'" + spec +
+                      "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), switch:N, "
                       "or none",
                false;
     Topology t;

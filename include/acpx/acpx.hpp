@@ -26,8 +26,7 @@ extern "C" const char *acpx_last_error(void);
 class Error : public std::runtime_error {
   public:
     // After a failed C call: the line it printed (fallback if none).
-    explicit Error(const char *fallback)
-        : std::runtime_error(*acpx_last_error() ? acpx_last_error() : fallback) {}
+    explicit Error(const char *fallback) : std::runtime_error(*acpx_last_error() ? acpx_last_error() : fallback) {}
     // A failure the C++ API itself detects, with its own text.
     struct Own {};
     Error(Own, const std::string &text) : std::runtime_error(text) {}
@@ -100,15 +99,14 @@ class Handle {
 
   private:
     Error failed() const {
-        return Error(("acpx: GMA " + std::to_string(h_) +
-                      " failed; its destination bytes are undefined (acpx printed why)")
-                         .c_str());
+        return Error(
+            ("acpx: GMA " + std::to_string(h_) + " failed; its destination bytes are undefined (acpx printed why)")
+                .c_str());
     }
     acp_handle_t h_;
 };
 
-inline Handle copy(acp_ga_t dst, acp_ga_t src, std::size_t bytes,
-                   Handle after = Handle(ACP_HANDLE_NULL)) {
+inline Handle copy(acp_ga_t dst, acp_ga_t src, std::size_t bytes, Handle after = Handle(ACP_HANDLE_NULL)) {
     const acp_handle_t h = acp_copy(dst, src, bytes, after.get());
     if (h == ACP_HANDLE_NULL) throw Error("acpx: acp_copy failed");
     return Handle(h);

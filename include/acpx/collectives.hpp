@@ -112,8 +112,7 @@ class BcastDirect : public Collective {
                              [&] {
                                  return acp_create_bcast_direct(
                                      root, count(group), ranks(group),
-                                     const_cast<void *>(static_cast<const void *>(array.data())),
-                                     array.size_bytes());
+                                     const_cast<void *>(static_cast<const void *>(array.data())), array.size_bytes());
                              }),
                      "acpx: acp_create_bcast_direct failed") {}
     // Bytes [offset, offset + bytes) of the root's array to everyone's.
@@ -141,19 +140,17 @@ class BcastBuffered : public Collective {
 class AllgatherDirect : public Collective {
   public:
     template <class T, std::size_t N>
-    AllgatherDirect(std::span<const int> group, std::span<T, N> array, std::size_t block_bytes,
-                    Algorithm algo = {})
+    AllgatherDirect(std::span<const int> group, std::span<T, N> array, std::size_t block_bytes, Algorithm algo = {})
         : Collective(checked(group, array.size_bytes(), block_bytes)
                          ? forcing(algo, false,
                                    [&] {
-                                       return acp_create_allgather_direct(count(group), ranks(group),
-                                                                          array.data(), block_bytes);
+                                       return acp_create_allgather_direct(count(group), ranks(group), array.data(),
+                                                                          block_bytes);
                                    })
                          : ACP_COL_NULL,
                      "acpx: acp_create_allgather_direct failed") {}
     Request send(std::size_t offset, std::size_t bytes) {
-        return started(acp_send_allgather_direct(get(), offset, bytes),
-                       "acpx: acp_send_allgather_direct failed");
+        return started(acp_send_allgather_direct(get(), offset, bytes), "acpx: acp_send_allgather_direct failed");
     }
 
   private:

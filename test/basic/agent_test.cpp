@@ -31,8 +31,7 @@ TEST(Agent, IdleRankUsesUnderOnePercentOfACore) {
 #if defined(__SANITIZE_ADDRESS__)
     // ASan makes each of the agent's rare wake-ups several times dearer;
     // the bound is a property of the real build, enforced there.
-    std::printf("[rank %d] idle CPU share under ASan: %.4f (bound checked in the release build)\n",
-                me(), share);
+    std::printf("[rank %d] idle CPU share under ASan: %.4f (bound checked in the release build)\n", me(), share);
 #else
     EXPECT_LT(share, 0.01) << "idle CPU share " << share;
 #endif

@@ -48,8 +48,7 @@ TEST(Atomic, FetchedValuesAreDistinct) {
     SharedBuffer all(got.size() * 8 * np());
     acp_handle_t h = ACP_HANDLE_NULL;
     for (int r = 0; r < np(); ++r)
-        h = acp_copy(all.ga[r] + got.size() * 8 * me(), acp_query_ga(k, got.data()), got.size() * 8,
-                     ACP_HANDLE_NULL);
+        h = acp_copy(all.ga[r] + got.size() * 8 * me(), acp_query_ga(k, got.data()), got.size() * 8, ACP_HANDLE_NULL);
     acp_complete(h);
     acp_sync();
     std::vector<int> seen(got.size() * np(), 0);

@@ -10,7 +10,6 @@
 
 using namespace acpx::test;
 
-
 TEST(BadInput, CopyArguments) {
     SharedBuffer b(64, 0x5A);
     const acp_ga_t mine = b.local();
@@ -92,15 +91,15 @@ TEST(BadInput, RegistrationArguments) {
     EXPECT_EQ(k, ACP_ATKEY_NULL);
     {  // A range with a hole in it, or that starts in one: no registration.
         const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        auto *p = static_cast<char *>(mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        auto *p =
+            static_cast<char *>(mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
         ASSERT_NE(p, MAP_FAILED);
         ASSERT_EQ(munmap(p + page, page), 0);
         std::string out = stderr_of([&] { k = acp_register_memory(p, 3 * page, 0); });
         EXPECT_REPORTS(out, "acp_register_memory", "size");
         EXPECT_NE(out.find("is not all mapped memory"), std::string::npos) << out;
         EXPECT_EQ(k, ACP_ATKEY_NULL);
-        EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(p + page + 8, 16, 0); }), "acp_register_memory",
-                       "addr");
+        EXPECT_REPORTS(stderr_of([&] { k = acp_register_memory(p + page + 8, 16, 0); }), "acp_register_memory", "addr");
         EXPECT_EQ(k, ACP_ATKEY_NULL);
         k = acp_register_memory(p + 2 * page, page, 0);  // the mapped pages alone are fine
         EXPECT_NE(k, ACP_ATKEY_NULL);

@@ -36,8 +36,8 @@ struct Case {
 std::vector<Case> cases() {
     std::vector<Case> out;
     for (size_t d : {0, 1, 8, 16, 31, 32, 48, 2048, 4095})
-        for (size_t n : {size_t{1}, size_t{2047}, size_t{2048}, size_t{4101}, kChunk - 1, kChunk, kChunk + 1,
-                         3 * kChunk + 777})
+        for (size_t n :
+             {size_t{1}, size_t{2047}, size_t{2048}, size_t{4101}, kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 777})
             out.push_back({d, n});
     return out;
 }
@@ -52,9 +52,7 @@ struct Buffers {
     std::vector<char> src, dst;
     char *from = nullptr, *to = nullptr;
     Buffers(size_t distance, size_t n) : src(n + 2 * 4096), dst(n + 3 * 4096, kPoison) {
-        const auto page_up = [](char *p) {
-            return p + ((4096 - reinterpret_cast<uintptr_t>(p) % 4096) % 4096);
-        };
+        const auto page_up = [](char *p) { return p + ((4096 - reinterpret_cast<uintptr_t>(p) % 4096) % 4096); };
         from = page_up(src.data()) + 100;
         to = page_up(dst.data() + kGuard) + 100 + distance;
         for (size_t i = 0; i < n; ++i) from[i] = pattern(i);
@@ -78,7 +76,7 @@ TEST(CmaChannel, StagesTheKernelsSlowDistancesFromTheirSize) {
     EXPECT_TRUE(CmaChannel::staged(4096 + 31, 4096, 1 << 20));
     EXPECT_FALSE(CmaChannel::staged(4096, 4096, 1 << 20));
     EXPECT_FALSE(CmaChannel::staged(4096 + 32, 4096, 1 << 20));
-    EXPECT_FALSE(CmaChannel::staged(4096 - 16, 4096, 1 << 20));  // the destination before the source
+    EXPECT_FALSE(CmaChannel::staged(4096 - 16, 4096, 1 << 20));    // the destination before the source
     EXPECT_TRUE(CmaChannel::staged(3 * 4096 + 8, 4096, 1 << 20));  // modulo 4096
     EXPECT_TRUE(CmaChannel::staged(8, 4096 * 5, 1 << 20));         // wrapping below the source
 }

@@ -11,7 +11,6 @@
 
 using namespace acpx::test;
 
-
 TEST(Copy, LocalToLocal) {
     SharedBuffer b(256);
     fill_pattern(b.data.data(), 100, 1);
@@ -28,8 +27,7 @@ TEST(Copy, PutToEveryRank) {
     fill_pattern(src.data(), 64, 100 + me());
     acp_atkey_t k = acp_register_memory(src.data(), src.size(), 0);
     for (int r = 0; r < np(); ++r)
-        ASSERT_NE(acp_copy(b.ga[r] + 64 * me(), acp_query_ga(k, src.data()), 64, ACP_HANDLE_NULL),
-                  ACP_HANDLE_NULL);
+        ASSERT_NE(acp_copy(b.ga[r] + 64 * me(), acp_query_ga(k, src.data()), 64, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
     acp_complete(ACP_HANDLE_ALL);
     acp_sync();
     for (int r = 0; r < np(); ++r)
@@ -69,8 +67,7 @@ TEST(Copy, RemoteToRemoteWithIssuerNeither) {
         for (int s = 0; s < n; ++s) {
             if (s == issuer || me() == issuer) continue;
             const size_t slot = block * (1 + issuer * n + s);
-            EXPECT_EQ(first_mismatch(b.data.data() + slot, block, 300 + s), -1)
-                << "issuer " << issuer << " src " << s;
+            EXPECT_EQ(first_mismatch(b.data.data() + slot, block, 300 + s), -1) << "issuer " << issuer << " src " << s;
         }
 }
 
@@ -94,8 +91,8 @@ TEST(Copy, SizesFromOneByteTo64MiB) {
     const int peer = (me() + 1) % np();
     const int from = (me() + np() - 1) % np();
     unsigned char *recv = b.data.data() + kMax;
-    for (size_t size : {size_t{1}, size_t{7}, size_t{4096 + 1}, size_t{65536}, size_t{(1u << 20) + 1},
-                        size_t{16u << 20}, kMax}) {
+    for (size_t size :
+         {size_t{1}, size_t{7}, size_t{4096 + 1}, size_t{65536}, size_t{(1u << 20) + 1}, size_t{16u << 20}, kMax}) {
         fill_pattern(b.data.data(), size, size + me());
         acp_sync();
         // Get: the predecessor's bytes into my receive half.
@@ -281,14 +278,13 @@ TEST(Copy, PutAndGetInStarterMemory) {
     fill_pattern(mine + off, size, 900 + me());
     acp_sync();
     // get the predecessor's block, put mine into the successor's second block
-    acp_handle_t h = acp_copy(acp_query_starter_ga(me()) + off + size, acp_query_starter_ga(from) + off,
-                              size, ACP_HANDLE_NULL);
+    acp_handle_t h =
+        acp_copy(acp_query_starter_ga(me()) + off + size, acp_query_starter_ga(from) + off, size, ACP_HANDLE_NULL);
     ASSERT_NE(h, ACP_HANDLE_NULL);
     acp_complete(h);
     EXPECT_EQ(first_mismatch(mine + off + size, size, 900 + from), -1);
     acp_sync();
-    h = acp_copy(acp_query_starter_ga(peer) + off + 2 * size, acp_query_starter_ga(me()) + off, size,
-                 ACP_HANDLE_NULL);
+    h = acp_copy(acp_query_starter_ga(peer) + off + 2 * size, acp_query_starter_ga(me()) + off, size, ACP_HANDLE_NULL);
     ASSERT_NE(h, ACP_HANDLE_NULL);
     acp_complete(h);
     acp_sync();

@@ -31,8 +31,7 @@ TEST(CxxApi, ErrorsCarryTheMessage) {
         acpx::copy(ACP_GA_NULL, reg.ga(), 8);
         ADD_FAILURE() << "no exception";
     } catch (const acpx::Error &e) {
-        EXPECT_NE(std::string(e.what()).find("acpx: acp_copy: dst: is ACP_GA_NULL"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("acpx: acp_copy: dst: is ACP_GA_NULL"), std::string::npos) << e.what();
     }
     testing::internal::GetCapturedStderr();
     EXPECT_THROW(reg.ga(8), std::out_of_range);

@@ -19,7 +19,7 @@ TEST(Failure, AFailedPutStaysFailedAndWhatIsOrderedAfterItIsNotExecuted) {
     acp_handle_t failed = ACP_HANDLE_NULL, after = ACP_HANDLE_NULL, free_one = ACP_HANDLE_NULL;
     const std::string err = stderr_of([&] {
         failed = acp_copy(b.ga[peer], gsrc, 8, ACP_HANDLE_NULL);
-        after = acp_copy(gdst, gsrc, 8, failed);  // depends on the failed one
+        after = acp_copy(gdst, gsrc, 8, failed);                  // depends on the failed one
         free_one = acp_copy(gdst + 4, gsrc, 4, ACP_HANDLE_NULL);  // does not
         acp_complete(ACP_HANDLE_ALL);
     });
@@ -128,6 +128,5 @@ TEST(Failure, TheExecutorRefusesADestinationItsOwnerDidNotRegister) {
 
 TEST(Failure, AMalformedFaultSpecIsRefused) {
     EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acpx_test_fail("copy:x"), -1); }), "acpx_test_fail", "spec");
-    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_query_failed(5, 2), ACP_HANDLE_NULL); }), "acp_query_failed",
-                   "first");
+    EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_query_failed(5, 2), ACP_HANDLE_NULL); }), "acp_query_failed", "first");
 }

@@ -17,8 +17,7 @@ struct Frame {
     std::vector<uint8_t> payload;
 };
 
-std::vector<Frame> split(uint32_t from, uint32_t id, const std::vector<uint8_t> &m,
-                         size_t frame_bytes) {
+std::vector<Frame> split(uint32_t from, uint32_t id, const std::vector<uint8_t> &m, size_t frame_bytes) {
     std::vector<Frame> out;
     ofi::split_message(from, id, m.data(), m.size(), frame_bytes,
                        [&](const ofi::FrameHeader &h, const uint8_t *p, size_t n) {
@@ -58,7 +57,7 @@ TEST(OfiWire, EmptyMessageStillTravels) {
 TEST(OfiWire, FramesInAnyOrderFromTwoSendersRebuildBothMessages) {
     const auto a = pattern(10000, 5), b = pattern(7777, 99);
     auto fa = split(1, 4, a, 1000), fb = split(2, 4, b, 1000);  // same id, other sender
-    ASSERT_EQ(fa.size(), 11u);  // 980 payload bytes per frame
+    ASSERT_EQ(fa.size(), 11u);                                  // 980 payload bytes per frame
     std::vector<Frame> all(fa);
     all.insert(all.end(), fb.begin(), fb.end());
     std::shuffle(all.begin(), all.end(), std::mt19937(42));

@@ -17,8 +17,8 @@ using namespace model_fixtures;
 
 TEST(Samples, InterpolatesBetweenTheTwoNearest) {
     const Samples s({{300, 9}, {100, 1}, {200, 3}});  // unsorted on purpose
-    EXPECT_DOUBLE_EQ(s.at(150), 2);   // between 100 and 200
-    EXPECT_DOUBLE_EQ(s.at(250), 6);   // between 200 and 300, not a global fit
+    EXPECT_DOUBLE_EQ(s.at(150), 2);                   // between 100 and 200
+    EXPECT_DOUBLE_EQ(s.at(250), 6);                   // between 200 and 300, not a global fit
     EXPECT_DOUBLE_EQ(s.at(200), 3);
     EXPECT_DOUBLE_EQ(s.at(600), 18);  // above: the largest sample's bandwidth
     EXPECT_DOUBLE_EQ(s.at(0), 1);     // below: the smallest sample's time
@@ -210,7 +210,6 @@ TEST(CalibrationFile, BuiltInFiguresAreTheShippedFile) {
     EXPECT_EQ(builtin.cores, 2u);
     EXPECT_FALSE(builtin.comm.empty());
 }
-
 
 // The built-in figures are a 2-core node's, each rank on its own core; a
 // node of more cores keeps them and runs a core per rank up to its cores.

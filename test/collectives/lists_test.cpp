@@ -17,8 +17,8 @@ namespace {
 
 // Runs the lists (one per block) in a random dependency-respecting
 // interleaving. has[m][b]: member m holds block b. Returns "" or the fault.
-std::string simulate(const std::vector<CommandList> &lists, const std::vector<uint32_t> &origin,
-                     uint32_t n, unsigned seed) {
+std::string simulate(const std::vector<CommandList> &lists, const std::vector<uint32_t> &origin, uint32_t n,
+                     unsigned seed) {
     std::vector<std::vector<uint8_t>> has(n, std::vector<uint8_t>(lists.size(), 0));
     std::vector<std::vector<uint8_t>> done(lists.size());
     std::vector<std::pair<uint32_t, uint32_t>> ready;  // (list, entry) runnable
@@ -28,8 +28,10 @@ std::string simulate(const std::vector<CommandList> &lists, const std::vector<ui
         done[b].assign(lists[b].size(), 0);
         waiters[b].assign(lists[b].size(), {});
         for (uint32_t e = 0; e < lists[b].size(); ++e) {
-            if (lists[b][e].dep == kNoDep) ready.push_back({b, e});
-            else waiters[b][lists[b][e].dep].push_back(e);
+            if (lists[b][e].dep == kNoDep)
+                ready.push_back({b, e});
+            else
+                waiters[b][lists[b][e].dep].push_back(e);
         }
     }
     std::mt19937 rng(seed);
@@ -66,12 +68,11 @@ TEST(BcastLists, SoundForEverySizeAndRoot) {
         for (unsigned radix : {2u, 3u, 4u, 7u})
             for (uint32_t n : kSizes)
                 for (uint32_t root : {0u, n / 2, n - 1}) {
-                    if (n > 5000 && (a == BcastAlgo::kChain || a == BcastAlgo::kPipeline ||
-                                     a == BcastAlgo::kScatterRing))
+                    if (n > 5000 &&
+                        (a == BcastAlgo::kChain || a == BcastAlgo::kPipeline || a == BcastAlgo::kScatterRing))
                         continue;  // n steps deep: slow to simulate
                     const CommandList l = bcast_list(a, n, root, radix);
-                    ASSERT_EQ(check_list(l, n, root), "")
-                        << name_of(a, radix) << " n=" << n << " root=" << root;
+                    ASSERT_EQ(check_list(l, n, root), "") << name_of(a, radix) << " n=" << n << " root=" << root;
                     ASSERT_EQ(simulate({l}, {root}, n, n + root), "") << name_of(a, radix) << " n=" << n;
                 }
 }
@@ -173,8 +174,7 @@ TEST(BcastLists, KnomialTakesLogKStepsWithKMinusOneSendsEach) {
             uint32_t from_root = 0;
             for (const Command &c : l) from_root += c.src == 0;
             uint64_t want_root = 0;
-            for (uint64_t span = 1; span < n; span *= k)
-                want_root += std::min<uint64_t>(k - 1, (n - 1) / span);
+            for (uint64_t span = 1; span < n; span *= k) want_root += std::min<uint64_t>(k - 1, (n - 1) / span);
             EXPECT_EQ(from_root, want_root) << "k=" << k << " n=" << n;
             EXPECT_LE(depth(l), steps) << "k=" << k << " n=" << n;
         }
@@ -271,8 +271,7 @@ TEST(AllgatherLists, TurnedListsAreTheirBasesMoved) {
 TEST(AllgatherLists, RingSendsOnlyToTheNextMember) {
     const uint32_t n = 6;
     for (uint32_t b = 0; b < n; ++b)
-        for (const Command &c : allgather_block_list(AllgatherAlgo::kRing, n, b))
-            EXPECT_EQ(c.dst, (c.src + 1) % n);
+        for (const Command &c : allgather_block_list(AllgatherAlgo::kRing, n, b)) EXPECT_EQ(c.dst, (c.src + 1) % n);
 }
 
 // Message counts and steps, as the textbook algorithms have them, once
@@ -350,9 +349,11 @@ TEST(Names, TablesAreInEnumOrderWithDistinctNames) {
     }
     EXPECT_EQ(bcast_applies(BcastAlgo::kScatterRing, kMaxScatterRingMembers + 1).find("scatter_ring is limited to"),
               0u);
-    EXPECT_EQ(allgather_applies(AllgatherAlgo::kNeighborExchange, 5), "neighbor needs an even number of members, not 5");
-    EXPECT_EQ(bcast_algo_names(), "binomial, binary, knomial, chain, pipeline, scatter_ring (knomial:N, N = 2..64 (4 "
-                                  "unless given); pipeline:N, N = 2..64 (8 unless given))");
+    EXPECT_EQ(allgather_applies(AllgatherAlgo::kNeighborExchange, 5),
+              "neighbor needs an even number of members, not 5");
+    EXPECT_EQ(bcast_algo_names(),
+              "binomial, binary, knomial, chain, pipeline, scatter_ring (knomial:N, N = 2..64 (4 "
+              "unless given); pipeline:N, N = 2..64 (8 unless given))");
 }
 
 TEST(Names, RoundTrip) {
@@ -365,7 +366,7 @@ TEST(Names, RoundTrip) {
     EXPECT_EQ(parse_bcast_algo("pipeline:64")->radix, 64u);
     EXPECT_EQ(name_of(BcastAlgo::kPipeline, 16), "pipeline:16");
     EXPECT_EQ(parse_bcast_algo("scatter_ring")->algo, BcastAlgo::kScatterRing);
-    for (const char *bad : {"fastest", "knomial:", "knomial:1", "knomial:65", "knomial:3x", "binomial:2",
-                            "pipeline:1", "pipeline:65", "scatter_ring:2"})
+    for (const char *bad : {"fastest", "knomial:", "knomial:1", "knomial:65", "knomial:3x", "binomial:2", "pipeline:1",
+                            "pipeline:65", "scatter_ring:2"})
         EXPECT_FALSE(parse_bcast_algo(bad)) << bad;
 }

@@ -102,9 +102,9 @@ TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
 // by j members; neighbor exchange, block j as block j mod 2 moved on by
 // j - j mod 2. The model builds their steps from those lists alone.
 TEST(Predict, TurnedAllgathersAreOneListMovedOn) {
-    for (const auto &[algo, g] : {std::pair{AllgatherAlgo::kRing, 1u}, std::pair{AllgatherAlgo::kBruck, 1u},
-                                  std::pair{AllgatherAlgo::kBlockTree, 1u},
-                                  std::pair{AllgatherAlgo::kNeighborExchange, 2u}})
+    for (const auto &[algo, g] :
+         {std::pair{AllgatherAlgo::kRing, 1u}, std::pair{AllgatherAlgo::kBruck, 1u},
+          std::pair{AllgatherAlgo::kBlockTree, 1u}, std::pair{AllgatherAlgo::kNeighborExchange, 2u}})
         for (uint32_t n = 2; n <= 40; ++n) {
             if (!allgather_applies(algo, n).empty()) continue;
             for (uint32_t j = 0; j < n; ++j) {
@@ -591,4 +591,3 @@ TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
     g.members = 7;
     for (const Case &k : candidates(g)) EXPECT_NE(algo_name(k), "neighbor");
 }
-

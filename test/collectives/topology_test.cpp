@@ -65,8 +65,8 @@ TEST(TopologySpec, ASwitchIsItsNodesPorts) {
     EXPECT_TRUE(route(t, 5, 5).empty());
     Topology bad;
     std::string why;
-    for (const char *s : {"switch", "switch:", "switch:0", "switch:x", "switch:16777217", "switch:4:order=X",
-                          "switch:4x4"})
+    for (const char *s :
+         {"switch", "switch:", "switch:0", "switch:x", "switch:16777217", "switch:4:order=X", "switch:4x4"})
         EXPECT_FALSE(parse_topology(s, &bad, &why)) << s;
     EXPECT_TRUE(parse_topology("switch:16777216", &bad, &why)) << why;
     // A map file reads against its nodes.
@@ -199,4 +199,3 @@ TEST(Collisions, EveryMessageCountsTheBusiestLinkOfItsRoute) {
         }
     }
 }
-

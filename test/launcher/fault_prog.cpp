@@ -60,8 +60,7 @@ int check_socket() {
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::strncpy(a.sun_path, path, sizeof a.sun_path - 1);
-    if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
-        return std::perror("connect"), 1;
+    if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) return std::perror("connect"), 1;
     char bad[64 + 4] = {};
     std::memset(bad, 'f', 64);
     if (write(fd, bad, sizeof bad) != sizeof bad) return 1;
@@ -134,7 +133,7 @@ int main(int argc, char **argv) {
         if (acp_sync() != 0) return 1;
         if (me == 2) raise(SIGSTOP);  // never executes what it is sent
         if (me == 0) {
-            usleep(200 * 1000);  // rank 2 is stopped by now
+            usleep(200 * 1000);                                       // rank 2 is stopped by now
             acp_complete(acp_copy(s1 + 64, s2, 8, ACP_HANDLE_NULL));  // executed by rank 2: never
             std::fprintf(stderr, "rank 0: the copy from the stopped rank completed\n");
             return 1;
@@ -203,9 +202,7 @@ int main(int argc, char **argv) {
     if (acp_sync() != 0) return 1;
     if (acp_finalize() != 0) return 1;
     if (mode == "after-finalize") {
-        if (acp_rank() != -1 || acp_sync() != -1 ||
-            acp_copy(1, 1, 1, ACP_HANDLE_NULL) != ACP_HANDLE_NULL)
-            return 1;
+        if (acp_rank() != -1 || acp_sync() != -1 || acp_copy(1, 1, 1, ACP_HANDLE_NULL) != ACP_HANDLE_NULL) return 1;
     }
     return 0;
 }

@@ -47,7 +47,7 @@ std::string builddir() {
 // Runs argv with extra environment, capturing stderr; kills it after
 // limit_s, so a hang fails the test instead of the suite.
 JobResult run(std::vector<std::string> argv, std::vector<std::string> env = {}, double limit_s = 60,
-        int signal_after_1s = 0) {
+              int signal_after_1s = 0) {
     int pipefd[2];
     if (pipe(pipefd) != 0) return {};
     const auto t0 = std::chrono::steady_clock::now();
@@ -95,8 +95,7 @@ JobResult run(std::vector<std::string> argv, std::vector<std::string> env = {}, 
     return r;
 }
 
-JobResult acprun(int np, std::vector<std::string> args, std::vector<std::string> env = {},
-           int signal_after_1s = 0) {
+JobResult acprun(int np, std::vector<std::string> args, std::vector<std::string> env = {}, int signal_after_1s = 0) {
     std::vector<std::string> argv{builddir() + "/acprun", "-n", std::to_string(np),
                                   builddir() + "/test/launcher/fault_prog"};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -220,8 +219,8 @@ TEST(Collectives, SmallRoundsGoAheadAndFreeNamesTheMemberThatNeverSends) {
         EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << what << "\n" << r.err;
         EXPECT_TRUE(has(r.err, std::string(c.sender) + ": acp_free_col returned -1")) << what << "\n" << r.err;
         EXPECT_TRUE(has(r.err, "acpx: acp_free_col: handle: handle")) << what << "\n" << r.err;
-        EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 to send round 3; freed anyway"))
-            << what << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 to send round 3; freed anyway")) << what << "\n"
+                                                                                                     << r.err;
         EXPECT_LT(r.seconds, 20);
     }
 }
@@ -427,8 +426,7 @@ TEST(Acprun, ATimeoutThatNeverEndsIsRefused) {
     for (const char *t : {"inf", "INFINITY", "nan", "0", "-5", "1e300"}) {
         JobResult r = run({builddir() + "/test/launcher/fault_prog", "ok"}, {std::string("ACP_TIMEOUT=") + t}, 30);
         EXPECT_NE(r.status, 0) << t;
-        EXPECT_TRUE(has(r.err, "acp_init: ACP_TIMEOUT: '" + std::string(t) + "' is not a number of seconds"))
-            << r.err;
+        EXPECT_TRUE(has(r.err, "acp_init: ACP_TIMEOUT: '" + std::string(t) + "' is not a number of seconds")) << r.err;
     }
 }
 
@@ -437,7 +435,8 @@ TEST(Acprun, ATimeoutThatNeverEndsIsRefused) {
 TEST(Singleton, MemoryThatCannotBeHadIsAnErrorNotACrash) {
     JobResult r = run({builddir() + "/test/launcher/fault_prog", "oom"}, {}, 30);
     EXPECT_EQ(r.status, 0) << r.err;
-    if (has(r.err, "oom: not under AddressSanitizer")) GTEST_SKIP() << "RLIMIT_AS and ASan do not mix; the plain build runs it";
+    if (has(r.err, "oom: not under AddressSanitizer"))
+        GTEST_SKIP() << "RLIMIT_AS and ASan do not mix; the plain build runs it";
     EXPECT_TRUE(has(r.err, "acp_create_bcast_buffered: memory: cannot allocate 1073741824 bytes of shared memory"))
         << r.err;
     EXPECT_TRUE(has(r.err, "acp_create_allgather_buffered: memory: cannot allocate")) << r.err;
@@ -489,13 +488,13 @@ TEST(Ofi, ProviderProblemsAreOneLineAtInit) {
     if (!ACPX_HAVE_OFI) GTEST_SKIP() << "built without libfabric";
     JobResult r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=no-such-provider"});
     EXPECT_NE(r.status, 0);
-    EXPECT_TRUE(has(r.err, "acp_init: FI_PROVIDER: libfabric provider 'no-such-provider' is not "
-                           "available here or has no reliable-datagram (FI_EP_RDM) endpoint"))
+    EXPECT_TRUE(has(r.err,
+                    "acp_init: FI_PROVIDER: libfabric provider 'no-such-provider' is not "
+                    "available here or has no reliable-datagram (FI_EP_RDM) endpoint"))
         << r.err;
     r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "ACP_OFI_ATOMICS=sometimes"});
     EXPECT_NE(r.status, 0);
-    EXPECT_TRUE(has(r.err, "acp_init: ACP_OFI_ATOMICS: 'sometimes' is neither auto nor agent"))
-        << r.err;
+    EXPECT_TRUE(has(r.err, "acp_init: ACP_OFI_ATOMICS: 'sometimes' is neither auto nor agent")) << r.err;
     r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=shm"});
     EXPECT_EQ(r.status, 0) << r.err;
 }
@@ -507,13 +506,11 @@ TEST(Ofi, LibfabricIsLoadedOnlyForTheOfiTransport) {
     if (ACPX_HAVE_UCX) {
         JobResult r = acprun(2, {"libraries"}, {"ACP_TRANSPORT=ucx"});
         EXPECT_EQ(r.status, 0) << r.err;
-        EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: no") && has(r.err, "rank 1: libfabric loaded: no"))
-            << r.err;
+        EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: no") && has(r.err, "rank 1: libfabric loaded: no")) << r.err;
     }
     JobResult r = acprun(2, {"libraries"}, {"ACP_TRANSPORT=ofi", "FI_PROVIDER=shm"});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: yes") && has(r.err, "rank 1: libfabric loaded: yes"))
-        << r.err;
+    EXPECT_TRUE(has(r.err, "rank 0: libfabric loaded: yes") && has(r.err, "rank 1: libfabric loaded: yes")) << r.err;
 }
 
 // A libfabric.so.1 found first that is not libfabric (here libm, through
@@ -527,8 +524,9 @@ TEST(Ofi, ALibfabricWithoutItsFunctionsIsOneLineAtInit) {
     ASSERT_NE(dladdr(dlsym(dlopen("libm.so.6", RTLD_NOW), "cos"), &libm), 0);
     ASSERT_EQ(symlink(libm.dli_fname, fake.c_str()), 0);
     const char *old = std::getenv("LD_LIBRARY_PATH");
-    JobResult r = acprun(2, {"ok"}, {"ACP_TRANSPORT=ofi", std::string("LD_LIBRARY_PATH=") + dir +
-                                                              (old && *old ? std::string(":") + old : "")});
+    JobResult r = acprun(
+        2, {"ok"},
+        {"ACP_TRANSPORT=ofi", std::string("LD_LIBRARY_PATH=") + dir + (old && *old ? std::string(":") + old : "")});
     unlink(fake.c_str());
     rmdir(dir);
     EXPECT_NE(r.status, 0);
@@ -542,8 +540,14 @@ TEST(Acprun, CallsAfterFinalizeFail) {
 }
 
 TEST(Acprun, StarterMemsizeOption) {
-    std::vector<std::string> argv{builddir() + "/acprun", "-n", "2", "--starter-memsize", "1M",
-                                  builddir() + "/test/launcher/fault_prog", "starter", "1048576"};
+    std::vector<std::string> argv{builddir() + "/acprun",
+                                  "-n",
+                                  "2",
+                                  "--starter-memsize",
+                                  "1M",
+                                  builddir() + "/test/launcher/fault_prog",
+                                  "starter",
+                                  "1048576"};
     JobResult r = run(argv);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.err, "passes the end of its registration")) << r.err;
@@ -558,8 +562,8 @@ TEST(Mpirun, DeadRankEndsTheJobUnderPmix) {
         access("/usr/bin/mpirun.openmpi", X_OK) == 0 ? "/usr/bin/mpirun.openmpi" : "/usr/bin/mpirun";
     if (access(mpirun.c_str(), X_OK) != 0) GTEST_SKIP() << "mpirun not installed";
     const std::vector<std::string> env{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
-    JobResult r = run({mpirun, "--oversubscribe", "-np", "3", builddir() + "/test/launcher/fault_prog", "kill"},
-                      env, 60);
+    JobResult r =
+        run({mpirun, "--oversubscribe", "-np", "3", builddir() + "/test/launcher/fault_prog", "kill"}, env, 60);
     EXPECT_NE(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.err, "rank 1")) << r.err;
     EXPECT_LT(r.seconds, 15);
@@ -595,9 +599,8 @@ TEST(BeforeInit, EveryCallFailsWithItsValue) {
     EXPECT_EQ(acp_free_col(reinterpret_cast<acp_col_t>(1)), -1);
     EXPECT_EQ(acp_query_col_memory(reinterpret_cast<acp_col_t>(1)), 0u);
     const std::string err = testing::internal::GetCapturedStderr();
-    for (const char *fn : {"acp_rank", "acp_sync", "acp_copy", "acp_add8", "acp_complete",
-                           "acp_create_bcast_direct", "acp_create_allgather_buffered",
-                           "acp_send_bcast_direct", "acp_wait_col", "acp_test_col", "acp_free_col",
-                           "acp_query_col_memory"})
+    for (const char *fn : {"acp_rank", "acp_sync", "acp_copy", "acp_add8", "acp_complete", "acp_create_bcast_direct",
+                           "acp_create_allgather_buffered", "acp_send_bcast_direct", "acp_wait_col", "acp_test_col",
+                           "acp_free_col", "acp_query_col_memory"})
         EXPECT_TRUE(has(err, std::string("acpx: ") + fn + ": state: called before acp_init")) << err;
 }

@@ -108,11 +108,8 @@ TEST_P(Allgather, BufferedWithSegments) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Allgather,
-                         ::testing::Values(ColConfig{"delegated", "tree"},
-                                           ColConfig{"delegated", "ring"},
-                                           ColConfig{"delegated", "bruck"},
-                                           ColConfig{"delegated", "recdoubling"},
-                                           ColConfig{"delegated", "neighbor"},
-                                           ColConfig{"root", "tree"}, ColConfig{"root", "ring"},
-                                           ColConfig{"root", "bruck"}),
+                         ::testing::Values(ColConfig{"delegated", "tree"}, ColConfig{"delegated", "ring"},
+                                           ColConfig{"delegated", "bruck"}, ColConfig{"delegated", "recdoubling"},
+                                           ColConfig{"delegated", "neighbor"}, ColConfig{"root", "tree"},
+                                           ColConfig{"root", "ring"}, ColConfig{"root", "bruck"}),
                          [](const auto &info) { return config_name(info.param); });

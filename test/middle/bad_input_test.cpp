@@ -59,8 +59,9 @@ TEST(ColBadInput, GroupArguments) {
         std::vector<int> part = make_group(Shape::kPartial);
         if (member_of(part)) {
             const int outsider = np() / 2;
-            EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(outsider, static_cast<int>(part.size()),
-                                                                         part.data(), 64); }),
+            EXPECT_REPORTS(stderr_of([&] {
+                               h = acp_create_bcast_buffered(outsider, static_cast<int>(part.size()), part.data(), 64);
+                           }),
                            "acp_create_bcast_buffered", "root");
         }
         std::vector<int> other = {(me() + 1) % np()};
@@ -81,8 +82,8 @@ TEST(ColBadInput, ArraysSizesAndSettings) {
                    "acp_create_bcast_direct", "array");
     EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_direct(n, g.data(), nullptr, 10); }),
                    "acp_create_allgather_direct", "array");
-    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 0); }),
-                   "acp_create_bcast_buffered", "buffersize");
+    EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 0); }), "acp_create_bcast_buffered",
+                   "buffersize");
     EXPECT_REPORTS(stderr_of([&] { h = acp_create_allgather_buffered(n, g.data(), 0); }),
                    "acp_create_allgather_buffered", "buffersize");
     {
@@ -122,9 +123,7 @@ TEST(ColBadInput, MembersWhoseArgumentsDisagreeAllFail) {
     std::vector<unsigned char> a(128);
     acp_col_t h = ACP_COL_NULL;
     // Rank 1 passes another arraysize; every member learns it at create.
-    std::string out = stderr_of([&] {
-        h = acp_create_bcast_direct(0, n, g.data(), a.data(), me() == 1 ? 100 : 128);
-    });
+    std::string out = stderr_of([&] { h = acp_create_bcast_direct(0, n, g.data(), a.data(), me() == 1 ? 100 : 128); });
     EXPECT_EQ(h, ACP_COL_NULL);
     EXPECT_REPORTS(out, "acp_create_bcast_direct", "group");
     EXPECT_TRUE(has(out, "disagree") && has(out, "arraysize")) << out;
@@ -175,9 +174,8 @@ TEST(ColBadInput, OneMembersBadArgumentFailsTheCreateEverywhereAndTheNextWorks) 
     for (const int bad : {1, 0}) {  // a member, then the coordinator (the lowest rank)
         const auto t0 = std::chrono::steady_clock::now();
         acp_col_t h = ACP_COL_NULL;
-        std::string out = stderr_of([&] {
-            h = acp_create_bcast_direct(0, n, g.data(), me() == bad ? nullptr : a.data(), a.size());
-        });
+        std::string out =
+            stderr_of([&] { h = acp_create_bcast_direct(0, n, g.data(), me() == bad ? nullptr : a.data(), a.size()); });
         EXPECT_EQ(h, ACP_COL_NULL);
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
         EXPECT_TRUE(has(out, "array: ") && has(out, "is NULL but arraysize is 256")) << out;
@@ -223,8 +221,7 @@ TEST(ColBadInput, SendArguments) {
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(h, SIZE_MAX, 2); }), fn, "size");
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_direct(ACP_COL_NULL, 0, 1); }), fn, "handle");
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_allgather_direct(h, 0, 1); }), "acp_send_allgather_direct", "handle");
-    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(hb, nullptr, 5); }), "acp_send_bcast_buffered",
-                   "array");
+    EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(hb, nullptr, 5); }), "acp_send_bcast_buffered", "array");
     EXPECT_REPORTS(stderr_of([&] { r = acp_send_bcast_buffered(h, a.data(), 5); }), "acp_send_bcast_buffered",
                    "handle");
     EXPECT_EQ(r, ACP_REQUEST_NULL);
@@ -241,8 +238,8 @@ TEST(ColBadInput, SendArguments) {
         if (me() == 0) {
             r = acp_send_bcast_direct(hl, 0, big.size());
             ASSERT_NE(r, ACP_REQUEST_NULL);
-            EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(hl, 0, 10), ACP_REQUEST_NULL); }),
-                           fn, "handle");
+            EXPECT_REPORTS(stderr_of([&] { EXPECT_EQ(acp_send_bcast_direct(hl, 0, 10), ACP_REQUEST_NULL); }), fn,
+                           "handle");
             acp_sync();  // only now the others send
         } else {
             acp_sync();
@@ -351,7 +348,8 @@ TEST_P(OffsetsDisagree, InAnAllgatherFailEveryRound) {
     acp_col_t h = acp_create_allgather_direct(np(), g.data(), a.data(), block);
     ASSERT_NE(h, ACP_COL_NULL);
     int rc = 0;
-    const std::string out = stderr_of([&] { rc = acp_wait_col(acp_send_allgather_direct(h, me() == 1 ? 8 : 0, bytes)); });
+    const std::string out =
+        stderr_of([&] { rc = acp_wait_col(acp_send_allgather_direct(h, me() == 1 ? 8 : 0, bytes)); });
     EXPECT_EQ(rc, -1);
     EXPECT_TRUE(has(out, "offsets disagree") || has(out, "failed on its way here")) << out;
     for (int m = 0; m < np(); ++m) fill_pattern(a.data() + m * block, bytes, m == me() ? 90 + me() : 0);

@@ -20,8 +20,7 @@ constexpr unsigned char kUntouched = 0xEE;
 
 // One direct round of [offset, offset+size) from root; checks every byte
 // of the array on this member.
-void direct_round(acp_col_t h, std::vector<unsigned char> &a, int root, size_t offset, size_t size,
-                  uint64_t seed) {
+void direct_round(acp_col_t h, std::vector<unsigned char> &a, int root, size_t offset, size_t size, uint64_t seed) {
     std::fill(a.begin(), a.end(), kUntouched);
     if (me() == root) fill_pattern(a.data() + offset, size, seed);
     acp_request_t r = acp_send_bcast_direct(h, offset, size);
@@ -43,11 +42,10 @@ TEST_P(Bcast, DirectEveryRootShapeAndSize) {
         if (!member_of(g)) continue;  // non-members go on with the next shape
         for (int root : g) {
             std::vector<unsigned char> a((1 << 20) + 64);
-            acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(),
-                                                  a.data(), a.size());
+            acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
             ASSERT_NE(h, ACP_COL_NULL) << name_of(s) << " root " << root;
             for (size_t n : sizes) direct_round(h, a, root, 0, n, n * 31 + root);
-            direct_round(h, a, root, 13, 4096, 77);  // nonzero offset
+            direct_round(h, a, root, 13, 4096, 77);         // nonzero offset
             direct_round(h, a, root, a.size() - 5, 5, 78);  // range ending at the array's end
             EXPECT_EQ(acp_free_col(h), 0);
         }
@@ -86,15 +84,10 @@ TEST_P(Bcast, BufferedEveryRootWithSegments) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Bcast,
-                         ::testing::Values(ColConfig{"delegated", "binomial"},
-                                           ColConfig{"delegated", "binary"},
-                                           ColConfig{"delegated", "knomial:3"},
-                                           ColConfig{"delegated", "chain"},
-                                           ColConfig{"delegated", "pipeline:3"},
-                                           ColConfig{"delegated", "scatter_ring"},
-                                           ColConfig{"root", "binomial"},
-                                           ColConfig{"root", "knomial"},
-                                           ColConfig{"root", "binary"},
-                                           ColConfig{"root", "pipeline:5"},
+                         ::testing::Values(ColConfig{"delegated", "binomial"}, ColConfig{"delegated", "binary"},
+                                           ColConfig{"delegated", "knomial:3"}, ColConfig{"delegated", "chain"},
+                                           ColConfig{"delegated", "pipeline:3"}, ColConfig{"delegated", "scatter_ring"},
+                                           ColConfig{"root", "binomial"}, ColConfig{"root", "knomial"},
+                                           ColConfig{"root", "binary"}, ColConfig{"root", "pipeline:5"},
                                            ColConfig{"root", "scatter_ring"}),
                          [](const auto &info) { return config_name(info.param); });

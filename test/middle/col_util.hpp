@@ -33,9 +33,7 @@ inline std::vector<int> make_group(Shape s) {
     return g;
 }
 
-inline bool member_of(const std::vector<int> &g) {
-    return std::find(g.begin(), g.end(), me()) != g.end();
-}
+inline bool member_of(const std::vector<int> &g) { return std::find(g.begin(), g.end(), me()) != g.end(); }
 
 inline int index_in(const std::vector<int> &g, int rank) {
     return static_cast<int>(std::find(g.begin(), g.end(), rank) - g.begin());
@@ -44,9 +42,7 @@ inline int index_in(const std::vector<int> &g, int rank) {
 // Sets an environment variable for the scope (unset again after).
 class ScopedEnv {
   public:
-    ScopedEnv(const char *name, const std::string &value) : name_(name) {
-        setenv(name, value.c_str(), 1);
-    }
+    ScopedEnv(const char *name, const std::string &value) : name_(name) { setenv(name, value.c_str(), 1); }
     ~ScopedEnv() { unsetenv(name_); }
     ScopedEnv(const ScopedEnv &) = delete;
     ScopedEnv &operator=(const ScopedEnv &) = delete;

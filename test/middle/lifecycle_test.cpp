@@ -98,8 +98,7 @@ TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     ASSERT_NE(small, ACP_COL_NULL);
     ASSERT_NE(large, ACP_COL_NULL);
     ASSERT_NE(ag, ACP_COL_NULL);
-    const size_t ms = acp_query_col_memory(small), ml = acp_query_col_memory(large),
-                 ma = acp_query_col_memory(ag);
+    const size_t ms = acp_query_col_memory(small), ml = acp_query_col_memory(large), ma = acp_query_col_memory(ag);
     EXPECT_GE(ms, 1000u);
     EXPECT_LT(ms, 64u << 10) << "a 1000-byte buffered handle should hold a few KiB";
     const char *inl = std::getenv("ACP_COL_INLINE");

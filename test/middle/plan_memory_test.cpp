@@ -29,8 +29,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 TEST(PlanMemory, RootOfAMillionMemberBinomialBcastFitsIn24MiB) {
     const uint32_t n = 1000000;
     const size_t root = bytes_held(Kind::kBcast, Exec::kRoot, 0, n, 0);
-    std::printf("root mode, binomial bcast, 10^6 members: root holds %.2f MiB (%.1f bytes/member)\n",
-                root / kMiB, static_cast<double>(root) / n);
+    std::printf("root mode, binomial bcast, 10^6 members: root holds %.2f MiB (%.1f bytes/member)\n", root / kMiB,
+                static_cast<double>(root) / n);
     EXPECT_LE(root, 24u << 20);
     EXPECT_GE(root, 22u * n) << "list (12 B) + GA (8) + tag (2) + ready (1) per member";
 }
@@ -53,8 +53,8 @@ TEST(PlanMemory, NonRootMembersDoNotGrowWithTheGroup) {
 }
 
 TEST(PlanMemory, TableOfGroupSizes) {
-    std::printf("%10s %16s %16s %16s %14s\n", "members", "root-mode root", "root-mode leaf",
-                "delegated root", "seed estimate");
+    std::printf("%10s %16s %16s %16s %14s\n", "members", "root-mode root", "root-mode leaf", "delegated root",
+                "seed estimate");
     for (uint32_t n = 16; n <= (1u << 20); n <<= 2) {
         const size_t rr = bytes_held(Kind::kBcast, Exec::kRoot, 0, n, 0);
         const size_t rl = bytes_held(Kind::kBcast, Exec::kRoot, 0, n, n - 1);
@@ -74,10 +74,9 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         uint32_t inl, depth;
     };
     for (const Want w : {Want{1, 64, 64}, Want{64, 64, 64}, Want{512, 512, 64}, Want{513, 576, 32},
-                         Want{1000, 1024, 32}, Want{2048, 2048, 16},
-                         Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4}, Want{8193, 8256, 2},
-                         Want{16384, 16384, 2}, Want{16385, 16448, 2}, Want{65536, 65536, 2},
-                         Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
+                         Want{1000, 1024, 32}, Want{2048, 2048, 16}, Want{2049, 2112, 8}, Want{4096, 4096, 8},
+                         Want{8192, 8192, 4}, Want{8193, 8256, 2}, Want{16384, 16384, 2}, Want{16385, 16448, 2},
+                         Want{65536, 65536, 2}, Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
         Params p;
         p.kind = Kind::kBcast;
         p.members = 5;

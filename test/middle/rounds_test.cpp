@@ -150,8 +150,8 @@ TEST_P(Rounds, ConcurrentHandlesOnOverlappingGroups) {
     std::vector<unsigned char> b1(4096), ag(n * 100), b2(777);
     acp_col_t h1 = acp_create_bcast_direct(0, static_cast<int>(n), all.data(), b1.data(), b1.size());
     acp_col_t h2 = acp_create_allgather_direct(static_cast<int>(n), all.data(), ag.data(), 100);
-    acp_col_t h3 = member_of(part) ? acp_create_bcast_direct(part.back(), static_cast<int>(part.size()),
-                                                             part.data(), b2.data(), b2.size())
+    acp_col_t h3 = member_of(part) ? acp_create_bcast_direct(part.back(), static_cast<int>(part.size()), part.data(),
+                                                             b2.data(), b2.size())
                                    : ACP_COL_NULL;
     ASSERT_NE(h1, ACP_COL_NULL);
     ASSERT_NE(h2, ACP_COL_NULL);

@@ -165,8 +165,8 @@ bool same(const char *a, const std::string &b) {
 struct Rank {
     pid_t pid = -1;
     bool running = false;
-    int fd = -1;              // control connection, once joined
-    bool contributed = false; // to the current allgather
+    int fd = -1;               // control connection, once joined
+    bool contributed = false;  // to the current allgather
     std::vector<uint8_t> blob;
 };
 
@@ -206,8 +206,8 @@ class Launcher {
         std::vector<char> buf(templ.begin(), templ.end());
         buf.push_back('\0');
         if (!mkdtemp(buf.data())) {  // mode 0700
-            std::fprintf(stderr, "acprun: cannot create a directory in %s: %s\n",
-                         tmp ? tmp : "/tmp", std::strerror(errno));
+            std::fprintf(stderr, "acprun: cannot create a directory in %s: %s\n", tmp ? tmp : "/tmp",
+                         std::strerror(errno));
             return false;
         }
         dir_ = buf.data();
@@ -224,8 +224,7 @@ class Launcher {
         const int rc = bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
         umask(old);
         if (rc != 0 || listen(listen_fd_, 128) != 0) {
-            std::fprintf(stderr, "acprun: cannot listen on %s: %s\n", path_.c_str(),
-                         std::strerror(errno));
+            std::fprintf(stderr, "acprun: cannot listen on %s: %s\n", path_.c_str(), std::strerror(errno));
             return false;
         }
         return true;
@@ -263,8 +262,7 @@ class Launcher {
             setenv(wire::kEnvRank, std::to_string(r).c_str(), 1);
             setenv(wire::kEnvProcs, std::to_string(opt_.np).c_str(), 1);
             if (!opt_.transport.empty()) setenv("ACP_TRANSPORT", opt_.transport.c_str(), 1);
-            if (!opt_.starter_memsize.empty())
-                setenv("ACP_STARTER_MEMSIZE", opt_.starter_memsize.c_str(), 1);
+            if (!opt_.starter_memsize.empty()) setenv("ACP_STARTER_MEMSIZE", opt_.starter_memsize.c_str(), 1);
             if (!opt_.timeout.empty()) setenv("ACP_TIMEOUT", opt_.timeout.c_str(), 1);
             if (opt_.verbose) setenv("ACP_VERBOSE", "1", 1);
             std::string where, why;
@@ -274,8 +272,7 @@ class Launcher {
             }
             if (opt_.verbose && !where.empty()) std::fprintf(stderr, "acprun: rank %d bound to %s\n", r, where.c_str());
             execvp(opt_.argv[0], opt_.argv);
-            std::fprintf(stderr, "acprun: cannot execute %s: %s\n", opt_.argv[0],
-                         std::strerror(errno));
+            std::fprintf(stderr, "acprun: cannot execute %s: %s\n", opt_.argv[0], std::strerror(errno));
             _exit(127);
         }
         ranks_[r].pid = pid;
@@ -302,8 +299,10 @@ class Launcher {
                     who.push_back(r);
                 }
             int wait_ms = -1;
-            if (stopping_) wait_ms = ms_until(kill_at_);
-            else if (!failures_.empty()) wait_ms = ms_until(name_at_);
+            if (stopping_)
+                wait_ms = ms_until(kill_at_);
+            else if (!failures_.empty())
+                wait_ms = ms_until(name_at_);
             const int n = poll(fds.data(), fds.size(), wait_ms);
             if (n < 0 && errno != EINTR) break;
             if (stopping_ && Clock::now() >= kill_at_) {
@@ -454,7 +453,7 @@ class Launcher {
     bool stopping_ = false;
     Clock::time_point kill_at_{};
     std::vector<acpx::launcher::Failure> failures_;  // within the window after the first
-    Clock::time_point name_at_{};                     // when the window ends
+    Clock::time_point name_at_{};                    // when the window ends
     bool named_ = false;
     int exit_status_ = 0;
 };

@@ -26,11 +26,10 @@ uint64_t local_node_id() {
     id += host;
     struct stat ns;
     if (stat("/proc/self/ns/pid", &ns) == 0) id += std::to_string(ns.st_ino);  // same pid namespace
-    return std::hash<std::string>{}(id) | 1;  // never 0
+    return std::hash<std::string>{}(id) | 1;                                   // never 0
 }
 
-void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid,
-                      bool enabled) {
+void CmaChannel::init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid, bool enabled) {
     pid_.assign(pid.size(), 0);
     worked_.assign(pid.size(), 0);
     gone_.assign(pid.size(), 0);

@@ -36,11 +36,8 @@ uint64_t local_node_id();
 class CmaChannel {
   public:
     // node[r], pid[r]: every rank's, from the start-up exchange.
-    void init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid,
-              bool enabled);
-    bool reaches(int rank) const {
-        return static_cast<size_t>(rank) < pid_.size() && pid_[rank] > 0;
-    }
+    void init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid, bool enabled);
+    bool reaches(int rank) const { return static_cast<size_t>(rank) < pid_.size() && pid_[rank] > 0; }
     pid_t pid_of(int rank) const { return reaches(rank) ? pid_[rank] : 0; }
     // 0: done, bytes visible at the destination. kFallback: CMA is not
     // permitted here (now disabled for that rank): use the transport. The
@@ -79,10 +76,10 @@ class CmaChannel {
     // A copy through the stage: to the peer (a write) or from it (a read).
     ssize_t move_staged(pid_t pid, char *local, uint64_t raddr, size_t len, bool to_peer);
     std::unique_ptr<char[]> stage_;  // kStageChunk + 4096, on the first staged copy
-    std::vector<pid_t> pid_;  // 0: not reachable by CMA
-    std::vector<uint8_t> worked_;  // a copy to that rank has succeeded
-    std::vector<uint8_t> gone_;    // its process no longer exists: every copy fails
-    struct Fds {  // pidfds of the peers, closed with the channel
+    std::vector<pid_t> pid_;         // 0: not reachable by CMA
+    std::vector<uint8_t> worked_;    // a copy to that rank has succeeded
+    std::vector<uint8_t> gone_;      // its process no longer exists: every copy fails
+    struct Fds {                     // pidfds of the peers, closed with the channel
         std::vector<int> fd;
         ~Fds();
     };

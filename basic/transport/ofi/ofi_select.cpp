@@ -27,7 +27,7 @@ fi_info *hints_up_to(const Fabric &fab, Step step, bool atomics) {
     if (step >= kDeliveryComplete) h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     if (step >= kAll) {
         h->domain_attr->threading = FI_THREAD_DOMAIN;  // the runtime serialises calls
-        h->domain_attr->av_type = FI_AV_TABLE;          // fi_addr == rank
+        h->domain_attr->av_type = FI_AV_TABLE;         // fi_addr == rank
     }
     return h;
 }
@@ -80,9 +80,8 @@ Selection select_provider(const Fabric &fab) {
     const std::string others = std::getenv("FI_PROVIDER") && *std::getenv("FI_PROVIDER")
                                    ? "acpx-info with FI_PROVIDER unset lists the providers here"
                                    : "providers here: " + available_providers(fab);
-    report("acp_init", "FI_PROVIDER", "libfabric provider '%s' %s (libfabric %u.%u; %s)",
-           requested(), kMissing[step], FI_MAJOR(fab.version()), FI_MINOR(fab.version()),
-           others.c_str());
+    report("acp_init", "FI_PROVIDER", "libfabric provider '%s' %s (libfabric %u.%u; %s)", requested(), kMissing[step],
+           FI_MAJOR(fab.version()), FI_MINOR(fab.version()), others.c_str());
     return {};
 }
 

@@ -12,11 +12,10 @@
 namespace acpx::basic::ofi {
 
 // The memory-registration modes acpx knows how to honour.
-constexpr uint64_t kMrModesHandled =
-    FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+constexpr uint64_t kMrModesHandled = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 
 struct Selection {
-    fi_info *info = nullptr;  // owned by the caller: Fabric::freeinfo
+    fi_info *info = nullptr;        // owned by the caller: Fabric::freeinfo
     bool provider_atomics = false;  // FI_ATOMIC granted
 };
 

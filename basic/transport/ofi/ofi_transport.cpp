@@ -64,9 +64,8 @@ struct Split {
 // the first bytes), with what is needed to post it again after -FI_EAGAIN.
 struct Op {
     fi_context2 fc{};
-    enum Kind : uint8_t { kWrite, kRead, kFetchAtomic, kCompareAtomic, kAgentAtomic, kRecv,
-                          kSend } kind = kWrite;
-    int index = -1;           // kRecv, kSend: the buffer
+    enum Kind : uint8_t { kWrite, kRead, kFetchAtomic, kCompareAtomic, kAgentAtomic, kRecv, kSend } kind = kWrite;
+    int index = -1;  // kRecv, kSend: the buffer
     int rank = -1;
     Completion *c = nullptr;  // RMA and atomics
     void *local = nullptr;
@@ -126,14 +125,12 @@ class OfiTransport final : public Transport {
         if (!open_cq()) return false;
         if ((rc = fi_endpoint(domain_, info_, &ep_, nullptr))) return fail("endpoint", rc);
         if ((rc = fi_ep_bind(ep_, &av_->fid, 0))) return fail("endpoint/av", rc);
-        if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV)))
-            return fail("endpoint/cq", rc);
+        if ((rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) return fail("endpoint/cq", rc);
         if ((rc = fi_enable(ep_))) return fail("endpoint enable", rc);
-        agent_atomics_ = force_agent_atomics_ || !s.provider_atomics ||
-                         (mr_mode_ & FI_MR_LOCAL) || !provider_has_every_atomic();
+        agent_atomics_ =
+            force_agent_atomics_ || !s.provider_atomics || (mr_mode_ & FI_MR_LOCAL) || !provider_has_every_atomic();
         slab_.resize(static_cast<size_t>(kRecvBuffers + kSendBuffers) * kFrameBytes);
-        if (!register_raw(slab_.data(), slab_.size(), FI_SEND | FI_RECV, &slab_mr_))
-            return false;
+        if (!register_raw(slab_.data(), slab_.size(), FI_SEND | FI_RECV, &slab_mr_)) return false;
         slab_desc_ = fi_mr_desc(slab_mr_);
         recv_ops_.resize(kRecvBuffers);
         for (int i = 0; i < kRecvBuffers; ++i) {
@@ -154,11 +151,9 @@ class OfiTransport final : public Transport {
 
     std::string describe() const override {
         char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      "libfabric %u.%u, provider %s, domain %s, atomics %s%s%s",
-                      FI_MAJOR(fab_.version()), FI_MINOR(fab_.version()),
-                      info_->fabric_attr->prov_name, info_->domain_attr->name,
-                      agent_atomics_ ? "by the target's agent" : "by the provider",
+        std::snprintf(buf, sizeof buf, "libfabric %u.%u, provider %s, domain %s, atomics %s%s%s",
+                      FI_MAJOR(fab_.version()), FI_MINOR(fab_.version()), info_->fabric_attr->prov_name,
+                      info_->domain_attr->name, agent_atomics_ ? "by the target's agent" : "by the provider",
                       wake_ ? ", no wait fd (peers wake the agent through a socket)" : "",
                       (mr_mode_ & FI_MR_VIRT_ADDR) ? "" : ", offset addressing");
         return buf;
@@ -185,14 +180,18 @@ class OfiTransport final : public Transport {
             uint32_t len = 0;
             if (a.size() >= sizeof len) std::memcpy(&len, a.data(), sizeof len);
             if (a.size() < sizeof len + len || len == 0)
-                return report("acp_init", "libfabric address", "rank %zu sent no libfabric "
-                              "address (do all ranks use ACP_TRANSPORT=ofi?)", r);
+                return report("acp_init", "libfabric address",
+                              "rank %zu sent no libfabric "
+                              "address (do all ranks use ACP_TRANSPORT=ofi?)",
+                              r);
             const uint8_t *name = a.data() + sizeof len + len;
             wake_names[r].assign(name, a.data() + a.size());
             const int n = fi_av_insert(av_, a.data() + sizeof len, 1, &addrs_[r], 0, nullptr);
             if (n != 1)
-                return report("acp_init", "libfabric address", "cannot add rank %zu's address "
-                              "to the address vector (%s)", r, fab_.strerror(n < 0 ? -n : FI_EINVAL));
+                return report("acp_init", "libfabric address",
+                              "cannot add rank %zu's address "
+                              "to the address vector (%s)",
+                              r, fab_.strerror(n < 0 ? -n : FI_EINVAL));
         }
         if (wake_) wake_->set_peers(wake_names);
         return true;
@@ -203,9 +202,7 @@ class OfiTransport final : public Transport {
         r->owner = this;
         r->base = reinterpret_cast<uintptr_t>(addr);
         r->len = len;
-        if (!register_raw(addr, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
-                          &r->mr))
-            return nullptr;
+        if (!register_raw(addr, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, &r->mr)) return nullptr;
         r->key = fi_mr_key(r->mr);
         const WireKey wk{r->key, r->base};
         const auto *p = reinterpret_cast<const uint8_t *>(&wk);
@@ -227,8 +224,10 @@ class OfiTransport final : public Transport {
 
     std::unique_ptr<RemoteKey> unpack_rkey(int rank, const Blob &rkey) override {
         if (rkey.size() != sizeof(WireKey)) {
-            report("ofi", "rkey", "rank %d sent a %zu-byte key, not a libfabric one (do all "
-                   "ranks use ACP_TRANSPORT=ofi?)", rank, rkey.size());
+            report("ofi", "rkey",
+                   "rank %d sent a %zu-byte key, not a libfabric one (do all "
+                   "ranks use ACP_TRANSPORT=ofi?)",
+                   rank, rkey.size());
             return nullptr;
         }
         auto k = std::make_unique<OfiKey>();
@@ -236,35 +235,34 @@ class OfiTransport final : public Transport {
         return k;
     }
 
-    int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
-            Completion *c) override {
+    int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) override {
         if (len == 0) return kDone;
         return start_rma(Op::kWrite, rank, const_cast<void *>(local), len, raddr, rkey, c);
     }
 
-    int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
-            Completion *c) override {
+    int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) override {
         if (len == 0) return kDone;
         return start_rma(Op::kRead, rank, local, len, raddr, rkey, c);
     }
 
-    int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result,
-               uint64_t raddr, RemoteKey &rkey, Completion *c) override {
+    int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result, uint64_t raddr,
+               RemoteKey &rkey, Completion *c) override {
         const WireKey &k = static_cast<OfiKey &>(rkey).k;
         if (agent_atomics_) {
-            AtomicRequest req{0, raddr, k.key, *operand, *result, static_cast<uint8_t>(op),
-                              static_cast<uint8_t>(width), {}};
+            AtomicRequest req{0, raddr, k.key, *operand, *result, static_cast<uint8_t>(op), static_cast<uint8_t>(width),
+                              {}};
             if (rank == rank_) {  // this process's own memory: no message
                 const AtomicReply rep = execute_atomic(req);
                 if (rep.status != 0)
                     return report("ofi", "atomic", "address 0x%llx is not in a registration",
-                                  static_cast<unsigned long long>(raddr)), -1;
+                                  static_cast<unsigned long long>(raddr)),
+                           -1;
                 std::memcpy(result, &rep.old, width);
                 return kDone;
             }
             req.id = next_atomic_id_++;
-            pending_atomics_[req.id] = new Op{.kind = Op::kAgentAtomic, .rank = rank, .c = c,
-                                              .result = result, .width = width};
+            pending_atomics_[req.id] =
+                new Op{.kind = Op::kAgentAtomic, .rank = rank, .c = c, .result = result, .width = width};
             send_frame(rank, FrameKind::kAtomicRequest, &req, sizeof req);
             return kPending;
         }
@@ -273,8 +271,7 @@ class OfiTransport final : public Transport {
         o->c = c;
         o->result = result;
         o->width = width;
-        static constexpr fi_op kOps[] = {FI_CSWAP, FI_ATOMIC_WRITE, FI_SUM,
-                                         FI_BXOR,  FI_BOR,          FI_BAND};
+        static constexpr fi_op kOps[] = {FI_CSWAP, FI_ATOMIC_WRITE, FI_SUM, FI_BXOR, FI_BOR, FI_BAND};
         o->kind = op == AtomicOp::kCas ? Op::kCompareAtomic : Op::kFetchAtomic;
         o->aop = kOps[static_cast<int>(op)];
         o->dt = width == 4 ? FI_UINT32 : FI_UINT64;
@@ -297,11 +294,9 @@ class OfiTransport final : public Transport {
             self_inbox_.emplace_back(p, p + len);
             return kDone;
         }
-        split_message(static_cast<uint32_t>(rank_), next_msg_id_++,
-                      static_cast<const uint8_t *>(data), len, kFrameBytes,
-                      [&](const FrameHeader &h, const uint8_t *payload, size_t n) {
-                          queue_frame(rank, h, payload, n);
-                      });
+        split_message(
+            static_cast<uint32_t>(rank_), next_msg_id_++, static_cast<const uint8_t *>(data), len, kFrameBytes,
+            [&](const FrameHeader &h, const uint8_t *payload, size_t n) { queue_frame(rank, h, payload, n); });
         pump_sends();
         return kDone;
     }
@@ -340,8 +335,7 @@ class OfiTransport final : public Transport {
     int event_fd() override { return efd_; }
 
     bool arm() override {
-        if (!self_inbox_.empty() || !backlog_.empty() || !reposts_.empty() ||
-            (!out_.empty() && !free_sends_.empty()))
+        if (!self_inbox_.empty() || !backlog_.empty() || !reposts_.empty() || (!out_.empty() && !free_sends_.empty()))
             return false;
         if (wake_) {
             if (wake_->drain()) {  // poked since the last progress
@@ -362,10 +356,8 @@ class OfiTransport final : public Transport {
     void shutdown(double timeout_s) override {
         // Our own sends must leave (the peers wait for them in the final
         // barrier); nothing else is awaited.
-        const auto deadline = std::chrono::steady_clock::now() +
-                              std::chrono::duration<double>(timeout_s);
-        while ((!out_.empty() || free_sends_.size() < static_cast<size_t>(kSendBuffers) ||
-                !backlog_.empty()) &&
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while ((!out_.empty() || free_sends_.size() < static_cast<size_t>(kSendBuffers) || !backlog_.empty()) &&
                std::chrono::steady_clock::now() < deadline)
             progress();
         shutting_down_ = true;
@@ -373,8 +365,8 @@ class OfiTransport final : public Transport {
 
   private:
     bool fail(const char *what, int rc) {
-        return report("acp_init", "libfabric", "%s (provider %s): %s", what,
-                      info_->fabric_attr->prov_name, fab_.strerror(rc < 0 ? -rc : rc));
+        return report("acp_init", "libfabric", "%s (provider %s): %s", what, info_->fabric_attr->prov_name,
+                      fab_.strerror(rc < 0 ? -rc : rc));
     }
 
     bool open_cq() {
@@ -382,9 +374,7 @@ class OfiTransport final : public Transport {
         ca.format = FI_CQ_FORMAT_MSG;
         ca.wait_obj = FI_WAIT_FD;
         ca.size = static_cast<size_t>(kRecvBuffers + kSendBuffers) * 4;
-        if (fi_cq_open(domain_, &ca, &cq_, nullptr) == 0 &&
-            fi_control(&cq_->fid, FI_GETWAIT, &efd_) == 0)
-            return true;
+        if (fi_cq_open(domain_, &ca, &cq_, nullptr) == 0 && fi_control(&cq_->fid, FI_GETWAIT, &efd_) == 0) return true;
         if (cq_) fi_close(&cq_->fid);
         cq_ = nullptr;
         // No wait fd: peers poke this process's wake channel after posting
@@ -394,9 +384,10 @@ class OfiTransport final : public Transport {
         if (rc) return fail("completion queue", rc);
         wake_ = std::make_unique<WakeChannel>();
         if (!wake_->open())
-            return report("acp_init", "libfabric", "provider %s has no wait fd and acpx cannot "
-                          "open its wake socket: %s", info_->fabric_attr->prov_name,
-                          std::strerror(errno));
+            return report("acp_init", "libfabric",
+                          "provider %s has no wait fd and acpx cannot "
+                          "open its wake socket: %s",
+                          info_->fabric_attr->prov_name, std::strerror(errno));
         efd_ = wake_->fd();
         return true;
     }
@@ -422,16 +413,16 @@ class OfiTransport final : public Transport {
         if (rc) {
             if (*mr) fi_close(&(*mr)->fid);
             *mr = nullptr;
-            return report("acp_register_memory", "addr", "libfabric (%s) cannot register %zu "
-                          "bytes: %s", info_->fabric_attr->prov_name, len, fab_.strerror(-rc));
+            return report("acp_register_memory", "addr",
+                          "libfabric (%s) cannot register %zu "
+                          "bytes: %s",
+                          info_->fabric_attr->prov_name, len, fab_.strerror(-rc));
         }
         return true;
     }
 
     // Operations posted and not yet complete (the wake timer polls while any are).
-    bool in_flight() const {
-        return in_flight_ != 0 || !pending_atomics_.empty() || !out_.empty();
-    }
+    bool in_flight() const { return in_flight_ != 0 || !pending_atomics_.empty() || !out_.empty(); }
 
     // Operations toward each peer that its progress has to carry: while any
     // is outstanding, the peer is poked again at every backup-timer tick
@@ -470,8 +461,7 @@ class OfiTransport final : public Transport {
         return true;
     }
 
-    int start_rma(Op::Kind kind, int rank, void *local, size_t len, uint64_t raddr,
-                  RemoteKey &rkey, Completion *c) {
+    int start_rma(Op::Kind kind, int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) {
         const WireKey &k = static_cast<OfiKey &>(rkey).k;
         const size_t parts = (len + kMaxRma - 1) / kMaxRma;
         Split *split = parts > 1 ? new Split{c, static_cast<unsigned>(parts), 0} : nullptr;
@@ -536,15 +526,13 @@ class OfiTransport final : public Transport {
                 m.context = o;
                 return fi_writemsg(ep_, &m, FI_DELIVERY_COMPLETE | FI_COMPLETION);
             }
-            case Op::kRead:
-                return fi_read(ep_, o->local, o->len, o->desc, to, o->raddr, o->key, o);
+            case Op::kRead: return fi_read(ep_, o->local, o->len, o->desc, to, o->raddr, o->key, o);
             case Op::kFetchAtomic:
-                return fi_fetch_atomic(ep_, &o->in[0], 1, nullptr, &o->out, nullptr, to,
-                                       o->raddr, o->key, o->dt, o->aop, o);
+                return fi_fetch_atomic(ep_, &o->in[0], 1, nullptr, &o->out, nullptr, to, o->raddr, o->key, o->dt,
+                                       o->aop, o);
             case Op::kCompareAtomic:
-                return fi_compare_atomic(ep_, &o->in[0], 1, nullptr, &o->in[1], nullptr,
-                                         &o->out, nullptr, to, o->raddr, o->key, o->dt,
-                                         o->aop, o);
+                return fi_compare_atomic(ep_, &o->in[0], 1, nullptr, &o->in[1], nullptr, &o->out, nullptr, to, o->raddr,
+                                         o->key, o->dt, o->aop, o);
             default: return -FI_EINVAL;
         }
     }
@@ -602,15 +590,12 @@ class OfiTransport final : public Transport {
 
     void completed(Op *o, size_t len) {
         switch (o->kind) {
-            case Op::kRecv:
-                received(o->index, len);
-                return;
+            case Op::kRecv: received(o->index, len); return;
             case Op::kSend:
                 free_sends_.push_back(o->index);
                 count_in_flight(o->rank, -1);
                 return;
-            default:
-                finish(o, 0);
+            default: finish(o, 0);
         }
     }
 
@@ -620,15 +605,13 @@ class OfiTransport final : public Transport {
         auto *o = static_cast<Op *>(e.op_context);
         if (!o) return;
         if (o->kind == Op::kRecv) {
-            if (!shutting_down_ && e.err != FI_ECANCELED)
-                report("ofi", "receive", "%s", fab_.strerror(e.err));
+            if (!shutting_down_ && e.err != FI_ECANCELED) report("ofi", "receive", "%s", fab_.strerror(e.err));
             if (!shutting_down_ && !post_recv(o->index)) reposts_.push_back(o->index);
             return;
         }
         char buf[256];
         const char *why = fi_cq_strerror(cq_, e.prov_errno, e.err_data, buf, sizeof buf);
-        report("ofi", kind_name(o), "rank %d: %s (%s)", o->rank, fab_.strerror(e.err),
-               why ? why : "");
+        report("ofi", kind_name(o), "rank %d: %s (%s)", o->rank, fab_.strerror(e.err), why ? why : "");
         if (o->kind == Op::kSend) {
             free_sends_.push_back(o->index);
             count_in_flight(o->rank, -1);
@@ -639,13 +622,10 @@ class OfiTransport final : public Transport {
     }
 
     uint8_t *recv_buffer(int i) { return slab_.data() + static_cast<size_t>(i) * kFrameBytes; }
-    uint8_t *send_buffer(int i) {
-        return slab_.data() + static_cast<size_t>(kRecvBuffers + i) * kFrameBytes;
-    }
+    uint8_t *send_buffer(int i) { return slab_.data() + static_cast<size_t>(kRecvBuffers + i) * kFrameBytes; }
 
     bool post_recv(int i) {
-        const ssize_t rc = fi_recv(ep_, recv_buffer(i), kFrameBytes, slab_desc_,
-                                   FI_ADDR_UNSPEC, &recv_ops_[i]);
+        const ssize_t rc = fi_recv(ep_, recv_buffer(i), kFrameBytes, slab_desc_, FI_ADDR_UNSPEC, &recv_ops_[i]);
         if (rc == 0) return true;
         if (rc != -FI_EAGAIN)
             report("ofi", "receive", "cannot post a receive buffer: %s", fab_.strerror(static_cast<int>(-rc)));
@@ -697,8 +677,10 @@ class OfiTransport final : public Transport {
                 Op *o = it->second;
                 pending_atomics_.erase(it);
                 if (rep.status != 0)
-                    report("ofi", "atomic", "rank %d refused it: the address is not in a "
-                           "registration with that key", o->rank);
+                    report("ofi", "atomic",
+                           "rank %d refused it: the address is not in a "
+                           "registration with that key",
+                           o->rank);
                 o->out = rep.old;
                 finish(o, rep.status == 0 ? 0 : -1);
                 return;
@@ -715,17 +697,15 @@ class OfiTransport final : public Transport {
         auto it = by_key_.find(q.key);
         if (it == by_key_.end()) return rep;
         const OfiRegion *r = it->second;
-        if (q.raddr < r->base || q.raddr + q.width > r->base + r->len || q.op > 5 ||
-            (q.width != 4 && q.width != 8) || q.raddr % q.width != 0)
+        if (q.raddr < r->base || q.raddr + q.width > r->base + r->len || q.op > 5 || (q.width != 4 && q.width != 8) ||
+            q.raddr % q.width != 0)
             return rep;
         const auto op = static_cast<AtomicOp>(q.op);
         if (q.width == 4)
             rep.old = apply_cpu_atomic<uint32_t>(op, reinterpret_cast<uint32_t *>(q.raddr),
-                                      static_cast<uint32_t>(q.operand),
-                                      static_cast<uint32_t>(q.swap_in));
+                                                 static_cast<uint32_t>(q.operand), static_cast<uint32_t>(q.swap_in));
         else
-            rep.old = apply_cpu_atomic<uint64_t>(op, reinterpret_cast<uint64_t *>(q.raddr), q.operand,
-                                      q.swap_in);
+            rep.old = apply_cpu_atomic<uint64_t>(op, reinterpret_cast<uint64_t *>(q.raddr), q.operand, q.swap_in);
         rep.status = 0;
         return rep;
     }
@@ -769,8 +749,7 @@ class OfiTransport final : public Transport {
             const int i = free_sends_.back();
             OutFrame &f = out_.front();
             std::memcpy(send_buffer(i), f.bytes.data(), f.bytes.size());
-            const ssize_t rc = fi_send(ep_, send_buffer(i), f.bytes.size(), slab_desc_,
-                                       addrs_[f.rank], &send_ops_[i]);
+            const ssize_t rc = fi_send(ep_, send_buffer(i), f.bytes.size(), slab_desc_, addrs_[f.rank], &send_ops_[i]);
             if (rc == -FI_EAGAIN) return;
             if (rc != 0) {
                 report("ofi", "send", "rank %d: %s", f.rank, fab_.strerror(static_cast<int>(-rc)));
@@ -818,9 +797,9 @@ class OfiTransport final : public Transport {
     unsigned idle_sleeps_ = 0;
     std::vector<fi_addr_t> addrs_;
     uint64_t next_key_ = 1;
-    std::multimap<uintptr_t, OfiRegion *> by_base_;  // FI_MR_LOCAL look-ups
+    std::multimap<uintptr_t, OfiRegion *> by_base_;     // FI_MR_LOCAL look-ups
     std::unordered_map<uint64_t, OfiRegion *> by_key_;  // the target's atomic checks
-    std::vector<uint8_t> slab_;  // receive buffers, then send buffers
+    std::vector<uint8_t> slab_;                         // receive buffers, then send buffers
     fid_mr *slab_mr_ = nullptr;
     void *slab_desc_ = nullptr;
     std::vector<Op> recv_ops_, send_ops_;

@@ -49,14 +49,12 @@ struct AtomicReply {
 // Splits a message of `len` bytes into frames of at most `frame_bytes`
 // (header included) and calls emit(header, payload, payload_len) for each.
 template <class Emit>
-void split_message(uint32_t from, uint32_t msg_id, const uint8_t *data, size_t len,
-                   size_t frame_bytes, Emit emit) {
+void split_message(uint32_t from, uint32_t msg_id, const uint8_t *data, size_t len, size_t frame_bytes, Emit emit) {
     const size_t room = frame_bytes - sizeof(FrameHeader);
     size_t off = 0;
     do {
         const size_t n = len - off < room ? len - off : room;
-        FrameHeader h{FrameKind::kMessage, {}, from, msg_id, static_cast<uint32_t>(len),
-                      static_cast<uint32_t>(off)};
+        FrameHeader h{FrameKind::kMessage, {}, from, msg_id, static_cast<uint32_t>(len), static_cast<uint32_t>(off)};
         emit(h, data + off, n);
         off += n;
     } while (off < len);
@@ -68,8 +66,7 @@ class Reassembly {
     // Adds one frame's payload. Returns true and fills *out when that frame
     // completes its message; false while parts are missing or when the
     // frame is malformed (*malformed set).
-    bool add(const FrameHeader &h, const uint8_t *payload, size_t n, std::vector<uint8_t> *out,
-             bool *malformed) {
+    bool add(const FrameHeader &h, const uint8_t *payload, size_t n, std::vector<uint8_t> *out, bool *malformed) {
         *malformed = false;
         if (static_cast<uint64_t>(h.offset) + n > h.total) {
             *malformed = true;

@@ -59,8 +59,7 @@ void WakeChannel::poke(int rank) {
     const size_t r = static_cast<size_t>(rank);
     if (r >= peers_.size() || !peer_len_[r]) return;
     const char one = 1;
-    if (sendto(sock_, &one, 1, MSG_DONTWAIT, reinterpret_cast<sockaddr *>(&peers_[r]),
-               peer_len_[r]) < 0 &&
+    if (sendto(sock_, &one, 1, MSG_DONTWAIT, reinterpret_cast<sockaddr *>(&peers_[r]), peer_len_[r]) < 0 &&
         errno != EAGAIN && errno != EWOULDBLOCK) {
         // Not on this node (or gone): that peer is left to the backup timer.
         peer_len_[r] = 0;
@@ -77,7 +76,8 @@ bool WakeChannel::drain() {
 
 void WakeChannel::arm_timer(bool in_flight, bool recent_work) {
     uint64_t ticks;
-    if (read(timer_, &ticks, sizeof ticks) < 0) { /* it had not expired */ }
+    if (read(timer_, &ticks, sizeof ticks) < 0) { /* it had not expired */
+    }
     itimerspec t{};
     if (in_flight)
         t.it_value.tv_nsec = 200'000;

@@ -51,8 +51,7 @@ void on_request_done(void *request, ucs_status_t status, void *user_data) {
 int outcome(ucs_status_ptr_t sp, const char *what, int rank) {
     if (sp == nullptr) return kDone;
     if (UCS_PTR_IS_ERR(sp)) {
-        report("ucx", what, "rank %d: %s", rank,
-               ucs_status_string(UCS_PTR_STATUS(sp)));
+        report("ucx", what, "rank %d: %s", rank, ucs_status_string(UCS_PTR_STATUS(sp)));
         return -1;
     }
     return kPending;
@@ -80,42 +79,36 @@ class UcxTransport final : public Transport {
     bool init() {
         ucp_config_t *config = nullptr;
         ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
-        if (st != UCS_OK)
-            return report("acp_init", "UCX configuration", "%s", ucs_status_string(st));
+        if (st != UCS_OK) return report("acp_init", "UCX configuration", "%s", ucs_status_string(st));
         ucp_params_t params{};
-        params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
-                            UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
-                          UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+        params.field_mask =
+            UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
         params.estimated_num_eps = static_cast<size_t>(procs_);
         params.mt_workers_shared = 0;
         st = ucp_init(&params, config, &ctx_);
         ucp_config_release(config);
-        if (st != UCS_OK)
-            return report("acp_init", "UCX context", "ucp_init failed: %s",
-                          ucs_status_string(st));
+        if (st != UCS_OK) return report("acp_init", "UCX context", "ucp_init failed: %s", ucs_status_string(st));
         ucp_worker_params_t wp{};
         wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
         wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
         st = ucp_worker_create(ctx_, &wp, &worker_);
         if (st != UCS_OK)
-            return report("acp_init", "UCX worker", "ucp_worker_create failed: %s",
-                          ucs_status_string(st));
+            return report("acp_init", "UCX worker", "ucp_worker_create failed: %s", ucs_status_string(st));
         st = ucp_worker_get_efd(worker_, &efd_);
         if (st != UCS_OK)
-            return report("acp_init", "UCX worker", "no event fd (%s): a transport "
+            return report("acp_init", "UCX worker",
+                          "no event fd (%s): a transport "
                           "without wakeup support was selected by UCX_TLS",
                           ucs_status_string(st));
         ucp_am_handler_param_t hp{};
-        hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                        UCP_AM_HANDLER_PARAM_FIELD_ARG;
+        hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
         hp.id = kAmId;
         hp.cb = &UcxTransport::on_message;
         hp.arg = this;
         st = ucp_worker_set_am_recv_handler(worker_, &hp);
         if (st != UCS_OK)
-            return report("acp_init", "UCX worker", "cannot set message handler: %s",
-                          ucs_status_string(st));
+            return report("acp_init", "UCX worker", "cannot set message handler: %s", ucs_status_string(st));
         for (int r = 0; r < procs_; ++r) ep_ctx_.push_back({this, r});
         return true;
     }
@@ -153,16 +146,14 @@ class UcxTransport final : public Transport {
         mp.length = len;
         ucs_status_t st = ucp_mem_map(ctx_, &mp, &r->memh);
         if (st != UCS_OK) {
-            report("acp_register_memory", "addr", "UCX cannot register %zu bytes: %s", len,
-                   ucs_status_string(st));
+            report("acp_register_memory", "addr", "UCX cannot register %zu bytes: %s", len, ucs_status_string(st));
             return nullptr;
         }
         void *buf = nullptr;
         size_t size = 0;
         st = ucp_rkey_pack(ctx_, r->memh, &buf, &size);
         if (st != UCS_OK) {
-            report("acp_register_memory", "addr", "UCX cannot pack the key: %s",
-                   ucs_status_string(st));
+            report("acp_register_memory", "addr", "UCX cannot pack the key: %s", ucs_status_string(st));
             return nullptr;
         }
         r->rkey.assign(static_cast<uint8_t *>(buf), static_cast<uint8_t *>(buf) + size);
@@ -176,49 +167,43 @@ class UcxTransport final : public Transport {
         auto k = std::make_unique<UcxKey>();
         ucs_status_t st = ucp_ep_rkey_unpack(ep, rkey.data(), &k->rkey);
         if (st != UCS_OK) {
-            report("ucx", "rkey", "rank %d: cannot unpack a remote key: %s", rank,
-                   ucs_status_string(st));
+            report("ucx", "rkey", "rank %d: cannot unpack a remote key: %s", rank, ucs_status_string(st));
             return nullptr;
         }
         return k;
     }
 
-    int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
-            Completion *c) override {
+    int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) override {
         ucp_ep_h ep = endpoint(rank);
         if (!ep) return -1;
         ucp_request_param_t p{};
-        ucs_status_ptr_t sp = ucp_put_nbx(ep, local, len, raddr,
-                                          static_cast<UcxKey &>(rkey).rkey, &p);
+        ucs_status_ptr_t sp = ucp_put_nbx(ep, local, len, raddr, static_cast<UcxKey &>(rkey).rkey, &p);
         if (UCS_PTR_IS_ERR(sp)) return outcome(sp, "put", rank);
         if (sp) ucp_request_free(sp);  // the flush below tells when it landed
         ucp_request_param_t fp = completion_param(c);
         return outcome(ucp_ep_flush_nbx(ep, &fp), "flush", rank);
     }
 
-    int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey,
-            Completion *c) override {
+    int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) override {
         ucp_ep_h ep = endpoint(rank);
         if (!ep) return -1;
         ucp_request_param_t p = completion_param(c);
-        return outcome(ucp_get_nbx(ep, local, len, raddr, static_cast<UcxKey &>(rkey).rkey, &p),
-                       "get", rank);
+        return outcome(ucp_get_nbx(ep, local, len, raddr, static_cast<UcxKey &>(rkey).rkey, &p), "get", rank);
     }
 
-    int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result,
-               uint64_t raddr, RemoteKey &rkey, Completion *c) override {
+    int atomic(int rank, AtomicOp op, size_t width, const uint64_t *operand, uint64_t *result, uint64_t raddr,
+               RemoteKey &rkey, Completion *c) override {
         ucp_ep_h ep = endpoint(rank);
         if (!ep) return -1;
-        static constexpr ucp_atomic_op_t kOps[] = {UCP_ATOMIC_OP_CSWAP, UCP_ATOMIC_OP_SWAP,
-                                                   UCP_ATOMIC_OP_ADD,   UCP_ATOMIC_OP_XOR,
-                                                   UCP_ATOMIC_OP_OR,    UCP_ATOMIC_OP_AND};
+        static constexpr ucp_atomic_op_t kOps[] = {UCP_ATOMIC_OP_CSWAP, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_ADD,
+                                                   UCP_ATOMIC_OP_XOR,   UCP_ATOMIC_OP_OR,   UCP_ATOMIC_OP_AND};
         ucp_request_param_t p = completion_param(c);
         p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         p.datatype = ucp_dt_make_contig(width);
         p.reply_buffer = result;  // little endian: the low `width` bytes
-        return outcome(ucp_atomic_op_nbx(ep, kOps[static_cast<int>(op)], operand, 1, raddr,
-                                         static_cast<UcxKey &>(rkey).rkey, &p),
-                       "atomic", rank);
+        return outcome(
+            ucp_atomic_op_nbx(ep, kOps[static_cast<int>(op)], operand, 1, raddr, static_cast<UcxKey &>(rkey).rkey, &p),
+            "atomic", rank);
     }
 
     int send(int rank, const void *data, size_t len) override {
@@ -227,8 +212,7 @@ class UcxTransport final : public Transport {
         auto *copy = new uint8_t[len];
         std::memcpy(copy, data, len);
         ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_FLAGS;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
         p.cb.send = free_send_buffer;
         p.user_data = copy;
         p.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -249,10 +233,8 @@ class UcxTransport final : public Transport {
         ucp_request_param_t p{};
         ucs_status_ptr_t sp = ucp_worker_flush_nbx(worker_, &p);
         if (sp && !UCS_PTR_IS_ERR(sp)) {
-            const auto deadline = std::chrono::steady_clock::now() +
-                                  std::chrono::duration<double>(timeout_s);
-            while (ucp_request_check_status(sp) == UCS_INPROGRESS &&
-                   std::chrono::steady_clock::now() < deadline)
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+            while (ucp_request_check_status(sp) == UCS_INPROGRESS && std::chrono::steady_clock::now() < deadline)
                 ucp_worker_progress(worker_);
             if (ucp_request_check_status(sp) == UCS_INPROGRESS) ucp_request_cancel(worker_, sp);
             ucp_request_free(sp);
@@ -268,8 +250,8 @@ class UcxTransport final : public Transport {
             return nullptr;
         }
         ucp_ep_params_t ep{};
-        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                        UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.field_mask =
+            UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
         ep.address = reinterpret_cast<const ucp_address_t *>(addresses_[rank].data());
         // On one node not UCP_ERR_HANDLING_MODE_PEER: UCX 1.13's shared-
         // memory transports cannot detect a dead peer, so PEER mode moves
@@ -282,8 +264,7 @@ class UcxTransport final : public Transport {
         ep.err_handler.arg = &ep_ctx_[rank];
         ucs_status_t st = ucp_ep_create(worker_, &ep, &eps_[rank]);
         if (st != UCS_OK) {
-            report("ucx", "endpoint", "cannot connect to rank %d: %s", rank,
-                   ucs_status_string(st));
+            report("ucx", "endpoint", "cannot connect to rank %d: %s", rank, ucs_status_string(st));
             eps_[rank] = nullptr;
         }
         return eps_[rank];
@@ -293,8 +274,7 @@ class UcxTransport final : public Transport {
                                    const ucp_am_recv_param_t *param) {
         auto *self = static_cast<UcxTransport *>(arg);
         if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-            report("ucx", "message", "unexpected rendezvous message of %zu bytes dropped",
-                   length);
+            report("ucx", "message", "unexpected rendezvous message of %zu bytes dropped", length);
             return UCS_OK;
         }
         self->deliver_message(data, length);
