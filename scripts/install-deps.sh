@@ -16,4 +16,4 @@ apt-get install -y --no-install-recommends \
     libucx-dev ucx-utils libfabric-dev libpmix-dev libhwloc-dev libgtest-dev \
     nlohmann-json3-dev python3 \
     openmpi-bin libopenmpi-dev \
-    ca-certificates procps $bench
+    ca-certificates procps clang-format $bench

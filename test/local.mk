@@ -53,7 +53,7 @@ EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/su
 
 # The house: includes point down the layers, every ACP_* variable is in
 # the one table.
-TESTS += test/suites/layers.sh test/suites/config_table.sh
+TESTS += test/suites/layers.sh test/suites/config_table.sh test/suites/format.sh
 EXTRA_DIST += scripts/check-layers.sh
 
 # The middle layer (persistent collectives), multi-process.
