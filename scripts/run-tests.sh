@@ -2,7 +2,8 @@
 # Installs the Debian packages, builds acpx twice (warnings as errors; then
 # AddressSanitizer + UBSan) and runs the test suites on each build: every
 # suite on the first; on the sanitizer build, the suites that reach each
-# code path once (sanitizer_suites below). --long runs every suite on
+# code path once (sanitizer_suites below); two suites at a time, the
+# benchmarks' one at a time (run_suite). --long runs every suite on
 # both (the benchmarks' suites, every rank count and transport variant
 # under the sanitizers too): before a release, or nightly.
 # Ends with one line "tests: N passed, N failed, N skipped". A suite
@@ -40,6 +41,24 @@ suites_of() {
     printf 'acpx-print-tests:\n\t@for t in $(TESTS); do echo $$t; done\n' |
         make -s -C "$1" -f Makefile -f - acpx-print-tests
 }
+# Adds the counts of the make check that wrote $log to the totals; prints
+# its log when something failed or was skipped.
+count_log() {  # name, log
+    p=$(sed -n 's/^# PASS: *//p' "$2" | head -1)
+    f=$(sed -n 's/^# FAIL: *//p' "$2" | head -1)
+    e=$(sed -n 's/^# ERROR: *//p' "$2" | head -1)
+    k=$(sed -n 's/^# SKIP: *//p' "$2" | head -1)
+    [ -s "$2" ] && grep -q '^# FAIL' "$2" || { p=0; f=1; }
+    total_pass=$((total_pass + ${p:-0}))
+    total_fail=$((total_fail + ${f:-0} + ${e:-0}))
+    total_skip=$((total_skip + ${k:-0}))
+    if [ "${k:-0}" != 0 ]; then
+        echo "=== $1: skipped suites (this machine should run them):"
+        grep '^SKIP: ' "$2" || true
+        [ "${ACPX_ALLOW_SKIP:-0}" = 1 ] || total_fail=$((total_fail + k))
+    fi
+    if [ "${f:-0}" != 0 ] || [ "${e:-0}" != 0 ]; then cat "$2"; fi
+}
 run_suite() {  # name, builddir, which (all | sanitizer), configure options...
     name=$1 build=$2 which=$3; shift 3
     t0=$(date +%s)
@@ -47,39 +66,39 @@ run_suite() {  # name, builddir, which (all | sanitizer), configure options...
     if ! sh "$src/scripts/build.sh" "$build" "$@"; then
         echo "=== $name: build FAILED"; total_fail=$((total_fail + 1)); return
     fi
-    # The test programs build on every core (TESTS= runs none); the tests
-    # then run one at a time: each launches its own ranks on the node.
+    # The test programs build on every core (TESTS= runs none).
     log="$build/test-suite.log"
     make -C "$build" -j"$(nproc)" check TESTS= || echo "=== $name: test programs FAILED to build"
-    rm -f "$log"  # that run's empty summary must not stand for the tests'
     t1=$(date +%s)
     echo "=== $name: built with its tests in $(since "$t0"); make check"
-    if [ "$which" = all ]; then
-        make -C "$build" -j1 check
-    else
-        chosen=$(suites_of "$build" | while read -r t; do
+    chosen=$(suites_of "$build")
+    if [ "$which" != all ]; then
+        chosen=$(echo "$chosen" | while read -r t; do
             case " $(echo $sanitizer_suites) " in *" $t "*) echo "$t" ;; esac
         done)
         echo "=== $name: $(echo "$chosen" | wc -l) of $(suites_of "$build" | wc -l) suites (run-tests.sh --long: all)"
-        make -C "$build" -j1 check TESTS="$(echo $chosen)"
+    fi
+    # Two suites at a time (each launches its own ranks, in namespaces of
+    # its own where it needs them); the benchmarks' suites, which time
+    # rounds or load every CPU, one at a time after them.
+    shared=$(echo "$chosen" | grep -v '^test/suites/bench_' || true)
+    alone=$(echo "$chosen" | grep '^test/suites/bench_' || true)
+    if [ -n "$shared" ]; then
+        rm -f "$log"  # an earlier run's summary must not stand for this one's
+        make -C "$build" -j"$(nproc)" check TESTS="$(echo $shared)"
+        count_log "$name" "$log"
+    fi
+    if [ -n "$alone" ]; then
+        rm -f "$log"
+        make -C "$build" -j1 check TESTS="$(echo $alone)"
+        count_log "$name" "$log"
     fi
     echo "=== $name: tests ran in $(since "$t1")"
-    p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
-    f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
-    e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
-    k=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
-    [ -s "$log" ] && grep -q '^# FAIL' "$log" || { p=0; f=1; }
-    total_pass=$((total_pass + ${p:-0}))
-    total_fail=$((total_fail + ${f:-0} + ${e:-0}))
-    total_skip=$((total_skip + ${k:-0}))
-    if [ "${k:-0}" != 0 ]; then
-        echo "=== $name: skipped suites (this machine should run them):"
-        grep '^SKIP: ' "$log" || true
-        [ "${ACPX_ALLOW_SKIP:-0}" = 1 ] || total_fail=$((total_fail + k))
-    fi
-    if [ "${f:-0}" != 0 ] || [ "${e:-0}" != 0 ]; then cat "$log"; fi
 }
-run_suite "release build" "$src/_build" all --enable-werror
+# No static library in these builds: libtool would compile every file of
+# the library twice (a shared and a static object), and the tests link the
+# shared one. The main job's build (run-bench.sh) makes both.
+run_suite "release build" "$src/_build" all --enable-werror --disable-static
 # ASan: UCX's malloc/mmap hooks must be off, or they fight ASan's.
 export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
 # Leaks fail the tests; test/lsan.supp names the few that are the
@@ -88,7 +107,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$src/test/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 [ "$long" = 1 ] && which=all || which=sanitizer
-run_suite "asan+ubsan build" "$src/_build-asan" "$which" --enable-werror --enable-sanitizers
+run_suite "asan+ubsan build" "$src/_build-asan" "$which" --enable-werror --enable-sanitizers --disable-static
 echo "=== all done in $(since "$start")"
 echo "tests: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
