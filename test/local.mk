@@ -39,7 +39,7 @@ test_basic_cma_access_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFL
 test_basic_cma_access_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
-	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh \
+	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh test/suites/basic_ucx_np4_two_hosts.sh \
 	test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh \
 	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test \
 	test/basic/huge_pages_test \
@@ -49,7 +49,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
-EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/as_two_nodes.sh test/suites test/lsan.supp
+EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/two_hosts.sh test/suites test/lsan.supp
 
 # The house: includes point down the layers, every ACP_* variable is in
 # the one table.
@@ -69,7 +69,7 @@ test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_acprun_np3.sh test/suites/middle_acprun_np4.sh \
 	test/suites/middle_acprun_np5.sh test/suites/middle_acprun_np3_tcp.sh \
-	test/suites/middle_mpirun_np3.sh test/suites/middle_acprun_np4_two_nodes.sh \
+	test/suites/middle_mpirun_np3.sh test/suites/middle_ucx_np4_two_hosts.sh \
 	test/suites/middle_cma_denied_np3.sh
 endif
 
@@ -102,7 +102,7 @@ test_basic_ofi_wire_test_LDADD = $(GTEST_LIBS) -lgtest_main
 TESTS += test/basic/ofi_wire_test \
 	test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh \
 	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh \
-	test/suites/middle_ofi_tcp_np4_two_nodes.sh \
+	test/suites/middle_ofi_tcp_np4_two_hosts.sh test/suites/basic_ofi_tcp_np4_two_hosts.sh \
 	test/suites/basic_cma_denied_ofi_np3.sh test/suites/middle_cma_denied_ofi_np3.sh
 endif
 endif

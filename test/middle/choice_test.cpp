@@ -77,7 +77,7 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
-// A group across nodes (the suite run as two nodes by as_two_nodes.sh,
+// A group across nodes (the suite run on two hosts by two_hosts.sh,
 // ACPX_TEST_NODES=2) is modelled as its nodes on a switch, where their
 // messages to the other node share its port: 4 members on 2 nodes with
 // every copy 1 us + 1 ns a byte, the ring (one message a port a step),
@@ -87,7 +87,7 @@ TEST(Choice, AGroupAcrossNodesIsModelledAsItsNodesOnASwitch) {
     std::vector<int> g = everyone();
     const cm::Topology nodes = acpx::middle::nodes_of(g);
     if (const char *want = std::getenv("ACPX_TEST_NODES")) {
-        ASSERT_EQ(nodes.nodes(), std::stoul(want)) << "as_two_nodes.sh did not make the nodes";
+        ASSERT_EQ(nodes.nodes(), std::stoul(want)) << "two_hosts.sh did not make the nodes";
     }
     if (nodes.nodes() < 2) GTEST_SKIP() << "the job runs on one node";
     cm::Calibration cal;

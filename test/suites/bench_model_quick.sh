@@ -77,24 +77,26 @@ for k in 0 10 two; do
     [ "$st" -eq 2 ] && grep -q "^acpx-bench: --sweeps: '$k' is not a count from 1 to 9" "$dir/out" \
         || fail "calibrate --sweeps $k: status $st: $(cat "$dir/out")"
 done
-# On 2 ranks of two nodes (test/as_two_nodes.sh) it adds the network's
-# curves, a time per size; without a 2-rank file it refuses.
-if unshare --uts true 2>/dev/null; then
-    two="$ACPX_SRCDIR/test/as_two_nodes.sh"
-    run -n 2 "$two" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" \
-        > "$dir/net.txt" || fail "network calibrate: $(cat "$dir/net.txt")"
-    for k in comm_net comm_net_stream comm_direct switch_s; do
-        grep -q "\"$k\"" "$dir/cal.json" || fail "network calibrate: no $k in $(cat "$dir/cal.json")"
-    done
-    [ "$(sed '/right behind/q' "$dir/net.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 8 ] \
-        || fail "network calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/net.txt")"
-    if run -n 2 "$two" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" > "$dir/out" 2>&1; then
-        fail "network calibrate without a 2-rank file: accepted"
-    fi
-    grep -q 'of two nodes it adds the network.s curves' "$dir/out" || fail "network calibrate: $(cat "$dir/out")"
-else
-    echo "bench_model_quick: unshare --uts is not permitted here: the network calibration is not run"
+# On 2 ranks of two emulated hosts (test/two_hosts.sh) it adds the
+# network's curves, a time per size; without a 2-rank file it refuses.
+bed="$dir/bed"
+hosts="$ACPX_SRCDIR/test/two_hosts.sh"
+sh "$hosts" up "$bed" > "$dir/bed.txt" 2>&1 || fail "two hosts: $(cat "$dir/bed.txt")"
+trap 'sh "$hosts" down "$bed"; rm -rf "$dir"' EXIT
+run -n 2 "$hosts" rank "$bed" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" \
+    > "$dir/net.txt" || fail "network calibrate: $(cat "$dir/net.txt")"
+for k in comm_net comm_net_stream comm_direct switch_s; do
+    grep -q "\"$k\"" "$dir/cal.json" || fail "network calibrate: no $k in $(cat "$dir/cal.json")"
+done
+[ "$(sed '/right behind/q' "$dir/net.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 8 ] \
+    || fail "network calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/net.txt")"
+if run -n 2 "$hosts" rank "$bed" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" \
+    > "$dir/out" 2>&1; then
+    fail "network calibrate without a 2-rank file: accepted"
 fi
+grep -q 'of two nodes it adds the network.s curves' "$dir/out" || fail "network calibrate: $(cat "$dir/out")"
+sh "$hosts" down "$bed"
+trap 'rm -rf "$dir"' EXIT
 
 ACP_CALIBRATION="$dir/cal.json" run -n 3 "$ACPX_BUILDDIR/acpx-bench" model-check --quick --sizes 4K:64K \
     --out "$dir/mc.csv" > "$dir/mc.txt"
