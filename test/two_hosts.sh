@@ -16,6 +16,15 @@
 #                              there without forking, so the launcher keeps
 #                              its pid and signals.
 #   two_hosts.sh host DIR a|b PROGRAM [ARGS...]   PROGRAM on one host
+#   two_hosts.sh net DIR a|b PROGRAM [ARGS...]
+#                              PROGRAM in one host's network only: where
+#                              Open MPI's mpirun runs, to reach both hosts'
+#                              daemons (it launches them on both through
+#                              `rsh`, as on a cluster's login node)
+#   two_hosts.sh rsh DIR HOST COMMAND...
+#                              a remote shell for mpirun (plm_rsh_agent):
+#                              COMMAND, a shell command line, on HOST
+#                              (acpx-host-a or acpx-host-b)
 # Traffic goes only between the two namespaces' own addresses
 # (10.231.0.1 on a, 10.231.0.2 on b). Needs root (ip, unshare, nsenter);
 # `up` exits 77 where namespaces cannot be made, for the suite to skip.
@@ -85,8 +94,28 @@ host)
     shift
     case "$h" in a | b) enter "$h" "$@" ;; *) echo "two_hosts.sh: host a or b, not $h" >&2; exit 2 ;; esac
     ;;
+net)
+    h=${1:?two_hosts.sh net DIR a|b PROGRAM...}
+    shift
+    case "$h" in a | b) ;; *) echo "two_hosts.sh: host a or b, not $h" >&2; exit 2 ;; esac
+    eval ns=\$ns_"$h"
+    # Not ip netns exec: its mount namespace would not hold the hosts'
+    # (the kernel copies no mount-namespace files into a new one), and the
+    # remote shell below enters them from here. mpirun lists interfaces
+    # through netlink, not /sys.
+    exec nsenter --net="/run/netns/$ns" -- "$@"
+    ;;
+rsh)
+    host=${1:?two_hosts.sh rsh DIR HOST COMMAND...}
+    shift
+    case "$host" in
+    acpx-host-a | 10.231.0.1) enter a sh -c "$*" ;;
+    acpx-host-b | 10.231.0.2) enter b sh -c "$*" ;;
+    *) echo "two_hosts.sh: rsh: no host $host here (acpx-host-a, acpx-host-b)" >&2; exit 2 ;;
+    esac
+    ;;
 *)
-    echo "two_hosts.sh: $cmd: want up, down, rank or host" >&2
+    echo "two_hosts.sh: $cmd: want up, down, rank, host, net or rsh" >&2
     exit 2
     ;;
 esac

@@ -5,4 +5,4 @@
 # suites on one node.
 ACP_TRANSPORT=ofi FI_PROVIDER='tcp;ofi_rxm' GTEST_FILTER='-Lifecycle.TenThousandCreateFreeCyclesLeakNothing'
 export ACP_TRANSPORT FI_PROVIDER GTEST_FILTER
-exec "$ACPX_SRCDIR/test/run-two-hosts.sh" 4 "$ACPX_BUILDDIR/test/middle/middle_test"
+exec "$ACPX_SRCDIR/test/run-two-hosts.sh" acprun 4 "$ACPX_BUILDDIR/test/middle/middle_test"

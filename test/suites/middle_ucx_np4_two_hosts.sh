@@ -5,4 +5,4 @@
 # model's choice for a job across nodes. 10,000 creates are left to the
 # suites on one node (each create is an exchange over the network here).
 GTEST_FILTER='-Lifecycle.TenThousandCreateFreeCyclesLeakNothing'; export GTEST_FILTER
-exec "$ACPX_SRCDIR/test/run-two-hosts.sh" 4 "$ACPX_BUILDDIR/test/middle/middle_test"
+exec "$ACPX_SRCDIR/test/run-two-hosts.sh" acprun 4 "$ACPX_BUILDDIR/test/middle/middle_test"
