@@ -40,7 +40,7 @@ test_basic_cma_access_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 
 TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh test/suites/basic_ucx_np4_two_hosts.sh \
-	test/suites/basic_mpirun_np4_two_hosts.sh \
+	test/suites/basic_mpirun_np4_two_hosts.sh test/suites/faults_two_hosts.sh \
 	test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh \
 	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test \
 	test/basic/huge_pages_test \

@@ -16,6 +16,8 @@
 #                              there without forking, so the launcher keeps
 #                              its pid and signals.
 #   two_hosts.sh host DIR a|b PROGRAM [ARGS...]   PROGRAM on one host
+#   two_hosts.sh link DIR up|down   the veth pair between the hosts
+#   two_hosts.sh pids DIR a|b       the processes on a host, one a line
 #   two_hosts.sh net DIR a|b PROGRAM [ARGS...]
 #                              PROGRAM in one host's network only: where
 #                              Open MPI's mpirun runs, to reach both hosts'
@@ -94,6 +96,15 @@ host)
     shift
     case "$h" in a | b) enter "$h" "$@" ;; *) echo "two_hosts.sh: host a or b, not $h" >&2; exit 2 ;; esac
     ;;
+link)
+    case "${1:-}" in up | down) ;; *) echo "two_hosts.sh: link up or down" >&2; exit 2 ;; esac
+    ip -n "$ns_a" link set "acpx${tag}a" "$1"
+    ;;
+pids)
+    case "${1:-}" in a | b) ;; *) echo "two_hosts.sh: host a or b" >&2; exit 2 ;; esac
+    eval ns=\$ns_"$1"
+    ip netns pids "$ns"
+    ;;
 net)
     h=${1:?two_hosts.sh net DIR a|b PROGRAM...}
     shift
@@ -115,7 +126,7 @@ rsh)
     esac
     ;;
 *)
-    echo "two_hosts.sh: $cmd: want up, down, rank, host, net or rsh" >&2
+    echo "two_hosts.sh: $cmd: want up, down, rank, host, link, pids, net or rsh" >&2
     exit 2
     ;;
 esac

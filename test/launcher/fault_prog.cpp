@@ -182,6 +182,34 @@ int main(int argc, char **argv) {
             if (!failed && freed == 0 && never_send) usleep(1500 * 1000);
         }
     }
+    // Bcast rounds of 64 KiB over every rank for SECONDS (rank 0's clock:
+    // it sets the last round's first byte), each checked on every rank:
+    // what the two-host fault tests cut the link under.
+    if (mode == "col-rounds" && argc > 2) {
+        const int n = acp_procs();
+        std::vector<int> group(n);
+        for (int i = 0; i < n; ++i) group[i] = i;
+        std::vector<unsigned char> a(65536, 0);
+        const acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
+        if (h == ACP_COL_NULL) return 1;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::atoi(argv[2]));
+        unsigned rounds = 0;
+        for (bool last = false; !last; ++rounds) {
+            if (me == 0) {
+                last = std::chrono::steady_clock::now() >= deadline;
+                std::memset(a.data(), static_cast<int>(rounds % 251), a.size());
+                a[0] = last ? 1 : 0;
+            }
+            const int rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size()));
+            if (rc != 0) return std::fprintf(stderr, "rank %d: round %u failed\n", me, rounds), 3;
+            last = a[0] == 1;
+            for (size_t i = 1; i < a.size(); ++i)
+                if (a[i] != rounds % 251)
+                    return std::fprintf(stderr, "rank %d: round %u: byte %zu wrong\n", me, rounds, i), 4;
+        }
+        if (acp_free_col(h) != 0) return 1;
+        std::fprintf(stderr, "rank %d: %u rounds done\n", me, rounds);
+    }
     if (mode == "starter" && argc > 2) {
         const uint64_t size = std::strtoull(argv[2], nullptr, 10);
         const int peer = (me + 1) % acp_procs();
