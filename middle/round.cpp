@@ -507,8 +507,17 @@ std::string pending(const Col &c) {
         if (!c.seen[i])
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
                            (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
-    const std::string out = listed(what);
-    return out.empty() ? "this rank's own copies to complete" : out;
+    if (what.empty()) {
+        // Everything was sent: a copy of this rank's is in flight. The first
+        // notice not yet complete is the copy waited for (or comes right
+        // after it: acp_inquire reports a GMA with those before it).
+        for (const auto &n : c.notices)
+            if (acp_inquire(n.gma) == 1)
+                return (n.slot == ACP_GA_NULL ? "its ready signal" : "its copy of block " + std::to_string(n.block)) +
+                       " to rank " + std::to_string(n.to) + " (GMA " + std::to_string(n.gma) + ") to complete";
+        return "this rank's own copies to complete";
+    }
+    return listed(what);
 }
 
 std::string lagging(const Col &c) {
