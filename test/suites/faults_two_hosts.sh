@@ -1,6 +1,7 @@
 #!/bin/sh
 # Faults across two emulated hosts (test/two_hosts.sh), 4 ranks of bcast
-# rounds (fault_prog col-rounds): the link cut for good ends every rank
+# rounds (fault_prog col-rounds): the link cut before the start ends every
+# rank within ACP_TIMEOUT, in a few lines; cut for good, every rank
 # with an ACP_TIMEOUT error naming what it waited for; cut for 3 s and
 # restored, the job completes with every round checked; a rank on the
 # other host killed ends the job naming it; a rank stopped makes the
@@ -54,6 +55,16 @@ for transport in ucx "ofi tcp;ofi_rxm"; do
     ! grep -q 'rounds done' "$dir/cut.out" || fail "$transport: link cut: rounds went on: $(cat "$dir/cut.out")"
     # Each names a rank: a rank whose own copy is in flight, that copy's.
     ! grep -q "this rank's own copies" "$dir/cut.out" || fail "$transport: link cut: a wait names no rank: $(cat "$dir/cut.out")"
+    # Cut before the job starts: the ranks cannot reach the other host;
+    # every rank ends within ACP_TIMEOUT with a few lines naming a rank,
+    # not an error a call and no hang.
+    sh "$hosts" link "$bed" down
+    job unreachable 3 2
+    ended unreachable
+    sh "$hosts" link "$bed" up
+    [ "$status" -ne 0 ] && [ "$ms" -lt 12000 ] && [ "$(wc -l < "$dir/unreachable.out")" -lt 60 ] \
+        && grep -Eq '^acpx: .*rank [0-9]' "$dir/unreachable.out" \
+        || fail "$transport: unreachable from the start: status $status after $ms ms: $(head -c 3000 "$dir/unreachable.out")"
     # Cut for 3 s (under ACP_TIMEOUT, 10 s), then restored: the job ends
     # well, every rank's every round checked.
     job flap 10 6
