@@ -1,7 +1,7 @@
 #!/bin/sh
 # Faults across two emulated hosts (test/two_hosts.sh), 4 ranks of bcast
 # rounds (fault_prog col-rounds): the link cut before the start ends every
-# rank within ACP_TIMEOUT, in a few lines; cut for good, every rank
+# rank within ACP_TIMEOUT, in a few lines; cut for good, it ends every rank
 # with an ACP_TIMEOUT error naming what it waited for; cut for 3 s and
 # restored, the job completes with every round checked; a rank on the
 # other host killed ends the job naming it; a rank stopped makes the
