@@ -16,7 +16,9 @@
 #  5. acp_copy against ucx_perftest, UCX and libfabric side by side
 #     (bench/compare_copy.sh): results/copy.csv, perftest.csv, summary.md;
 #  6. the model against measurements at 2, 3 and 4 processes, 3 launches
-#     each (bench/model_check): results/model_check*.
+#     each (bench/model_check): results/model/;
+#  7. bench/compare across two emulated hosts (test/two_hosts.sh), one
+#     rank on each, 3 launches: results/two-hosts/.
 #   run-bench.sh [--full]
 set -eu
 full=0
@@ -44,4 +46,5 @@ echo "=== main job done in $(since): results/collectives.md"
 python3 "$src/bench/compare" "$src/_build" "$res/np2-4" --np 2,4 --repeats 3
 sh "$src/bench/compare_copy.sh" "$src/_build" "$res"
 python3 "$src/bench/model_check" "$src/_build" "$res/model" --np 2,3,4
-echo "=== --full done in $(since): results/np2-4/, results/summary.md, results/model/"
+python3 "$src/bench/compare" "$src/_build" "$res/two-hosts" --two-hosts --np 2 --repeats 3
+echo "=== --full done in $(since): results/np2-4/, results/summary.md, results/model/, results/two-hosts/"

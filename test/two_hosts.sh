@@ -23,7 +23,7 @@
 #                              Open MPI's mpirun runs, to reach both hosts'
 #                              daemons (it launches them on both through
 #                              `rsh`, as on a cluster's login node)
-#   two_hosts.sh rsh DIR HOST COMMAND...
+#   two_hosts.sh rsh DIR HOST COMMAND...   (also DIR/rsh HOST COMMAND...)
 #                              a remote shell for mpirun (plm_rsh_agent):
 #                              COMMAND, a shell command line, on HOST
 #                              (acpx-host-a or acpx-host-b)
@@ -66,6 +66,10 @@ up)
         unshare --mount="$dir/mnt.$h" --propagation private \
             mount --bind "$dir/boot_id.$h" /proc/sys/kernel/random/boot_id
     done
+    # DIR/rsh: the remote shell as one program, for launchers that take a
+    # path (MPICH's -launcher-exec) as well as those that take a command.
+    printf '#!/bin/sh\nexec sh "%s" rsh "%s" "$@"\n' "$(cd "$(dirname "$0")" && pwd)/two_hosts.sh" "$dir" > "$dir/rsh"
+    chmod +x "$dir/rsh"
     ip link add "acpx${tag}a" type veth peer name "acpx${tag}b"
     ip link set "acpx${tag}a" netns "$ns_a"
     ip link set "acpx${tag}b" netns "$ns_b"

@@ -68,4 +68,13 @@ for peer in mpich openmpi; do
     grep -q "^$peer,bcast-persistent,-,-,2," "$out/memory.csv" || { echo "no $peer memory row"; cat "$out/memory.csv"; exit 1; }
 done
 grep -q "^## Memory per process" "$out/collectives.md" || { echo "no memory summary"; exit 1; }
+# Across two emulated hosts, one rank on each: a row per implementation,
+# and said in the report.
+python3 "$ACPX_SRCDIR/bench/compare" "$ACPX_BUILDDIR" "$out/hosts" --tiny --np 2 --two-hosts > "$out/hosts.txt" 2>&1 \
+    || { echo "--two-hosts failed:"; cat "$out/hosts.txt"; exit 1; }
+for impl in $expect; do
+    grep -q "^bcast,$impl,2,65536," "$out/hosts/collectives.csv" \
+        || { echo "--two-hosts: no row: bcast $impl"; cat "$out/hosts/collectives.csv" "$out/hosts.txt"; exit 1; }
+done
+grep -q "^Across two emulated hosts" "$out/hosts/collectives.md" || { echo "--two-hosts: not said"; exit 1; }
 echo "bench_compare_tiny: ok ($expect)"
