@@ -468,8 +468,9 @@ acp_request_t acp_send_allgather_buffered(acp_col_t handle, const void *sendbuf,
  * @return 0; -1 if the round failed: ACP_TIMEOUT passed (naming the
  * handle, the round and the ranks not heard from), members' send sizes
  * or offsets disagree (on each member that disagrees with the rank its
- * data comes from, and on every member whose data came through it), a copy of the round failed (on the member that issued it,
- * naming the block and the receiver, and on every member whose data came
+ * data comes from, and on every member whose data came through it), a
+ * copy of the round failed (on the member that issued it, naming the
+ * block and the receiver, and on every member whose data came
  * through it, at once), or the request's handle was freed. After -1 the
  * bytes this member receives in that round are undefined; unless the
  * round timed out (which makes the handle unusable), the next round on

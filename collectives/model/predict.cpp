@@ -383,8 +383,9 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     // again, 2-rank trees of 1-16 KiB read 1.4-2.1x their measured time
     // (0.98-1.03 without). An allgather member copies out a block from
     // every other; its 2-member rounds, both members sending at once,
-    // took 1.2-1.9x comm, so its copies stay counted. Each costs what the calibrated 2-member inline allgather takes over its
-    // bcast (Calibration::inline_copy_out).
+    // took 1.2-1.9x comm, so its copies stay counted. Each costs what the
+    // calibrated 2-member inline allgather takes over its bcast
+    // (Calibration::inline_copy_out).
     const double blocks_in = c.op == Op::kBcast ? 1.0 : static_cast<double>(c.members - 1);
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
     if (is_inline && c.op == Op::kAllgather)
