@@ -2,8 +2,8 @@
 # Installs the Debian packages, builds acpx twice (warnings as errors; then
 # AddressSanitizer + UBSan) and runs the test suites on each build: every
 # suite on the first; on the sanitizer build, the suites that reach each
-# code path once (sanitizer_suites below); two suites at a time, the
-# benchmarks' one at a time (run_suite). --long runs every suite on
+# code path once (sanitizer_suites below); two suites at a time, two that
+# time or load the CPUs alone (run_suite). --long runs every suite on
 # both (the benchmarks' suites, every rank count and transport variant
 # under the sanitizers too): before a release, or nightly.
 # Ends with one line "tests: N passed, N failed, N skipped". A suite
@@ -79,10 +79,14 @@ run_suite() {  # name, builddir, which (all | sanitizer), configure options...
         echo "=== $name: $(echo "$chosen" | wc -l) of $(suites_of "$build" | wc -l) suites (run-tests.sh --long: all)"
     fi
     # Two suites at a time (each launches its own ranks, in namespaces of
-    # its own where it needs them); the benchmarks' suites, which time
-    # rounds or load every CPU, one at a time after them.
-    shared=$(echo "$chosen" | grep -v '^test/suites/bench_' || true)
-    alone=$(echo "$chosen" | grep '^test/suites/bench_' || true)
+    # its own where it needs them), the middle layer's first: they are the
+    # longest, and two slots end together when the short ones come last.
+    # The placement probe's suite, which times pairs of cores, and the
+    # quiet check's, which loads every CPU, one at a time after them.
+    alone_re='^test/suites/bench_(placement|quiet_check)\.sh$'
+    shared=$( (echo "$chosen" | grep -E -v "$alone_re" | grep '^test/suites/middle_'
+               echo "$chosen" | grep -E -v "$alone_re" | grep -v '^test/suites/middle_') || true)
+    alone=$(echo "$chosen" | grep -E "$alone_re" || true)
     if [ -n "$shared" ]; then
         rm -f "$log"  # an earlier run's summary must not stand for this one's
         make -C "$build" -j"$(nproc)" check TESTS="$(echo $shared)"

@@ -78,20 +78,20 @@ for transport in ucx "ofi tcp;ofi_rxm"; do
 done
 export ACP_TRANSPORT=ucx
 unset FI_PROVIDER
+# hit NAME SIGNAL: the rounds, and 1.5 s in, SIGNAL to a rank of host b.
+hit() {
+    job "$1" 3 20
+    sleep 1.5
+    victim || fail "$1: no rank found on host b"
+    kill "-$2" "$vpid"
+    ended "$1"
+}
 # A rank on host b killed: the job ends, acprun naming it.
-job kill 3 20
-sleep 1.5
-victim || fail "kill: no rank found on host b"
-kill -KILL "$vpid"
-ended kill
+hit kill KILL
 [ "$status" -ne 0 ] && [ "$ms" -lt 12000 ] && grep -q "rank $vrank (pid $vpid) was killed by signal 9" "$dir/kill.out" \
     || fail "kill: status $status after $ms ms: $(cat "$dir/kill.out")"
 # A rank on host b stopped: the others time out, one naming it.
-job stop 3 20
-sleep 1.5
-victim || fail "stop: no rank found on host b"
-kill -STOP "$vpid"
-ended stop
+hit stop STOP
 [ "$status" -ne 0 ] && [ "$ms" -lt 15000 ] && grep -Eq "waited 3 s \(ACP_TIMEOUT\) for (.* )?rank $vrank( |$)" "$dir/stop.out" \
     || fail "stop: rank $vrank: status $status after $ms ms: $(cat "$dir/stop.out")"
 kill -KILL "$vpid" 2>/dev/null || true
