@@ -11,7 +11,8 @@ test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
 test_launcher_launcher_test_CXXFLAGS = $(TEST_CXXFLAGS)
-test_launcher_launcher_test_SOURCES = test/launcher/launcher_test.cpp tools/acprun/failures.cpp \
+test_launcher_launcher_test_SOURCES = test/launcher/job_util.hpp test/launcher/launcher_test.cpp \
+	test/launcher/binding_test.cpp tools/acprun/failures.cpp \
 	tools/acprun/binding.cpp
 test_launcher_launcher_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS) $(HWLOC_CFLAGS)
 test_launcher_launcher_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main $(HWLOC_LIBS)
