@@ -263,26 +263,24 @@ StepMsgs steps_of(const Case &c, const Calibration &cal, const Topology *t, cons
 struct Sliced {
     const Topology *t = nullptr;
     std::vector<uint8_t> node_sliced;  // by node index, with t
-    bool all = false;                  // without t
-    bool any() const { return all || std::find(node_sliced.begin(), node_sliced.end(), 1) != node_sliced.end(); }
-    bool of(uint32_t member) const { return t ? node_sliced[t->node_of(member)] != 0 : all; }
+    bool any = false;                  // some member is on such a node
+    bool of(uint32_t member) const { return any && (!t || node_sliced[t->node_of(member)] != 0); }
 };
 
 Sliced sliced_members(const Case &c, const Calibration &cal, const Topology *t) {
     Sliced s;
+    // No limit of cores, or no more members than one node's cores: no node
+    // is crowded, and no node needs counting.
+    if (cal.cores == 0 || c.members <= cal.cores) return s;
     s.t = t;
-    if (cal.cores == 0) {
-        if (t) s.node_sliced.assign(t->nodes(), 0);
-        return s;
-    }
-    if (!t) {
-        s.all = c.members > cal.cores;
-        return s;
-    }
+    if (!t) return s.any = true, s;
     std::vector<uint32_t> on_node(t->nodes(), 0);
     for (uint32_t m = 0; m < c.members; ++m) ++on_node[t->node_of(m)];
     s.node_sliced.resize(on_node.size());
-    for (size_t n = 0; n < on_node.size(); ++n) s.node_sliced[n] = on_node[n] > cal.cores;
+    for (size_t n = 0; n < on_node.size(); ++n) {
+        s.node_sliced[n] = on_node[n] > cal.cores;
+        s.any = s.any || s.node_sliced[n];
+    }
     return s;
 }
 
@@ -321,7 +319,7 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     if (c.members <= 1) return p;
     const bool multi = multi_block(c), is_inline = inline_round(c);
     const Sliced sliced = sliced_members(c, cal, t);
-    if (sliced.any()) p.switch_s = cal.switch_s;
+    if (sliced.any) p.switch_s = cal.switch_s;
     const Turn turn = turn_of(c);
     if (turn.period > 0) {  // from a few lists: each distinct step costed once
         const std::vector<BlockList> bases = block_lists(c, turn.period);
@@ -418,7 +416,7 @@ double predict_seconds(const Case &c, const Calibration &cal, const Topology *t)
 }
 
 bool time_sliced(const Case &c, const Calibration &cal, const Topology *t) {
-    return c.members > 1 && sliced_members(c, cal, t).any();
+    return c.members > 1 && sliced_members(c, cal, t).any;
 }
 
 std::vector<Case> candidates(const Case &c) {
