@@ -4,7 +4,6 @@
 // advance() then retires the done prefix and starts what it unblocked, so
 // no transport call is made from inside a transport callback.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "copy_bytes.hpp"
@@ -139,45 +138,29 @@ void Runtime::start(Gma &g) {
     int rc = -1;
     RemoteKey *key = nullptr;
     bool no_key = false;
-    // A peer's segment mapped here: plain loads and stores, done at once.
-    char *mapped = g.remote ? mapped_of(*g.remote) : nullptr;
-    char *at = mapped ? mapped + (g.raddr - g.remote->base) : nullptr;
     switch (g.kind) {
         case GmaKind::kLocal:
             if (g.size) copy_bytes(g.local, g.local2, g.size);
             rc = kDone;
             break;
         case GmaKind::kPut:
-            if (at) {
-                copy_bytes(at, g.local, g.size);
-                std::atomic_thread_fence(std::memory_order_release);
-                rc = kDone;
-                break;
-            }
-            if (cma.reaches(g.peer) && (rc = cma.write(g.peer, g.raddr, g.local, g.size)) != CmaChannel::kFallback)
-                break;
+            if ((rc = on_node.put(g.peer, g.remote->seg, g.raddr, g.local, g.size)) != OnNode::kFallback) break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             else
                 no_key = true;
             break;
         case GmaKind::kGet:
-            if (at) {
-                std::atomic_thread_fence(std::memory_order_acquire);
-                copy_bytes(g.local, at, g.size);
-                rc = kDone;
-                break;
-            }
-            if (cma.reaches(g.peer) && (rc = cma.read(g.peer, g.local, g.raddr, g.size)) != CmaChannel::kFallback)
-                break;
+            if ((rc = on_node.get(g.peer, g.remote->seg, g.local, g.raddr, g.size)) != OnNode::kFallback) break;
             if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->get(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             else
                 no_key = true;
             break;
         case GmaKind::kAtomic:
-            if (g.peer == rank || at) {
-                local_atomic(g, at ? at : reinterpret_cast<char *>(g.raddr));
+            if (char *at =
+                    g.peer == rank ? reinterpret_cast<char *>(g.raddr) : on_node.mapped(g.remote->seg, g.raddr)) {
+                local_atomic(g, at);
                 rc = kDone;
             } else if ((key = key_of(g.peer, *g.remote))) {
                 rc = tp->atomic(g.peer, g.aop, g.width, &g.operand, &g.result, g.raddr, *key, &g.comp);

@@ -79,8 +79,8 @@ Mapped mapped(acp_ga_t ga, size_t size) {
     if (!api::resolve(*rt, lk, ga, size, "acpx (mapping a peer's memory)", "ga", false, &t)) return out;
     if (t.local) {
         out.ptr = t.addr;
-    } else if (char *base = rt->mapped_of(*t.reg)) {
-        out.ptr = base + (t.raddr - t.reg->base);
+    } else if (char *at = rt->on_node.mapped(t.reg->seg, t.raddr)) {
+        out.ptr = at;
         out.keep = t.reg;
     }
     return out;

@@ -12,9 +12,9 @@ libacpx_la_SOURCES = \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
 	basic/transport/transport.hpp basic/transport/cpu_atomic.hpp basic/transport/factory.cpp \
-	basic/transport/cma/cma.cpp basic/transport/cma/cma.hpp \
-	basic/transport/cma/ptrace_access.cpp basic/transport/cma/ptrace_access.hpp \
-	basic/transport/cma/shared_segment.cpp basic/transport/cma/shared_segment.hpp
+	basic/onnode/on_node.cpp basic/onnode/on_node.hpp basic/onnode/cma.cpp basic/onnode/cma.hpp \
+	basic/onnode/ptrace_access.cpp basic/onnode/ptrace_access.hpp \
+	basic/onnode/shared_segment.cpp basic/onnode/shared_segment.hpp
 if ACPX_HAVE_UCX
 libacpx_la_SOURCES += basic/transport/ucx/ucx_transport.cpp
 endif

@@ -171,16 +171,10 @@ void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
                                ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);
     if (fail_exec_in && --fail_exec_in == 0) return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
     const char *from = src->base + s.offset;
-    if (char *mapped = mapped_of(*reg)) {  // an on-node acpx segment: a plain store
-        copy_bytes(mapped + d.offset, from, c.size);
-        return reply_copy_done(c.issuer, c.handle, 0);
-    }
-    if (cma.reaches(static_cast<int>(d.rank))) {
-        const int rc = cma.write(static_cast<int>(d.rank), reg->base + d.offset, from, c.size);
-        if (rc != CmaChannel::kFallback)
-            return reply_copy_done(c.issuer, c.handle, rc,
-                                   rc ? "rank " + std::to_string(rank) + ": direct copy to " + at + " failed" : "");
-    }
+    const int near = on_node.put(static_cast<int>(d.rank), reg->seg, reg->base + d.offset, from, c.size);
+    if (near != OnNode::kFallback)
+        return reply_copy_done(c.issuer, c.handle, near,
+                               near ? "rank " + std::to_string(rank) + ": direct copy to " + at + " failed" : "");
     RemoteKey *rk = key_of(static_cast<int>(d.rank), *reg);
     if (!rk) return refuse_copy(*this, c, "cannot use the destination's key");
     exec_ops.push_back({});

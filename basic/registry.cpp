@@ -173,20 +173,9 @@ RemoteRegPtr Runtime::remember_remote(const Blob &m) {
     reg->gen = info.gen;
     reg->color = info.color;
     reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
-    if (info.seg_fd >= 0 && cma.reaches(static_cast<int>(info.owner))) {
-        reg->seg_pid = cma.pid_of(static_cast<int>(info.owner));
-        reg->seg_fd = info.seg_fd;
-    }
+    on_node.describe(reg->seg, static_cast<int>(info.owner), info.seg_fd, info.base, info.size);
     remote[id] = reg;
     return reg;
-}
-
-char *Runtime::mapped_of(RemoteReg &r) {
-    if (!r.map_tried && r.seg_fd >= 0) {
-        r.map_tried = true;
-        r.mapped = static_cast<char *>(map_peer_segment(r.seg_pid, r.seg_fd, r.size));
-    }
-    return r.mapped;
 }
 
 RemoteKey *Runtime::key_of(int owner, RemoteReg &r) {

@@ -8,7 +8,7 @@
 #include <new>
 
 #include "errors.hpp"
-#include "transport/cma/ptrace_access.hpp"
+#include "onnode/ptrace_access.hpp"
 
 namespace acpx::basic {
 namespace {
@@ -81,7 +81,7 @@ Runtime *Runtime::create(const Config &cfg) {
     s.live = true;
 
     // Before any peer can try: where Yama keeps siblings out, let them in
-    // for Cross-Memory Attach (transport/cma/ptrace_access.hpp).
+    // for Cross-Memory Attach (onnode/ptrace_access.hpp).
     const std::string cma_access = cfg.cma ? cma_access::open_to_peers() : "off (ACP_CMA=0)";
 
     // Exchange transport addresses and starter memory descriptions.
@@ -128,16 +128,14 @@ Runtime *Runtime::create(const Config &cfg) {
     for (int r = 0; r < rt->procs; ++r) off_node[r] = nodes[r] != nodes[rt->rank];
     rt->tp->set_off_node(std::move(off_node));
     if (!rt->tp->connect(addresses)) return nullptr;
-    // On-node peers (decided once, by the CMA channel) may also map our
-    // starter segments, and we theirs.
-    rt->cma.init(rt->rank, nodes, pids, cfg.cma);
+    // On-node peers (decided once) may also map our starter segments,
+    // and we theirs.
+    rt->on_node.init(rt->rank, nodes, pids, cfg.cma);
     rt->node_ids = std::move(nodes);
-    for (int r = 0; r < rt->procs; ++r)
-        if (rt->cma.reaches(r) && starter_fds[r] >= 0) {
-            RemoteReg &reg = *rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];
-            reg.seg_pid = pids[r];
-            reg.seg_fd = starter_fds[r];
-        }
+    for (int r = 0; r < rt->procs; ++r) {
+        RemoteReg &reg = *rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];
+        rt->on_node.describe(reg.seg, r, starter_fds[r], reg.base, reg.size);
+    }
     const auto node_ranks = static_cast<unsigned>(node_masks.size());
     const unsigned node_cpus = idle::cpus_in_union(node_masks);
     rt->node_cpus = node_cpus;

@@ -21,8 +21,8 @@
 #include "config.hpp"
 #include "ga.hpp"
 #include "layer.hpp"
-#include "transport/cma/cma.hpp"
-#include "transport/cma/shared_segment.hpp"
+#include "onnode/on_node.hpp"
+#include "onnode/shared_segment.hpp"
 #include "transport/transport.hpp"
 
 namespace acpx::basic {
@@ -45,13 +45,7 @@ struct RemoteReg {
     int color = 0;
     Blob rkey_blob;
     std::unique_ptr<RemoteKey> key;  // unpacked on first use
-    // A segment of an on-node peer that can be mapped here (seg_fd >= 0):
-    // mapped on first use, then copies are plain memcpy.
-    pid_t seg_pid = 0;
-    int seg_fd = -1;
-    bool map_tried = false;
-    char *mapped = nullptr;
-    ~RemoteReg() { unmap_peer_segment(mapped, size); }
+    PeerSegment seg;                 // an on-node peer's acpx-allocated memory: mapped here on first use
 };
 using RemoteRegPtr = std::shared_ptr<RemoteReg>;
 
@@ -110,7 +104,7 @@ class Runtime {
     int rank = 0, procs = 1;
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
-    CmaChannel cma;                  // on-node peers, when the kernel allows it
+    OnNode on_node;                  // copies to on-node peers without the transport
     std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
     SharedSegment starter_seg;       // the starter memory, mappable by on-node peers
     bool yield_at_once = false;      // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
@@ -150,8 +144,6 @@ class Runtime {
     // Caches the registration a RegInfo message (status 0) describes.
     RemoteRegPtr remember_remote(const Blob &reg_info);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
-    // Where r's bytes are mapped in this process, or nullptr.
-    char *mapped_of(RemoteReg &r);
 
     // --- GMAs (gma.cpp) ---
     std::deque<Gma> gmas;  // issued, not yet retired; gmas[i].handle = front+i

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "basic/transport/cma/ptrace_access.hpp"
+#include "basic/onnode/ptrace_access.hpp"
 
 namespace ca = acpx::basic::cma_access;
 

@@ -1,7 +1,7 @@
 // In-process: CmaChannel's copies, into and out of this same process (the
 // kernel allows a process its own memory), at every distance class the
 // channel tells apart: direct, and staged through its buffer where the
-// kernel's copy is slow (basic/transport/cma/cma.hpp).
+// kernel's copy is slow (basic/onnode/cma.hpp).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "basic/transport/cma/cma.hpp"
+#include "basic/onnode/cma.hpp"
 
 using acpx::basic::CmaChannel;
 

@@ -114,7 +114,7 @@ TEST(Copy, SizesFromOneByteTo64MiB) {
 
 // Where a copy's destination sits 1-31 bytes after its source modulo
 // 4096, an on-node copy goes through a staging buffer (the kernel copies
-// slowly there: basic/transport/cma/cma.hpp). Puts and gets at such
+// slowly there: basic/onnode/cma.hpp). Puts and gets at such
 // distances, across chunk boundaries, land whole and touch nothing else.
 TEST(Copy, PutAndGetAtShortDistancesArriveWhole) {
     constexpr size_t kRegion = (1u << 20) + 3 * 4096, kGuard = 64;

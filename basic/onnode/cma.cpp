@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-#include "../../errors.hpp"
+#include "../errors.hpp"
 #include "ptrace_access.hpp"
 
 namespace acpx::basic {
