@@ -334,7 +334,7 @@ int acp_free_col(acp_col_t h) try {
                       static_cast<unsigned long long>(c->round)),
                -1;
     const bool caught_up = members_caught_up(fn, st, *c);
-    if (c->last != ACP_HANDLE_NULL) acp_complete(c->last);  // a broken round's GMAs
+    if (c->cur.last != ACP_HANDLE_NULL) acp_complete(c->cur.last);  // a broken round's GMAs
     release(*c);
     st.cols.erase(c->id);
     return caught_up ? 0 : -1;

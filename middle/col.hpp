@@ -24,23 +24,32 @@ namespace acpx::middle {
 
 using Clock = std::chrono::steady_clock;
 
+// A handle's state, by lifetime: what it is (fixed at create), the
+// memory it owns (fixed at create), its rounds (kept across them), the
+// segment in progress (reset at each), and what the first round found
+// out about its on-node members (kept until it is freed).
 struct Col {
+    // --- what the handle is ---
     uint64_t id = 0;
     Params p;
     Plan plan;
-    int rank = 0;  // this process
+    int rank = 0;            // this process
+    std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
 
-    // Memory the handle owns.
-    basic::layer::SharedMemory ctl_mem;      // the control block (plan.hpp)
-    basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size
-    acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
-    char *array = nullptr;                   // direct: the user's array
-    acp_ga_t my_data = ACP_GA_NULL;          // GA of byte 0 of array or buffer
+    // --- the memory it owns ---
+    struct Memory {
+        basic::layer::SharedMemory ctl;          // the control block (plan.hpp)
+        basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size
+        acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
+        char *array = nullptr;                   // direct: the user's array
+        acp_ga_t data = ACP_GA_NULL;             // GA of byte 0 of array or buffer
+    };
+    Memory mem;
 
-    // Rounds. A user round (one send) is nseg internal rounds ("segments",
-    // more than one only when a buffered send exceeds the buffer); every
-    // member numbers internal rounds alike, seq, and stamps its signals
-    // with it.
+    // --- rounds ---
+    // A user round (one send) is nseg internal rounds ("segments", more
+    // than one only when a buffered send exceeds the buffer); every member
+    // numbers internal rounds alike, seq, and stamps its signals with it.
     uint64_t round = 0;       // user rounds started
     uint64_t done_round = 0;  // user rounds finished here
     bool active = false;
@@ -49,18 +58,15 @@ struct Col {
     uint64_t error_round = 0;
     uint64_t seq = 0;
     uint32_t seg = 0, nseg = 1;
-    size_t offset = 0, size = 0;               // direct: the range; buffered: bytes per member
-    const char *in = nullptr;                  // buffered: what this member sends
-    char *out = nullptr;                       // buffered: where it receives
-    bool issued = false;                       // root mode: this segment's list is issued
-    std::vector<uint8_t> out_issued;           // delegated: per plan.out entry
-    std::vector<uint8_t> ready_known;          // delegated: per plan.out entry, its receiver's ready byte as last read
-    std::vector<uint8_t> seen;                 // per plan.wait_slots entry
-    std::vector<uint8_t> member_known;         // root mode: per member, its ready byte as last read
-    acp_handle_t last = ACP_HANDLE_NULL;       // this member's last GMA of the segment
-    acp_handle_t seg_first = ACP_HANDLE_NULL;  // and its first
-    // The segment's signals this member sent by GMA (stamps, notifications,
-    // ready bytes): if one failed, its receiver is told so (round.cpp).
+    size_t offset = 0, size = 0;        // direct: the range; buffered: bytes per member
+    const char *in = nullptr;           // buffered: what this member sends
+    char *out = nullptr;                // buffered: where it receives
+    std::vector<uint8_t> ready_known;   // delegated: per plan.out entry, its receiver's ready byte as last read
+    std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
+
+    // --- the segment in progress: reset by begin_segment ---
+    // A signal this member sent by GMA (a stamp, a notification, a ready
+    // byte): if it failed, its receiver is told so (round.cpp).
     struct Notice {
         acp_handle_t gma;
         acp_ga_t slot;  // the stamp's place at the receiver; ACP_GA_NULL: a ready byte
@@ -68,24 +74,37 @@ struct Col {
         uint32_t block;
         uint32_t bytes;  // the signal's (ctl::kStampBytes, kFwdBytes; a ready byte: 1)
     };
-    std::vector<Notice> notices;
-    bool failing = false;  // failure stamps sent for this segment; waiting for them
-    // On-node members' control blocks mapped here (basic::layer::mapped),
-    // found at the first round: small rounds' data, their arrive stamps
-    // and ready bytes go there as plain stores, without a GMA each.
+    struct Segment {
+        bool issued = false;                   // root mode: this segment's list is issued
+        std::vector<uint8_t> out_issued;       // delegated: per plan.out entry
+        std::vector<uint8_t> seen;             // per plan.wait_slots entry
+        acp_handle_t first = ACP_HANDLE_NULL;  // this member's first GMA of the segment
+        acp_handle_t last = ACP_HANDLE_NULL;   // and its last
+        std::vector<Notice> notices;
+        bool failing = false;       // failure stamps sent for this segment; waiting for them
+        Clock::time_point start{};  // when a wait first found it unfinished ({}: not yet)
+        void reset();               // keeps the vectors' sizes and memory
+    };
+    Segment cur;
+
+    // --- on-node members' control blocks mapped here ---
+    // (basic::layer::mapped), found at the first round: small rounds'
+    // data, their arrive stamps and ready bytes go there as plain stores,
+    // without a GMA each.
     struct Direct {
         char *arrive = nullptr;  // ring 0 of the entry's stamps, each before its inline slot; nullptr: acp_copy
     };
-    bool direct_known = false;
-    std::vector<Direct> out_direct;               // per plan.out entry
-    std::vector<uint8_t *> ready_direct;          // per plan.ready_targets entry
-    std::vector<std::shared_ptr<void>> mappings;  // keep those mapped
-    Clock::time_point seg_start{};                // when a wait first found the segment unfinished ({}: not yet)
-    std::string algo_label;                       // acp_query_col_algorithm: "bruck", "knomial:4"
+    struct DirectStores {
+        bool known = false;
+        std::vector<Direct> out;                      // per plan.out entry
+        std::vector<uint8_t *> ready;                 // per plan.ready_targets entry
+        std::vector<std::shared_ptr<void>> mappings;  // keep those mapped
+    };
+    DirectStores direct;
 
     // Bytes this handle holds in this process (acp_query_col_memory).
     size_t memory() const;
-    uint8_t *ctl_base() const { return static_cast<uint8_t *>(ctl_mem.base); }
+    uint8_t *ctl_base() const { return static_cast<uint8_t *>(mem.ctl.base); }
 };
 
 // A create in progress: the key all members compute alike, and the

@@ -312,10 +312,10 @@ bool read_choices(const char *fn, Params *p) {
 }
 
 void release(Col &c) {
-    if (c.array_key != ACP_ATKEY_NULL) acp_unregister_memory(c.array_key);
-    c.array_key = ACP_ATKEY_NULL;
-    basic::layer::free_shared(c.buffer);
-    basic::layer::free_shared(c.ctl_mem);
+    if (c.mem.array_key != ACP_ATKEY_NULL) acp_unregister_memory(c.mem.array_key);
+    c.mem.array_key = ACP_ATKEY_NULL;
+    basic::layer::free_shared(c.mem.buffer);
+    basic::layer::free_shared(c.mem.ctl);
 }
 
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array, size_t array_bytes,
@@ -342,25 +342,25 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     // Not for a member whose own arguments are bad: p may make no sense.
     std::optional<PlanBuilder> planner;
     if (own.empty()) planner.emplace(p, me, grp);
-    bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->ctl_mem);
+    bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->mem.ctl);
     if (ok && p.storage == Storage::kDirect) {
-        c->array = static_cast<char *>(array);
+        c->mem.array = static_cast<char *>(array);
         if (array_bytes) {
-            c->array_key = acp_register_memory(array, array_bytes, 0);
-            ok = c->array_key != ACP_ATKEY_NULL;
-            if (ok) c->my_data = acp_query_ga(c->array_key, array);
+            c->mem.array_key = acp_register_memory(array, array_bytes, 0);
+            ok = c->mem.array_key != ACP_ATKEY_NULL;
+            if (ok) c->mem.data = acp_query_ga(c->mem.array_key, array);
         } else {
-            c->my_data = c->ctl_mem.ga;  // nothing to reach; keeps the rank in the GA
+            c->mem.data = c->mem.ctl.ga;  // nothing to reach; keeps the rank in the GA
         }
     } else if (ok) {
         // A bcast's blocks are ranges of one array-sized buffer.
         const size_t blocks = p.kind == Kind::kAllgather ? n : 1;
-        ok = basic::layer::alloc_shared(blocks * p.size, fn, &c->buffer);
-        if (ok) c->my_data = c->buffer.ga;
+        ok = basic::layer::alloc_shared(blocks * p.size, fn, &c->mem.buffer);
+        if (ok) c->mem.data = c->mem.buffer.ga;
     }
     // A member that failed here still takes part, so the others do not wait
     // for it until ACP_TIMEOUT: it sends a NULL GA, which fails them all.
-    const MemberAddr mine{ok ? c->my_data : ACP_GA_NULL, ok ? c->ctl_mem.ga : ACP_GA_NULL};
+    const MemberAddr mine{ok ? c->mem.data : ACP_GA_NULL, ok ? c->mem.ctl.ga : ACP_GA_NULL};
     std::vector<MemberAddr> table;
     const bool exchanged = coordinator == c->rank ? coordinate(fn, st, key, p, group, me, mine, &table)
                                                   : join(fn, st, key, p, coordinator, c->rank, n, mine, own, &table);

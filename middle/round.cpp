@@ -65,7 +65,7 @@ collectives::ByteRange block_range(const Col &c, uint32_t block) {
     return {base + r.offset, r.length};
 }
 
-acp_ga_t ctl_ga(const Col &c, size_t off) { return c.ctl_mem.ga + off; }
+acp_ga_t ctl_ga(const Col &c, size_t off) { return c.mem.ctl.ga + off; }
 
 // The source of a failed stamp pair of this round, written when needed:
 // no GMA of an earlier segment still reads it (a segment ends when all
@@ -82,7 +82,7 @@ bool is_inline(const Col &c) {
 }
 
 // Where this member's bytes of `block` are here: its array or buffer.
-char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.buffer.base) : c.array; }
+char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.mem.buffer.base) : c.mem.array; }
 
 // "a, b, c": sorted, each once.
 std::string listed(std::vector<std::string> what) {
@@ -104,12 +104,12 @@ void note_error(Col &c, const std::string &what) {
 // A GMA of this segment: the first and the last are remembered (failures
 // are looked for between them), and what it signals if it is a signal.
 acp_handle_t track(Col &c, acp_handle_t h) {
-    if (c.seg_first == ACP_HANDLE_NULL) c.seg_first = h;
-    c.last = h;
+    if (c.cur.first == ACP_HANDLE_NULL) c.cur.first = h;
+    c.cur.last = h;
     return h;
 }
 void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block, uint32_t bytes) {
-    c.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block, bytes});
+    c.cur.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block, bytes});
 }
 
 bool fail_gma(Col &c, const char *fn, const char *what) {
@@ -121,7 +121,7 @@ bool fail_gma(Col &c, const char *fn, const char *what) {
 // Buffered: this member's bytes of the segment into its buffer.
 void copy_in(Col &c) {
     const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
-    auto *buf = static_cast<char *>(c.buffer.base);
+    auto *buf = static_cast<char *>(c.mem.buffer.base);
     if (c.p.kind == Kind::kBcast) {
         if (c.rank == c.p.root && len) basic::copy_bytes(buf, c.in + pos, len);
     } else {
@@ -135,7 +135,7 @@ void copy_in(Col &c) {
 void copy_out(Col &c) {
     const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
     if (!len) return;
-    const auto *buf = static_cast<const char *>(c.buffer.base);
+    const auto *buf = static_cast<const char *>(c.mem.buffer.base);
     if (c.p.kind == Kind::kBcast) {
         if (c.rank != c.p.root) basic::copy_bytes(c.out + pos, buf, len);
         return;
@@ -149,26 +149,20 @@ ctl::Layout at(const Col &c) { return c.plan.layout(); }
 
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
-    c.issued = false;
-    c.last = c.seg_first = ACP_HANDLE_NULL;
-    c.notices.clear();
-    c.failing = false;
-    std::fill(c.out_issued.begin(), c.out_issued.end(), 0);
-    std::fill(c.seen.begin(), c.seen.end(), 0);
-    c.seg_start = {};
+    c.cur.reset();
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     __atomic_store_n(ctl + ctl::kReadySrc, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
     if (buffered(c)) copy_in(c);
     for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
-        if (uint8_t *at_peer = c.ready_direct[i]) {
+        if (uint8_t *at_peer = c.direct.ready[i]) {
             __atomic_store_n(at_peer, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
             continue;
         }
         const acp_handle_t h = acp_copy(c.plan.ready_targets[i], ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
         track(c, h);
-        c.notices.push_back(
+        c.cur.notices.push_back(
             {h, ACP_GA_NULL, static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank), 0, 1});
     }
     return true;
@@ -254,7 +248,7 @@ bool issue_list(Col &c) {
             track(c, h);
         }
     }
-    const acp_handle_t all_data = c.last;
+    const acp_handle_t all_data = c.cur.last;
     const acp_ga_t stamp = ctl_ga(c, ctl::kStamp);
     // The data copies of all lists were consecutive handles: entry e of
     // list i is the first one + the entries before list i + e.
@@ -275,7 +269,7 @@ bool issue_list(Col &c) {
             track(c, h);
         }
     }
-    c.issued = true;
+    c.cur.issued = true;
     return true;
 }
 
@@ -316,16 +310,16 @@ bool issue_ready_entries(Col &c, bool *moved) {
     const size_t turn = c.seq % c.plan.depth;  // the slots of this round in the receiver's rings
     const bool small = is_inline(c);
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
-        if (c.out_issued[j]) continue;
+        if (c.cur.out_issued[j]) continue;
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
         // A block that failed upstream, or came from a member that
         // disagrees with this one: a failed stamp, not the bytes.
         const bool pass_failure = o.wait && !sound(c, o.block);
-        if (const Col::Direct &d = c.out_direct[j]; pass_failure && small && d.arrive) {
+        if (const Col::Direct &d = c.direct.out[j]; pass_failure && small && d.arrive) {
             store_pair(d.arrive + turn * at(c).arrive_stride(), stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
-            c.out_issued[j] = 1;
+            c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
         }
@@ -334,21 +328,21 @@ bool issue_ready_entries(Col &c, bool *moved) {
             const acp_handle_t h = acp_copy(stamp, failed_pair(c), ctl::kStampBytes, ACP_HANDLE_NULL);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a failure signal");
             track(c, h);
-            c.out_issued[j] = 1;
+            c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
         }
-        if (const Col::Direct &d = c.out_direct[j]; small && d.arrive) {  // on-node: plain stores
+        if (const Col::Direct &d = c.direct.out[j]; small && d.arrive) {  // on-node: plain stores
             const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
                                       : local_data(c) + r.offset;
             char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
             store_pair(slot, load64(c.ctl_base() + ctl::kStamp), load64(c.ctl_base() + ctl::kOffsetStamp));
-            c.out_issued[j] = 1;
+            c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
         }
-        const acp_ga_t src = small && o.wait ? ctl_ga(c, at(c).inline_at(o.block, c.seq)) : c.my_data + r.offset;
+        const acp_ga_t src = small && o.wait ? ctl_ga(c, at(c).inline_at(o.block, c.seq)) : c.mem.data + r.offset;
         const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
         acp_handle_t h =
             acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
@@ -356,7 +350,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         track(c, h);
         notice(c, h, stamp, o.block, ctl::kStampBytes);
-        c.out_issued[j] = 1;
+        c.cur.out_issued[j] = 1;
         *moved = true;
     }
     return true;
@@ -367,13 +361,13 @@ bool issue_ready_entries(Col &c, bool *moved) {
 bool check_arrivals(Col &c) {
     bool all = true;
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
-        if (c.seen[i]) continue;
+        if (c.cur.seen[i]) continue;
         const uint32_t slot = c.plan.wait_slots[i];
         if (!arrived(c, slot)) {
             all = false;
             continue;
         }
-        c.seen[i] = 1;
+        c.cur.seen[i] = 1;
         const bool block = slot < c.plan.n_in;
         if (block ? !sound(c, slot) : value_of(load64(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
@@ -395,7 +389,7 @@ bool check_arrivals(Col &c) {
 // True when failed stamps are on their way.
 bool send_failure_stamps(Col &c) {
     std::vector<std::string> what;
-    for (const auto &n : c.notices)
+    for (const auto &n : c.cur.notices)
         if (acp_inquire(n.gma) < 0)
             what.push_back((n.slot == ACP_GA_NULL
                                 ? "its ready signal to rank " + std::to_string(n.to)
@@ -403,53 +397,53 @@ bool send_failure_stamps(Col &c) {
                            " (GMA " + std::to_string(n.gma) + ")");
     if (what.empty()) return false;  // another handle's or the application's GMA
     note_error(c, "a copy this rank issued failed: " + listed(what));
-    c.failing = true;
+    c.cur.failing = true;
     const acp_ga_t failed = failed_pair(c);
     bool sent = false;
-    for (const auto &n : c.notices) {
+    for (const auto &n : c.cur.notices) {
         if (n.slot == ACP_GA_NULL || acp_inquire(n.gma) >= 0) continue;
         const acp_handle_t h = acp_copy(n.slot, failed, n.bytes, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) sent = true, c.last = h;
+        if (h != ACP_HANDLE_NULL) sent = true, c.cur.last = h;
     }
     return sent;
 }
 
 // Which members' slots and ready bytes are mapped here (Col::Direct).
 void find_direct(Col &c) {
-    c.direct_known = true;
+    c.direct.known = true;
     const Plan &pl = c.plan;
     auto keep = [&](const basic::layer::Mapped &m) {
-        if (m.keep) c.mappings.push_back(m.keep);
+        if (m.keep) c.direct.mappings.push_back(m.keep);
         return m.ptr;
     };
-    c.out_direct.assign(pl.out.size(), {});
+    c.direct.out.assign(pl.out.size(), {});
     for (size_t j = 0; j < pl.out.size() && pl.inline_bytes; ++j) {
         // The block's ring: each round's stamp and inline slot.
         const size_t ring = pl.layout().arrive_stride() * pl.depth;
-        c.out_direct[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
+        c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
     }
-    c.ready_direct.assign(pl.ready_targets.size(), nullptr);
+    c.direct.ready.assign(pl.ready_targets.size(), nullptr);
     for (size_t i = 0; i < pl.ready_targets.size(); ++i)
-        c.ready_direct[i] = reinterpret_cast<uint8_t *>(keep(basic::layer::mapped(pl.ready_targets[i], 1)));
+        c.direct.ready[i] = reinterpret_cast<uint8_t *>(keep(basic::layer::mapped(pl.ready_targets[i], 1)));
     // A member's slots and ready bytes share its mapping: one reference
     // each is enough.
     auto by_mapping = [](const std::shared_ptr<void> &a, const std::shared_ptr<void> &b) { return a.get() < b.get(); };
-    std::sort(c.mappings.begin(), c.mappings.end(), by_mapping);
-    c.mappings.erase(std::unique(c.mappings.begin(), c.mappings.end()), c.mappings.end());
-    c.mappings.shrink_to_fit();
+    std::sort(c.direct.mappings.begin(), c.direct.mappings.end(), by_mapping);
+    c.direct.mappings.erase(std::unique(c.direct.mappings.begin(), c.direct.mappings.end()), c.direct.mappings.end());
+    c.direct.mappings.shrink_to_fit();
 }
 
 }  // namespace
 
 bool start_round(Col &c, const char *fn) {
-    if (!c.direct_known) find_direct(c);
+    if (!c.direct.known) find_direct(c);
     ++c.round;
     c.active = true;
     c.seg = 0;
     c.nseg = 1;
     if (buffered(c) && c.size > c.p.size) c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
-    c.out_issued.assign(c.plan.out.size(), 0);
-    c.seen.assign(c.plan.wait_slots.size(), 0);
+    c.cur.out_issued.assign(c.plan.out.size(), 0);
+    c.cur.seen.assign(c.plan.wait_slots.size(), 0);
     // Not ready at any seq: 128 rounds behind (depth <= 64) and not level.
     const auto never = static_cast<uint8_t>(c.seq + 1 + 128);
     if (c.ready_known.size() != c.plan.out.size()) c.ready_known.assign(c.plan.out.size(), never);
@@ -460,17 +454,17 @@ bool start_round(Col &c, const char *fn) {
 bool advance(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
     bool moved = false;
-    if (c.plan.executes_list && !c.issued && all_ready(c)) {
+    if (c.plan.executes_list && !c.cur.issued && all_ready(c)) {
         if (!issue_list(c)) return false;
         moved = true;
     }
     if (!c.plan.out.empty() && !issue_ready_entries(c, &moved)) return false;
     if (!check_arrivals(c)) return moved;
-    if (c.plan.executes_list && !c.issued) return moved;
-    if (std::find(c.out_issued.begin(), c.out_issued.end(), 0) != c.out_issued.end()) return moved;
-    if (c.last != ACP_HANDLE_NULL && acp_inquire(c.last) == 1) return moved;
-    if (!c.failing && c.seg_first != ACP_HANDLE_NULL && acp_query_failed(c.seg_first, c.last) != ACP_HANDLE_NULL &&
-        send_failure_stamps(c))
+    if (c.plan.executes_list && !c.cur.issued) return moved;
+    if (std::find(c.cur.out_issued.begin(), c.cur.out_issued.end(), 0) != c.cur.out_issued.end()) return moved;
+    if (c.cur.last != ACP_HANDLE_NULL && acp_inquire(c.cur.last) == 1) return moved;
+    if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
+        acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then wait for those
     // The segment is complete here.
     if (buffered(c)) copy_out(c);
@@ -488,30 +482,30 @@ bool overdue(Col &c) {
     // Timed from the first wait that finds the segment unfinished: a
     // clock read at every segment's start was a tenth of a small round.
     const auto now = Clock::now();
-    if (c.seg_start == Clock::time_point{}) c.seg_start = now;
-    return now - c.seg_start > std::chrono::duration<double>(basic::layer::timeout_seconds());
+    if (c.cur.start == Clock::time_point{}) c.cur.start = now;
+    return now - c.cur.start > std::chrono::duration<double>(basic::layer::timeout_seconds());
 }
 
 std::string pending(const Col &c) {
     std::vector<std::string> what;
     const uint8_t *ready = ready_bytes(c);
-    if (c.plan.executes_list && !c.issued)
+    if (c.plan.executes_list && !c.cur.issued)
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
     for (size_t j = 0; j < c.plan.out.size(); ++j)
-        if (!c.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
+        if (!c.cur.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
             what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
-        if (!c.seen[i])
+        if (!c.cur.seen[i])
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
                            (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
     if (what.empty()) {
         // Everything was sent: a copy of this rank's is in flight. The first
         // notice not yet complete is the copy waited for (or comes right
         // after it: acp_inquire reports a GMA with those before it).
-        for (const auto &n : c.notices)
+        for (const auto &n : c.cur.notices)
             if (acp_inquire(n.gma) == 1)
                 return (n.slot == ACP_GA_NULL ? "its ready signal" : "its copy of block " + std::to_string(n.block)) +
                        " to rank " + std::to_string(n.to) + " (GMA " + std::to_string(n.gma) + ") to complete";

@@ -1,6 +1,7 @@
 // The middle layer's per-process state and handle memory accounting.
 #include "col.hpp"
 
+#include <algorithm>
 #include <typeinfo>
 
 namespace acpx::middle {
@@ -14,10 +15,20 @@ State &State::get() {
 }
 
 size_t Col::memory() const {
-    return sizeof(Col) + plan.bytes() - sizeof(Plan) + ctl_mem.size + buffer.size + out_issued.capacity() +
-           ready_known.capacity() + member_known.capacity() + seen.capacity() + out_direct.capacity() * sizeof(Direct) +
-           ready_direct.capacity() * sizeof(uint8_t *) + mappings.capacity() * sizeof(std::shared_ptr<void>) +
-           notices.capacity() * sizeof(Notice);
+    return sizeof(Col) + plan.bytes() - sizeof(Plan) + mem.ctl.size + mem.buffer.size + ready_known.capacity() +
+           member_known.capacity() + cur.out_issued.capacity() + cur.seen.capacity() +
+           cur.notices.capacity() * sizeof(Notice) + direct.out.capacity() * sizeof(Direct) +
+           direct.ready.capacity() * sizeof(uint8_t *) + direct.mappings.capacity() * sizeof(std::shared_ptr<void>);
+}
+
+void Col::Segment::reset() {
+    issued = false;
+    std::fill(out_issued.begin(), out_issued.end(), 0);
+    std::fill(seen.begin(), seen.end(), 0);
+    first = last = ACP_HANDLE_NULL;
+    notices.clear();
+    failing = false;
+    start = {};
 }
 
 }  // namespace acpx::middle
