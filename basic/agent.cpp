@@ -17,8 +17,8 @@
 namespace acpx::basic {
 
 void Runtime::start_agent() {
-    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    agent = std::thread([this] {
+    agent.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    agent.thread = std::thread([this] {
         try {
             agent_main();
         } catch (const std::exception &e) {  // out of memory handling a message: end the job, say why
@@ -37,8 +37,8 @@ void Runtime::agent_main() {
     ev.events = EPOLLIN;
     ev.data.fd = tp->event_fd();
     epoll_ctl(ep, EPOLL_CTL_ADD, tp->event_fd(), &ev);
-    ev.data.fd = wake_fd;
-    epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev);
+    ev.data.fd = agent.wake_fd;
+    epoll_ctl(ep, EPOLL_CTL_ADD, agent.wake_fd, &ev);
     // After acpx work (a message handled) the agent keeps polling for a moment
     // (yielding the core each round): commands come in bursts, and a wake-up from epoll costs
     // tens of microseconds on a loaded node.
@@ -46,11 +46,11 @@ void Runtime::agent_main() {
     constexpr auto kLinger = std::chrono::microseconds(200);
     auto last_work = clock::now() - kLinger;
     std::unique_lock lk(mu);
-    while (!stop_agent) {
-        const uint64_t handled = messages_handled;
+    while (!agent.stop) {
+        const uint64_t handled = mail.handled;
         const unsigned n = progress_locked();
-        if (n != 0 && app_blocked) progressed.notify_one();
-        if (messages_handled != handled) last_work = clock::now();
+        if (n != 0 && agent.app_blocked) agent.progressed.notify_one();
+        if (mail.handled != handled) last_work = clock::now();
         if (n == 0 && clock::now() - last_work < kLinger) {
             lk.unlock();
             sched_yield();
@@ -59,7 +59,7 @@ void Runtime::agent_main() {
         }
         if (n != 0 || !tp->arm()) {
             // Busy (idle::agent_yields): no sleep, but maybe the core.
-            if (idle::agent_yields(n, api_waiters.load(std::memory_order_relaxed) > 0, yield_at_once)) {
+            if (idle::agent_yields(n, agent.api_waiters.load(std::memory_order_relaxed) > 0, yield_at_once)) {
                 lk.unlock();
                 sched_yield();
                 lk.lock();
@@ -70,9 +70,9 @@ void Runtime::agent_main() {
         epoll_event out[2];
         const int ready = epoll_wait(ep, out, 2, kSafetyWakeMs);
         for (int i = 0; i < ready; ++i)
-            if (out[i].data.fd == wake_fd) {
+            if (out[i].data.fd == agent.wake_fd) {
                 uint64_t v;
-                if (read(wake_fd, &v, sizeof v) < 0) { /* nothing to drain */
+                if (read(agent.wake_fd, &v, sizeof v) < 0) { /* nothing to drain */
                 }
             }
         lk.lock();
@@ -81,22 +81,22 @@ void Runtime::agent_main() {
 }
 
 void Runtime::stop_agent_thread(std::unique_lock<std::mutex> &lk) {
-    if (!agent.joinable()) return;
-    stop_agent = true;
+    if (!agent.thread.joinable()) return;
+    agent.stop = true;
     const uint64_t one = 1;
-    if (write(wake_fd, &one, sizeof one) < 0) { /* the safety wake-up ends the wait anyway */
+    if (write(agent.wake_fd, &one, sizeof one) < 0) { /* the safety wake-up ends the wait anyway */
     }
     lk.unlock();
-    agent.join();
+    agent.thread.join();
     lk.lock();
-    close(wake_fd);
-    wake_fd = -1;
+    close(agent.wake_fd);
+    agent.wake_fd = -1;
 }
 
 std::unique_lock<std::mutex> Runtime::lock_api() {
-    api_waiters.fetch_add(1, std::memory_order_relaxed);
+    agent.api_waiters.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lk(mu);
-    api_waiters.fetch_sub(1, std::memory_order_relaxed);
+    agent.api_waiters.fetch_sub(1, std::memory_order_relaxed);
     return lk;
 }
 

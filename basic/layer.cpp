@@ -24,7 +24,7 @@ bool send(int to, const void *data, size_t n, const char *fn) {
     m[0] = static_cast<uint8_t>(proto::Type::kLayer);
     if (n) std::memcpy(m.data() + 1, data, n);
     if (to == rt->rank) {
-        rt->layer_inbox.push_back(std::move(m));
+        rt->mail.for_layer.push_back(std::move(m));
         return true;
     }
     if (!rt->send(to, m)) return report(fn, "rank", "cannot reach rank %d", to);
@@ -37,10 +37,10 @@ std::vector<Bytes> take_messages() {
     if (!rt) return out;
     auto lk = rt->lock_api();
     rt->progress_locked();
-    while (!rt->layer_inbox.empty()) {
-        Blob &m = rt->layer_inbox.front();
+    while (!rt->mail.for_layer.empty()) {
+        Blob &m = rt->mail.for_layer.front();
         out.emplace_back(m.begin() + 1, m.end());
-        rt->layer_inbox.pop_front();
+        rt->mail.for_layer.pop_front();
     }
     return out;
 }
@@ -57,7 +57,7 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
         destroy_shared_segment(seg);
         return false;
     }
-    rt->regs[key & (ga::kMaxTags - 1)].seg = seg;
+    rt->regs.local[key & (ga::kMaxTags - 1)].seg = seg;
     out->base = seg.base;
     out->size = seg.size;
     out->key = key;

@@ -74,20 +74,20 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegInfo: {
             proto::RegInfo info;
             if (!proto::unpack(m, &info)) break;
-            if (auto it = parked_copies.find(info.request); it != parked_copies.end()) {
+            if (auto it = regs.parked_copies.find(info.request); it != regs.parked_copies.end()) {
                 const Blob copy = std::move(it->second);
-                parked_copies.erase(it);
+                regs.parked_copies.erase(it);
                 execute_copy_to(copy, info.status == 0 ? remember_remote(m) : nullptr);
                 break;
             }
-            reg_replies[info.request] = m;
+            regs.replies[info.request] = m;
             break;
         }
         case proto::Type::kRegInvalidate: {
             proto::RegInvalidate inv;
             if (!proto::unpack(m, &inv)) break;
-            auto it = remote.find(reg_id(inv.owner, inv.tag));
-            if (it != remote.end() && it->second->gen == inv.gen) remote.erase(it);
+            auto it = regs.remote.find(reg_id(inv.owner, inv.tag));
+            if (it != regs.remote.end() && it->second->gen == inv.gen) regs.remote.erase(it);
             send(static_cast<int>(inv.owner),
                  proto::pack(proto::RegInvalidateAck{proto::Type::kRegInvalidateAck, static_cast<uint32_t>(rank),
                                                      inv.tag, inv.gen}));
@@ -96,15 +96,15 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegInvalidateAck: {
             proto::RegInvalidateAck ack;
             if (!proto::unpack(m, &ack)) break;
-            auto it = invalidate_acks.find(reg_id(static_cast<uint32_t>(rank), ack.tag));
-            if (it != invalidate_acks.end()) --it->second;
+            auto it = regs.invalidate_acks.find(reg_id(static_cast<uint32_t>(rank), ack.tag));
+            if (it != regs.invalidate_acks.end()) --it->second;
             break;
         }
-        case proto::Type::kLayer: layer_inbox.push_back(m); break;
+        case proto::Type::kLayer: mail.for_layer.push_back(m); break;
         case proto::Type::kSync: {
             proto::Sync s;
             if (!proto::unpack(m, &s) || s.round >= 64) break;
-            ++sync_count[s.epoch & 1][s.round];
+            ++sync.count[s.epoch & 1][s.round];
             break;
         }
     }
@@ -144,12 +144,13 @@ void Runtime::execute_copy(const Blob &m) {
     // The destination as its owner describes it, never as the issuer
     // claims: cached from an earlier look-up (dropped when the owner
     // unregisters it), else asked for now and the copy parked until then.
-    if (auto it = remote.find(reg_id(d.rank, d.tag)); it != remote.end()) return execute_copy_to(m, it->second);
-    const uint64_t request = next_request++;
-    parked_copies[request] = m;
+    if (auto it = regs.remote.find(reg_id(d.rank, d.tag)); it != regs.remote.end())
+        return execute_copy_to(m, it->second);
+    const uint64_t request = regs.next_request++;
+    regs.parked_copies[request] = m;
     if (!send(static_cast<int>(d.rank),
               proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank), d.tag, request}))) {
-        parked_copies.erase(request);
+        regs.parked_copies.erase(request);
         refuse_copy(*this, c, "cannot reach the destination's rank " + std::to_string(d.rank));
     }
 }

@@ -45,8 +45,8 @@ const char *first_unmapped(const void *addr, size_t size) {
 }  // namespace
 
 LocalReg *Runtime::local_reg(uint32_t tag) {
-    if (tag >= ga::kMaxTags || !regs[tag].live) return nullptr;
-    return &regs[tag];
+    if (tag >= ga::kMaxTags || !regs.local[tag].live) return nullptr;
+    return &regs.local[tag];
 }
 
 acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
@@ -57,7 +57,7 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
                       static_cast<void *>(static_cast<char *>(addr) + size), static_cast<const void *>(hole)),
                ACP_ATKEY_NULL;
     }
-    if (free_tags.empty())
+    if (regs.free_tags.empty())
         return report("acp_register_memory", "addr", "all %u registrations are live; unregister one first",
                       ga::kMaxTags),
                ACP_ATKEY_NULL;
@@ -65,14 +65,14 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
     if (cfg.huge_pages) huge_pages::collapse(addr, size);
     auto region = tp->register_memory(addr, size);
     if (!region) return ACP_ATKEY_NULL;
-    const uint32_t tag = free_tags.front();
-    free_tags.pop_front();
-    LocalReg &r = regs[tag];
+    const uint32_t tag = regs.free_tags.front();
+    regs.free_tags.pop_front();
+    LocalReg &r = regs.local[tag];
     r.live = true;
     r.base = static_cast<char *>(addr);
     r.size = size;
     r.color = color;
-    r.gen = next_gen++;
+    r.gen = regs.next_gen++;
     r.region = std::move(region);
     r.cachers.clear();
     return make_key(tag, r.gen);
@@ -106,16 +106,18 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     // Tell every rank that cached it, and wait until each one has dropped it.
     const std::vector<int> cachers = r->cachers;
     const uint64_t pending_id = reg_id(static_cast<uint32_t>(rank), tag);
-    invalidate_acks[pending_id] = static_cast<int>(cachers.size());
+    regs.invalidate_acks[pending_id] = static_cast<int>(cachers.size());
     for (int c : cachers)
         send(c,
              proto::pack(proto::RegInvalidate{proto::Type::kRegInvalidate, static_cast<uint32_t>(rank), tag, r->gen}));
     wait_locked(
-        lk, "acp_unregister_memory", [&] { return invalidate_acks[pending_id] <= 0; },
-        [&] { return std::to_string(invalidate_acks[pending_id]) + " rank(s) to drop their copy of the registration"; },
-        [&] { return invalidate_acks[pending_id]; });
-    invalidate_acks.erase(pending_id);
-    remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
+        lk, "acp_unregister_memory", [&] { return regs.invalidate_acks[pending_id] <= 0; },
+        [&] {
+            return std::to_string(regs.invalidate_acks[pending_id]) + " rank(s) to drop their copy of the registration";
+        },
+        [&] { return regs.invalidate_acks[pending_id]; });
+    regs.invalidate_acks.erase(pending_id);
+    regs.remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
     r->region.reset();
     if (r->seg.base) destroy_shared_segment(r->seg);
     r->seg = SharedSegment{};
@@ -123,7 +125,7 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     r->base = nullptr;
     r->size = 0;
     r->cachers.clear();
-    free_tags.push_back(tag);
+    regs.free_tags.push_back(tag);
     return 0;
 }
 
@@ -132,7 +134,7 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     if (owner >= static_cast<uint32_t>(procs))
         return report(fn, arg, "names rank %u, but the job has %d processes", owner, procs), nullptr;
     const uint64_t id = reg_id(owner, tag);
-    if (auto it = remote.find(id); it != remote.end()) return it->second;
+    if (auto it = regs.remote.find(id); it != regs.remote.end()) return it->second;
     if (owner == static_cast<uint32_t>(rank)) {
         LocalReg *r = local_reg(tag);
         if (!r) return report(fn, arg, "tag %u of this rank is not registered", tag), nullptr;
@@ -142,19 +144,19 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
         reg->gen = r->gen;
         reg->color = r->color;
         reg->rkey_blob = r->region->rkey;
-        remote[id] = reg;
+        regs.remote[id] = reg;
         return reg;
     }
     // Ask the owner; its agent answers even while its application computes.
-    const uint64_t request = next_request++;
+    const uint64_t request = regs.next_request++;
     if (!send(static_cast<int>(owner),
               proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank), tag, request})))
         return report(fn, arg, "cannot reach rank %u to look up tag %u", owner, tag), nullptr;
     wait_locked(
-        lk, fn, [&] { return reg_replies.count(request) != 0; },
+        lk, fn, [&] { return regs.replies.count(request) != 0; },
         [&] { return "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag); });
-    Blob m = std::move(reg_replies[request]);
-    reg_replies.erase(request);
+    Blob m = std::move(regs.replies[request]);
+    regs.replies.erase(request);
     proto::RegInfo info{};
     if (!proto::unpack(m, &info) || info.status != 0)
         return report(fn, arg, "tag %u of rank %u is not registered", tag, owner), nullptr;
@@ -166,7 +168,7 @@ RemoteRegPtr Runtime::remember_remote(const Blob &m) {
     proto::unpack(m, &info);
     const uint64_t id = reg_id(info.owner, info.tag);
     // Another lookup of the same tag may have finished while we waited.
-    if (auto it = remote.find(id); it != remote.end() && it->second->gen == info.gen) return it->second;
+    if (auto it = regs.remote.find(id); it != regs.remote.end() && it->second->gen == info.gen) return it->second;
     auto reg = std::make_shared<RemoteReg>();
     reg->base = info.base;
     reg->size = info.size;
@@ -174,7 +176,7 @@ RemoteRegPtr Runtime::remember_remote(const Blob &m) {
     reg->color = info.color;
     reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
     on_node.describe(reg->seg, static_cast<int>(info.owner), info.seg_fd, info.base, info.size);
-    remote[id] = reg;
+    regs.remote[id] = reg;
     return reg;
 }
 

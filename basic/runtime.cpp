@@ -29,8 +29,8 @@ void on_message(void *arg, const void *data, size_t len) {
     auto *rt = static_cast<Runtime *>(arg);
     auto *p = static_cast<const uint8_t *>(data);
     try {
-        rt->inbox.emplace_back(p, p + len);  // handled after transport progress returns
-    } catch (const std::bad_alloc &) {       // nothing may unwind through the transport's C frames
+        rt->mail.inbox.emplace_back(p, p + len);  // handled after transport progress returns
+    } catch (const std::bad_alloc &) {            // nothing may unwind through the transport's C frames
         fatal("out of memory keeping a %zu-byte message from a peer", len);
     }
 }
@@ -45,6 +45,93 @@ void on_peer_failure(void *arg, int rank, const char *why) {
 
 Runtime *runtime() { return g_runtime; }
 void set_runtime(Runtime *rt) { g_runtime = rt; }
+
+namespace {
+
+// The starter memory: zeroed pages, registration tag 0, in a memfd
+// segment that on-node peers map where the system has memfd. nullptr
+// (reported) on failure.
+void *open_starter_memory(Runtime &rt) {
+    const size_t size = rt.cfg.starter_memsize;
+    for (uint32_t t = 1; t < ga::kMaxTags; ++t) rt.regs.free_tags.push_back(t);
+    rt.starter_seg = create_shared_segment(size, "acpx-starter");
+    void *starter = rt.starter_seg.base;
+    if (!starter)  // no memfd here: private memory, reached by CMA or the transport
+        starter = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (starter == MAP_FAILED)
+        return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s", size, std::strerror(errno)),
+               nullptr;
+    LocalReg &s = rt.regs.local[ga::kStarterTag];
+    s.base = static_cast<char *>(starter);
+    s.size = size;
+    s.gen = rt.regs.next_gen++;
+    s.region = rt.tp->register_memory(starter, size);
+    if (!s.region) return nullptr;
+    s.live = true;
+    return starter;
+}
+
+// Every rank publishes its transport address, its starter memory, its
+// node, pid and CPUs; then the transport connects, and the on-node paths
+// and the idle policy are decided. *node_ranks: ranks on this node.
+bool join_peers(Runtime &rt, void *starter, unsigned *node_ranks) {
+    const LocalReg &s = rt.regs.local[ga::kStarterTag];
+    Blob addr = rt.tp->local_address();
+    StartInfo mine{reinterpret_cast<uint64_t>(starter),
+                   rt.cfg.starter_memsize,
+                   local_node_id(),
+                   getpid(),
+                   rt.starter_seg.fd,
+                   idle::own_cpus(),
+                   static_cast<uint32_t>(addr.size()),
+                   static_cast<uint32_t>(s.region->rkey.size())};
+    Blob blob(sizeof mine);
+    std::memcpy(blob.data(), &mine, sizeof mine);
+    blob.insert(blob.end(), addr.begin(), addr.end());
+    blob.insert(blob.end(), s.region->rkey.begin(), s.region->rkey.end());
+    std::vector<Blob> all;
+    if (!rt.boot->allgather(blob, &all, rt.cfg.timeout_s)) return false;
+    std::vector<Blob> addresses(rt.procs);
+    std::vector<uint64_t> nodes(rt.procs);
+    std::vector<pid_t> pids(rt.procs);
+    std::vector<int> starter_fds(rt.procs);
+    std::vector<idle::CpuMask> node_masks;  // of the ranks on this node
+    for (int r = 0; r < rt.procs; ++r) {
+        StartInfo si{};
+        if (all[r].size() >= sizeof si) std::memcpy(&si, all[r].data(), sizeof si);
+        if (all[r].size() < sizeof si || all[r].size() != sizeof si + si.address_len + si.rkey_len)
+            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r), false;
+        nodes[r] = si.node;
+        pids[r] = static_cast<pid_t>(si.pid);
+        starter_fds[r] = static_cast<int>(si.starter_fd);
+        if (si.node == mine.node) node_masks.push_back(si.cpus);
+        auto a = all[r].begin() + sizeof si;
+        addresses[r].assign(a, a + si.address_len);
+        auto reg = std::make_shared<RemoteReg>();
+        reg->base = si.starter_base;
+        reg->size = si.starter_size;
+        reg->rkey_blob.assign(a + si.address_len, all[r].end());
+        rt.regs.remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
+    }
+    std::vector<uint8_t> off_node(rt.procs);
+    for (int r = 0; r < rt.procs; ++r) off_node[r] = nodes[r] != nodes[rt.rank];
+    rt.tp->set_off_node(std::move(off_node));
+    if (!rt.tp->connect(addresses)) return false;
+    // On-node peers (decided once) may also map our starter segments,
+    // and we theirs.
+    rt.on_node.init(rt.rank, nodes, pids, rt.cfg.cma);
+    rt.node_ids = std::move(nodes);
+    for (int r = 0; r < rt.procs; ++r) {
+        RemoteReg &reg = *rt.regs.remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];
+        rt.on_node.describe(reg.seg, r, starter_fds[r], reg.base, reg.size);
+    }
+    *node_ranks = static_cast<unsigned>(node_masks.size());
+    rt.node_cpus = idle::cpus_in_union(node_masks);
+    rt.yield_at_once = idle::yield_at_once(rt.cfg.idle_policy, *node_ranks, rt.node_cpus);
+    return true;
+}
+
+}  // namespace
 
 Runtime *Runtime::create(const Config &cfg) {
     std::unique_ptr<Runtime> rt(new Runtime());
@@ -61,91 +148,19 @@ Runtime *Runtime::create(const Config &cfg) {
     if (!rt->tp) return nullptr;
     rt->tp->set_message_handler(on_message, rt.get());
     rt->tp->set_peer_failure_handler(on_peer_failure, rt.get());
-
-    // Starter memory: zeroed pages, registration tag 0.
-    for (uint32_t t = 1; t < ga::kMaxTags; ++t) rt->free_tags.push_back(t);
-    rt->starter_seg = create_shared_segment(cfg.starter_memsize, "acpx-starter");
-    void *starter = rt->starter_seg.base;
-    if (!starter)  // no memfd here: private memory, reached by CMA or the transport
-        starter = mmap(nullptr, cfg.starter_memsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (starter == MAP_FAILED)
-        return report("acp_init", "ACP_STARTER_MEMSIZE", "cannot map %zu bytes: %s", cfg.starter_memsize,
-                      std::strerror(errno)),
-               nullptr;
-    LocalReg &s = rt->regs[ga::kStarterTag];
-    s.base = static_cast<char *>(starter);
-    s.size = cfg.starter_memsize;
-    s.gen = rt->next_gen++;
-    s.region = rt->tp->register_memory(starter, cfg.starter_memsize);
-    if (!s.region) return nullptr;
-    s.live = true;
-
+    void *starter = open_starter_memory(*rt);
+    if (!starter) return nullptr;
     // Before any peer can try: where Yama keeps siblings out, let them in
     // for Cross-Memory Attach (onnode/ptrace_access.hpp).
     const std::string cma_access = cfg.cma ? cma_access::open_to_peers() : "off (ACP_CMA=0)";
-
-    // Exchange transport addresses and starter memory descriptions.
-    Blob addr = rt->tp->local_address();
-    StartInfo mine{reinterpret_cast<uint64_t>(starter),
-                   cfg.starter_memsize,
-                   local_node_id(),
-                   getpid(),
-                   rt->starter_seg.fd,
-                   idle::own_cpus(),
-                   static_cast<uint32_t>(addr.size()),
-                   static_cast<uint32_t>(s.region->rkey.size())};
-    Blob blob(sizeof mine);
-    std::memcpy(blob.data(), &mine, sizeof mine);
-    blob.insert(blob.end(), addr.begin(), addr.end());
-    blob.insert(blob.end(), s.region->rkey.begin(), s.region->rkey.end());
-    std::vector<Blob> all;
-    if (!rt->boot->allgather(blob, &all, cfg.timeout_s)) return nullptr;
-    std::vector<Blob> addresses(rt->procs);
-    std::vector<uint64_t> nodes(rt->procs);
-    std::vector<pid_t> pids(rt->procs);
-    std::vector<int> starter_fds(rt->procs);
-    std::vector<idle::CpuMask> node_masks;  // of the ranks on this node
-    for (int r = 0; r < rt->procs; ++r) {
-        StartInfo si;
-        if (all[r].size() < sizeof si)
-            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r), nullptr;
-        std::memcpy(&si, all[r].data(), sizeof si);
-        if (all[r].size() != sizeof si + si.address_len + si.rkey_len)
-            return report("acp_init", "bootstrap", "malformed start-up data from rank %d", r), nullptr;
-        nodes[r] = si.node;
-        pids[r] = static_cast<pid_t>(si.pid);
-        starter_fds[r] = static_cast<int>(si.starter_fd);
-        if (si.node == mine.node) node_masks.push_back(si.cpus);
-        auto a = all[r].begin() + sizeof si;
-        addresses[r].assign(a, a + si.address_len);
-        auto reg = std::make_shared<RemoteReg>();
-        reg->base = si.starter_base;
-        reg->size = si.starter_size;
-        reg->rkey_blob.assign(a + si.address_len, all[r].end());
-        rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag] = reg;
-    }
-    std::vector<uint8_t> off_node(rt->procs);
-    for (int r = 0; r < rt->procs; ++r) off_node[r] = nodes[r] != nodes[rt->rank];
-    rt->tp->set_off_node(std::move(off_node));
-    if (!rt->tp->connect(addresses)) return nullptr;
-    // On-node peers (decided once) may also map our starter segments,
-    // and we theirs.
-    rt->on_node.init(rt->rank, nodes, pids, cfg.cma);
-    rt->node_ids = std::move(nodes);
-    for (int r = 0; r < rt->procs; ++r) {
-        RemoteReg &reg = *rt->remote[static_cast<uint64_t>(r) << ga::kTagBits | ga::kStarterTag];
-        rt->on_node.describe(reg.seg, r, starter_fds[r], reg.base, reg.size);
-    }
-    const auto node_ranks = static_cast<unsigned>(node_masks.size());
-    const unsigned node_cpus = idle::cpus_in_union(node_masks);
-    rt->node_cpus = node_cpus;
-    rt->yield_at_once = idle::yield_at_once(cfg.idle_policy, node_ranks, node_cpus);
+    unsigned node_ranks = 0;
+    if (!join_peers(*rt, starter, &node_ranks)) return nullptr;
     rt->start_agent();
     if (cfg.verbose && rt->rank == 0) {
         std::fprintf(stderr, "acpx: %d processes, bootstrap %s, transport %s (%s)\n", rt->procs, rt->boot->name(),
                      rt->tp->name(), rt->tp->describe().c_str());
         std::fprintf(stderr, "acpx: %u ranks on rank 0's node, %u CPUs for them: collectives' waits %s (ACP_IDLE=%s)\n",
-                     node_ranks, node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
+                     node_ranks, rt->node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
         std::fprintf(stderr, "acpx: Cross-Memory Attach between ranks of a node: %s\n", cma_access.c_str());
     }
@@ -154,11 +169,11 @@ Runtime *Runtime::create(const Config &cfg) {
 
 unsigned Runtime::progress_locked() {
     unsigned n = tp->progress();
-    while (!inbox.empty()) {
-        Blob m = std::move(inbox.front());
-        inbox.pop_front();
+    while (!mail.inbox.empty()) {
+        Blob m = std::move(mail.inbox.front());
+        mail.inbox.pop_front();
         handle_message(m);
-        ++messages_handled;
+        ++mail.handled;
         ++n;
     }
     if (exec_finished) finish_exec_ops();
@@ -185,23 +200,23 @@ bool Runtime::finalize() {
 }
 
 Runtime::~Runtime() {
-    if (agent.joinable()) {  // a create that failed after starting it
+    if (agent.thread.joinable()) {  // a create that failed after starting it
         std::unique_lock lk(mu);
         stop_agent_thread(lk);
     }
     upper.reset();  // the upper layer's state: plain memory, no calls back in here
     gmas.clear();
     exec_ops.clear();
-    remote.clear();
-    parked_copies.clear();
-    for (auto &r : regs) {
+    regs.remote.clear();
+    regs.parked_copies.clear();
+    for (auto &r : regs.local) {
         r.region.reset();
         if (r.seg.base) destroy_shared_segment(r.seg);
     }
     if (starter_seg.base)
         destroy_shared_segment(starter_seg);
-    else if (regs[ga::kStarterTag].base)
-        munmap(regs[ga::kStarterTag].base, regs[ga::kStarterTag].size);
+    else if (regs.local[ga::kStarterTag].base)
+        munmap(regs.local[ga::kStarterTag].base, regs.local[ga::kStarterTag].size);
     tp.reset();
     boot.reset();
 }

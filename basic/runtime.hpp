@@ -1,7 +1,11 @@
 // The one runtime state object of a process: bootstrap, transport,
 // registrations, the GMA queue, the barrier, and the progress agent.
 // Every member is guarded by `mu`; the C API (api_*.cpp) takes the lock,
-// validates, and calls in here.
+// validates, and calls in here. Its state comes in sections, each kept by
+// one file and each with its own lifetime: what acp_init settles, fixed
+// until acp_finalize (runtime.cpp); the registrations (registry.cpp);
+// the GMA queue (gma.cpp); messages not yet handled (messages.cpp); the
+// barrier's counts (sync.cpp); the progress thread (agent.cpp).
 #pragma once
 
 #include <atomic>
@@ -100,6 +104,8 @@ class Runtime {
     ~Runtime();
 
     std::mutex mu;
+
+    // --- settled by acp_init, fixed until acp_finalize ---
     Config cfg;
     int rank = 0, procs = 1;
     std::unique_ptr<Bootstrap> boot;
@@ -123,17 +129,20 @@ class Runtime {
         wait_locked(lk, fn, done, what, [] { return 0; });
     }
 
-    // --- registrations (registry.cpp) ---
-    LocalReg regs[ga::kMaxTags];
-    std::deque<uint32_t> free_tags;  // FIFO: a tag is reused as late as possible
-    uint64_t next_gen = 1;
-    std::unordered_map<uint64_t, RemoteRegPtr> remote;  // key: rank<<10|tag
-    // Delegated copies to execute once the destination's owner has
-    // described the registration (by look-up request).
-    std::unordered_map<uint64_t, Blob> parked_copies;
-    std::unordered_map<uint64_t, Blob> reg_replies;  // look-up request -> the owner's RegInfo
-    uint64_t next_request = 1;
-    std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
+    // --- registrations (registry.cpp): from register to unregister ---
+    struct Registrations {
+        LocalReg local[ga::kMaxTags];    // this process's, by tag
+        std::deque<uint32_t> free_tags;  // FIFO: a tag is reused as late as possible
+        uint64_t next_gen = 1;
+        std::unordered_map<uint64_t, RemoteRegPtr> remote;  // peers' looked up; key: rank<<10|tag
+        // Delegated copies to execute once the destination's owner has
+        // described the registration (by look-up request).
+        std::unordered_map<uint64_t, Blob> parked_copies;
+        std::unordered_map<uint64_t, Blob> replies;  // look-up request -> the owner's RegInfo
+        uint64_t next_request = 1;
+        std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
+    };
+    Registrations regs;
 
     acp_atkey_t register_memory(void *addr, size_t size, int color);
     int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
@@ -174,11 +183,14 @@ class Runtime {
     void finish_exec_ops();
     std::string describe_gma(const Gma &g) const;
 
-    // --- messages (messages.cpp) ---
-    std::deque<Blob> inbox;
-    std::deque<Blob> layer_inbox;  // for the upper layer (layer::take_messages)
-    std::unique_ptr<layer::LayerState> upper;
-    uint64_t messages_handled = 0;  // the agent lingers after acpx work, not after any UCX event
+    // --- messages (messages.cpp): arrived, not yet handled ---
+    struct Mail {
+        std::deque<Blob> inbox;
+        std::deque<Blob> for_layer;  // for the upper layer (layer::take_messages)
+        uint64_t handled = 0;        // the agent lingers after acpx work, not after any UCX event
+    };
+    Mail mail;
+    std::unique_ptr<layer::LayerState> upper;  // the upper layer's state, destroyed with the runtime
     void handle_message(const Blob &m);
     void execute_copy(const Blob &m);
     // A delegated copy whose destination registration is `dst` as its
@@ -189,23 +201,29 @@ class Runtime {
     // failed, and why (the issuer's failure message quotes it).
     void reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why = "");
 
-    // --- barrier (sync.cpp) ---
-    uint64_t sync_epoch = 0;
-    unsigned sync_count[2][64] = {};
+    // --- barrier (sync.cpp): counts of the rounds' arrivals ---
+    struct BarrierState {
+        uint64_t epoch = 0;
+        unsigned count[2][64] = {};
+    };
+    BarrierState sync;
     bool barrier(std::unique_lock<std::mutex> &lk, const char *fn);
 
-    // --- agent (agent.cpp) ---
+    // --- agent (agent.cpp): the progress thread, acp_init to acp_finalize ---
     // The application thread's way in: counts itself as waiting so a busy
     // agent hands the lock over between progress rounds.
     std::unique_lock<std::mutex> lock_api();
-    std::atomic<int> api_waiters{0};
-    // The application thread blocked in wait_locked; the agent signals
-    // `progressed` after every round that made progress.
-    int app_blocked = 0;
-    std::condition_variable progressed;
-    std::thread agent;
-    int wake_fd = -1;
-    bool stop_agent = false;
+    struct Agent {
+        std::atomic<int> api_waiters{0};
+        // The application thread blocked in wait_locked; the agent
+        // signals `progressed` after every round that made progress.
+        int app_blocked = 0;
+        std::condition_variable progressed;
+        std::thread thread;
+        int wake_fd = -1;
+        bool stop = false;
+    };
+    Agent agent;
     void agent_main();
     void start_agent();
     void stop_agent_thread(std::unique_lock<std::mutex> &lk);

@@ -8,14 +8,14 @@
 namespace acpx::basic {
 
 bool Runtime::barrier(std::unique_lock<std::mutex> &lk, const char *fn) {
-    const uint64_t epoch = sync_epoch++;
+    const uint64_t epoch = sync.epoch++;
     unsigned round = 0;
     for (int dist = 1; dist < procs; dist <<= 1, ++round) {
         const int to = (rank + dist) % procs;
         const int from = (rank - dist % procs + procs) % procs;
         if (!send(to, proto::pack(proto::Sync{proto::Type::kSync, static_cast<uint32_t>(rank), epoch, round})))
             return report(fn, "barrier", "cannot reach rank %d", to);
-        unsigned &count = sync_count[epoch & 1][round];
+        unsigned &count = sync.count[epoch & 1][round];
         wait_locked(
             lk, fn, [&] { return count > 0; },
             [&] {

@@ -56,9 +56,9 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
             lk.lock();
             continue;
         }
-        ++app_blocked;
-        progressed.wait_for(lk, std::chrono::milliseconds(100));
-        --app_blocked;
+        ++agent.app_blocked;
+        agent.progressed.wait_for(lk, std::chrono::milliseconds(100));
+        --agent.app_blocked;
     }
 }
 
