@@ -21,7 +21,8 @@ endif
 if ACPX_HAVE_OFI
 libacpx_la_SOURCES += \
 	basic/transport/ofi/fabric_library.cpp basic/transport/ofi/fabric_library.hpp \
-	basic/transport/ofi/ofi_transport.cpp basic/transport/ofi/ofi_wire.hpp \
+	basic/transport/ofi/ofi_transport.cpp basic/transport/ofi/ofi_transport.hpp \
+	basic/transport/ofi/ofi_rma.cpp basic/transport/ofi/ofi_frames.cpp basic/transport/ofi/ofi_wire.hpp \
 	basic/transport/ofi/ofi_select.cpp basic/transport/ofi/ofi_select.hpp \
 	basic/transport/ofi/wake_channel.cpp basic/transport/ofi/wake_channel.hpp
 endif
