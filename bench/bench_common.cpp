@@ -19,6 +19,85 @@
 
 namespace acpx::bench {
 
+namespace {
+
+bool bad(const char *opt, const char *what) {
+    std::fprintf(stderr, "acpx-bench: --%s: '%s' is not %s\n", opt, optarg, what);
+    return false;
+}
+
+// optarg is one of the two words; *out = optarg.
+bool one_of(const char *opt, const char *a, const char *b, std::string *out) {
+    if (std::strcmp(optarg, a) != 0 && std::strcmp(optarg, b) != 0)
+        return bad(opt, (std::string(a) + " or " + b).c_str());
+    *out = optarg;
+    return true;
+}
+
+// optarg is a whole number in [lo, hi].
+bool count(const char *opt, long lo, long hi, long *out) {
+    char *end = nullptr;
+    *out = std::strtol(optarg, &end, 10);
+    if (end != optarg && !*end && *out >= lo && *out <= hi) return true;
+    return bad(opt, ("a count from " + std::to_string(lo) + " to " + std::to_string(hi)).c_str());
+}
+
+// MIN:MAX, or one size.
+bool sizes(Options *o) {
+    const char *colon = std::strchr(optarg, ':');
+    const std::string lo = colon ? std::string(optarg, static_cast<size_t>(colon - optarg)) : std::string(optarg);
+    const char *hi = colon ? colon + 1 : optarg;
+    if (!basic::parse_size(lo.c_str(), &o->min_size) || !basic::parse_size(hi, &o->max_size) || o->min_size == 0 ||
+        o->min_size > o->max_size)
+        return bad("sizes", "MIN:MAX (e.g. 8:4M)");
+    return true;
+}
+
+// ucx | ofi[:PROVIDER], set for acp_init in every rank (each parses the
+// same argv).
+bool transport() {
+    const std::string t = optarg;
+    const size_t colon = t.find(':');
+    const std::string name = t.substr(0, colon);
+    if (name != "ucx" && name != "ofi") return bad("transport", "ucx or ofi[:PROVIDER]");
+    setenv("ACP_TRANSPORT", name.c_str(), 1);
+    if (colon != std::string::npos) setenv("FI_PROVIDER", t.c_str() + colon + 1, 1);
+    return true;
+}
+
+bool near(Options *o) {
+    char *end = nullptr;
+    o->near_ns = std::strtod(optarg, &end);
+    if (end == optarg || *end || !(o->near_ns > 0) || !std::isfinite(o->near_ns))
+        return bad("near", "a time in ns > 0");
+    return true;
+}
+
+// One option; false (reported) if its value is not what it takes.
+bool take(int c, Options *o) {
+    long n = 0;
+    std::string word;
+    switch (c) {
+        case 's': return sizes(o);
+        case 'i': return count("iters", 1, 1L << 30, &n) && (o->iters = static_cast<int>(n), true);
+        case 'w': return count("window", 1, 1L << 20, &n) && (o->window = static_cast<int>(n), true);
+        case 'c': o->csv = optarg; return true;
+        case 'q': o->quick = true; return true;
+        case 'm': return one_of("memory", "user", "starter", &word) && (o->starter = word == "starter", true);
+        case 'M': return one_of("mode", "direct", "buffered", &o->storage);
+        case 'e': return one_of("exec", "root", "delegated", &o->exec);
+        case 't': return transport();
+        case 'o': o->out = optarg; return true;
+        case 'P': o->predict_only = true; return true;
+        case 'n': return near(o);
+        case 'S': return count("sweeps", 1, kMaxSweeps, &n) && (o->sweeps = static_cast<int>(n), true);
+        case 'K': return count("skew", 0, 4095, &n) && (o->skew = static_cast<size_t>(n), true);
+        default: return false;
+    }
+}
+
+}  // namespace
+
 bool parse_options(int argc, char **argv, Options *o) {
     static const option longs[] = {{"sizes", required_argument, nullptr, 's'},
                                    {"iters", required_argument, nullptr, 'i'},
@@ -37,105 +116,14 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:o:", longs, nullptr)) != -1) {
-        switch (c) {
-            case 's': {  // MIN:MAX
-                const char *colon = std::strchr(optarg, ':');
-                std::string lo = colon ? std::string(optarg, static_cast<size_t>(colon - optarg)) : std::string(optarg);
-                const char *hi = colon ? colon + 1 : optarg;
-                if (!basic::parse_size(lo.c_str(), &o->min_size) || !basic::parse_size(hi, &o->max_size) ||
-                    o->min_size == 0 || o->min_size > o->max_size) {
-                    std::fprintf(stderr, "acpx-bench: --sizes: '%s' is not MIN:MAX (e.g. 8:4M)\n", optarg);
-                    return false;
-                }
-                break;
-            }
-            case 'i': o->iters = std::atoi(optarg); break;
-            case 'w': o->window = std::atoi(optarg); break;
-            case 'c': o->csv = optarg; break;
-            case 'q': o->quick = true; break;
-            case 'm':
-                if (std::strcmp(optarg, "user") != 0 && std::strcmp(optarg, "starter") != 0) {
-                    std::fprintf(stderr, "acpx-bench: --memory: '%s' is not user or starter\n", optarg);
-                    return false;
-                }
-                o->starter = std::strcmp(optarg, "starter") == 0;
-                break;
-            case 'M':
-                if (std::strcmp(optarg, "direct") != 0 && std::strcmp(optarg, "buffered") != 0) {
-                    std::fprintf(stderr, "acpx-bench: --mode: '%s' is not direct or buffered\n", optarg);
-                    return false;
-                }
-                o->storage = optarg;
-                break;
-            case 'e':
-                if (std::strcmp(optarg, "root") != 0 && std::strcmp(optarg, "delegated") != 0) {
-                    std::fprintf(stderr, "acpx-bench: --exec: '%s' is not root or delegated\n", optarg);
-                    return false;
-                }
-                o->exec = optarg;
-                break;
-            case 't': {  // ucx | ofi[:PROVIDER]
-                const std::string t = optarg;
-                const size_t colon = t.find(':');
-                const std::string name = t.substr(0, colon);
-                if (name != "ucx" && name != "ofi") {
-                    std::fprintf(stderr,
-                                 "acpx-bench: --transport: '%s' is not ucx or "
-                                 "ofi[:PROVIDER]\n",
-                                 optarg);
-                    return false;
-                }
-                // Read by acp_init in every rank (each parses the same argv).
-                setenv("ACP_TRANSPORT", name.c_str(), 1);
-                if (colon != std::string::npos) setenv("FI_PROVIDER", t.c_str() + colon + 1, 1);
-                break;
-            }
-            case 'o': o->out = optarg; break;
-            case 'P': o->predict_only = true; break;
-            case 'n': {
-                char *end = nullptr;
-                o->near_ns = std::strtod(optarg, &end);
-                if (end == optarg || *end || !(o->near_ns > 0) || !std::isfinite(o->near_ns)) {
-                    std::fprintf(stderr, "acpx-bench: --near: '%s' is not a time in ns > 0\n", optarg);
-                    return false;
-                }
-                break;
-            }
-            case 'S': {
-                char *end = nullptr;
-                const long k = std::strtol(optarg, &end, 10);
-                if (end == optarg || *end || k < 1 || k > kMaxSweeps) {
-                    std::fprintf(stderr, "acpx-bench: --sweeps: '%s' is not a count from 1 to %d\n", optarg,
-                                 kMaxSweeps);
-                    return false;
-                }
-                o->sweeps = static_cast<int>(k);
-                break;
-            }
-            case 'K': {
-                char *end = nullptr;
-                const long b = std::strtol(optarg, &end, 10);
-                if (end == optarg || *end || b < 0 || b > 4095) {
-                    std::fprintf(stderr, "acpx-bench: --skew: '%s' is not a byte count from 0 to 4095\n", optarg);
-                    return false;
-                }
-                o->skew = static_cast<size_t>(b);
-                break;
-            }
-            default: return false;
-        }
-    }
+    while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:o:", longs, nullptr)) != -1)
+        if (!take(c, o)) return false;
     if (o->skew && o->starter) {
         std::fprintf(stderr,
                      "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter\n");
         return false;
     }
     if (o->sweeps == 0) o->sweeps = o->quick ? 1 : kDefaultSweeps;
-    if (o->iters < 1 || o->window < 1) {
-        std::fprintf(stderr, "acpx-bench: --iters and --window must be positive\n");
-        return false;
-    }
     if (o->quick) {
         o->iters = 50;
         o->warmup = 5;

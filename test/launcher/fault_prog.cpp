@@ -45,6 +45,10 @@
 #include "acp.h"
 
 namespace {
+
+// A helper's "carry on to the final acp_sync"; else its exit status.
+constexpr int kGoOn = -1;
+
 int check_socket() {
     const char *path = std::getenv("ACP_RUN_SOCKET");
     if (!path) return std::fprintf(stderr, "no ACP_RUN_SOCKET\n"), 1;
@@ -69,6 +73,148 @@ int check_socket() {
     close(fd);
     if (n != 0) return std::fprintf(stderr, "bad cookie not refused\n"), 1;
     return 0;
+}
+
+// 1 GiB buffered handles under RLIMIT_AS fail with a message; a small
+// handle still works. kGoOn, or the exit status.
+int oom(int me) {
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan reserves terabytes of shadow and dies rather than fail an
+    // allocation under RLIMIT_AS: this check belongs to the plain build.
+    std::fprintf(stderr, "oom: not under AddressSanitizer\n");
+    acp_finalize();
+    return 0;  // without the final acp_sync
+#endif
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    unsigned long long vm_kb = 0;
+    while (std::getline(status, line))
+        if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+    const rlim_t cap = (vm_kb + 32 * 1024) * 1024;
+    const rlimit lim{cap, cap};
+    if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
+    int group[1] = {me};
+    if (acp_create_bcast_buffered(me, 1, group, size_t{1} << 30) != ACP_COL_NULL)
+        return std::fprintf(stderr, "a 1 GiB buffer under a 32 MiB margin was granted\n"), 1;
+    if (acp_create_allgather_buffered(1, group, size_t{1} << 30) != ACP_COL_NULL)
+        return std::fprintf(stderr, "a 1 GiB allgather buffer under a 32 MiB margin was granted\n"), 1;
+    // Smaller things still work.
+    std::vector<char> a(4096);
+    acp_col_t h = acp_create_bcast_direct(me, 1, group, a.data(), a.size());
+    if (h == ACP_COL_NULL || acp_wait_col(acp_send_bcast_direct(h, 0, a.size())) != 0 || acp_free_col(h) != 0)
+        return std::fprintf(stderr, "a small handle failed after the large ones\n"), 1;
+    std::fprintf(stderr, "oom: survived\n");
+    return kGoOn;
+}
+
+// Rank 0 waits for a copy stopped rank 2 must execute while rank 1 keeps
+// it busy: its wait must still end at ACP_TIMEOUT.
+int steady_traffic(int me) {
+    const acp_ga_t s0 = acp_query_starter_ga(0), s1 = acp_query_starter_ga(1), s2 = acp_query_starter_ga(2);
+    if (acp_sync() != 0) return 1;
+    if (me == 2) raise(SIGSTOP);  // never executes what it is sent
+    if (me == 0) {
+        usleep(200 * 1000);                                       // rank 2 is stopped by now
+        acp_complete(acp_copy(s1 + 64, s2, 8, ACP_HANDLE_NULL));  // executed by rank 2: never
+        std::fprintf(stderr, "rank 0: the copy from the stopped rank completed\n");
+        return 1;
+    }
+    if (me == 1) {  // each copy is a command that rank 0's progress executes
+        // Four batches in flight: rank 0 always has commands waiting, so
+        // its progress never goes idle for long (a wait that read the
+        // clock only when idle never timed out).
+        const auto t0 = std::chrono::steady_clock::now();
+        acp_handle_t batch_end[4] = {ACP_HANDLE_NULL, ACP_HANDLE_NULL, ACP_HANDLE_NULL, ACP_HANDLE_NULL};
+        for (unsigned b = 0; std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10); ++b) {
+            if (batch_end[b % 4] != ACP_HANDLE_NULL) acp_complete(batch_end[b % 4]);
+            for (int i = 0; i < 256; ++i) batch_end[b % 4] = acp_copy(s0 + 128, s0 + 256, 8, ACP_HANDLE_NULL);
+        }
+        acp_complete(ACP_HANDLE_ALL);
+        std::fprintf(stderr, "rank 1: traffic for 10 s and the job is still on\n");
+    }
+    return kGoOn;
+}
+
+// col-never-send, col-never-send-small, col-kill (see the top).
+int col_fault(const std::string &mode, int me) {
+    const bool never_send = mode == "col-never-send" || mode == "col-never-send-small";
+    const int n = acp_procs();
+    std::vector<int> group(n);
+    for (int i = 0; i < n; ++i) group[i] = i;
+    const bool small = mode == "col-never-send-small";
+    std::vector<char> a(small ? 1000 : 70000, 0);
+    acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
+    if (h == ACP_COL_NULL) return 1;
+    if (mode == "col-kill" && me == 1) raise(SIGKILL);
+    if (never_send && me == n - 1) {
+        sleep(3);  // never sends; reaches the final barrier after the others gave up (ACP_TIMEOUT=2)
+        if (acp_free_col(h) != 0) return 1;
+    } else {
+        int failed = 0;
+        for (int round = 0; round < (small ? 3 : 1) && !failed; ++round) {
+            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+            if (r == ACP_REQUEST_NULL) return 1;
+            failed = acp_wait_col(r);
+            std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, failed);
+        }
+        const int freed = acp_free_col(h);
+        std::fprintf(stderr, "rank %d: acp_free_col returned %d\n", me, freed);
+        // A rank that did not wait for the silent one is done at once:
+        // it would reach the final barrier a whole ACP_TIMEOUT before
+        // the ranks that time out, and give up there first. Arrive
+        // about when they do.
+        if (!failed && freed == 0 && never_send) usleep(1500 * 1000);
+    }
+    return kGoOn;
+}
+
+// Bcast rounds of 64 KiB over every rank for SECONDS (rank 0's clock:
+// it sets the last round's first byte), each checked on every rank:
+// what the two-host fault tests cut the link under.
+int col_rounds(int me, int seconds) {
+    const int n = acp_procs();
+    std::vector<int> group(n);
+    for (int i = 0; i < n; ++i) group[i] = i;
+    std::vector<unsigned char> a(65536, 0);
+    const acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
+    if (h == ACP_COL_NULL) return 1;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    unsigned rounds = 0;
+    for (bool last = false; !last; ++rounds) {
+        if (me == 0) {
+            last = std::chrono::steady_clock::now() >= deadline;
+            std::memset(a.data(), static_cast<int>(rounds % 251), a.size());
+            a[0] = last ? 1 : 0;
+        }
+        const int rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size()));
+        if (rc != 0) return std::fprintf(stderr, "rank %d: round %u failed\n", me, rounds), 3;
+        last = a[0] == 1;
+        for (size_t i = 1; i < a.size(); ++i)
+            if (a[i] != rounds % 251)
+                return std::fprintf(stderr, "rank %d: round %u: byte %zu wrong\n", me, rounds, i), 4;
+    }
+    if (acp_free_col(h) != 0) return 1;
+    std::fprintf(stderr, "rank %d: %u rounds done\n", me, rounds);
+    return kGoOn;
+}
+
+// The starter memory holds exactly `size` bytes, zeroed.
+int starter(int me, uint64_t size) {
+    const int peer = (me + 1) % acp_procs();
+    const acp_ga_t mine = acp_query_starter_ga(me), theirs = acp_query_starter_ga(peer);
+    auto *p = static_cast<unsigned char *>(acp_query_address(mine));
+    for (uint64_t i = 0; i < size; ++i)
+        if (p[i] != 0) return std::fprintf(stderr, "starter byte %llu not zero\n", (unsigned long long)i), 1;
+    p[size - 1] = 42;
+    if (acp_sync() != 0) return 1;
+    // The last byte is reachable; one more is not.
+    acp_handle_t h = acp_copy(mine, theirs + size - 1, 1, ACP_HANDLE_NULL);
+    if (h == ACP_HANDLE_NULL) return 1;
+    acp_complete(h);
+    if (p[0] != 42) return std::fprintf(stderr, "last starter byte not copied\n"), 1;
+    if (acp_copy(mine, theirs + size - 1, 2, ACP_HANDLE_NULL) != ACP_HANDLE_NULL)
+        return std::fprintf(stderr, "copy past the starter memory accepted\n"), 1;
+    return kGoOn;
 }
 }  // namespace
 
@@ -100,133 +246,13 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (mode == "sleep") sleep(60);
-    if (mode == "oom") {
-#if defined(__SANITIZE_ADDRESS__)
-        // ASan reserves terabytes of shadow and dies rather than fail an
-        // allocation under RLIMIT_AS: this check belongs to the plain build.
-        std::fprintf(stderr, "oom: not under AddressSanitizer\n");
-        acp_finalize();
-        return 0;
-#endif
-        std::ifstream status("/proc/self/status");
-        std::string line;
-        unsigned long long vm_kb = 0;
-        while (std::getline(status, line))
-            if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
-        const rlim_t cap = (vm_kb + 32 * 1024) * 1024;
-        const rlimit lim{cap, cap};
-        if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
-        int group[1] = {me};
-        if (acp_create_bcast_buffered(me, 1, group, size_t{1} << 30) != ACP_COL_NULL)
-            return std::fprintf(stderr, "a 1 GiB buffer under a 32 MiB margin was granted\n"), 1;
-        if (acp_create_allgather_buffered(1, group, size_t{1} << 30) != ACP_COL_NULL)
-            return std::fprintf(stderr, "a 1 GiB allgather buffer under a 32 MiB margin was granted\n"), 1;
-        // Smaller things still work.
-        std::vector<char> a(4096);
-        acp_col_t h = acp_create_bcast_direct(me, 1, group, a.data(), a.size());
-        if (h == ACP_COL_NULL || acp_wait_col(acp_send_bcast_direct(h, 0, a.size())) != 0 || acp_free_col(h) != 0)
-            return std::fprintf(stderr, "a small handle failed after the large ones\n"), 1;
-        std::fprintf(stderr, "oom: survived\n");
-    }
-    if (mode == "steady-traffic") {
-        const acp_ga_t s0 = acp_query_starter_ga(0), s1 = acp_query_starter_ga(1), s2 = acp_query_starter_ga(2);
-        if (acp_sync() != 0) return 1;
-        if (me == 2) raise(SIGSTOP);  // never executes what it is sent
-        if (me == 0) {
-            usleep(200 * 1000);                                       // rank 2 is stopped by now
-            acp_complete(acp_copy(s1 + 64, s2, 8, ACP_HANDLE_NULL));  // executed by rank 2: never
-            std::fprintf(stderr, "rank 0: the copy from the stopped rank completed\n");
-            return 1;
-        }
-        if (me == 1) {  // each copy is a command that rank 0's progress executes
-            // Four batches in flight: rank 0 always has commands waiting, so
-            // its progress never goes idle for long (a wait that read the
-            // clock only when idle never timed out).
-            const auto t0 = std::chrono::steady_clock::now();
-            acp_handle_t batch_end[4] = {ACP_HANDLE_NULL, ACP_HANDLE_NULL, ACP_HANDLE_NULL, ACP_HANDLE_NULL};
-            for (unsigned b = 0; std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10); ++b) {
-                if (batch_end[b % 4] != ACP_HANDLE_NULL) acp_complete(batch_end[b % 4]);
-                for (int i = 0; i < 256; ++i) batch_end[b % 4] = acp_copy(s0 + 128, s0 + 256, 8, ACP_HANDLE_NULL);
-            }
-            acp_complete(ACP_HANDLE_ALL);
-            std::fprintf(stderr, "rank 1: traffic for 10 s and the job is still on\n");
-        }
-    }
-    const bool never_send = mode == "col-never-send" || mode == "col-never-send-small";
-    if (never_send || mode == "col-kill") {
-        const int n = acp_procs();
-        std::vector<int> group(n);
-        for (int i = 0; i < n; ++i) group[i] = i;
-        const bool small = mode == "col-never-send-small";
-        std::vector<char> a(small ? 1000 : 70000, 0);
-        acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
-        if (h == ACP_COL_NULL) return 1;
-        if (mode == "col-kill" && me == 1) raise(SIGKILL);
-        if (never_send && me == n - 1) {
-            sleep(3);  // never sends; reaches the final barrier after the others gave up (ACP_TIMEOUT=2)
-            if (acp_free_col(h) != 0) return 1;
-        } else {
-            int failed = 0;
-            for (int round = 0; round < (small ? 3 : 1) && !failed; ++round) {
-                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
-                if (r == ACP_REQUEST_NULL) return 1;
-                failed = acp_wait_col(r);
-                std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, failed);
-            }
-            const int freed = acp_free_col(h);
-            std::fprintf(stderr, "rank %d: acp_free_col returned %d\n", me, freed);
-            // A rank that did not wait for the silent one is done at once:
-            // it would reach the final barrier a whole ACP_TIMEOUT before
-            // the ranks that time out, and give up there first. Arrive
-            // about when they do.
-            if (!failed && freed == 0 && never_send) usleep(1500 * 1000);
-        }
-    }
-    // Bcast rounds of 64 KiB over every rank for SECONDS (rank 0's clock:
-    // it sets the last round's first byte), each checked on every rank:
-    // what the two-host fault tests cut the link under.
-    if (mode == "col-rounds" && argc > 2) {
-        const int n = acp_procs();
-        std::vector<int> group(n);
-        for (int i = 0; i < n; ++i) group[i] = i;
-        std::vector<unsigned char> a(65536, 0);
-        const acp_col_t h = acp_create_bcast_direct(0, n, group.data(), a.data(), a.size());
-        if (h == ACP_COL_NULL) return 1;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::atoi(argv[2]));
-        unsigned rounds = 0;
-        for (bool last = false; !last; ++rounds) {
-            if (me == 0) {
-                last = std::chrono::steady_clock::now() >= deadline;
-                std::memset(a.data(), static_cast<int>(rounds % 251), a.size());
-                a[0] = last ? 1 : 0;
-            }
-            const int rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size()));
-            if (rc != 0) return std::fprintf(stderr, "rank %d: round %u failed\n", me, rounds), 3;
-            last = a[0] == 1;
-            for (size_t i = 1; i < a.size(); ++i)
-                if (a[i] != rounds % 251)
-                    return std::fprintf(stderr, "rank %d: round %u: byte %zu wrong\n", me, rounds, i), 4;
-        }
-        if (acp_free_col(h) != 0) return 1;
-        std::fprintf(stderr, "rank %d: %u rounds done\n", me, rounds);
-    }
-    if (mode == "starter" && argc > 2) {
-        const uint64_t size = std::strtoull(argv[2], nullptr, 10);
-        const int peer = (me + 1) % acp_procs();
-        const acp_ga_t mine = acp_query_starter_ga(me), theirs = acp_query_starter_ga(peer);
-        auto *p = static_cast<unsigned char *>(acp_query_address(mine));
-        for (uint64_t i = 0; i < size; ++i)
-            if (p[i] != 0) return std::fprintf(stderr, "starter byte %llu not zero\n", (unsigned long long)i), 1;
-        p[size - 1] = 42;
-        if (acp_sync() != 0) return 1;
-        // The last byte is reachable; one more is not.
-        acp_handle_t h = acp_copy(mine, theirs + size - 1, 1, ACP_HANDLE_NULL);
-        if (h == ACP_HANDLE_NULL) return 1;
-        acp_complete(h);
-        if (p[0] != 42) return std::fprintf(stderr, "last starter byte not copied\n"), 1;
-        if (acp_copy(mine, theirs + size - 1, 2, ACP_HANDLE_NULL) != ACP_HANDLE_NULL)
-            return std::fprintf(stderr, "copy past the starter memory accepted\n"), 1;
-    }
+    int rc = kGoOn;
+    if (mode == "oom") rc = oom(me);
+    if (mode == "steady-traffic") rc = steady_traffic(me);
+    if (mode == "col-never-send" || mode == "col-never-send-small" || mode == "col-kill") rc = col_fault(mode, me);
+    if (mode == "col-rounds" && argc > 2) rc = col_rounds(me, std::atoi(argv[2]));
+    if (mode == "starter" && argc > 2) rc = starter(me, std::strtoull(argv[2], nullptr, 10));
+    if (rc != kGoOn) return rc;
     if (acp_sync() != 0) return 1;
     if (acp_finalize() != 0) return 1;
     if (mode == "after-finalize") {
