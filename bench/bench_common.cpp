@@ -236,7 +236,7 @@ Csv::~Csv() {
 void Csv::row(const std::string &benchmark, const std::string &op, size_t size, double latency_us,
               double bandwidth_mbps, int iterations, int ranks, const std::string &transport) {
     if (!f_) return;
-    std::fprintf(f_, "%s,%s,%zu,%.4f,%.2f,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us, bandwidth_mbps,
+    std::fprintf(f_, "%s,%s,%zu,%.4f,%.6g,%d,%d,%s\n", benchmark.c_str(), op.c_str(), size, latency_us, bandwidth_mbps,
                  iterations, ranks, transport.c_str());
 }
 
