@@ -132,7 +132,7 @@ extern "C" void acp_complete(acp_handle_t handle) try {
     if (!target_handle(*rt, handle, "acp_complete", &h)) return;
     rt->wait_locked(
         lk, "acp_complete", [&] { return rt->completed >= h; }, [&] { return rt->describe_gma(rt->gmas.front()); },
-        [&] { return rt->completed; });
+        [&] { return rt->completed; }, [&] { return rt->gmas.empty() ? -1 : rt->gmas.front().peer; });
 } catch (...) {
     acpx::basic::report_exception("acp_complete");
 }

@@ -26,6 +26,10 @@ bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= 
 
 bool Runtime::send(int to, const Blob &m) { return tp->send(to, m.data(), m.size()) >= 0; }
 
+bool Runtime::probe(int to) {
+    return send(to, proto::pack(proto::Probe{proto::Type::kPing, static_cast<uint32_t>(rank)}));
+}
+
 void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why) {
     const Blob text(why.begin(), why.end());
     send(static_cast<int>(issuer),
@@ -105,6 +109,18 @@ void Runtime::handle_message(const Blob &m) {
             proto::Sync s;
             if (!proto::unpack(m, &s) || s.round >= 64) break;
             ++sync.count[s.epoch & 1][s.round];
+            break;
+        }
+        case proto::Type::kPing: {
+            proto::Probe q;
+            if (proto::unpack(m, &q) && static_cast<int>(q.from) < procs)
+                send(static_cast<int>(q.from),
+                     proto::pack(proto::Probe{proto::Type::kPong, static_cast<uint32_t>(rank)}));
+            break;
+        }
+        case proto::Type::kPong: {
+            proto::Probe a;
+            if (proto::unpack(m, &a) && a.from < liveness.answers.size()) ++liveness.answers[a.from];
             break;
         }
     }

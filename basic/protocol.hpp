@@ -20,6 +20,8 @@ enum class Type : uint8_t {
     kRegInvalidateAck,  // cacher -> owner
     kSync,              // barrier round message
     kLayer,             // for the upper layer: opaque bytes (layer.hpp)
+    kPing,              // a waiter -> the rank it waits for: are you there? (wait.ipp)
+    kPong,              // the answer, from that rank's progress (its agent, if nothing else)
 };
 
 struct CopyCmd {
@@ -77,6 +79,12 @@ struct Sync {
     uint32_t from;
     uint64_t epoch;
     uint32_t round;
+};
+
+// kPing and kPong: a liveness probe and its answer.
+struct Probe {
+    Type type = Type::kPing;
+    uint32_t from;
 };
 
 // A message as bytes: the struct, then an optional blob.

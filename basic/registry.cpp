@@ -154,7 +154,8 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
         return report(fn, arg, "cannot reach rank %u to look up tag %u", owner, tag), nullptr;
     wait_locked(
         lk, fn, [&] { return regs.replies.count(request) != 0; },
-        [&] { return "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag); });
+        [&] { return "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag); }, [] { return 0; },
+        [&] { return static_cast<int>(owner); });
     Blob m = std::move(regs.replies[request]);
     regs.replies.erase(request);
     proto::RegInfo info{};

@@ -146,6 +146,7 @@ Runtime *Runtime::create(const Config &cfg) {
                nullptr;
     rt->tp = make_transport(cfg, rt->rank, rt->procs);
     if (!rt->tp) return nullptr;
+    rt->liveness.answers.assign(static_cast<size_t>(rt->procs), 0);
     rt->tp->set_message_handler(on_message, rt.get());
     rt->tp->set_peer_failure_handler(on_peer_failure, rt.get());
     void *starter = open_starter_memory(*rt);
@@ -186,7 +187,8 @@ bool Runtime::finalize() {
     const acp_handle_t last = last_issued;
     wait_locked(
         lk, "acp_finalize", [&] { return completed >= last; },
-        [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; });
+        [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; },
+        [&] { return gmas.empty() ? -1 : gmas.front().peer; });
     // Nobody may leave while a peer could still need its memory or agent.
     // Peers that finish the barrier first close their endpoints while we
     // may still wait in it: from here on that is not a fault.

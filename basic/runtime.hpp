@@ -122,8 +122,16 @@ class Runtime {
     // Waits (progressing) until done() holds; past cfg.timeout_s since
     // life() last changed (what is waited for made progress), ends the job
     // with "fn: waited for <what()>". Called with the lock held.
+    // peer(): the rank whose answer to a probe keeps the wait going past
+    // the deadline, though what it waits for has not moved (a rank that is
+    // alive and busy: a timeout means "not heard from", not "not finished");
+    // -1: none.
+    template <class Done, class What, class Life, class Peer>
+    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life, Peer peer);
     template <class Done, class What, class Life>
-    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life);
+    void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life) {
+        wait_locked(lk, fn, done, what, life, [] { return -1; });
+    }
     template <class Done, class What>
     void wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what) {
         wait_locked(lk, fn, done, what, [] { return 0; });
@@ -200,6 +208,16 @@ class Runtime {
     // Tells the issuer of a delegated copy that it is done (status 0) or
     // failed, and why (the issuer's failure message quotes it).
     void reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why = "");
+
+    // --- liveness (wait.ipp, messages.cpp): answers to the probes a wait
+    // sends the rank it waits for, when nothing it waits for has moved for
+    // half of ACP_TIMEOUT; a rank that answers is alive and its wait goes on.
+    struct Liveness {
+        std::vector<uint64_t> answers;  // per rank: kPong messages received
+    };
+    Liveness liveness;
+    // Sends rank `to` a probe; false if it cannot be reached.
+    bool probe(int to);
 
     // --- barrier (sync.cpp): counts of the rounds' arrivals ---
     struct BarrierState {

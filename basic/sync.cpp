@@ -20,7 +20,8 @@ bool Runtime::barrier(std::unique_lock<std::mutex> &lk, const char *fn) {
             lk, fn, [&] { return count > 0; },
             [&] {
                 return "rank " + std::to_string(from) + " to reach the barrier (round " + std::to_string(round) + ")";
-            });
+            },
+            [] { return 0; }, [&] { return from; });
         --count;
     }
     return true;

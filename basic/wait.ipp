@@ -10,7 +10,12 @@
 //    progress, so a rank that waits long (a barrier, a slow peer) costs
 //    nothing. No wake-up is lost: both sides hold `mu`.
 // Past ACP_TIMEOUT since the last sign of life of what it waits for
-// (life() changed), it ends the job naming what it waited for.
+// (life() changed), it ends the job naming what it waited for. A sign of
+// life is also the answer of the rank it waits for (peer()) to a probe,
+// sent when nothing has moved for half of ACP_TIMEOUT: that rank is alive,
+// busy with something else (copying into this rank for longer than the
+// timeout, computing before its acp_sync), and the wait goes on. A rank
+// that died, hangs in the kernel or is stopped does not answer.
 #pragma once
 
 #include <sched.h>
@@ -21,18 +26,23 @@
 
 namespace acpx::basic {
 
-template <class Done, class What, class Life>
-void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life) {
+template <class Done, class What, class Life, class Peer>
+void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done done, What what, Life life,
+                          Peer peer) {
     using clock = std::chrono::steady_clock;
     constexpr unsigned kSpin = 2000, kYield = 200;
     // Traffic that is not what we wait for (other peers' messages keep
     // progress busy) must not postpone the deadline: the clock is read on
     // every pass that found nothing to do and on every 64th busy one, and
-    // only life() moving on (what we wait for progressed) moves it.
+    // only life() moving on (what we wait for progressed), or the awaited
+    // rank answering a probe, moves it.
     constexpr unsigned kBusyPassesPerClockRead = 64;
     const auto limit = std::chrono::duration<double>(cfg.timeout_s);
     auto deadline = clock::now() + limit;
     auto seen = life();
+    int probed = -1;            // the rank probed since the deadline last moved; -1: none
+    bool probe_due = true;      // no probe tried since the deadline last moved
+    uint64_t answers_then = 0;  // the probed rank's answers when probed
     unsigned idle = 0, busy = 0;
     while (!done()) {
         if (progress_locked() != 0) {
@@ -43,11 +53,25 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
             ++idle;
         }
         const auto now = clock::now();
-        if (const auto l = life(); l != seen) {
+        if (const auto l = life(); l != seen || (probed >= 0 && liveness.answers[probed] != answers_then)) {
+            // What we wait for moved on, or the rank it waits for answered:
+            // it is alive and will get to it.
             seen = l;
             deadline = now + limit;
-        } else if (now > deadline) {
-            fatal("%s: waited %.0f s (ACP_TIMEOUT) for %s", fn, cfg.timeout_s, what().c_str());
+            probed = -1;
+            probe_due = true;
+        } else {
+            if (probe_due && now > deadline - limit / 2) {
+                probe_due = false;
+                if (const int p = peer(); p >= 0 && p < procs && p != rank && probe(p)) {
+                    probed = p;
+                    answers_then = liveness.answers[p];
+                }
+            }
+            if (now > deadline)
+                fatal("%s: waited %.0f s (ACP_TIMEOUT) for %s%s", fn, cfg.timeout_s, what().c_str(),
+                      probed >= 0 ? ("; rank " + std::to_string(probed) + " did not answer a liveness probe").c_str()
+                                  : "");
         }
         if (idle < kSpin) continue;
         if (idle < kSpin + kYield) {

@@ -18,8 +18,10 @@
  *   - The functions may be called from one application thread at a time.
  *
  * Faults that cannot be returned to a caller -- a peer that dies, or a wait
- * that exceeds ACP_TIMEOUT seconds -- end the job: acpx prints which
- * operation waited for which rank and calls acp_abort().
+ * that hears nothing for ACP_TIMEOUT seconds -- end the job: acpx prints
+ * which operation waited for which rank and calls acp_abort(). A rank
+ * that is alive but busy is not such a fault: a wait probes the rank it
+ * waits for, whose progress thread answers, and goes on.
  *
  * Environment (acpx-info lists every variable with its default):
  *   ACP_TRANSPORT        transport: "ucx" (default)
@@ -300,8 +302,10 @@ acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t o
  * Waits until GMA @p handle and every GMA issued before it by this process
  * are complete. ACP_HANDLE_ALL: every GMA issued so far. A handle that is
  * already complete returns at once. Invalid handles (not yet issued,
- * negative) print an error and return. A wait longer than ACP_TIMEOUT
- * ends the job, naming the GMA and the rank not heard from.
+ * negative) print an error and return. A wait that hears nothing for
+ * ACP_TIMEOUT seconds (neither a completion nor the answer of the rank it
+ * waits for to a liveness probe) ends the job, naming the GMA and the
+ * rank not heard from.
  *
  * Failures. A GMA that fails (the transport or the kernel reports an
  * error, the executing rank refuses it, its peer is gone) is complete but

@@ -4,7 +4,7 @@
 //   fault_prog exit-then-kill  rank 2 exits with status 1, rank 1 is killed by
 //                          SIGKILL 50 ms later (a death that reaches acprun
 //                          after the error exit it caused)
-//   fault_prog never-sync  rank 1 never calls acp_sync; the others time out there
+//   fault_prog never-sync  rank 1 stops (SIGSTOP) before acp_sync; the others time out there
 //   fault_prog sleep       every rank sleeps (for signal forwarding)
 //   fault_prog socket      checks acprun's socket: modes 0700/0600, bad cookie refused
 //   fault_prog after-finalize  calls after acp_finalize fail cleanly
@@ -21,6 +21,10 @@
 //                          stopped rank 2 must execute, while rank 1 keeps
 //                          rank 0 busy with copies it executes (10 s); rank
 //                          0's wait must still end at ACP_TIMEOUT
+//   fault_prog busy-peer SECONDS  rank 1 copies into rank 0 for SECONDS before its
+//                          acp_sync, while rank 0 waits there: rank 1 answers
+//                          rank 0's liveness probes, so rank 0's wait outlasts
+//                          ACP_TIMEOUT (prints "rank 0: synced after S s")
 //   fault_prog oom         with the address space limited to what the process
 //                          has plus 32 MiB, 1 GiB buffered handles fail with a
 //                          message, a small handle still works, and the
@@ -198,6 +202,20 @@ int col_rounds(int me, int seconds) {
     return kGoOn;
 }
 
+// Rank 1 busy copying into rank 0 for `seconds`; rank 0 in acp_sync.
+int busy_peer(int me, int seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (me == 1) {
+        const acp_ga_t to = acp_query_starter_ga(0), from = acp_query_starter_ga(1);
+        while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(seconds))
+            acp_complete(acp_copy(to + 64, from + 64, 4096, ACP_HANDLE_NULL));
+    }
+    if (acp_sync() != 0) return 1;
+    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - t0;
+    std::fprintf(stderr, "rank %d: synced after %.1f s\n", me, waited.count());
+    return kGoOn;
+}
+
 // The starter memory holds exactly `size` bytes, zeroed.
 int starter(int me, uint64_t size) {
     const int peer = (me + 1) % acp_procs();
@@ -242,7 +260,7 @@ int main(int argc, char **argv) {
     if (mode == "exit" && me == 1) _exit(argc > 2 ? std::atoi(argv[2]) : 3);
     if (mode == "kill" && me == 1) raise(SIGKILL);
     if (mode == "never-sync" && me == 1) {
-        sleep(60);
+        raise(SIGSTOP);  // alive, it would answer the others' probes and they would wait on
         return 0;
     }
     if (mode == "sleep") sleep(60);
@@ -251,6 +269,7 @@ int main(int argc, char **argv) {
     if (mode == "steady-traffic") rc = steady_traffic(me);
     if (mode == "col-never-send" || mode == "col-never-send-small" || mode == "col-kill") rc = col_fault(mode, me);
     if (mode == "col-rounds" && argc > 2) rc = col_rounds(me, std::atoi(argv[2]));
+    if (mode == "busy-peer" && argc > 2) rc = busy_peer(me, std::atoi(argv[2]));
     if (mode == "starter" && argc > 2) rc = starter(me, std::strtoull(argv[2], nullptr, 10));
     if (rc != kGoOn) return rc;
     if (acp_sync() != 0) return 1;

@@ -74,7 +74,7 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     JobResult r = acprun(2, {"never-sync"}, {"ACP_TIMEOUT=2"});
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(has(r.err, "acp_sync")) << r.err;
-    EXPECT_TRUE(has(r.err, "rank 1 to reach the barrier")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1 to reach the barrier (round 0); rank 1 did not answer a liveness probe")) << r.err;
     EXPECT_LT(r.seconds, 20);
 }
 
@@ -93,6 +93,18 @@ TEST(Acprun, SteadyTrafficDoesNotPostponeAWaitsTimeout) {
     std::fprintf(stderr, "the wait timed out %.2f s after launch\n", timed_out);
     EXPECT_GT(timed_out, 2) << r.err;
     EXPECT_LT(timed_out, 4) << r.err;
+}
+
+// A timeout means "not heard from", not "not finished": a rank waiting in
+// acp_sync for a peer that is alive and busy (copying into it for three
+// times ACP_TIMEOUT) probes it, gets an answer, and waits on.
+TEST(Acprun, AWaitForABusyPeerOutlastsTheTimeout) {
+    for (const char *cma : {"ACP_CMA=1", "ACP_CMA=0"}) {
+        JobResult r = acprun(2, {"busy-peer", "3"}, {"ACP_TIMEOUT=1", cma});
+        EXPECT_EQ(r.status, 0) << cma << "\n" << r.err;
+        EXPECT_TRUE(has(r.err, "rank 0: synced after 3.")) << cma << "\n" << r.err;
+        EXPECT_FALSE(has(r.err, "ACP_TIMEOUT")) << cma << "\n" << r.err;
+    }
 }
 
 // Persistent collectives: a member that never sends makes the waits of
