@@ -1,9 +1,13 @@
 #include "errors.hpp"
 
+#include <cctype>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 
 #include "acp.h"
 
@@ -25,6 +29,62 @@ std::string vformat(const char *fmt, va_list ap) {
     if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, ap);
     return out;
 }
+// A program that ignores a failure and calls again, millions of times,
+// must not bury its output (a run once wrote 117 million lines). Lines of
+// one shape (the line with its numbers taken out: GMA 12 and GMA 13 are
+// one shape) form a burst until a second passes without one; the first
+// kAll lines of a burst are printed, then only its 128th, 256th, ...
+// line, saying so: 117 million lines of one shape print 127.
+class RepeatFilter {
+  public:
+    static constexpr uint64_t kAll = 100;
+
+    // 0: do not print this line; else its number in its burst.
+    uint64_t admit(const std::string &line) {
+        std::string shape;
+        shape.reserve(line.size());
+        for (char c : line)
+            if (!std::isdigit(static_cast<unsigned char>(c)))
+                shape += c;
+            else if (shape.empty() || shape.back() != '#')
+                shape += '#';
+        const auto now = std::chrono::steady_clock::now();
+        std::lock_guard lk(mu_);
+        if (bursts_.size() > 4096) bursts_.clear();  // that many shapes: a bound, not a burst
+        Burst &b = bursts_[shape];
+        if (now - b.last > std::chrono::seconds(1)) b.n = 0;
+        b.last = now;
+        const uint64_t n = ++b.n;
+        return n <= kAll || (n & (n - 1)) == 0 ? n : 0;
+    }
+
+  private:
+    struct Burst {
+        uint64_t n = 0;
+        std::chrono::steady_clock::time_point last{};
+    };
+    std::mutex mu_;  // report() runs on the application thread and the agent
+    std::unordered_map<std::string, Burst> bursts_;
+};
+
+// Leaked on purpose: reports may come from threads still running at exit.
+RepeatFilter &repeats() {
+    static auto *f = new RepeatFilter;
+    return *f;
+}
+
+void print(const std::string &line) {
+    const uint64_t n = repeats().admit(line);
+    if (n == 0) return;
+    if (n <= RepeatFilter::kAll)
+        std::fprintf(stderr, "%s\n", line.c_str());
+    else
+        std::fprintf(
+            stderr,
+            "%s [line %llu like this within a second of the last; past %llu, only every power of two is printed]\n",
+            line.c_str(), static_cast<unsigned long long>(n), static_cast<unsigned long long>(RepeatFilter::kAll));
+}
+
 }  // namespace
 
 bool report(const char *fn, const char *arg, const char *fmt, ...) {
@@ -35,7 +95,7 @@ bool report(const char *fn, const char *arg, const char *fmt, ...) {
     va_end(ap);
     e.arg = arg;
     e.error = std::string("acpx: ") + fn + ": " + arg + ": " + e.reason;
-    std::fprintf(stderr, "%s\n", e.error.c_str());
+    print(e.error);
     return false;
 }
 
@@ -44,7 +104,7 @@ void warn(const char *fn, const char *arg, const char *fmt, ...) {
     va_start(ap, fmt);
     const std::string reason = vformat(fmt, ap);
     va_end(ap);
-    std::fprintf(stderr, "acpx: %s: %s: warning: %s\n", fn, arg, reason.c_str());
+    print(std::string("acpx: ") + fn + ": " + arg + ": warning: " + reason);
 }
 
 const std::string &last_error() { return tls_last.error; }

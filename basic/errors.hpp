@@ -8,7 +8,9 @@
 namespace acpx::basic {
 
 // Prints "acpx: fn: arg: reason" (printf-style reason) on stderr and keeps
-// the line as this thread's last error. Always returns false so callers can
+// the line as this thread's last error. Lines that repeat, but for their
+// numbers, within a second of each other are thinned out past the 100th
+// (errors.cpp); every one is still this thread's last error. Always returns false so callers can
 // write `return report(...), FAILURE_VALUE;` or `if (!ok) return report(...)`.
 [[gnu::format(printf, 3, 4)]] bool report(const char *fn, const char *arg, const char *fmt, ...);
 

@@ -3,10 +3,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "../mp_util.hpp"
 #include "../report_util.hpp"
+#include "acpx/acpx.hpp"
 
 using namespace acpx::test;
 
@@ -50,6 +52,29 @@ TEST(BadInput, CopyArguments) {
     acp_sync();
     for (unsigned char c : b.data) EXPECT_EQ(c, 0x5A);
     EXPECT_EQ(acp_unregister_memory(kb), 0);
+}
+
+// A program that calls again and again after a failure: each call fails
+// and says so, but past 100 lines of one shape within a second of each
+// other only every power of two is printed, saying so.
+TEST(BadInput, RepeatedErrorsAreThinnedOut) {
+    const acp_ga_t mine = acp_query_starter_ga(me());
+    int failed = 0;
+    const std::string out = stderr_of([&] {
+        for (int i = 0; i < 1000; ++i) failed += acp_copy(ACP_GA_NULL, mine, 8, ACP_HANDLE_NULL) == ACP_HANDLE_NULL;
+    });
+    EXPECT_EQ(failed, 1000);
+    // 100 lines, then the 128th, 256th and 512th (fewer of the first 100
+    // if an earlier test printed lines of this shape within the second).
+    const auto lines = std::count(out.begin(), out.end(), '\n');
+    EXPECT_GE(lines, 80) << out;
+    EXPECT_LE(lines, 104) << out;
+    EXPECT_NE(
+        out.find("[line 512 like this within a second of the last; past 100, only every power of two is printed]"),
+        std::string::npos)
+        << out;
+    EXPECT_NE(std::string(acpx::acpx_last_error()).find("acpx: acp_copy: dst:"), std::string::npos)
+        << acpx::acpx_last_error();
 }
 
 TEST(BadInput, AtomicArguments) {
