@@ -27,7 +27,10 @@ constexpr ConfigVar kVars[] = {
      "life from what it waits for, before the job ends with an error naming the "
      "operation and the rank not heard from",
      kInit},
-    {"ACP_VERBOSE", "0", "1: print the transport, bootstrap and set-up at acp_init, and each handle at create", kInit},
+    {"ACP_VERBOSE", "0",
+     "1: print the transport, bootstrap and set-up at acp_init (with the transports rank 0 reaches a rank of its "
+     "node and of another node by), and each handle at create",
+     kInit},
     {"ACP_CMA", "1",
      "1: copies to and from processes on this node go straight through the kernel "
      "(process_vm_writev/readv; under Yama ptrace_scope=1 acp_init lets same-user "

@@ -131,6 +131,23 @@ bool join_peers(Runtime &rt, void *starter, unsigned *node_ranks) {
     return true;
 }
 
+// ACP_VERBOSE, rank 0: how it reaches one rank of its own node and one of
+// another node, as the transport says (UCX: its transports and devices).
+void say_paths(Runtime &rt) {
+    bool said_near = false, said_far = false;
+    for (int r = 1; r < rt.procs && !(said_near && said_far); ++r) {
+        const bool near = rt.node_ids[r] == rt.node_ids[0];
+        if (near ? said_near : said_far) continue;
+        (near ? said_near : said_far) = true;
+        const std::string path = rt.tp->describe_path(r);
+        if (path.empty()) continue;
+        std::fprintf(
+            stderr, "acpx: rank 0 reaches rank %d (%s) through %s: %s%s\n", r, near ? "same node" : "another node",
+            rt.tp->name(), path.c_str(),
+            near && rt.on_node.reaches(r) ? "; copies between ranks of a node go by memory (onnode/) first" : "");
+    }
+}
+
 }  // namespace
 
 Runtime *Runtime::create(const Config &cfg) {
@@ -164,6 +181,7 @@ Runtime *Runtime::create(const Config &cfg) {
                      node_ranks, rt->node_cpus, rt->yield_at_once ? "yield the core at once" : "poll, then yield",
                      idle::name(cfg.idle_policy));
         std::fprintf(stderr, "acpx: Cross-Memory Attach between ranks of a node: %s\n", cma_access.c_str());
+        say_paths(*rt);
     }
     return rt.release();
 }

@@ -53,6 +53,13 @@ class Transport {
     virtual const char *name() const = 0;
     // One line describing what the transport selected (devices, protocols).
     virtual std::string describe() const = 0;
+    // One line describing how this process reaches `rank` (the transports
+    // and devices in use), for ACP_VERBOSE; may connect to it. "" where the
+    // transport cannot say.
+    virtual std::string describe_path(int rank) {
+        (void)rank;
+        return "";
+    }
 
     // The address peers need to connect to this process.
     virtual Blob local_address() = 0;

@@ -1,5 +1,16 @@
 #!/bin/sh
 # The basic-layer suite over UCX, 4 ranks on two emulated hosts of 2
 # (test/two_hosts.sh): copies, atomics and faults between hosts and
-# within each.
-exec "$ACPX_SRCDIR/test/run-two-hosts.sh" acprun 4 "$ACPX_BUILDDIR/test/basic/basic_test"
+# within each. Its set-up lines (ACP_VERBOSE) name how rank 0 reaches a
+# rank of its own host and one of the other: UCX's transports for each.
+set -u
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+ACP_VERBOSE=1 "$ACPX_SRCDIR/test/run-two-hosts.sh" acprun 4 "$ACPX_BUILDDIR/test/basic/basic_test" 2> "$err"
+rc=$?
+cat "$err" >&2
+[ "$rc" -eq 0 ] || exit "$rc"
+grep -Eq '^acpx: rank 0 reaches rank 1 \(same node\) through ucx: .*memory' "$err" \
+    || { echo "basic_ucx_np4_two_hosts: no line for the same node's path"; exit 1; }
+grep -Eq '^acpx: rank 0 reaches rank 2 \(another node\) through ucx: tcp/' "$err" \
+    || { echo "basic_ucx_np4_two_hosts: no line naming tcp for the other node's path"; exit 1; }

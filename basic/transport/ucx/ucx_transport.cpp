@@ -7,7 +7,10 @@
 #include <ucp/api/ucp.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 #include "../../errors.hpp"
@@ -121,6 +124,35 @@ class UcxTransport final : public Transport {
         s += ", UCX_TLS=";
         s += (tls && *tls) ? tls : "(all)";
         return s;
+    }
+
+    // From ucp_ep_print_info's lanes ("lane[0]:  3:sysv/memory.0 md[2] ->
+    // md[2]/sysv/sysdev[255] amo#0 am am_bw#0"): "sysv/memory.0 (amo am
+    // am_bw), ...": each transport/device and what UCX uses it for.
+    std::string describe_path(int rank) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return "";
+        char *text = nullptr;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f) return "";
+        ucp_ep_print_info(ep, f);
+        std::fclose(f);
+        std::istringstream info(std::string(text, len));
+        std::free(text);
+        std::string out, line;
+        while (std::getline(info, line)) {
+            if (line.find("lane[") == std::string::npos) continue;
+            std::istringstream words(line.substr(line.find(':') + 1));
+            std::string lane, word, uses;
+            words >> lane;  // "3:sysv/memory.0"
+            while (words >> word && word != "->") {
+            }
+            words >> word;  // the remote md
+            while (words >> word) uses += (uses.empty() ? "" : " ") + word.substr(0, word.find('#'));
+            out += (out.empty() ? "" : ", ") + lane.substr(lane.find(':') + 1) + " (" + uses + ")";
+        }
+        return out;
     }
 
     Blob local_address() override {
