@@ -106,6 +106,7 @@ TESTS += test/basic/ofi_wire_test \
 	test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh \
 	test/suites/middle_ofi_shm_np3.sh test/suites/middle_ofi_tcp_np3.sh \
 	test/suites/middle_ofi_tcp_np4_two_hosts.sh test/suites/basic_ofi_tcp_np4_two_hosts.sh \
+	test/suites/basic_mpirun_ofi_np4_two_hosts.sh \
 	test/suites/basic_cma_denied_ofi_np3.sh test/suites/middle_cma_denied_ofi_np3.sh
 endif
 endif

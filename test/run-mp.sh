@@ -12,6 +12,12 @@ case "$launcher" in
     mpirun=$(command -v mpirun.openmpi || command -v mpirun || true)
     [ -n "$mpirun" ] || { echo "mpirun not found: skipped"; exit 77; }
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    exec "$mpirun" --oversubscribe -np "$np" -x ACP_TIMEOUT -x ACPX_TEST_NP "$@" ;;
+    # Every variable a suite sets for its ranks goes with them (-x).
+    xs=""
+    for v in ACP_TRANSPORT ACP_CMA FI_PROVIDER GTEST_FILTER UCX_TLS; do
+        eval "[ -n \"\${$v+set}\" ]" && xs="$xs -x $v"
+    done
+    # shellcheck disable=SC2086  # $xs is a list of options
+    exec "$mpirun" --oversubscribe -np "$np" -x ACP_TIMEOUT -x ACPX_TEST_NP $xs "$@" ;;
   *) echo "run-mp.sh: unknown launcher $launcher" >&2; exit 2 ;;
 esac
