@@ -128,6 +128,7 @@ struct State final : basic::layer::LayerState {
     collectives::model::Calibration calibration;
     bool has_topology = false;
     collectives::model::Topology topology;
+    bool warned_no_net = false;  // a job across nodes, a calibration without their curves: said once
     // acp_set_col_algorithm: the forced names ("" = none: the environment
     // variable, else the model, decides).
     std::string set_bcast, set_allgather;
