@@ -47,7 +47,13 @@ TEST(Lifecycle, TenThousandCreateFreeCyclesLeakNothing) {
     std::vector<unsigned char> a(8 * g.size());
     create_free_cycles(1000, g, a);  // warm: allocator and transport caches settle
     const size_t rss_before = rss_bytes(), heap_before = heap_bytes();
+#ifndef __SANITIZE_ADDRESS__
     create_free_cycles(9000, g, a);  // 10,000 in all: far more than the 1023 registrations
+#else
+    // LeakSanitizer finds a block kept by one create as surely as by 9000;
+    // 2,000 in all still pass the 1023 registrations (14 s -> 3 s a suite).
+    create_free_cycles(1000, g, a);
+#endif
     const size_t rss_after = rss_bytes(), heap_after = heap_bytes();
 #ifndef __SANITIZE_ADDRESS__  // ASan's quarantine holds freed memory on purpose
     // The heap is the sharp test: one block kept per create would be
