@@ -113,7 +113,7 @@ void Runtime::handle_message(const Blob &m) {
         }
         case proto::Type::kPing: {
             proto::Probe q;
-            if (proto::unpack(m, &q) && static_cast<int>(q.from) < procs)
+            if (proto::unpack(m, &q) && q.from < static_cast<uint32_t>(procs))
                 send(static_cast<int>(q.from),
                      proto::pack(proto::Probe{proto::Type::kPong, static_cast<uint32_t>(rank)}));
             break;
