@@ -130,9 +130,7 @@ extern "C" void acp_complete(acp_handle_t handle) try {
     auto lk = rt->lock_api();
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_complete", &h)) return;
-    rt->wait_locked(
-        lk, "acp_complete", [&] { return rt->completed >= h; }, [&] { return rt->describe_gma(rt->gmas.front()); },
-        [&] { return rt->completed; }, [&] { return rt->gmas.empty() ? -1 : rt->gmas.front().peer; });
+    rt->wait_completed(lk, "acp_complete", h);
 } catch (...) {
     acpx::basic::report_exception("acp_complete");
 }

@@ -57,10 +57,7 @@ extern "C" int acp_sync(void) try {
     Runtime *rt = api::need("acp_sync");
     if (!rt) return -1;
     auto lk = rt->lock_api();
-    const acp_handle_t last = rt->last_issued;
-    rt->wait_locked(
-        lk, "acp_sync", [&] { return rt->completed >= last; }, [&] { return rt->describe_gma(rt->gmas.front()); },
-        [&] { return rt->completed; }, [&] { return rt->gmas.empty() ? -1 : rt->gmas.front().peer; });
+    rt->wait_completed(lk, "acp_sync", rt->last_issued);
     return rt->barrier(lk, "acp_sync") ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acp_sync"), -1;

@@ -187,6 +187,12 @@ void Runtime::start(Gma &g) {
     }
 }
 
+void Runtime::wait_completed(std::unique_lock<std::mutex> &lk, const char *fn, acp_handle_t last) {
+    wait_locked(
+        lk, fn, [&] { return completed >= last; }, [&] { return describe_gma(gmas.front()); },
+        [&] { return completed; }, [&] { return awaited_peer(); });
+}
+
 void Runtime::advance() {
     for (;;) {
         while (!gmas.empty() && gmas.front().state == GmaState::kDone) {

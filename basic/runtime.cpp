@@ -206,7 +206,7 @@ bool Runtime::finalize() {
     wait_locked(
         lk, "acp_finalize", [&] { return completed >= last; },
         [&] { return std::string("this process's GMAs to complete"); }, [&] { return completed; },
-        [&] { return gmas.empty() ? -1 : gmas.front().peer; });
+        [&] { return awaited_peer(); });
     // Nobody may leave while a peer could still need its memory or agent.
     // Peers that finish the barrier first close their endpoints while we
     // may still wait in it: from here on that is not a fault.

@@ -190,6 +190,11 @@ class Runtime {
     void advance();
     void finish_exec_ops();
     std::string describe_gma(const Gma &g) const;
+    // The rank the oldest GMA not yet retired waits for; -1: none.
+    int awaited_peer() const { return gmas.empty() ? -1 : gmas.front().peer; }
+    // Waits (wait_locked) until every GMA <= last is done; on a timeout
+    // names the oldest GMA not done, and probes its peer first.
+    void wait_completed(std::unique_lock<std::mutex> &lk, const char *fn, acp_handle_t last);
 
     // --- messages (messages.cpp): arrived, not yet handled ---
     struct Mail {
