@@ -114,12 +114,33 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
     g.order = order;
     const acp_handle_t h = g.handle;
     gmas.push_back(std::move(g));  // deque: addresses of queued GMAs stay valid
-    if (order <= completed)
+    if (order <= completed || fence_instead(gmas.back(), order))
         start(gmas.back());
     else
         waiting.emplace(order, h);
     advance();  // may retire the new GMA already: use h, not the element
     return h;
+}
+
+// May g start now, though a GMA it is ordered after is still in flight?
+// Yes when every one of those is a put, get or atomic to g's peer through
+// the transport, as g is, and the transport fences: the peer then sees g
+// after them, as if g had waited for their completion, without the round
+// trip (over a network, a put's data and the stamp ordered after it go
+// back to back). Should one of them fail, the connection to that peer has
+// failed, and g with it.
+bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
+    constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test
+    const bool to_transport = g.kind == GmaKind::kPut || g.kind == GmaKind::kGet || g.kind == GmaKind::kAtomic;
+    if (!to_transport || on_node.reaches(g.peer) || order - completed > kLookAtMost) return false;
+    for (acp_handle_t h = completed + 1; h <= order; ++h) {
+        const Gma *e = find_gma(h);
+        if (!e || e->state == GmaState::kWaiting || e->failed) return false;
+        if (e->state == GmaState::kDone) continue;
+        const bool same_path = e->kind == GmaKind::kPut || e->kind == GmaKind::kGet || e->kind == GmaKind::kAtomic;
+        if (!same_path || e->peer != g.peer) return false;
+    }
+    return tp->fence();
 }
 
 void Runtime::start(Gma &g) {

@@ -186,6 +186,7 @@ class Runtime {
 
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);
+    bool fence_instead(const Gma &g, acp_handle_t order);
     void start(Gma &g);
     void advance();
     void finish_exec_ops();

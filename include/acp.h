@@ -262,7 +262,9 @@ typedef int64_t acp_handle_t;
  * Ordering: with @p order = h (a handle issued by this process, or
  * ACP_HANDLE_ALL / ACP_HANDLE_CONT for the last one issued), the copy starts
  * only after GMA h and every GMA this process issued before h are complete.
- * ACP_HANDLE_NULL: no ordering.
+ * ACP_HANDLE_NULL: no ordering. (Where the copy and all of those go to one
+ * rank on another node, acpx may issue it at once behind the transport's
+ * fence: that rank still sees its bytes after theirs.)
  *
  * Completion means the bytes are at the destination, visible to every
  * process (remote completion). When neither GA is this process's, the bytes

@@ -76,6 +76,12 @@ class Transport {
     // Writes [local, local+len) to raddr at rank; completes when the bytes
     // are visible at the target (remote completion).
     virtual int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
+    // Orders what this process issues from here on after what it issued
+    // before, as each target sees it (OpenSHMEM's fence): a put issued
+    // after the fence is visible at its target only after every earlier
+    // put, get and atomic to that target. False where the transport cannot
+    // (the runtime then waits for completion instead).
+    virtual bool fence() { return false; }
     // Reads [raddr, raddr+len) at rank into local.
     virtual int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
     // Applies op atomically at raddr (width 4 or 8 bytes) and stores the

@@ -1,7 +1,9 @@
 // acp_copy: every combination of where src, dst and the issuer are; sizes
 // from 1 byte to 64 MiB; ordered chains; many outstanding copies.
+#include <sched.h>
 #include <sys/mman.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -224,6 +226,52 @@ TEST(Copy, OrderedChainThroughEveryRank) {
     }
     acp_sync();
     EXPECT_EQ(first_mismatch(b.data.data(), size, 77), -1);
+}
+
+TEST(Copy, AFlagOrderedAfterDataIsSeenOnlyWithTheData) {
+    // Rank 0 puts 4 MiB to rank `data_to`, then a flag ordered after it to
+    // rank `flag_to` (the same rank at 2 ranks; on the two-host bed two
+    // ranks of the other host). The flag's rank, once it sees the flag,
+    // reads the data: it must be this round's whole. Over a network to one
+    // peer the flag goes behind a transport fence, not after a round trip;
+    // to another peer it must wait for the data's completion.
+    const size_t size = size_t{4} << 20;
+    const int data_to = np() >= 3 ? np() - 2 : 1, flag_to = np() - 1;
+    SharedBuffer b(size + 64);
+    std::vector<unsigned char> src(size), seen(size);
+    const acp_atkey_t ks = acp_register_memory(src.data(), size, 0);
+    const acp_atkey_t kr = acp_register_memory(seen.data(), size, 0);
+    ASSERT_NE(ks, ACP_ATKEY_NULL);
+    ASSERT_NE(kr, ACP_ATKEY_NULL);
+    auto *flag = reinterpret_cast<uint64_t *>(b.data.data() + size);
+    for (uint64_t round = 1; round <= 3; ++round) {
+        if (me() == 0) {
+            fill_pattern(src.data(), size, 4000 + round);
+            std::memcpy(src.data(), &round, sizeof round);  // the flag's source: the data's first word
+            const acp_ga_t s = acp_query_ga(ks, src.data());
+            const acp_handle_t d = acp_copy(b.ga[data_to], s, size, ACP_HANDLE_NULL);
+            ASSERT_NE(d, ACP_HANDLE_NULL);
+            ASSERT_NE(acp_copy(b.ga[flag_to] + size, s, sizeof round, d), ACP_HANDLE_NULL);
+            acp_complete(ACP_HANDLE_ALL);
+        }
+        if (me() == flag_to) {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != round && std::chrono::steady_clock::now() < deadline)
+                sched_yield();
+            ASSERT_EQ(__atomic_load_n(flag, __ATOMIC_ACQUIRE), round) << "the flag never came";
+            const acp_handle_t h = acp_copy(acp_query_ga(kr, seen.data()), b.ga[data_to], size, ACP_HANDLE_NULL);
+            ASSERT_NE(h, ACP_HANDLE_NULL);
+            acp_complete(h);
+            uint64_t first_word;
+            std::memcpy(&first_word, seen.data(), sizeof first_word);
+            EXPECT_EQ(first_word, round);
+            for (size_t i = 0; i < sizeof round; ++i) seen[i] = pattern(4000 + round, i);  // as rank 0 had them
+            EXPECT_EQ(first_mismatch(seen.data(), size, 4000 + round), -1) << "round " << round;
+        }
+        acp_sync();
+    }
+    EXPECT_EQ(acp_unregister_memory(kr), 0);
+    EXPECT_EQ(acp_unregister_memory(ks), 0);
 }
 
 TEST(Copy, OrderAllAndContMeanLastIssued) {

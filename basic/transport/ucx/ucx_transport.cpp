@@ -1,6 +1,8 @@
-// The UCX (UCP) transport: RMA put/get with an endpoint flush for remote
-// completion, native (or UCX-emulated) atomics, active messages for the
-// runtime's control messages, and the worker's event fd for sleeping.
+// The UCX (UCP) transport: RMA put/get, native (or UCX-emulated) atomics,
+// active messages for the runtime's control messages, and the worker's
+// event fd for sleeping. A put completes remotely by an endpoint flush;
+// puts issued between two progress calls share one flush per peer, so a
+// window of puts costs one round trip, not one each.
 //
 // The runtime serialises every call (one lock), so the worker is created
 // UCS_THREAD_MODE_SERIALIZED: no UCX-internal locking on the fast path.
@@ -75,7 +77,7 @@ void free_send_buffer(void *request, ucs_status_t, void *user_data) {
 
 class UcxTransport final : public Transport {
   public:
-    UcxTransport(int rank, int procs) : rank_(rank), procs_(procs), eps_(procs) {}
+    UcxTransport(int rank, int procs) : rank_(rank), procs_(procs), eps_(procs), unflushed_(procs), flushing_(procs) {}
 
     ~UcxTransport() override { teardown(); }
 
@@ -211,10 +213,13 @@ class UcxTransport final : public Transport {
         ucp_request_param_t p{};
         ucs_status_ptr_t sp = ucp_put_nbx(ep, local, len, raddr, static_cast<UcxKey &>(rkey).rkey, &p);
         if (UCS_PTR_IS_ERR(sp)) return outcome(sp, "put", rank);
-        if (sp) ucp_request_free(sp);  // the flush below tells when it landed
-        ucp_request_param_t fp = completion_param(c);
-        return outcome(ucp_ep_flush_nbx(ep, &fp), "flush", rank);
+        if (sp) ucp_request_free(sp);  // the flush tells when it landed
+        if (unflushed_[rank].empty()) to_flush_.push_back(rank);
+        unflushed_[rank].push_back(c);
+        return kPending;
     }
+
+    bool fence() override { return ucp_worker_fence(worker_) == UCS_OK; }
 
     int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) override {
         ucp_ep_h ep = endpoint(rank);
@@ -253,7 +258,10 @@ class UcxTransport final : public Transport {
         return outcome(sp, "send", rank);
     }
 
-    unsigned progress() override { return ucp_worker_progress(worker_); }
+    unsigned progress() override {
+        const unsigned flushed = flush_puts();
+        return flushed + ucp_worker_progress(worker_);
+    }
     int event_fd() override { return efd_; }
     bool arm() override { return ucp_worker_arm(worker_) == UCS_OK; }
 
@@ -275,6 +283,50 @@ class UcxTransport final : public Transport {
     }
 
   private:
+    // One flush per peer for the puts issued since the last: each put's
+    // completion is called when the flush completes (remote completion).
+    struct FlushBatch {
+        std::vector<Completion *> puts;
+        UcxTransport *self;
+        int rank;
+    };
+    static void finish_batch(FlushBatch *b, int status) {
+        for (Completion *c : b->puts) c->fn(c, status);
+        delete b;
+    }
+    static void on_flush_done(void *request, ucs_status_t status, void *user_data) {
+        ucp_request_free(request);
+        auto *b = static_cast<FlushBatch *>(user_data);
+        b->self->flushing_[b->rank] = 0;
+        finish_batch(b, status == UCS_OK ? 0 : -1);
+    }
+    // A peer's puts wait while its last flush is in flight: at most one
+    // flush per peer per round trip, however many rounds of puts go.
+    unsigned flush_puts() {
+        unsigned n = 0;
+        size_t keep = 0;
+        for (const int rank : to_flush_) {
+            if (flushing_[rank]) {
+                to_flush_[keep++] = rank;
+                continue;
+            }
+            ++n;
+            auto *b = new FlushBatch{std::move(unflushed_[rank]), this, rank};
+            unflushed_[rank].clear();
+            ucp_request_param_t p{};
+            p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+            p.cb.send = on_flush_done;
+            p.user_data = b;
+            const ucs_status_ptr_t sp = ucp_ep_flush_nbx(eps_[rank], &p);
+            if (sp == nullptr || UCS_PTR_IS_ERR(sp))
+                finish_batch(b, outcome(sp, "flush", rank) == kDone ? 0 : -1);
+            else
+                flushing_[rank] = 1;
+        }
+        to_flush_.resize(keep);
+        return n;
+    }
+
     ucp_ep_h endpoint(int rank) {
         if (eps_[rank]) return eps_[rank];
         if (static_cast<size_t>(rank) >= addresses_.size()) {
@@ -349,6 +401,9 @@ class UcxTransport final : public Transport {
     ucp_worker_h worker_ = nullptr;
     int efd_ = -1;
     std::vector<ucp_ep_h> eps_;
+    std::vector<std::vector<Completion *>> unflushed_;  // per rank: puts issued, their flush not yet
+    std::vector<int> to_flush_;                         // the ranks with such puts
+    std::vector<uint8_t> flushing_;                     // per rank: a flush in flight
     std::vector<EpContext> ep_ctx_;
     std::vector<Blob> addresses_;
 };
