@@ -45,6 +45,13 @@ std::vector<Bytes> take_messages() {
     return out;
 }
 
+void progress() {
+    if (Runtime *rt = runtime()) {
+        auto lk = rt->lock_api();
+        rt->progress_locked();
+    }
+}
+
 bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     Runtime *rt = api::need(fn);
     if (!rt) return false;

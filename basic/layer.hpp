@@ -32,6 +32,12 @@ bool send(int to, const void *data, size_t n, const char *fn);
 // Messages that arrived since the last call, oldest first. Makes progress.
 std::vector<Bytes> take_messages();
 
+// Makes progress: what peers on other nodes copy into this process may
+// land only in its own transport calls (UCX emulates RMA over TCP by
+// messages), so a layer that polls its memory for their stamps calls this
+// too, rather than wait for the agent to wake up.
+void progress();
+
 // Registered memory of this process that on-node peers map.
 struct SharedMemory {
     void *base = nullptr;

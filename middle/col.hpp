@@ -96,6 +96,7 @@ struct Col {
     };
     struct DirectStores {
         bool known = false;
+        bool off_node = false;                        // a member it signals or hears from is on another node
         std::vector<Direct> out;                      // per plan.out entry
         std::vector<uint8_t *> ready;                 // per plan.ready_targets entry
         std::vector<std::shared_ptr<void>> mappings;  // keep those mapped

@@ -422,6 +422,12 @@ void find_direct(Col &c) {
         const size_t ring = pl.layout().arrive_stride() * pl.depth;
         c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
     }
+    const uint64_t here = basic::layer::node_id(c.rank);
+    auto away = [&](int64_t rank) { return basic::layer::node_id(static_cast<int>(rank)) != here; };
+    for (const OutEntry &o : pl.out) c.direct.off_node |= away(o.dst_rank);
+    for (const int32_t r : pl.wait_from) c.direct.off_node |= away(r);
+    for (const acp_ga_t g : pl.ready_targets) c.direct.off_node |= away(basic::ga::decode(g).rank);
+    for (const acp_ga_t g : pl.data_ga) c.direct.off_node |= away(basic::ga::decode(g).rank);
     c.direct.ready.assign(pl.ready_targets.size(), nullptr);
     for (size_t i = 0; i < pl.ready_targets.size(); ++i)
         c.direct.ready[i] = reinterpret_cast<uint8_t *>(keep(basic::layer::mapped(pl.ready_targets[i], 1)));
@@ -526,8 +532,13 @@ std::string lagging(const Col &c) {
 }
 
 bool progress_all(State &st) {
-    bool moved = false;
-    for (auto &[id, c] : st.cols) moved |= c->active && advance(*c);
+    bool moved = false, off_node = false;
+    for (auto &[id, c] : st.cols) {
+        off_node |= c->active && c->direct.off_node;
+        moved |= c->active && advance(*c);
+    }
+    // Stamps from other nodes may land only in this process's transport calls.
+    if (off_node) basic::layer::progress();
     return moved;
 }
 
