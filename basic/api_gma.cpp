@@ -141,7 +141,10 @@ extern "C" int acp_inquire(acp_handle_t handle) try {
     auto lk = rt->lock_api();
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_inquire", &h)) return -1;
-    if (rt->completed < h) rt->progress_locked();
+    if (rt->completed < h) {
+        rt->tp->flush_now();
+        rt->progress_locked();
+    }
     if (rt->completed < h) return 1;
     return h > 0 && rt->failed(h) ? -1 : 0;
 } catch (...) {

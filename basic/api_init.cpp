@@ -9,8 +9,7 @@
 using namespace acpx::basic;
 
 namespace acpx::basic {
-bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data_in, uint64_t *exec_in,
-                  const char *fn);  // fault_injection.cpp
+bool parse_faults(const char *spec, int rank, Faults *f, const char *fn);  // fault_injection.cpp
 }
 
 extern "C" int acp_init(int *, char ***) try {
@@ -19,12 +18,11 @@ extern "C" int acp_init(int *, char ***) try {
     if (!cfg.load()) return -1;
     // Tests only (fault_injection.hpp): checked before anything starts.
     const char *faults = std::getenv("ACPX_TEST_FAIL");
-    uint64_t unused = 0;
-    if (faults && *faults && !parse_faults(faults, -1, &unused, &unused, &unused, "acp_init")) return -1;
+    Faults unused;
+    if (faults && *faults && !parse_faults(faults, -1, &unused, "acp_init")) return -1;
     Runtime *rt = Runtime::create(cfg);
     if (!rt) return -1;
-    if (faults && *faults)
-        parse_faults(faults, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acp_init");
+    if (faults && *faults) parse_faults(faults, rt->rank, &rt->faults, "acp_init");
     set_runtime(rt);
     return 0;
 } catch (...) {

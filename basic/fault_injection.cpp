@@ -13,8 +13,7 @@ namespace acpx::basic {
 // Reads `spec` (fault_injection.hpp) for rank `rank` into the two
 // countdowns (items for other ranks are skipped); false, reported, if
 // malformed.
-bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data_in, uint64_t *exec_in,
-                  const char *fn) {
+bool parse_faults(const char *spec, int rank, Faults *f, const char *fn) {
     std::string all(spec);
     size_t pos = 0;
     while (pos <= all.size()) {
@@ -29,11 +28,17 @@ bool parse_faults(const char *spec, int rank, uint64_t *start_in, uint64_t *data
         const unsigned long long n = std::strtoull(num, &rest, 10);
         long rank_only = -1;
         if (rest != num && *rest == '@') rank_only = std::strtol(rest + 1, &rest, 10);
-        if ((what != "start" && what != "data" && what != "exec") || rest == num || *rest != '\0' || n == 0)
-            return report(fn, "spec", "'%s' is not start:N, data:N or exec:N, with N >= 1 and an optional @RANK",
+        uint64_t *countdown = what == "start"    ? &f->start_in
+                              : what == "data"   ? &f->data_in
+                              : what == "exec"   ? &f->exec_in
+                              : what == "landed" ? &f->landed_in
+                                                 : nullptr;
+        if (!countdown || rest == num || *rest != '\0' || n == 0)
+            return report(fn, "spec",
+                          "'%s' is not start:N, data:N, exec:N or landed:N, with N >= 1 and an optional @RANK",
                           item.c_str());
         if (rank_only >= 0 && rank_only != rank) continue;
-        *(what == "start" ? start_in : what == "data" ? data_in : exec_in) = n;
+        *countdown = n;
     }
     return true;
 }
@@ -46,9 +51,7 @@ extern "C" int acpx_test_fail(const char *spec) try {
     if (!rt) return -1;
     if (!spec) return report("acpx_test_fail", "spec", "is NULL"), -1;
     auto lk = rt->lock_api();
-    return parse_faults(spec, rt->rank, &rt->fail_start_in, &rt->fail_data_in, &rt->fail_exec_in, "acpx_test_fail")
-               ? 0
-               : -1;
+    return parse_faults(spec, rt->rank, &rt->faults, "acpx_test_fail") ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_fail"), -1;
 }

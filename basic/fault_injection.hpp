@@ -11,6 +11,10 @@
 //                flag or a collective's stamp: a collective's data)
 //   exec:N[@R]   the Nth copy this process executes for another rank (a
 //                delegated remote->remote copy) fails; its issuer sees it
+//   landed:N[@R] the Nth put this process hands to the transport reports
+//                failure at its completion, after its bytes left (as when
+//                the connection fails under it): what was issued behind it
+//                went too, and whoever ended a round on it learns late
 // `@R` limits the item to rank R. N counts from 1.
 #pragma once
 

@@ -18,7 +18,8 @@ namespace {
 void gma_done(Completion *c, int status) {
     auto *g = reinterpret_cast<Gma *>(c);
     g->state = GmaState::kDone;
-    g->failed = status != 0;
+    g->failed = g->failed || status != 0 || g->fail_landing;  // (failed already: behind a fence, fail_fenced_after)
+    if (g->fail_landing && !status) g->why = "fault injected at completion for a test (ACPX_TEST_FAIL landed)";
     if (g->failed && !g->why && g->why_text.empty()) g->why = "the transport reported an error";
     if (g->kind == GmaKind::kAtomic && !g->failed) std::memcpy(g->local, &g->result, g->width);
 }
@@ -114,33 +115,53 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
     g.order = order;
     const acp_handle_t h = g.handle;
     gmas.push_back(std::move(g));  // deque: addresses of queued GMAs stay valid
-    if (order <= completed || fence_instead(gmas.back(), order))
+    if (order <= completed) {
         start(gmas.back());
-    else
+    } else if (fence_instead(gmas.back(), order)) {
+        gmas.back().fenced = true;
+        start(gmas.back());
+    } else
         waiting.emplace(order, h);
     advance();  // may retire the new GMA already: use h, not the element
     return h;
 }
 
 // May g start now, though a GMA it is ordered after is still in flight?
-// Yes when every one of those is a put, get or atomic to g's peer through
-// the transport, as g is, and the transport fences: the peer then sees g
-// after them, as if g had waited for their completion, without the round
-// trip (over a network, a put's data and the stamp ordered after it go
-// back to back). Should one of them fail, the connection to that peer has
-// failed, and g with it.
+// Yes when g and every one of those is a small put to one peer through the
+// transport, each of those already copied out (kPendingSourceFree), and
+// the transport fences: the peer then sees g after them, as if g had
+// waited for their completion, without the round trip (over a network, a
+// small round's data and the stamp ordered after it go back to back).
+// Small and copied out: sent on the one lane small puts take, in order.
+// A large put may go by another protocol or lane, which UCX 1.13's fence
+// does not order (measured: a 1 MiB put and a stamp behind it through
+// UCX's shared memory, the stamp seen first). Should one of them fail, the
+// connection to that peer has, and g is failed with it (fail_fenced_after).
 bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test
-    const bool to_transport = g.kind == GmaKind::kPut || g.kind == GmaKind::kGet || g.kind == GmaKind::kAtomic;
-    if (!to_transport || on_node.reaches(g.peer) || order - completed > kLookAtMost) return false;
+    constexpr size_t kSmallPut = 4096;        // under every UCX transport's eager fragment
+    if (g.kind != GmaKind::kPut || g.size > kSmallPut || on_node.reaches(g.peer) || order - completed > kLookAtMost)
+        return false;
     for (acp_handle_t h = completed + 1; h <= order; ++h) {
         const Gma *e = find_gma(h);
         if (!e || e->state == GmaState::kWaiting || e->failed) return false;
         if (e->state == GmaState::kDone) continue;
-        const bool same_path = e->kind == GmaKind::kPut || e->kind == GmaKind::kGet || e->kind == GmaKind::kAtomic;
-        if (!same_path || e->peer != g.peer) return false;
+        if (e->kind != GmaKind::kPut || !e->source_free || e->size > kSmallPut || e->peer != g.peer) return false;
     }
     return tp->fence();
+}
+
+// GMA h failed: a GMA ordered after it but issued behind a fence before
+// that was known (fence_instead) fails too, as acp_copy promises, whether
+// or not its bytes landed: a flag must not say that data arrived that did
+// not. (Its own followers follow when it retires.)
+void Runtime::fail_fenced_after(acp_handle_t h) {
+    for (Gma &g : gmas)
+        if (g.fenced && g.order >= h && !g.failed) {
+            g.failed = true;
+            g.why_text = "ordered after GMA " + std::to_string(h) +
+                         ", which failed after this one had been issued behind it (transport fence)";
+        }
 }
 
 void Runtime::start(Gma &g) {
@@ -151,8 +172,8 @@ void Runtime::start(Gma &g) {
         g.why_text = "not executed: ordered after GMA " + std::to_string(g.order) + ", which failed";
         return gma_done(&g.comp, -1);
     }
-    if ((fail_start_in && --fail_start_in == 0) ||
-        (fail_data_in && g.kind != GmaKind::kAtomic && g.size > 8 && --fail_data_in == 0)) {
+    if ((faults.start_in && --faults.start_in == 0) ||
+        (faults.data_in && g.kind != GmaKind::kAtomic && g.size > 8 && --faults.data_in == 0)) {
         g.why = "fault injected for a test (ACPX_TEST_FAIL)";
         return gma_done(&g.comp, -1);
     }
@@ -170,6 +191,7 @@ void Runtime::start(Gma &g) {
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             else
                 no_key = true;
+            if (rc >= kPending && faults.landed_in && --faults.landed_in == 0) g.fail_landing = true;
             break;
         case GmaKind::kGet:
             if ((rc = on_node.get(g.peer, g.remote->seg, g.local, g.raddr, g.size)) != OnNode::kFallback) break;
@@ -201,6 +223,7 @@ void Runtime::start(Gma &g) {
             break;
         }
     }
+    if (rc == kPendingSourceFree) g.source_free = true;
     if (rc == kDone) gma_done(&g.comp, 0);
     if (rc < 0) {
         if (!g.why) g.why = why_not_started(g, no_key);
@@ -223,6 +246,7 @@ void Runtime::advance() {
                        "%s failed: %s; its destination bytes are undefined", what_moved(f, rank).c_str(),
                        f.why ? f.why : f.why_text.c_str());
                 failures.push_back(f.handle);
+                fail_fenced_after(f.handle);
             }
             completed = f.handle;
             gmas.pop_front();

@@ -1,6 +1,7 @@
 // The basic layer's interface to the layers above it (layer.hpp).
 #include "layer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -49,6 +50,7 @@ void progress() {
     if (Runtime *rt = runtime()) {
         auto lk = rt->lock_api();
         rt->progress_locked();
+        rt->agent.app_polled_ns.store(Runtime::Agent::now_ns(), std::memory_order_relaxed);
     }
 }
 
@@ -91,6 +93,26 @@ Mapped mapped(acp_ga_t ga, size_t size) {
         out.keep = t.reg;
     }
     return out;
+}
+
+bool sources_free(acp_handle_t first, acp_handle_t last) {
+    Runtime *rt = runtime();
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    if (rt->first_failure(first, last) != 0) return false;
+    for (acp_handle_t h = std::max(first, rt->completed + 1); h <= last; ++h) {
+        const Gma *g = rt->find_gma(h);
+        if (!g || g->failed || (g->state != GmaState::kDone && !g->source_free)) return false;
+    }
+    return true;
+}
+
+int completion(acp_handle_t h) {
+    Runtime *rt = runtime();
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    if (rt->completed < h) return 1;
+    return rt->failed(h) ? -1 : 0;
 }
 
 double timeout_seconds() {

@@ -61,6 +61,18 @@ struct Mapped {
 };
 Mapped mapped(acp_ga_t ga, size_t size);
 
+// Whether the GMAs first..last of this process no longer read their
+// sources: each is complete, or its transport copied the bytes out (its
+// completion, remote, comes later); and none failed so far. A sender may
+// then reuse its sources before their completion and check it later.
+bool sources_free(acp_handle_t first, acp_handle_t last);
+
+// GMA h of this process: 0 complete (and every one before it), 1 not yet,
+// -1 failed; as acp_inquire, but neither makes progress nor asks the
+// transport to hurry its completion (a layer that checks completions it
+// does not wait for yet, while its own loop makes progress).
+int completion(acp_handle_t h);
+
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <list>
@@ -70,7 +71,10 @@ struct Gma {
     // copy's executor's own words (why_text).
     const char *why = nullptr;
     std::string why_text;
-    acp_handle_t order = 0;  // the GMA it was ordered after (0: none)
+    acp_handle_t order = 0;     // the GMA it was ordered after (0: none)
+    bool source_free = false;   // in flight, its source bytes copied out: they may change
+    bool fail_landing = false;  // a test's fault: its completion reports failure (fault_injection.hpp)
+    bool fenced = false;        // started behind a transport fence, what it is ordered after still in flight
     AtomicOp aop = AtomicOp::kAdd;
     uint8_t width = 0;
     int peer = -1;  // the rank this GMA waits for
@@ -94,6 +98,13 @@ struct ExecOp {
     bool done = false;
     int status = 0;
     RemoteRegPtr dst;
+};
+
+// Fault injection for tests (fault_injection.hpp): countdowns to the
+// copy/atomic this process starts, the delegated copy it executes, and the
+// put whose completion, that fail as a transport error would; 0: none armed.
+struct Faults {
+    uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0;
 };
 
 class Runtime {
@@ -179,14 +190,12 @@ class Runtime {
     bool failed(acp_handle_t h) const;  // GMA h retired, failed
     // The first retired failed GMA in [from, to], or 0.
     acp_handle_t first_failure(acp_handle_t from, acp_handle_t to) const;
-    // Fault injection for tests (fault_injection.hpp): countdowns to the
-    // copy/atomic this process starts, and the delegated copy it executes,
-    // that fail as a transport error would; 0: none armed.
-    uint64_t fail_start_in = 0, fail_data_in = 0, fail_exec_in = 0;
+    Faults faults;
 
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);
     bool fence_instead(const Gma &g, acp_handle_t order);
+    void fail_fenced_after(acp_handle_t h);
     void start(Gma &g);
     void advance();
     void finish_exec_ops();
@@ -239,10 +248,20 @@ class Runtime {
     std::unique_lock<std::mutex> lock_api();
     struct Agent {
         std::atomic<int> api_waiters{0};
+        // When the application thread last made progress itself, polling
+        // (layer::progress, steady clock ns): while it does, the agent
+        // stays out of its way (agent.cpp).
+        std::atomic<int64_t> app_polled_ns{0};
+        static int64_t now_ns() {
+            return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now().time_since_epoch())
+                .count();
+        }
         // The application thread blocked in wait_locked; the agent
         // signals `progressed` after every round that made progress.
         int app_blocked = 0;
         std::condition_variable progressed;
+        std::condition_variable resume;  // the agent's timed pause while the application polls; stop ends it
         std::thread thread;
         int wake_fd = -1;
         bool stop = false;

@@ -262,9 +262,9 @@ typedef int64_t acp_handle_t;
  * Ordering: with @p order = h (a handle issued by this process, or
  * ACP_HANDLE_ALL / ACP_HANDLE_CONT for the last one issued), the copy starts
  * only after GMA h and every GMA this process issued before h are complete.
- * ACP_HANDLE_NULL: no ordering. (Where the copy and all of those go to one
- * rank on another node, acpx may issue it at once behind the transport's
- * fence: that rank still sees its bytes after theirs.)
+ * ACP_HANDLE_NULL: no ordering. (Where the copy and all of those are small
+ * puts to one rank on another node, acpx may issue it at once behind the
+ * transport's fence: that rank still sees its bytes after theirs.)
  *
  * Completion means the bytes are at the destination, visible to every
  * process (remote completion). When neither GA is this process's, the bytes
@@ -403,6 +403,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
+ * Such a round's sender to members on other nodes ends its part once its
+ * copies have left (the transport holds their bytes), not once they are
+ * known to have landed, a network round trip later (as an MPI eager
+ * send): a copy of round n that fails after that makes a later round of
+ * the handle, or acp_free_col, return -1 naming round n; its receivers'
+ * round n fails or times out there.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the

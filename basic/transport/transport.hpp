@@ -21,6 +21,9 @@ using Blob = std::vector<uint8_t>;
 
 constexpr int kDone = 0;
 constexpr int kPending = 1;
+// put: as kPending, and the source bytes were copied out already: the
+// caller may change them before the completion.
+constexpr int kPendingSourceFree = 2;
 
 struct Completion {
     // status 0: success; otherwise the operation failed.
@@ -74,7 +77,8 @@ class Transport {
     virtual std::unique_ptr<RemoteKey> unpack_rkey(int rank, const Blob &rkey) = 0;
 
     // Writes [local, local+len) to raddr at rank; completes when the bytes
-    // are visible at the target (remote completion).
+    // are visible at the target (remote completion). May return
+    // kPendingSourceFree.
     virtual int put(int rank, const void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
     // Orders what this process issues from here on after what it issued
     // before, as each target sees it (OpenSHMEM's fence): a put issued
@@ -82,6 +86,9 @@ class Transport {
     // put, get and atomic to that target. False where the transport cannot
     // (the runtime then waits for completion instead).
     virtual bool fence() { return false; }
+    // Someone waits for completions: what the transport holds back to
+    // batch (UCX: the flushes that complete puts) goes at the next progress.
+    virtual void flush_now() {}
     // Reads [raddr, raddr+len) at rank into local.
     virtual int get(int rank, void *local, size_t len, uint64_t raddr, RemoteKey &rkey, Completion *c) = 0;
     // Applies op atomically at raddr (width 4 or 8 bytes) and stores the

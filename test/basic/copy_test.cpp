@@ -228,14 +228,17 @@ TEST(Copy, OrderedChainThroughEveryRank) {
     EXPECT_EQ(first_mismatch(b.data.data(), size, 77), -1);
 }
 
-TEST(Copy, AFlagOrderedAfterDataIsSeenOnlyWithTheData) {
-    // Rank 0 puts 4 MiB to rank `data_to`, then a flag ordered after it to
-    // rank `flag_to` (the same rank at 2 ranks; on the two-host bed two
+class OrderedFlag : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(OrderedFlag, IsSeenOnlyWithTheDataBeforeIt) {
+    // Rank 0 puts the data to rank `data_to`, then a flag ordered after it
+    // to rank `flag_to` (the same rank at 2 ranks; on the two-host bed two
     // ranks of the other host). The flag's rank, once it sees the flag,
-    // reads the data: it must be this round's whole. Over a network to one
-    // peer the flag goes behind a transport fence, not after a round trip;
-    // to another peer it must wait for the data's completion.
-    const size_t size = size_t{4} << 20;
+    // reads the data: it must be this round's whole. Small data to the
+    // flag's own peer on another node: the flag goes behind a transport
+    // fence, not after a round trip; else it waits for the data's
+    // completion.
+    const size_t size = GetParam();
     const int data_to = np() >= 3 ? np() - 2 : 1, flag_to = np() - 1;
     SharedBuffer b(size + 64);
     std::vector<unsigned char> src(size), seen(size);
@@ -244,7 +247,8 @@ TEST(Copy, AFlagOrderedAfterDataIsSeenOnlyWithTheData) {
     ASSERT_NE(ks, ACP_ATKEY_NULL);
     ASSERT_NE(kr, ACP_ATKEY_NULL);
     auto *flag = reinterpret_cast<uint64_t *>(b.data.data() + size);
-    for (uint64_t round = 1; round <= 3; ++round) {
+    const uint64_t rounds = size > 65536 ? 3 : 50;
+    for (uint64_t round = 1; round <= rounds; ++round) {
         if (me() == 0) {
             fill_pattern(src.data(), size, 4000 + round);
             std::memcpy(src.data(), &round, sizeof round);  // the flag's source: the data's first word
@@ -273,6 +277,8 @@ TEST(Copy, AFlagOrderedAfterDataIsSeenOnlyWithTheData) {
     EXPECT_EQ(acp_unregister_memory(kr), 0);
     EXPECT_EQ(acp_unregister_memory(ks), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Data, OrderedFlag, ::testing::Values(size_t{2048}, size_t{4} << 20));
 
 TEST(Copy, OrderAllAndContMeanLastIssued) {
     SharedBuffer b(3 * 64);
