@@ -208,6 +208,27 @@ bool members_caught_up(const char *fn, State &st, Col &c) {
     }
 }
 
+// A handle's trailing segments (Col::trail) land before its control block
+// goes. False, reported, if one of their copies failed or they did not
+// complete within ACP_TIMEOUT.
+bool trail_landed(const char *fn, State &st, Col &c) {
+    const auto start = Clock::now();
+    const std::chrono::duration<double> limit(acpx::basic::layer::timeout_seconds());
+    std::string lost;
+    for (unsigned idle = 0; !c.trail.empty();) {
+        idle = retire_trail(c, &lost) || progress_all(st) ? 0 : idle + 1;
+        if (!c.trail.empty() && Clock::now() - start > limit)
+            return report(fn, "handle", "handle %llu: waited %.0f s (ACP_TIMEOUT) for the copies of round %llu to land",
+                          static_cast<unsigned long long>(c.id), limit.count(),
+                          static_cast<unsigned long long>(c.trail.front().round)),
+                   false;
+        pause_if_idle(idle);
+    }
+    if (!lost.empty())
+        return report(fn, "handle", "handle %llu: %s", static_cast<unsigned long long>(c.id), lost.c_str()), false;
+    return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -334,10 +355,11 @@ int acp_free_col(acp_col_t h) try {
                       static_cast<unsigned long long>(c->round)),
                -1;
     const bool caught_up = members_caught_up(fn, st, *c);
+    const bool landed = trail_landed(fn, st, *c);
     if (c->cur.last != ACP_HANDLE_NULL) acp_complete(c->cur.last);  // a broken round's GMAs
     release(*c);
     st.cols.erase(c->id);
-    return caught_up ? 0 : -1;
+    return caught_up && landed ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acp_free_col"), -1;
 }

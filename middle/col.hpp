@@ -6,6 +6,7 @@
 #include <acp.h>
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -63,6 +64,15 @@ struct Col {
     char *out = nullptr;                // buffered: where it receives
     std::vector<uint8_t> ready_known;   // delegated: per plan.out entry, its receiver's ready byte as last read
     std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
+    // Small segments to other nodes that ended here once their GMAs' sources
+    // were copied out, before those GMAs were known to land (a round trip
+    // each, as long as the round itself): their completion is checked by the
+    // rounds after, at most depth - 1 of them in flight, and by the free.
+    struct Trailing {
+        acp_handle_t first, last;
+        uint64_t round;
+    };
+    std::deque<Trailing> trail;
 
     // --- the segment in progress: reset by begin_segment ---
     // A signal this member sent by GMA (a stamp, a notification, a ready

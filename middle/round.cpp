@@ -346,7 +346,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
         acp_handle_t h =
             acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, h);
+        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, track(c, h));
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         track(c, h);
         notice(c, h, stamp, o.block, ctl::kStampBytes);
@@ -439,7 +439,34 @@ void find_direct(Col &c) {
     c.direct.mappings.shrink_to_fit();
 }
 
+// May this segment end here before its GMAs are known to have landed? A
+// small segment to members on other nodes whose sources (the data, the
+// stamps, the ready byte, rewritten by the next segment) were copied out:
+// remote completion there is a network round trip, about what the round
+// itself costs, and the receivers' next ready bytes (or their stamps)
+// follow from it anyway. Failures of such a segment's GMAs end a later
+// round of the handle, or its free, with -1 naming that round.
+// A GMA of it that failed already is not left behind: the segment
+// completes and its receivers get failed stamps, at once.
+bool may_trail(const Col &c) {
+    return c.direct.off_node && is_inline(c) && c.trail.size() + 1 < c.plan.depth &&
+           basic::layer::sources_free(c.cur.first, c.cur.last);
+}
+
 }  // namespace
+
+bool retire_trail(Col &c, std::string *lost) {
+    bool moved = false;
+    while (!c.trail.empty() && basic::layer::completion(c.trail.front().last) != 1) {
+        const Col::Trailing t = c.trail.front();
+        c.trail.pop_front();
+        moved = true;
+        if (const acp_handle_t f = acp_query_failed(t.first, t.last); f != ACP_HANDLE_NULL && lost->empty())
+            *lost = "round " + std::to_string(t.round) + ", which had ended here, lost a copy: GMA " +
+                    std::to_string(f) + " failed (its receiver's round fails or times out)";
+    }
+    return moved;
+}
 
 bool start_round(Col &c, const char *fn) {
     if (!c.direct.known) find_direct(c);
@@ -459,7 +486,9 @@ bool start_round(Col &c, const char *fn) {
 
 bool advance(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
-    bool moved = false;
+    std::string lost;
+    bool moved = retire_trail(c, &lost);
+    if (!lost.empty()) note_error(c, lost);
     if (c.plan.executes_list && !c.cur.issued && all_ready(c)) {
         if (!issue_list(c)) return false;
         moved = true;
@@ -468,7 +497,14 @@ bool advance(Col &c) {
     if (!check_arrivals(c)) return moved;
     if (c.plan.executes_list && !c.cur.issued) return moved;
     if (std::find(c.cur.out_issued.begin(), c.cur.out_issued.end(), 0) != c.cur.out_issued.end()) return moved;
-    if (c.cur.last != ACP_HANDLE_NULL && acp_inquire(c.cur.last) == 1) return moved;
+    if (c.cur.last != ACP_HANDLE_NULL) {
+        if (may_trail(c) && basic::layer::completion(c.cur.last) == 1) {
+            c.trail.push_back({c.cur.first, c.cur.last, c.round});
+            c.cur.first = c.cur.last = ACP_HANDLE_NULL;  // this segment's failures are the trail's now
+        } else if (acp_inquire(c.cur.last) == 1) {
+            return moved;
+        }
+    }
     if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then wait for those

@@ -11,6 +11,10 @@ bool start_round(Col &c, const char *fn);
 
 // Moves c forward without waiting; true if anything moved.
 bool advance(Col &c);
+// Retires the handle's trailing segments (Col::trail) whose GMAs are
+// complete; true if any retired. The first failure among them is
+// described in *lost (if it is empty).
+bool retire_trail(Col &c, std::string *lost);
 
 // True once round r is finished here (or r is older).
 inline bool round_done(const Col &c, uint64_t r) { return c.done_round >= r; }
