@@ -47,9 +47,9 @@ void Runtime::agent_main() {
     auto last_work = clock::now() - kLinger;
     // While the application thread polls (a collective's wait with members
     // on other nodes), it makes every bit of progress the agent would: the
-    // agent stays off the lock and the core, else the two take turns at
-    // the lock and the transport, and a round across two hosts took ~50 us
-    // instead of ~27. It looks again after kAppPolls.
+    // agent stays off the lock and the core, else the two take turns at the
+    // lock and the transport, which costs a small round across two hosts
+    // about half its time. It looks again after kAppPolls.
     constexpr auto kAppPolls = std::chrono::microseconds(500);
     std::unique_lock lk(mu);
     while (!agent.stop) {

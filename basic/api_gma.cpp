@@ -145,8 +145,7 @@ extern "C" int acp_inquire(acp_handle_t handle) try {
         rt->tp->flush_now();
         rt->progress_locked();
     }
-    if (rt->completed < h) return 1;
-    return h > 0 && rt->failed(h) ? -1 : 0;
+    return rt->completion(h);
 } catch (...) {
     return acpx::basic::report_exception("acp_inquire"), -1;
 }

@@ -134,8 +134,8 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
 // small round's data and the stamp ordered after it go back to back).
 // Small and copied out: sent on the one lane small puts take, in order.
 // A large put may go by another protocol or lane, which UCX 1.13's fence
-// does not order (measured: a 1 MiB put and a stamp behind it through
-// UCX's shared memory, the stamp seen first). Should one of them fail, the
+// does not order: through its shared memory, a stamp behind a 1 MiB put
+// is seen before the put's bytes. Should one of them fail, the
 // connection to that peer has, and g is failed with it (fail_fenced_after).
 bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test

@@ -111,8 +111,7 @@ int completion(acp_handle_t h) {
     Runtime *rt = runtime();
     if (!rt) return -1;
     auto lk = rt->lock_api();
-    if (rt->completed < h) return 1;
-    return rt->failed(h) ? -1 : 0;
+    return rt->completion(h);
 }
 
 double timeout_seconds() {

@@ -102,7 +102,8 @@ struct ExecOp {
 
 // Fault injection for tests (fault_injection.hpp): countdowns to the
 // copy/atomic this process starts, the delegated copy it executes, and the
-// put whose completion, that fail as a transport error would; 0: none armed.
+// put whose completion reports failure, each failing as a transport error
+// would; 0: none armed.
 struct Faults {
     uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0;
 };
@@ -200,6 +201,8 @@ class Runtime {
     void advance();
     void finish_exec_ops();
     std::string describe_gma(const Gma &g) const;
+    // GMA h: 1 not yet complete (it or one before it), -1 failed, 0 done.
+    int completion(acp_handle_t h) const { return completed < h ? 1 : h > 0 && failed(h) ? -1 : 0; }
     // The rank the oldest GMA not yet retired waits for; -1: none.
     int awaited_peer() const { return gmas.empty() ? -1 : gmas.front().peer; }
     // Waits (wait_locked) until every GMA <= last is done; on a timeout

@@ -51,7 +51,7 @@ TEST(Lifecycle, TenThousandCreateFreeCyclesLeakNothing) {
     create_free_cycles(9000, g, a);  // 10,000 in all: far more than the 1023 registrations
 #else
     // LeakSanitizer finds a block kept by one create as surely as by 9000;
-    // 2,000 in all still pass the 1023 registrations (14 s -> 3 s a suite).
+    // 2,000 in all still pass the 1023 registrations (~3 s a suite).
     create_free_cycles(1000, g, a);
 #endif
     const size_t rss_after = rss_bytes(), heap_after = heap_bytes();

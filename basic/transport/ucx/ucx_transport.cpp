@@ -217,9 +217,9 @@ class UcxTransport final : public Transport {
         if (sp) ucp_request_free(sp);  // the flush tells when it landed
         if (unflushed_[rank].empty()) to_flush_.push_back(rank);
         if (waiting_puts_++ == 0) oldest_put_ = std::chrono::steady_clock::now();
-        // On one node the batching is not worth its delay: there UCX's
-        // emulated puts, without Cross-Memory Attach, took ~30 ms a round
-        // of the middle suite (a put there moves only on progress and flush).
+        // On one node the flush goes at the next progress: held back there,
+        // UCX's emulated puts (Cross-Memory Attach refused) stall the
+        // middle suite's rounds for milliseconds each.
         if (!off_node(rank)) flush_asked_ = true;
         unflushed_[rank].push_back(c);
         return sp ? kPending : kPendingSourceFree;  // no request: UCX copied the bytes out
@@ -309,8 +309,8 @@ class UcxTransport final : public Transport {
         finish_batch(b, status == UCS_OK ? 0 : -1);
     }
     // Flushes are batched (see the top): a collective's sender checks the
-    // completion of its small rounds' puts rounds later, and a flush per
-    // round was four of a round's seven messages between two hosts. A
+    // completion of its small rounds' puts rounds later, and a flush, with
+    // its answer, is a message each way, as many as the round's own. A
     // peer's puts wait while its last flush is in flight.
     static constexpr unsigned kPutsPerFlush = 64;
     static constexpr auto kFlushAfter = std::chrono::microseconds(200);
