@@ -60,7 +60,7 @@ void Runtime::handle_message(const Blob &m) {
                 proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1, q.request, 0, 0, 0, 0, -1};
             LocalReg *r = local_reg(q.tag);
             const Blob *rkey = nullptr;
-            if (r) {
+            if (r && !r->closing) {
                 info.status = 0;
                 info.base = reinterpret_cast<uint64_t>(r->base);
                 info.size = r->size;
@@ -90,11 +90,19 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kRegInvalidate: {
             proto::RegInvalidate inv;
             if (!proto::unpack(m, &inv)) break;
-            auto it = regs.remote.find(reg_id(inv.owner, inv.tag));
-            if (it != regs.remote.end() && it->second->gen == inv.gen) regs.remote.erase(it);
-            send(static_cast<int>(inv.owner),
-                 proto::pack(proto::RegInvalidateAck{proto::Type::kRegInvalidateAck, static_cast<uint32_t>(rank),
-                                                     inv.tag, inv.gen}));
+            RemoteRegPtr cached;
+            if (auto it = regs.remote.find(reg_id(inv.owner, inv.tag));
+                it != regs.remote.end() && it->second->gen == inv.gen) {
+                cached = std::move(it->second);
+                regs.remote.erase(it);
+            }
+            // The owner unmaps the memory once acknowledged: not while a
+            // copy of this process may still write into it or read it
+            // (a transport that emulates RMA writes from the owner's own
+            // progress, into whatever is mapped there then).
+            regs.due_acks.push_back({inv.owner, inv.tag, inv.gen, std::move(cached)});
+            if (in_use(regs.due_acks.back().reg.get())) tp->flush_now();  // completes copied-out puts sooner
+            send_due_acks();
             break;
         }
         case proto::Type::kRegInvalidateAck: {

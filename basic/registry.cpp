@@ -2,6 +2,8 @@
 // Remote: looked up from the owner on first use and cached; the owner
 // remembers who cached a tag and tells them at unregister, waiting for
 // their acknowledgement, so a reused tag is never reached through a stale key.
+// A peer acknowledges once its own copies into (or from) the registration
+// are complete: none lands in memory that is unmapped or reused.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -103,7 +105,9 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
             return report("acp_unregister_memory", "atkey", "rank %u is copying from this registration right now",
                           e.issuer),
                    -1;
-    // Tell every rank that cached it, and wait until each one has dropped it.
+    // Tell every rank that cached it, and wait until each one has dropped
+    // it and completed its copies into it; meanwhile nobody new looks it up.
+    r->closing = true;
     const std::vector<int> cachers = r->cachers;
     const uint64_t pending_id = reg_id(static_cast<uint32_t>(rank), tag);
     regs.invalidate_acks[pending_id] = static_cast<int>(cachers.size());
@@ -122,11 +126,35 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     if (r->seg.base) destroy_shared_segment(r->seg);
     r->seg = SharedSegment{};
     r->live = false;
+    r->closing = false;
     r->base = nullptr;
     r->size = 0;
     r->cachers.clear();
     regs.free_tags.push_back(tag);
     return 0;
+}
+
+bool Runtime::in_use(const RemoteReg *r) const {
+    if (!r) return false;
+    for (const Gma &g : gmas)
+        if (g.state != GmaState::kDone && (g.remote.get() == r || g.dst_remote.get() == r)) return true;
+    for (const ExecOp &e : exec_ops)
+        if (!e.done && e.dst.get() == r) return true;
+    return false;
+}
+
+void Runtime::send_due_acks() {
+    auto &due = regs.due_acks;
+    for (auto it = due.begin(); it != due.end();) {
+        if (in_use(it->reg.get())) {
+            ++it;
+            continue;
+        }
+        send(static_cast<int>(it->owner),
+             proto::pack(proto::RegInvalidateAck{proto::Type::kRegInvalidateAck, static_cast<uint32_t>(rank), it->tag,
+                                                 it->gen}));
+        it = due.erase(it);
+    }
 }
 
 RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, uint32_t tag, const char *fn,

@@ -197,6 +197,7 @@ unsigned Runtime::progress_locked() {
     }
     if (exec_finished) finish_exec_ops();
     advance();
+    if (!regs.due_acks.empty()) send_due_acks();
     return n;
 }
 

@@ -41,6 +41,7 @@ struct LocalReg {
     uint64_t gen = 0;  // unique per registration in this process
     std::unique_ptr<MemRegion> region;
     std::vector<int> cachers;  // ranks that looked it up (told at unregister)
+    bool closing = false;      // being unregistered: look-ups are refused
     SharedSegment seg;         // when acpx allocated the memory (layer::alloc_shared)
 };
 
@@ -161,12 +162,22 @@ class Runtime {
         std::unordered_map<uint64_t, Blob> replies;  // look-up request -> the owner's RegInfo
         uint64_t next_request = 1;
         std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
+        // Invalidations of peers' registrations this process still has
+        // copies in flight to or from: acknowledged once those complete.
+        struct DueAck {
+            uint32_t owner, tag;
+            uint64_t gen;
+            RemoteRegPtr reg;
+        };
+        std::vector<DueAck> due_acks;
     };
     Registrations regs;
 
     acp_atkey_t register_memory(void *addr, size_t size, int color);
     int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
-    LocalReg *local_reg(uint32_t tag);  // nullptr if not live
+    LocalReg *local_reg(uint32_t tag);      // nullptr if not live
+    bool in_use(const RemoteReg *r) const;  // a GMA or executed copy of this process not done reaches it
+    void send_due_acks();                   // the invalidations whose copies have completed
     // Looks up (fetching from the owner if needed) the registration a GA
     // lies in. nullptr, reported as fn/arg, if there is none.
     RemoteRegPtr lookup(std::unique_lock<std::mutex> &lk, uint32_t rank, uint32_t tag, const char *fn, const char *arg);

@@ -206,7 +206,11 @@ acp_atkey_t acp_register_memory(void *addr, size_t size, int color);
 
 /**
  * Ends a registration. Every process that looked up this registration is
- * told before the call returns, so the tag can safely be reused.
+ * told before the call returns, and answers once the GMAs it had issued
+ * into or from the registration are complete: when the call returns, no
+ * copy of any process reaches the memory any more, and it may be freed or
+ * reused. A GMA issued after that (a peer's late, racing copy) fails with a
+ * message that the registration does not exist.
  * @return 0 on success; -1 if atkey is not a live key of this process, or
  * if GMAs issued by this process that use the registration are not yet
  * complete (complete them first; the registration stays live).
