@@ -22,6 +22,10 @@ constexpr ConfigVar kVars[] = {
      "from FI_PROVIDER), as built",
      kInit},
     {"ACP_STARTER_MEMSIZE", "65536", "bytes of starter memory per process, zeroed at acp_init (K/M/G suffixes)", kInit},
+    {"ACP_MALLOC_LIMIT", "auto",
+     "bytes of acp_malloc memory (its arenas) a process may hold, K/M/G suffixes; auto: the node's memory divided "
+     "by the job's processes on it",
+     kInit},
     {"ACP_TIMEOUT", "60",
      "seconds (above 0, at most 86400) any internal wait may last without a sign of "
      "life from what it waits for, before the job ends with an error naming the "
@@ -152,6 +156,10 @@ bool Config::load() {
         starter_memsize > (1ULL << 34))
         return report("acp_init", "ACP_STARTER_MEMSIZE", "'%s' is not a size between 1 byte and 16G",
                       env_or_default("ACP_STARTER_MEMSIZE"));
+    if (const std::string lim = env_or_default("ACP_MALLOC_LIMIT"); lim == "auto")
+        malloc_limit = 0;
+    else if (!parse_size(lim.c_str(), &malloc_limit) || malloc_limit == 0)
+        return report("acp_init", "ACP_MALLOC_LIMIT", "'%s' is neither auto nor a size above 0", lim.c_str());
     char *end = nullptr;
     const char *t = env_or_default("ACP_TIMEOUT");
     timeout_s = std::strtod(t, &end);

@@ -34,6 +34,7 @@ const char *config_env(const char *name);
 struct Config {
     std::string transport;                           // ACP_TRANSPORT
     size_t starter_memsize = 0;                      // ACP_STARTER_MEMSIZE
+    size_t malloc_limit = 0;                         // ACP_MALLOC_LIMIT (0: auto)
     double timeout_s = 0;                            // ACP_TIMEOUT
     bool verbose = false;                            // ACP_VERBOSE
     bool cma = true;                                 // ACP_CMA

@@ -113,6 +113,13 @@ void Runtime::handle_message(const Blob &m) {
             break;
         }
         case proto::Type::kLayer: mail.for_layer.push_back(m); break;
+        case proto::Type::kMallocReq:
+        case proto::Type::kFreeReq: serve_heap_request(m); break;
+        case proto::Type::kHeapReply: {
+            proto::HeapReply r;
+            if (proto::unpack(m, &r)) gm.replies[r.request] = m;
+            break;
+        }
         case proto::Type::kSync: {
             proto::Sync s;
             if (!proto::unpack(m, &s) || s.round >= 64) break;

@@ -22,6 +22,9 @@ enum class Type : uint8_t {
     kLayer,             // for the upper layer: opaque bytes (layer.hpp)
     kPing,              // a waiter -> the rank it waits for: are you there? (wait.ipp)
     kPong,              // the answer, from that rank's progress (its agent, if nothing else)
+    kMallocReq,         // any -> owner: allocate global memory there (acp_malloc)
+    kFreeReq,           // any -> owner: free a block of it (acp_free)
+    kHeapReply,         // owner -> asker: the GA, or why not (text follows)
 };
 
 struct CopyCmd {
@@ -85,6 +88,21 @@ struct Sync {
 struct Probe {
     Type type = Type::kPing;
     uint32_t from;
+};
+
+// kMallocReq and kFreeReq: `value` is the size to allocate, or the GA to free.
+struct HeapReq {
+    Type type = Type::kMallocReq;
+    uint32_t asker;
+    uint64_t request;
+    uint64_t value;
+};
+
+struct HeapReply {
+    Type type = Type::kHeapReply;
+    int32_t status;  // 0 done; else failed, the owner's reason follows as text
+    uint64_t request;
+    uint64_t ga;  // kMallocReq: the block's
 };
 
 // A message as bytes: the struct, then an optional blob.

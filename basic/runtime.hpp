@@ -25,12 +25,16 @@
 #include "bootstrap/bootstrap.hpp"
 #include "config.hpp"
 #include "ga.hpp"
+#include "heap.hpp"
 #include "layer.hpp"
 #include "onnode/on_node.hpp"
 #include "onnode/shared_segment.hpp"
 #include "transport/transport.hpp"
 
 namespace acpx::basic {
+namespace proto {
+enum class Type : uint8_t;  // protocol.hpp
+}
 
 // A registration of this process.
 struct LocalReg {
@@ -184,6 +188,26 @@ class Runtime {
     // Caches the registration a RegInfo message (status 0) describes.
     RemoteRegPtr remember_remote(const Blob &reg_info);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
+
+    // --- global memory (global_memory.cpp): acp_malloc / acp_free, served for any rank ---
+    struct GlobalMemory {
+        Heap heap;
+        std::vector<uint32_t> arena_tag;                      // registration tag, by heap arena
+        std::unordered_map<uint32_t, uint32_t> arena_of_tag;  // the inverse
+        std::unordered_map<uint64_t, Blob> replies;           // request -> the owner's kHeapReply
+    };
+    GlobalMemory gm;
+    // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.
+    acp_ga_t heap_alloc(uint64_t size, std::string *why);
+    bool heap_free(acp_ga_t g, std::string *why);
+    bool heap_grow(uint64_t need, std::string *why);
+    uint64_t heap_limit() const;  // ACP_MALLOC_LIMIT, auto resolved
+    // Asks `owner` to allocate (kMallocReq: value = size) or free
+    // (kFreeReq: value = GA) and waits for the answer: the GA (1 for a
+    // free), or ACP_GA_NULL with *why.
+    acp_ga_t heap_ask(std::unique_lock<std::mutex> &lk, const char *fn, proto::Type type, int owner, uint64_t value,
+                      std::string *why);
+    void serve_heap_request(const Blob &m);
 
     // --- GMAs (gma.cpp) ---
     std::deque<Gma> gmas;  // issued, not yet retired; gmas[i].handle = front+i

@@ -26,6 +26,8 @@
  * Environment (acpx-info lists every variable with its default):
  *   ACP_TRANSPORT        transport: "ucx" (default)
  *   ACP_STARTER_MEMSIZE  bytes of starter memory per process (default 65536)
+ *   ACP_MALLOC_LIMIT     bytes of acp_malloc arenas a process may hold (default
+ *                        auto: the node's memory / the job's processes on it)
  *   ACP_TIMEOUT          seconds any internal wait may last (default 60)
  *   ACP_VERBOSE          "1": print the set-up at acp_init, and each
  *                        collective handle at create; "0" (default): quiet
@@ -241,6 +243,44 @@ int acp_query_color(acp_ga_t ga);
 
 /** @return the number of colors (memory kinds) usable here: 1. */
 int acp_colors(void);
+
+/* ------------------------------------------------------------------ */
+/* Global memory allocation (ACP middle layer)                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Allocates @p size bytes of global memory on @p rank, which need not be
+ * the caller: that rank's agent serves the request (one message round trip)
+ * whatever its application is doing. The block is zeroed, starts at a
+ * 64-byte boundary, and is registered: any rank reaches it with acp_copy
+ * and the atomics, on-node peers by plain memory copies, and the owner
+ * through acp_query_address(). It stays until acp_free() or acp_finalize.
+ *
+ * Memory: each rank's blocks come from arenas of its own (shared-memory
+ * segments of 1 MiB, doubling per arena up to 64 MiB; a larger request
+ * gets an arena of its size), each using one of the rank's 1023
+ * registrations. Arenas are backed when made and kept until acp_finalize;
+ * freed blocks are reused by best fit and merge with free neighbours.
+ * A block wastes under 64 bytes to rounding.
+ * A rank's arenas hold at most ACP_MALLOC_LIMIT bytes in all (by default
+ * the node's memory divided by the job's processes on it).
+ * @return the block's GA; ACP_GA_NULL, with a message naming the reason,
+ * if @p size is 0 or over 16 GiB, @p rank is not in [0, acp_procs()), or
+ * the owner cannot get the memory: ACP_MALLOC_LIMIT, the system's memory,
+ * or its 1023 registrations.
+ */
+acp_ga_t acp_malloc(size_t size, int rank);
+
+/**
+ * Frees a block of acp_malloc(), on any rank (the owner's agent serves the
+ * request; the call waits for its answer). ACP_GA_NULL is ignored.
+ * Copies into the block that are still in flight land in memory that may
+ * already be another block's: complete them first, as with free().
+ * A GA that is not the start of a live block (freed already, inside a
+ * block, registered by acp_register_memory, another job's rank) is
+ * reported, naming why, and nothing is freed.
+ */
+void acp_free(acp_ga_t ga);
 
 /* ------------------------------------------------------------------ */
 /* Global memory access (GMA)                                          */

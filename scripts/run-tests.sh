@@ -25,7 +25,7 @@ esac
 sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_tcp.sh
     test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh
     test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh test/suites/basic_cma_denied_ofi_np3.sh
-    test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test test/basic/huge_pages_test
+    test/launcher/launcher_test test/basic/copy_bytes_test test/basic/heap_test test/basic/cma_access_test test/basic/huge_pages_test
     test/basic/ofi_wire_test test/collectives/model_test test/collectives/lists_test
     test/suites/middle_acprun_np4.sh test/suites/middle_ucx_np4_two_hosts.sh
     test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh

@@ -6,7 +6,7 @@ test_basic_basic_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/smaps_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
-	test/basic/cxx_api_test.cpp test/basic/failure_test.cpp
+	test/basic/cxx_api_test.cpp test/basic/failure_test.cpp test/basic/global_memory_test.cpp
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 
@@ -25,6 +25,12 @@ test_basic_copy_bytes_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_copy_bytes_test_SOURCES = test/basic/copy_bytes_test.cpp
 test_basic_copy_bytes_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_basic_copy_bytes_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
+# In-process: acp_malloc's allocator.
+check_PROGRAMS += test/basic/heap_test
+test_basic_heap_test_CXXFLAGS = $(TEST_CXXFLAGS)
+test_basic_heap_test_SOURCES = test/basic/heap_test.cpp basic/heap.cpp basic/heap.hpp
+test_basic_heap_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
+test_basic_heap_test_LDADD = $(GTEST_LIBS) -lgtest_main
 # In-process: registered blocks onto huge pages.
 check_PROGRAMS += test/basic/huge_pages_test
 test_basic_huge_pages_test_CXXFLAGS = $(TEST_CXXFLAGS)
@@ -43,7 +49,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/suites/basic_acprun_np4.sh test/suites/basic_acprun_np3_tcp.sh test/suites/basic_ucx_np4_two_hosts.sh \
 	test/suites/basic_mpirun_np4_two_hosts.sh test/suites/faults_two_hosts.sh \
 	test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh \
-	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/cma_access_test \
+	test/launcher/launcher_test test/basic/copy_bytes_test test/basic/heap_test test/basic/cma_access_test \
 	test/basic/huge_pages_test \
 	test/suites/bench_copy_quick.sh \
 	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh \

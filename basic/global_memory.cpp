@@ -1,0 +1,190 @@
+// Global memory: acp_malloc / acp_free on any rank. Each process keeps a
+// Heap (heap.hpp) over arenas of its own: acpx segments, each one
+// registration, so on-node peers map them (copies are memcpy) and peers on
+// other nodes reach them through the transport's key, as any registered
+// memory. A request for another rank's memory is a message its agent
+// answers, whatever its application is doing.
+//
+// Arenas grow geometrically (kFirstArena, doubling to kMaxArena; a larger
+// request gets an arena of its own size), up to ACP_MALLOC_LIMIT in all,
+// and stay with the process until acp_finalize: freed blocks are reused,
+// and peers' cached keys stay valid.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "api_common.hpp"
+#include "protocol.hpp"
+
+namespace acpx::basic {
+namespace {
+
+constexpr uint64_t kFirstArena = uint64_t{1} << 20;
+constexpr uint64_t kMaxArena = uint64_t{64} << 20;
+
+uint64_t node_memory() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+}
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+std::string hex(acp_ga_t g) {
+    char s[32];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(g));
+    return s;
+}
+
+}  // namespace
+
+bool Runtime::heap_grow(uint64_t need, std::string *why) {
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t step = std::min(kMaxArena, kFirstArena << std::min<size_t>(gm.arena_tag.size(), 6));
+    const uint64_t size = std::max(step, (need + page - 1) / page * page);
+    // Checked before the arena is made: backing it (create_shared_segment)
+    // takes the memory at once, and more than the node has would wake the
+    // OOM killer rather than fail.
+    if (const uint64_t limit = heap_limit(); gm.heap.bytes_total() + size > limit) {
+        *why = "its arenas would pass ACP_MALLOC_LIMIT (" + mib(limit) + "; " + mib(gm.heap.bytes_total()) + " held, " +
+               mib(gm.heap.bytes_live()) + " of it in blocks)";
+        return false;
+    }
+    if (regs.free_tags.empty()) {
+        *why = "all " + std::to_string(ga::kMaxTags - 1) + " registrations of rank " + std::to_string(rank) +
+               " are live; a new arena needs one";
+        return false;
+    }
+    SharedSegment seg = create_shared_segment(size, "acpx-malloc");
+    if (!seg.base) {
+        *why = "cannot get " + std::to_string(size) + " bytes of shared memory on rank " + std::to_string(rank) + ": " +
+               std::strerror(errno);
+        return false;
+    }
+    const acp_atkey_t key = register_memory(seg.base, seg.size, 0);
+    if (key == ACP_ATKEY_NULL) {
+        destroy_shared_segment(seg);
+        *why = "the transport could not register a new arena (the line above says why)";
+        return false;
+    }
+    const auto tag = static_cast<uint32_t>(key & (ga::kMaxTags - 1));
+    regs.local[tag].seg = seg;
+    gm.arena_tag.push_back(tag);
+    gm.arena_of_tag[tag] = gm.heap.add_arena(size);
+    return true;
+}
+
+uint64_t Runtime::heap_limit() const {
+    if (cfg.malloc_limit) return cfg.malloc_limit;
+    const auto here = std::count(node_ids.begin(), node_ids.end(), node_ids.empty() ? 0 : node_ids[rank]);
+    return node_memory() / static_cast<uint64_t>(std::max<std::ptrdiff_t>(here, 1));
+}
+
+acp_ga_t Runtime::heap_alloc(uint64_t size, std::string *why) {
+    if (size == 0) return *why = "size is 0", ACP_GA_NULL;
+    if (size > ga::kMaxRegistration)
+        return *why = "size " + std::to_string(size) + " is over ACP_MAX_REGISTRATION_SIZE (16 GiB)", ACP_GA_NULL;
+    auto b = gm.heap.alloc(size);
+    if (!b) {
+        if (!heap_grow(Heap::rounded(size), why)) return ACP_GA_NULL;
+        b = gm.heap.alloc(size);
+    }
+    if (!b) return *why = "internal: no block after growing the heap", ACP_GA_NULL;
+    // Zeroed, as the memory of a new arena is: what a previous owner of the
+    // block left is not visible to the next.
+    std::memset(regs.local[gm.arena_tag[b->arena]].base + b->offset, 0, size);
+    return ga::encode(static_cast<uint32_t>(rank), gm.arena_tag[b->arena], b->offset);
+}
+
+bool Runtime::heap_free(acp_ga_t g, std::string *why) {
+    const ga::Parts p = ga::decode(g);
+    const auto arena = gm.arena_of_tag.find(p.tag);
+    if (p.rank != static_cast<uint32_t>(rank) || arena == gm.arena_of_tag.end()) {
+        *why = "GA " + hex(g) + " is not memory of acp_malloc on rank " + std::to_string(p.rank);
+        return false;
+    }
+    const Heap::Block b{arena->second, p.offset};
+    if (gm.heap.free(b)) return true;
+    if (const auto in = gm.heap.containing(b))
+        *why = "GA " + hex(g) + " is inside a block of acp_malloc that starts at GA " +
+               hex(ga::encode(p.rank, p.tag, in->first.offset)) + ", not its start";
+    else
+        *why = "GA " + hex(g) + " is not a live block of acp_malloc on rank " + std::to_string(p.rank) +
+               " (freed already, or never allocated)";
+    return false;
+}
+
+acp_ga_t Runtime::heap_ask(std::unique_lock<std::mutex> &lk, const char *fn, proto::Type type, int owner,
+                           uint64_t value, std::string *why) {
+    const uint64_t request = regs.next_request++;
+    if (!send(owner, proto::pack(proto::HeapReq{type, static_cast<uint32_t>(rank), request, value})))
+        return *why = "cannot reach rank " + std::to_string(owner), ACP_GA_NULL;
+    wait_locked(
+        lk, fn, [&] { return gm.replies.count(request) != 0; },
+        [&] { return "rank " + std::to_string(owner) + " to answer"; }, [] { return 0; }, [&] { return owner; });
+    const Blob m = std::move(gm.replies[request]);
+    gm.replies.erase(request);
+    proto::HeapReply r{};
+    if (!proto::unpack(m, &r)) return *why = "rank " + std::to_string(owner) + " answered garbage", ACP_GA_NULL;
+    if (r.status != 0) {
+        const Blob text = proto::tail_of<proto::HeapReply>(m);
+        why->assign(text.begin(), text.end());
+        return ACP_GA_NULL;
+    }
+    return type == proto::Type::kFreeReq ? 1 : r.ga;
+}
+
+void Runtime::serve_heap_request(const Blob &m) {
+    proto::HeapReq q{};
+    if (!proto::unpack(m, &q)) return;
+    std::string why;
+    proto::HeapReply r{proto::Type::kHeapReply, 0, q.request, ACP_GA_NULL};
+    if (q.type == proto::Type::kMallocReq)
+        r.ga = heap_alloc(q.value, &why);
+    else if (!heap_free(q.value, &why))
+        r.ga = ACP_GA_NULL;
+    r.status = why.empty() ? 0 : 1;
+    const Blob text(why.begin(), why.end());
+    send(static_cast<int>(q.asker), proto::pack(r, &text));
+}
+
+}  // namespace acpx::basic
+
+using namespace acpx::basic;
+
+extern "C" acp_ga_t acp_malloc(size_t size, int rank) try {
+    constexpr const char *fn = "acp_malloc";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_GA_NULL;
+    if (rank < 0 || rank >= rt->procs) return report(fn, "rank", "%d is not in [0, %d)", rank, rt->procs), ACP_GA_NULL;
+    if (size == 0) return report(fn, "size", "is 0"), ACP_GA_NULL;
+    auto lk = rt->lock_api();
+    std::string why;
+    const acp_ga_t g =
+        rank == rt->rank ? rt->heap_alloc(size, &why) : rt->heap_ask(lk, fn, proto::Type::kMallocReq, rank, size, &why);
+    if (g == ACP_GA_NULL) report(fn, "size", "%zu bytes on rank %d: %s", size, rank, why.c_str());
+    return g;
+} catch (...) {
+    return acpx::basic::report_exception("acp_malloc"), ACP_GA_NULL;
+}
+
+extern "C" void acp_free(acp_ga_t g) try {
+    constexpr const char *fn = "acp_free";
+    Runtime *rt = api::need(fn);
+    if (!rt || g == ACP_GA_NULL) return;
+    const ga::Parts p = ga::decode(g);
+    if (p.rank >= static_cast<uint32_t>(rt->procs)) {
+        report(fn, "ga", "GA 0x%llx names rank %u, but the job has %d processes", static_cast<unsigned long long>(g),
+               p.rank, rt->procs);
+        return;
+    }
+    auto lk = rt->lock_api();
+    std::string why;
+    const bool ok = p.rank == static_cast<uint32_t>(rt->rank)
+                        ? rt->heap_free(g, &why)
+                        : rt->heap_ask(lk, fn, proto::Type::kFreeReq, static_cast<int>(p.rank), g, &why) != ACP_GA_NULL;
+    if (!ok) report(fn, "ga", "%s", why.c_str());
+} catch (...) {
+    acpx::basic::report_exception("acp_free");
+}
