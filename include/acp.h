@@ -573,6 +573,83 @@ const char *acp_query_col_algorithm(acp_col_t handle);
  */
 int acp_set_col_algorithm(const char *bcast, const char *allgather);
 
+/* ------------------------------------------------------------------ */
+/* Channels (ACP middle layer)                                         */
+/* ------------------------------------------------------------------ */
+/*
+ * A channel carries messages from one rank (the sender) to another (the
+ * receiver), in order. Both call acp_create_ch(sender, receiver): the
+ * n-th such call on the sender pairs with the n-th on the receiver; there
+ * may be any number of channels per pair. Create does not wait for the
+ * peer. A message moves inside the two ends' channel calls (any channel's
+ * acp_wait_ch, acp_nbsend_ch, acp_nbrecv_ch), not in the agents.
+ *
+ * Messages of up to 1 KiB travel eagerly: a send completes once its bytes
+ * are in the receiver's slot (4 slots: a fifth send waits until the
+ * receiver has taken the first). A larger one is pulled by the receiver
+ * from the sender's buffer, registered meanwhile; its send completes when
+ * the receiver has it. A message larger than the receive buffer is
+ * truncated to it; acp_wait_ch returns the received size.
+ * Memory: each end holds one block of acp_malloc memory on its own rank,
+ * 4,288 bytes (the slots at the receiver; the slot images the sender
+ * copies from), and about 250 bytes of bookkeeping.
+ * A request that waits ACP_TIMEOUT seconds without its channel moving
+ * fails, naming the peer it waits for.
+ * Requests of channels and of collectives are one type (acp_request_t);
+ * acp_wait_ch takes only a channel's.
+ */
+typedef struct acp_ch_s *acp_ch_t;
+#define ACP_CH_NULL ((acp_ch_t)0)
+
+/**
+ * Creates this rank's end of a channel from @p sender to @p receiver.
+ * @return the handle; ACP_CH_NULL (reported) if a rank is out of range,
+ * sender equals receiver, or this rank is neither.
+ */
+acp_ch_t acp_create_ch(int sender, int receiver);
+
+/**
+ * Starts a send of @p size bytes from @p buf (unchanged until the send
+ * completes). @return a request; ACP_REQUEST_NULL (reported) if @p ch is
+ * not live or being freed, this rank is not its sender, or buf is NULL
+ * with size > 0.
+ */
+acp_request_t acp_nbsend_ch(acp_ch_t ch, void *buf, size_t size);
+
+/**
+ * Starts the receive of the channel's next message into @p buf, at most
+ * @p size bytes. @return a request, or ACP_REQUEST_NULL as for a send.
+ */
+acp_request_t acp_nbrecv_ch(acp_ch_t ch, void *buf, size_t size);
+
+/**
+ * Waits for a channel request. @return the received size for a receive,
+ * 0 for a send or a free; (size_t)-1 (reported) if it failed (the peer
+ * freed its end first, a copy failed, ACP_TIMEOUT) or is not a pending
+ * channel request.
+ */
+size_t acp_wait_ch(acp_request_t request);
+
+/**
+ * Waits for @p n requests; @p sizes (may be NULL) gets each one's
+ * acp_wait_ch result. @return 0, or -1 if any failed.
+ */
+int acp_waitall_ch(acp_request_t *requests, int n, size_t *sizes);
+
+/**
+ * Starts freeing this end: it completes once this end's earlier requests
+ * have (it does not wait for the peer, so ranks may free their channels
+ * in any order); its memory goes when the peer has freed its end too.
+ * The peer's sends that its receiver never received, and receives its
+ * sender never sent, fail then; a message that arrived here and was never
+ * received fails this free, naming it. @return a request, or
+ * ACP_REQUEST_NULL (reported) if @p ch is not live or being freed.
+ */
+acp_request_t acp_nbfree_ch(acp_ch_t ch);
+
+/** acp_nbfree_ch and its wait. @return 0, or -1 (reported). */
+int acp_free_ch(acp_ch_t ch);
+
 #ifdef __cplusplus
 }
 #endif

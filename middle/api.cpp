@@ -176,17 +176,6 @@ int status_of(const char *fn, Col &c, uint64_t r) {
     return 0;
 }
 
-// Yields the core while nothing moves: after 64 polls, or at once where
-// the node's ranks outnumber its CPUs (ACP_IDLE); after 4,096 idle polls
-// (~10 ms) sleeps between polls.
-void pause_if_idle(unsigned idle) {
-    if (idle < (acpx::basic::layer::yield_at_once() ? 1u : 64u)) return;
-    if (idle < 4096)
-        sched_yield();
-    else
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-}
-
 // Small rounds run ahead of slow members (round.cpp), whose "I called
 // send" bytes still come into this control block: they must have started
 // the last round before it goes. False, reported, after ACP_TIMEOUT.

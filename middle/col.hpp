@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "basic/layer.hpp"
+#include "channel.hpp"
 #include "collectives/model/calibration.hpp"
 #include "collectives/model/predict.hpp"
 #include "collectives/model/topology.hpp"
@@ -131,6 +132,7 @@ struct State final : basic::layer::LayerState {
     uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
     std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
+    ChannelTable channels;  // acp_create_ch's (channel.cpp)
 
     // The model's inputs, loaded at an automatic choice and again when
     // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).

@@ -78,15 +78,22 @@ Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
     return b;
 }
 
-// Files every middle-layer message under its create.
+}  // namespace
+
 void collect_mail(State &st) {
     for (auto &m : basic::layer::take_messages()) {
+        if (!m.empty() && m[0] >= kChannelMsgFirst) {
+            channel_mail(st, m);
+            continue;
+        }
         if (m.size() < sizeof(Header)) continue;
         Header h;
         std::memcpy(&h, m.data(), sizeof h);
         st.mailbox[{h.set_hash, h.seq}].push_back(std::move(m));
     }
 }
+
+namespace {
 
 // Polls until done() or ACP_TIMEOUT; progresses every handle meanwhile.
 template <class Done>

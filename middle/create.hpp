@@ -34,4 +34,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
 // Releases what a handle owns (its registrations and memory).
 void release(Col &c);
 
+// Files every middle-layer message that arrived: a create's under its
+// create, a channel's in the channel table.
+void collect_mail(State &st);
+
 }  // namespace acpx::middle

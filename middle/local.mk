@@ -1,6 +1,7 @@
 # middle/: persistent collectives, binding collectives/ command lists to
-# real memory and to the basic layer. Part of libacpx.
+# real memory and to the basic layer; ACP's channels. Part of libacpx.
 libacpx_la_SOURCES += \
 	middle/params.cpp middle/params.hpp middle/plan.cpp middle/plan.hpp \
 	middle/col.hpp middle/state.cpp middle/create.cpp middle/create.hpp \
-	middle/choose.cpp middle/choose.hpp middle/round.cpp middle/round.hpp middle/api.cpp
+	middle/choose.cpp middle/choose.hpp middle/round.cpp middle/round.hpp middle/api.cpp \
+	middle/channel.cpp middle/channel.hpp

@@ -21,7 +21,11 @@
 // ~0.1 us of locking and bookkeeping, as much as the rest of the round.
 #include "round.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "basic/copy_bytes.hpp"
 #include "basic/errors.hpp"
@@ -565,6 +569,14 @@ std::string lagging(const Col &c) {
     for (const OutEntry &o : c.plan.out)
         if (!started(c, load8(ready + o.ready))) who.push_back("rank " + std::to_string(o.dst_rank));
     return listed(who);
+}
+
+void pause_if_idle(unsigned idle) {
+    if (idle < (acpx::basic::layer::yield_at_once() ? 1u : 64u)) return;
+    if (idle < 4096)
+        sched_yield();
+    else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
 bool progress_all(State &st) {

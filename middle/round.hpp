@@ -34,4 +34,9 @@ std::string lagging(const Col &c);
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 
+// Yields the core while nothing moves: after 64 idle polls, or at once
+// where the node's ranks outnumber its CPUs (ACP_IDLE); after 4,096 idle
+// polls (~10 ms) sleeps between polls.
+void pause_if_idle(unsigned idle);
+
 }  // namespace acpx::middle

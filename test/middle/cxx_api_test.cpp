@@ -2,6 +2,7 @@
 // move transfers ownership), spans, requests, and errors as acpx::Error
 // carrying the C API's line.
 #include <acpx/collectives.hpp>
+#include <acpx/middle.hpp>
 
 #include "col_util.hpp"
 
@@ -68,4 +69,40 @@ TEST(CxxCollectives, ErrorsCarryTheCApiLine) {
     }
     testing::internal::GetCapturedStderr();
     EXPECT_EQ(acp_sync(), 0);
+}
+
+// Global memory and channels in C++: a block on the next rank, filled by
+// a copy and read back by its owner; a message of doubles along a ring;
+// errors as acpx::Error.
+TEST(CxxMiddle, GlobalMemoryAndChannel) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    const int next = (me() + 1) % np(), prev = (me() + np() - 1) % np();
+    {
+        acpx::GlobalMemory block(64, next);
+        EXPECT_EQ(block.rank(), next);
+        EXPECT_THROW(block.local<char>(), acpx::Error);
+        EXPECT_THROW(block.ga(64), std::out_of_range);
+        acpx::GlobalMemory mine(64, me());
+        auto words = mine.local<uint64_t>();
+        ASSERT_EQ(words.size(), 8u);
+        words[0] = 0x1234 + static_cast<uint64_t>(me());
+        acpx::GlobalMemory moved = std::move(mine);
+        acpx::copy(block.ga(), moved.ga(), 8).wait();
+        acp_sync();
+        EXPECT_EQ(moved.local<uint64_t>()[0], 0x1234u + static_cast<uint64_t>(me()));
+        acp_sync();
+    }
+    {
+        acpx::Channel out(me(), next), in(prev, me());
+        std::vector<double> v(300), w(400);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = me() * 1000.0 + static_cast<double>(i);
+        acpx::ChannelRequest r = in.irecv(std::span(w));
+        out.send(std::span(v));
+        EXPECT_EQ(r.wait(), v.size() * sizeof(double));
+        EXPECT_EQ(w[299], prev * 1000.0 + 299);
+    }
+    testing::internal::CaptureStderr();
+    EXPECT_THROW(acpx::GlobalMemory(0, me()), acpx::Error);
+    EXPECT_THROW(acpx::Channel(me(), me()), acpx::Error);
+    testing::internal::GetCapturedStderr();
 }
