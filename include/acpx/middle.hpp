@@ -86,8 +86,8 @@ class Channel {
 
     template <class T, std::size_t N>
     ChannelRequest isend(std::span<T, N> s) {
-        const acp_request_t r = acp_nbsend_ch(ch_, const_cast<void *>(static_cast<const void *>(s.data())),
-                                              s.size_bytes());
+        const acp_request_t r =
+            acp_nbsend_ch(ch_, const_cast<void *>(static_cast<const void *>(s.data())), s.size_bytes());
         if (r == ACP_REQUEST_NULL) throw Error("acpx: acp_nbsend_ch failed");
         return ChannelRequest(r);
     }
