@@ -39,6 +39,8 @@ void usage(FILE *to) {
                  "             default model_check.csv; columns op,algo,procs,size,measured_us,\n"
                  "             predicted_us,ratio), and how often the model picks the best;\n"
                  "             --predict-only: the predictions alone (measured 0)\n"
+                 "  channel    ACP channels between ranks 0 and 1: ping-pong latency (half the round\n"
+                 "             trip) and streaming bandwidth (--window sends, then a reply), OSU style\n"
                  "  placement  ns one way for a cache line between ranks 0 and 1 (the probe\n"
                  "             calibrate and model-check take their samples by), now and at\n"
                  "             best, and the rule for far (output: 'pair_ns now N best B\n"
@@ -51,9 +53,10 @@ void usage(FILE *to) {
                  "  --window W        copies in flight for bandwidth (default 64)\n"
                  "  --csv FILE        append rows to FILE (columns: benchmark,op,size,latency_us,\n"
                  "                    bandwidth_MBps,iterations,ranks,transport)\n"
-                 "  --memory user|starter  user: buffers the program registers (default);\n"
+                 "  --memory user|starter|malloc  user: buffers the program registers (default);\n"
                  "                    starter: acpx's starter memory, which on-node peers map\n"
-                 "                    (needs acprun --starter-memsize >= max size + 4K)\n"
+                 "                    (needs acprun --starter-memsize >= max size + 4K);\n"
+                 "                    malloc: blocks of acp_malloc, which on-node peers map too\n"
                  "  --mode direct|buffered  collectives: user arrays or library buffers (default direct)\n"
                  "  --exec root|delegated   collectives: execution mode (default: ACP_COL_EXEC)\n"
                  "  --transport ucx|ofi[:PROVIDER]  sets ACP_TRANSPORT (and FI_PROVIDER), e.g.\n"
@@ -115,7 +118,7 @@ int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
     }
     *cmd = argv[1];
     if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "memory" && *cmd != "calibrate" &&
-        *cmd != "model-check" && *cmd != "placement") {
+        *cmd != "model-check" && *cmd != "placement" && *cmd != "channel") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd->c_str());
         usage(stderr);
         return 2;
@@ -145,6 +148,7 @@ int main(int argc, char **argv) {
                    : cmd == "calibrate"   ? acpx::bench::run_calibrate(o)
                    : cmd == "model-check" ? acpx::bench::run_model_check(o)
                    : cmd == "placement"   ? acpx::bench::run_placement(o)
+                   : cmd == "channel"     ? acpx::bench::run_channel(o)
                                           : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

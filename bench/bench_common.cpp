@@ -83,7 +83,13 @@ bool take(int c, Options *o) {
         case 'w': return count("window", 1, 1L << 20, &n) && (o->window = static_cast<int>(n), true);
         case 'c': o->csv = optarg; return true;
         case 'q': o->quick = true; return true;
-        case 'm': return one_of("memory", "user", "starter", &word) && (o->starter = word == "starter", true);
+        case 'm':
+            word = optarg;
+            if (word != "user" && word != "starter" && word != "malloc")
+                return bad("memory", "user, starter or malloc");
+            o->starter = word == "starter";
+            o->malloc_memory = word == "malloc";
+            return true;
         case 'M': return one_of("mode", "direct", "buffered", &o->storage);
         case 'e': return one_of("exec", "root", "delegated", &o->exec);
         case 't': return transport();
@@ -118,9 +124,10 @@ bool parse_options(int argc, char **argv, Options *o) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:i:w:c:qm:M:e:t:o:", longs, nullptr)) != -1)
         if (!take(c, o)) return false;
-    if (o->skew && o->starter) {
+    if (o->skew && (o->starter || o->malloc_memory)) {
         std::fprintf(stderr,
-                     "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter\n");
+                     "acpx-bench: --skew places the ranks' own arrays; it does not apply to --memory starter or "
+                     "malloc\n");
         return false;
     }
     if (o->sweeps == 0) o->sweeps = o->quick ? 1 : kDefaultSweeps;

@@ -28,6 +28,7 @@ struct Options {
     std::string csv;                 // CSV file; "" = none
     bool quick = false;              // 2 sizes, few iterations (make check)
     bool starter = false;            // --memory starter: buffers in starter memory (acpx-allocated)
+    bool malloc_memory = false;      // --memory malloc: buffers from acp_malloc (acpx-allocated)
     std::string storage = "direct";  // --mode direct|buffered (collectives)
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
@@ -126,5 +127,6 @@ int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
 int run_placement(const Options &o);
 int run_memory(const Options &o);
+int run_channel(const Options &o);
 
 }  // namespace acpx::bench

@@ -60,12 +60,17 @@ int run_copy(const Options &o) {
     // distance between two ranks' bytes, which some CPUs' copies are
     // sensitive to, is then the option's, not the allocator's.
     constexpr size_t kStarterOffset = 4096, kPage = 4096;
-    std::vector<char> array(o.starter ? 0 : o.max_size + 2 * kPage, static_cast<char>(me));
+    const bool own_array = !o.starter && !o.malloc_memory;
+    std::vector<char> array(own_array ? o.max_size + 2 * kPage : 0, static_cast<char>(me));
     char *buf = array.data() + (kPage - reinterpret_cast<uintptr_t>(array.data()) % kPage) % kPage +
                 static_cast<size_t>(me) * o.skew % kPage;
     acp_atkey_t key = ACP_ATKEY_NULL;
     acp_ga_t mine = acp_query_starter_ga(me) + kStarterOffset;
-    if (!o.starter) {
+    acp_ga_t block = ACP_GA_NULL;
+    if (o.malloc_memory) {
+        block = mine = acp_malloc(o.max_size, me);
+        if (block == ACP_GA_NULL) return 1;
+    } else if (own_array) {
         key = acp_register_memory(buf, o.max_size, 0);
         if (key == ACP_ATKEY_NULL) return 1;
         mine = acp_query_ga(key, buf);
@@ -89,9 +94,10 @@ int run_copy(const Options &o) {
             std::memcpy(&ga[r], slot + 8 * r, 8);
         }
         const std::string label = transport_label();
-        const std::string transport = label + (o.starter   ? "/starter"
-                                               : cma_off() ? "/user-" + label.substr(0, 3)
-                                                           : "/user");
+        const std::string transport = label + (o.starter         ? "/starter"
+                                               : o.malloc_memory ? "/malloc"
+                                               : cma_off()       ? "/user-" + label.substr(0, 3)
+                                                                 : "/user");
         Csv csv(o.csv);
         std::printf("# acpx-bench copy: acp_copy, issue + complete (bytes visible at the destination)\n");
         std::printf("# %d ranks, transport/memory %s; remote->remote = rank 1 -> rank %d issued by rank 0\n", np,
@@ -119,6 +125,7 @@ int run_copy(const Options &o) {
     }
     acp_sync();
     if (key != ACP_ATKEY_NULL) acp_unregister_memory(key);
+    if (block != ACP_GA_NULL) acp_free(block);
     return 0;
 }
 

@@ -77,8 +77,43 @@ ChRequest *find_ch_request(State &st, acp_request_t r, const char *fn) {
 void finish(ChRequest &r, int status) {
     r.done = true;
     r.status = status;
-    if (r.key != ACP_ATKEY_NULL) acp_unregister_memory(r.key);
-    r.key = ACP_ATKEY_NULL;
+    r.key = ACP_ATKEY_NULL;  // the registration stays in its channel's cache
+}
+
+// The registration of [buf, buf + size) from the channel's cache, or a new
+// one (the least recently used goes when the cache is full and no
+// pending request uses it). Registering a buffer, and a peer's looking it
+// up and dropping it, cost message round trips to agents: a large message
+// from a buffer used before costs none.
+acp_atkey_t registered(State &st, Channel &ch, char *buf, size_t size) {
+    ++ch.reg_clock;
+    for (auto &c : ch.regs)
+        if (buf >= c.base && buf + size <= c.base + c.size) {
+            c.last_use = ch.reg_clock;
+            return c.key;
+        }
+    if (ch.regs.size() >= kCachedRegistrations) {
+        auto in_use = [&](acp_atkey_t k) {
+            for (const uint64_t id : ch.queue)
+                if (st.channels.reqs.at(id).key == k) return true;
+            return false;
+        };
+        auto lru = ch.regs.end();
+        for (auto it = ch.regs.begin(); it != ch.regs.end(); ++it)
+            if (!in_use(it->key) && (lru == ch.regs.end() || it->last_use < lru->last_use)) lru = it;
+        if (lru != ch.regs.end()) {
+            acp_unregister_memory(lru->key);
+            ch.regs.erase(lru);
+        }
+    }
+    const acp_atkey_t key = acp_register_memory(buf, size, 0);
+    if (key != ACP_ATKEY_NULL) ch.regs.push_back({buf, size, key, ch.reg_clock});
+    return key;
+}
+
+void drop_registrations(Channel &ch) {
+    for (const auto &c : ch.regs) acp_unregister_memory(c.key);
+    ch.regs.clear();
 }
 
 bool fail(ChRequest &r, const char *fn, const Channel &ch, const std::string &why) {
@@ -128,7 +163,7 @@ bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
     const bool large = r.size > kEager;
     uint64_t src = ACP_GA_NULL;
     if (large) {
-        r.key = acp_register_memory(r.buf, r.size, 0);
+        r.key = registered(st, ch, r.buf, r.size);
         if (r.key == ACP_ATKEY_NULL) return fail(r, fn, ch, "its buffer could not be registered (the line above)");
         src = acp_query_ga(r.key, r.buf);
     }
@@ -195,7 +230,7 @@ bool check_recv(State &st, Channel &ch, ChRequest &r, const char *fn) {
         if (size <= kEager) {
             if (r.got) std::memcpy(r.buf, slot + kSlotHeader, r.got);
         } else if (r.got) {
-            r.key = acp_register_memory(r.buf, r.got, 0);
+            r.key = registered(st, ch, r.buf, r.got);
             if (r.key == ACP_ATKEY_NULL) return fail(r, fn, ch, "its buffer could not be registered (the line above)");
             r.copy = acp_copy(acp_query_ga(r.key, r.buf), src, r.got, ACP_HANDLE_NULL);
             if (r.copy == ACP_HANDLE_NULL) return fail(r, fn, ch, "its copy could not be issued (the line above)");
@@ -229,6 +264,7 @@ bool check_free(State &st, Channel &ch, ChRequest &r, const char *fn) {
     if (!ch.i_send && load_acquire(ch.mine_at + slot_at(ch.messages)) == ch.messages + 1)
         left = "message " + std::to_string(ch.messages) + " from rank " + std::to_string(ch.sender) +
                " arrived and was never received";
+    drop_registrations(ch);
     if (ch.peer_bye)
         acp_free(ch.mine);
     else
@@ -258,11 +294,13 @@ bool progress_channel(State &st, Channel &ch, const char *fn) {
         bool now = false;
         switch (r.kind) {
             case ChRequest::Kind::kSend: {
-                // Later sends start while earlier ones complete (up to kSlots).
-                for (const uint64_t id : ch.queue) {
-                    ChRequest &s = st.channels.reqs.at(id);
-                    if (s.kind != ChRequest::Kind::kSend || s.started || s.done) continue;
-                    if (!start_send(st, ch, s, fn)) break;
+                // Later sends start while earlier ones complete (up to
+                // kSlots), in order: the queue's first sends_started are.
+                while (ch.sends_started < ch.queue.size()) {
+                    ChRequest &s = st.channels.reqs.at(ch.queue[ch.sends_started]);
+                    if (s.kind != ChRequest::Kind::kSend) break;
+                    if (!s.started && !s.done && !start_send(st, ch, s, fn)) break;
+                    ++ch.sends_started;
                     moved = true;
                 }
                 now = r.done || (r.started && check_send(ch, r, fn));
@@ -277,6 +315,7 @@ bool progress_channel(State &st, Channel &ch, const char *fn) {
         }
         if (!now && !r.done) break;
         ch.queue.pop_front();
+        if (ch.sends_started) --ch.sends_started;
         ch.quiet_since_ns = now_ns();
         moved = true;
     }
@@ -326,6 +365,7 @@ bool timed_out(State &st, ChRequest &r, const char *fn) {
                                                              : "this end's copies to complete";
     fail(head, fn, ch, "waited " + std::to_string(static_cast<int>(limit)) + " s (ACP_TIMEOUT) for " + what);
     ch.queue.pop_front();
+    if (ch.sends_started) --ch.sends_started;
     ch.quiet_since_ns = now_ns();
     return true;
 }
@@ -456,9 +496,16 @@ size_t acp_wait_ch(acp_request_t req) try {
     ChRequest *r = find_ch_request(st, req, fn);
     if (!r) return kFailed;
     const uint64_t id = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(req)) & ~kChRequestBit;
+    // The request's own channel is polled every time; the rest (messages,
+    // which take the runtime's lock and progress the transport, other
+    // channels and handles) every 16th idle poll: for a peer on this node
+    // a message lands by plain stores, seen by the channel's own poll.
     for (unsigned idle = 0; !r->done;) {
-        idle = progress_everything(st, fn) ? 0 : idle + 1;
-        r = &st.channels.reqs.at(id);  // the map's nodes stay put; re-found for clarity
+        bool moved = false;
+        if (auto it = st.channels.chans.find(r->ch); it != st.channels.chans.end() && it->second->peer_at)
+            moved = progress_channel(st, *it->second, fn);
+        if (!moved && !r->done && idle % 16 == 0) moved = progress_everything(st, fn);
+        idle = moved ? 0 : idle + 1;
         if (!r->done && timed_out(st, *r, fn)) idle = 0;
         pause_if_idle(idle);
     }

@@ -36,6 +36,7 @@ constexpr uint32_t kSlots = 4;
 constexpr size_t kEager = 1024;
 constexpr size_t kSlotHeader = 32;  // seq, size, source GA, spare
 constexpr size_t kSlotBytes = kSlotHeader + kEager;
+constexpr size_t kCachedRegistrations = 8;  // per end: buffers of large messages kept registered
 // The first byte of the middle layer's messages that are channels'.
 constexpr uint8_t kChannelMsgFirst = 0x40;
 
@@ -65,10 +66,20 @@ struct Channel {
     uint64_t messages = 0;                            // sends issued (sender) or receives completed (receiver)
     uint64_t posted = 0;                              // sends or receives asked for: the next one's message number
     std::deque<uint64_t> queue;                       // request ids, oldest first
+    size_t sends_started = 0;                         // sender: the queue's first that many are started (or done)
     bool freeing = false, peer_bye = false;
     acp_handle_t consumed_copy[kSlots] = {};  // receiver: the copy each staged word went by
     acp_handle_t last_consumed = ACP_HANDLE_NULL;
     uint64_t quiet_since_ns = 0;  // when the head request last moved (ACP_TIMEOUT)
+    // Buffers of large messages, registered (channel.cpp: registered()).
+    struct CachedReg {
+        char *base;
+        size_t size;
+        acp_atkey_t key;
+        uint64_t last_use;
+    };
+    std::vector<CachedReg> regs;
+    uint64_t reg_clock = 0;
 
     int peer_rank() const { return i_send ? receiver : sender; }
 };

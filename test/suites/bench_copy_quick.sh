@@ -1,7 +1,8 @@
 #!/bin/sh
 # acpx-bench copy in its quick mode, over each transport built: it runs,
 # and its CSV has the documented columns and one row per (op, size), with
-# the transport it ran on. Over libfabric shm the large size is 4 MiB: a
+# the transport it ran on; on acp_malloc memory too; and acpx-bench
+# channel's quick mode, with a row per (op, size) and checked data. Over libfabric shm the large size is 4 MiB: a
 # single write that big to a target waiting in acp_sync never completed
 # before transfers were split (ofi_transport.cpp, kMaxRma).
 set -eu
@@ -27,4 +28,15 @@ for t in $transports; do
     awk -F, -v t="$t/user" 'NR > 1 && ($5 <= 0 || $7 != 3 || $8 != t) { bad = 1 } END { exit bad }' "$csv" \
         || { echo "$t: non-positive bandwidth, wrong rank count or transport"; cat "$csv"; exit 1; }
 done
-echo "bench_copy_quick: ok ($transports)"
+: > "$csv"
+"$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" copy --memory malloc --quick --sizes 8:65536 --csv "$csv"
+[ "$(grep -c ',ucx/malloc$' "$csv")" -eq 10 ] || { echo "copy --memory malloc: expected 10 rows"; cat "$csv"; exit 1; }
+: > "$csv"
+"$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" channel --quick --sizes 8:65536 --csv "$csv"
+for op in latency bw; do
+    for size in 8 65536; do
+        grep -q "^channel,$op,$size," "$csv" || { echo "channel: missing row $op $size"; cat "$csv"; exit 1; }
+    done
+done
+! grep -q nan "$csv" || { echo "channel: wrong data"; cat "$csv"; exit 1; }
+echo "bench_copy_quick: ok ($transports; malloc memory; channel)"
