@@ -592,7 +592,11 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * truncated to it; acp_wait_ch returns the received size.
  * Memory: each end holds one block of acp_malloc memory on its own rank,
  * 4,288 bytes (the slots at the receiver; the slot images the sender
- * copies from), and about 250 bytes of bookkeeping.
+ * copies from), and about 250 bytes of bookkeeping. The buffers of large
+ * messages stay registered (up to 8 per end, the least recently used
+ * unregistered first) until the channel is freed: a buffer used again
+ * costs no registration. Unmapping such a buffer while its channel lives
+ * is as with any registered memory: a copy from it fails.
  * A request that waits ACP_TIMEOUT seconds without its channel moving
  * fails, naming the peer it waits for.
  * Requests of channels and of collectives are one type (acp_request_t);

@@ -20,11 +20,11 @@ struct ChWire {
     ChMsg type;
     int32_t sender, receiver;
     uint32_t n;
-    uint64_t block;  // kHello: the GA of the sender's end's block
+    uint64_t block;  // kHello: the GA of the announcing end's block
 };
 
 // Channel requests have the top bit set; collective requests never do
-// (handle id << 16 | round).
+// (handle id << 24 | round).
 constexpr uint64_t kChRequestBit = uint64_t{1} << 63;
 
 acp_request_t as_request(uint64_t id) { return reinterpret_cast<acp_request_t>(kChRequestBit | id); }
@@ -157,6 +157,8 @@ bool publish_consumed(Channel &ch, uint64_t count) {
 
 // Writes message r into the receiver's slot. False when it cannot start yet.
 bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
+    if (ch.peer_bye)
+        return fail(r, fn, ch, "rank " + std::to_string(ch.receiver) + " freed its end before receiving it");
     if (!know_peer(st, ch)) return false;
     const uint64_t consumed = load_acquire(ch.mine_at + kConsumed);
     if (r.index - consumed >= kSlots) return false;  // its slot still holds message index - kSlots

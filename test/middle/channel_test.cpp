@@ -156,7 +156,7 @@ TEST(Channel, WrongEndAndUseAfterFreeAreReported) {
     EXPECT_EQ(acp_free_ch(ch), 0);
     EXPECT_REPORTS(stderr_of([&] { r = acp_nbsend_ch(ch, &byte, 1); }), "acp_nbsend_ch", "ch");
     // A collective's request is not a channel's.
-    EXPECT_REPORTS(stderr_of([&] { acp_wait_ch(reinterpret_cast<acp_request_t>(uintptr_t{1} << 16 | 1)); }),
+    EXPECT_REPORTS(stderr_of([&] { acp_wait_ch(reinterpret_cast<acp_request_t>(uintptr_t{1} << 24 | 1)); }),
                    "acp_wait_ch", "request");
 }
 
