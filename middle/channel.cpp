@@ -372,6 +372,29 @@ bool timed_out(State &st, ChRequest &r, const char *fn) {
     return true;
 }
 
+// A send or a receive, checked, queued and moved on as far as it goes.
+acp_request_t post(const char *fn, acp_ch_t h, ChRequest::Kind kind, void *buf, size_t size) {
+    if (!basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
+    State &st = State::get();
+    Channel *ch = find_channel(st, h, fn);
+    if (!ch) return ACP_REQUEST_NULL;
+    const bool send = kind == ChRequest::Kind::kSend;
+    if (ch->i_send != send)
+        return report(fn, "ch", "this rank is the %s of %s, not its %s", send ? "receiver" : "sender",
+                      name(*ch).c_str(), send ? "sender" : "receiver"),
+               ACP_REQUEST_NULL;
+    if (ch->freeing) return report(fn, "ch", "%s is being freed", name(*ch).c_str()), ACP_REQUEST_NULL;
+    if (!buf && size) return report(fn, "buf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
+    ChRequest r;
+    r.kind = kind;
+    r.buf = static_cast<char *>(buf);
+    r.size = size;
+    r.index = ch->posted++;
+    const uint64_t id = enqueue(st, *ch, r);
+    progress_channel(st, *ch, fn);
+    return as_request(id);
+}
+
 }  // namespace
 
 void channel_mail(State &st, const basic::layer::Bytes &m) {
@@ -430,45 +453,13 @@ acp_ch_t acp_create_ch(int sender, int receiver) try {
 }
 
 acp_request_t acp_nbsend_ch(acp_ch_t h, void *buf, size_t size) try {
-    constexpr const char *fn = "acp_nbsend_ch";
-    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
-    State &st = State::get();
-    Channel *ch = find_channel(st, h, fn);
-    if (!ch) return ACP_REQUEST_NULL;
-    if (!ch->i_send)
-        return report(fn, "ch", "this rank is the receiver of %s, not its sender", name(*ch).c_str()), ACP_REQUEST_NULL;
-    if (ch->freeing) return report(fn, "ch", "%s is being freed", name(*ch).c_str()), ACP_REQUEST_NULL;
-    if (!buf && size) return report(fn, "buf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
-    ChRequest r;
-    r.kind = ChRequest::Kind::kSend;
-    r.buf = static_cast<char *>(buf);
-    r.size = size;
-    r.index = ch->posted++;
-    const uint64_t id = enqueue(st, *ch, r);
-    progress_channel(st, *ch, fn);
-    return as_request(id);
+    return post("acp_nbsend_ch", h, ChRequest::Kind::kSend, buf, size);
 } catch (...) {
     return acpx::basic::report_exception("acp_nbsend_ch"), ACP_REQUEST_NULL;
 }
 
 acp_request_t acp_nbrecv_ch(acp_ch_t h, void *buf, size_t size) try {
-    constexpr const char *fn = "acp_nbrecv_ch";
-    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
-    State &st = State::get();
-    Channel *ch = find_channel(st, h, fn);
-    if (!ch) return ACP_REQUEST_NULL;
-    if (ch->i_send)
-        return report(fn, "ch", "this rank is the sender of %s, not its receiver", name(*ch).c_str()), ACP_REQUEST_NULL;
-    if (ch->freeing) return report(fn, "ch", "%s is being freed", name(*ch).c_str()), ACP_REQUEST_NULL;
-    if (!buf && size) return report(fn, "buf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
-    ChRequest r;
-    r.kind = ChRequest::Kind::kRecv;
-    r.buf = static_cast<char *>(buf);
-    r.size = size;
-    r.index = ch->posted++;
-    const uint64_t id = enqueue(st, *ch, r);
-    progress_channel(st, *ch, fn);
-    return as_request(id);
+    return post("acp_nbrecv_ch", h, ChRequest::Kind::kRecv, buf, size);
 } catch (...) {
     return acpx::basic::report_exception("acp_nbrecv_ch"), ACP_REQUEST_NULL;
 }
