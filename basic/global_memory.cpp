@@ -62,14 +62,12 @@ bool Runtime::heap_grow(uint64_t need, std::string *why) {
                std::strerror(errno);
         return false;
     }
-    const acp_atkey_t key = register_memory(seg.base, seg.size, 0);
+    const acp_atkey_t key = register_segment(seg);
     if (key == ACP_ATKEY_NULL) {
-        destroy_shared_segment(seg);
         *why = "the transport could not register a new arena (the line above says why)";
         return false;
     }
     const auto tag = static_cast<uint32_t>(key & (ga::kMaxTags - 1));
-    regs.local[tag].seg = seg;
     gm.arena_tag.push_back(tag);
     gm.arena_of_tag[tag] = gm.heap.add_arena(size);
     return true;
@@ -120,11 +118,7 @@ acp_ga_t Runtime::heap_ask(std::unique_lock<std::mutex> &lk, const char *fn, pro
     const uint64_t request = regs.next_request++;
     if (!send(owner, proto::pack(proto::HeapReq{type, static_cast<uint32_t>(rank), request, value})))
         return *why = "cannot reach rank " + std::to_string(owner), ACP_GA_NULL;
-    wait_locked(
-        lk, fn, [&] { return gm.replies.count(request) != 0; },
-        [&] { return "rank " + std::to_string(owner) + " to answer"; }, [] { return 0; }, [&] { return owner; });
-    const Blob m = std::move(gm.replies[request]);
-    gm.replies.erase(request);
+    const Blob m = await_reply(lk, fn, owner, request, "rank " + std::to_string(owner) + " to answer");
     proto::HeapReply r{};
     if (!proto::unpack(m, &r)) return *why = "rank " + std::to_string(owner) + " answered garbage", ACP_GA_NULL;
     if (r.status != 0) {

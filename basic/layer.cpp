@@ -61,12 +61,8 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     if (!seg.base)
         return report(fn, "memory", "cannot allocate %zu bytes of shared memory: %s", size, std::strerror(errno));
     auto lk = rt->lock_api();
-    const acp_atkey_t key = rt->register_memory(seg.base, seg.size, 0);
-    if (key == ACP_ATKEY_NULL) {
-        destroy_shared_segment(seg);
-        return false;
-    }
-    rt->regs.local[key & (ga::kMaxTags - 1)].seg = seg;
+    const acp_atkey_t key = rt->register_segment(seg);
+    if (key == ACP_ATKEY_NULL) return false;
     out->base = seg.base;
     out->size = seg.size;
     out->key = key;

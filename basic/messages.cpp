@@ -117,7 +117,7 @@ void Runtime::handle_message(const Blob &m) {
         case proto::Type::kFreeReq: serve_heap_request(m); break;
         case proto::Type::kHeapReply: {
             proto::HeapReply r;
-            if (proto::unpack(m, &r)) gm.replies[r.request] = m;
+            if (proto::unpack(m, &r)) regs.replies[r.request] = m;
             break;
         }
         case proto::Type::kSync: {

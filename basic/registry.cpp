@@ -80,6 +80,16 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
     return make_key(tag, r.gen);
 }
 
+acp_atkey_t Runtime::register_segment(SharedSegment &seg) {
+    const acp_atkey_t key = register_memory(seg.base, seg.size, 0);
+    if (key == ACP_ATKEY_NULL) {
+        destroy_shared_segment(seg);
+        return key;
+    }
+    regs.local[key & (ga::kMaxTags - 1)].seg = seg;
+    return key;
+}
+
 int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key) {
     const uint32_t tag = static_cast<uint32_t>(key & (ga::kMaxTags - 1));
     const uint64_t gen = key >> ga::kTagBits;
@@ -180,16 +190,23 @@ RemoteRegPtr Runtime::lookup(std::unique_lock<std::mutex> &lk, uint32_t owner, u
     if (!send(static_cast<int>(owner),
               proto::pack(proto::RegQuery{proto::Type::kRegQuery, static_cast<uint32_t>(rank), tag, request})))
         return report(fn, arg, "cannot reach rank %u to look up tag %u", owner, tag), nullptr;
-    wait_locked(
-        lk, fn, [&] { return regs.replies.count(request) != 0; },
-        [&] { return "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag); }, [] { return 0; },
-        [&] { return static_cast<int>(owner); });
-    Blob m = std::move(regs.replies[request]);
-    regs.replies.erase(request);
+    const Blob m = await_reply(lk, fn, static_cast<int>(owner), request,
+                               "rank " + std::to_string(owner) + " to describe tag " + std::to_string(tag));
     proto::RegInfo info{};
     if (!proto::unpack(m, &info) || info.status != 0)
         return report(fn, arg, "tag %u of rank %u is not registered", tag, owner), nullptr;
     return remember_remote(m);
+}
+
+Blob Runtime::await_reply(std::unique_lock<std::mutex> &lk, const char *fn, int owner, uint64_t request,
+                          const std::string &what) {
+    wait_locked(
+        lk, fn, [&] { return regs.replies.count(request) != 0; }, [&] { return what; }, [] { return 0; },
+        [&] { return owner; });
+    const auto it = regs.replies.find(request);
+    Blob m = std::move(it->second);
+    regs.replies.erase(it);
+    return m;
 }
 
 RemoteRegPtr Runtime::remember_remote(const Blob &m) {

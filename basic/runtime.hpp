@@ -163,7 +163,7 @@ class Runtime {
         // Delegated copies to execute once the destination's owner has
         // described the registration (by look-up request).
         std::unordered_map<uint64_t, Blob> parked_copies;
-        std::unordered_map<uint64_t, Blob> replies;  // look-up request -> the owner's RegInfo
+        std::unordered_map<uint64_t, Blob> replies;  // request -> the owner's answer (RegInfo, HeapReply)
         uint64_t next_request = 1;
         std::unordered_map<uint64_t, int> invalidate_acks;  // own rank<<10|tag -> acks still due
         // Invalidations of peers' registrations this process still has
@@ -178,6 +178,10 @@ class Runtime {
     Registrations regs;
 
     acp_atkey_t register_memory(void *addr, size_t size, int color);
+    // Registers an acpx segment, which the registration then owns (on-node
+    // peers map it; unregistering unmaps it). On failure (reported) the
+    // segment is destroyed and ACP_ATKEY_NULL returned.
+    acp_atkey_t register_segment(SharedSegment &seg);
     int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
     LocalReg *local_reg(uint32_t tag);      // nullptr if not live
     bool in_use(const RemoteReg *r) const;  // a GMA or executed copy of this process not done reaches it
@@ -188,13 +192,16 @@ class Runtime {
     // Caches the registration a RegInfo message (status 0) describes.
     RemoteRegPtr remember_remote(const Blob &reg_info);
     RemoteKey *key_of(int rank, RemoteReg &r);  // unpacks on first use
+    // Waits (wait_locked) for the answer `owner` sends to `request` (from
+    // regs.next_request) and takes it; `what` names it if the wait times out.
+    Blob await_reply(std::unique_lock<std::mutex> &lk, const char *fn, int owner, uint64_t request,
+                     const std::string &what);
 
     // --- global memory (global_memory.cpp): acp_malloc / acp_free, served for any rank ---
     struct GlobalMemory {
         Heap heap;
         std::vector<uint32_t> arena_tag;                      // registration tag, by heap arena
         std::unordered_map<uint32_t, uint32_t> arena_of_tag;  // the inverse
-        std::unordered_map<uint64_t, Blob> replies;           // request -> the owner's kHeapReply
     };
     GlobalMemory gm;
     // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.

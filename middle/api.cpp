@@ -2,10 +2,8 @@
 // request look-up, waiting. A handle is its id (never reused), so a freed
 // handle is recognised rather than dereferenced; a request is the handle
 // id and the round's low 24 bits.
-#include <sched.h>
-
+#include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include "basic/errors.hpp"
 #include "choose.hpp"
