@@ -5,7 +5,8 @@
 # code path once (sanitizer_suites below); two suites at a time, two that
 # time or load the CPUs alone (run_suite). --long runs every suite on
 # both (the benchmarks' suites, every rank count and transport variant
-# under the sanitizers too): before a release, or nightly.
+# under the sanitizers too) and the long-only suites (long_suites below):
+# before a release, or nightly.
 # Ends with one line "tests: N passed, N failed, N skipped". A suite
 # skipped (exit 77: its launcher or tool missing) counts as failed too,
 # since this script installs everything every suite needs; set
@@ -31,6 +32,9 @@ sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_t
     test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh
     test/suites/bench_copy_quick.sh test/suites/bench_quiet_check.sh
     test/suites/layers.sh test/suites/config_table.sh"
+# Only with --long: they test a benchmark's own guard, not the runtime,
+# and take over a minute with the machine to themselves.
+long_suites="test/suites/bench_placement.sh"
 since() { echo "$(($(date +%s) - $1)) s"; }  # seconds since a date +%s
 start=$(date +%s)
 sh "$src/scripts/install-deps.sh" || exit 1
@@ -72,6 +76,11 @@ run_suite() {  # name, builddir, which (all | sanitizer), configure options...
     t1=$(date +%s)
     echo "=== $name: built with its tests in $(since "$t0"); make check"
     chosen=$(suites_of "$build")
+    if [ "$long" != 1 ]; then
+        chosen=$(echo "$chosen" | while read -r t; do
+            case " $(echo $long_suites) " in *" $t "*) ;; *) echo "$t" ;; esac
+        done)
+    fi
     if [ "$which" != all ]; then
         chosen=$(echo "$chosen" | while read -r t; do
             case " $(echo $sanitizer_suites) " in *" $t "*) echo "$t" ;; esac
