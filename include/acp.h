@@ -598,7 +598,10 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * costs no registration. Unmapping such a buffer while its channel lives
  * is as with any registered memory: a copy from it fails.
  * A request that waits ACP_TIMEOUT seconds without its channel moving
- * fails, naming the peer it waits for.
+ * fails, naming the peer it waits for. A copy of a message that fails
+ * (the transport's error) fails its request and breaks the channel on
+ * both ends at once: their pending requests fail saying so, new sends and
+ * receives are refused, and the ends can only be freed.
  * Requests of channels and of collectives are one type (acp_request_t);
  * acp_wait_ch takes only a channel's.
  */
@@ -615,8 +618,8 @@ acp_ch_t acp_create_ch(int sender, int receiver);
 /**
  * Starts a send of @p size bytes from @p buf (unchanged until the send
  * completes). @return a request; ACP_REQUEST_NULL (reported) if @p ch is
- * not live or being freed, this rank is not its sender, or buf is NULL
- * with size > 0.
+ * not live, being freed or broken, this rank is not its sender, or buf is
+ * NULL with size > 0.
  */
 acp_request_t acp_nbsend_ch(acp_ch_t ch, void *buf, size_t size);
 
@@ -653,6 +656,137 @@ acp_request_t acp_nbfree_ch(acp_ch_t ch);
 
 /** acp_nbfree_ch and its wait. @return 0, or -1 (reported). */
 int acp_free_ch(acp_ch_t ch);
+
+/** acp_nbsend_ch and its wait. @return 0, or -1 (reported). */
+int acp_send_ch(acp_ch_t ch, void *buf, size_t size);
+
+/**
+ * acp_nbrecv_ch and its wait. @return the received size (INT_MAX for a
+ * larger one: acp_wait_ch returns it whole), or -1 (reported).
+ */
+int acp_recv_ch(acp_ch_t ch, void *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Segmented buffers (ACP middle layer)                                */
+/* ------------------------------------------------------------------ */
+/*
+ * A segmented buffer hands segments of a ring from a source rank to a
+ * destination rank, one at a time, and back. Each end provides a buffer
+ * of segnum segments of segsize bytes (the same on both ends): the source
+ * writes segment k into its buffer at (k % segnum) * segsize, and
+ * acp_ack_segbuf copies it to the same place in the destination's buffer;
+ * the destination reads it there and gives it back with acp_ready_segbuf,
+ * which lets the source reuse that place. Segments arrive whole and in
+ * order; the destination sees segment k only once all its bytes are
+ * there (a segment whose copy failed is never seen, nor any after it).
+ *
+ * The n-th acp_create_src_segbuf(d, ...) on rank s pairs with the n-th
+ * acp_create_dst_segbuf(s, ...) on rank d; there may be any number per
+ * pair. Create does not wait for the peer; acp_connect_segbuf does (up to
+ * ACP_TIMEOUT). The queries and the ack and ready calls never wait.
+ *
+ * Indices. head is where the segment the destination gives back next
+ * starts, tail where the source's next ack goes, sent where the first
+ * segment not yet known to have arrived sits; each is a segment number in
+ * [0, segnum), so buf + index * segsize is its place on either end. They
+ * start at 0 at connect. Empty (head == tail) and full are told apart by
+ * acp_isacked_segbuf and acp_isready_segbuf.
+ *
+ * Return values follow ACP: 0 success (or "yes" for a query), 1 failure
+ * (or "no"). The two polls return -1 where waiting is futile: a copy of
+ * the pair failed, or the peer disconnected (said once on stderr); a loop
+ * should test `== 1`, not `!= 0`.
+ *
+ * Memory: each end registers its buffer and holds one block of
+ * acp_malloc memory on its own rank: the destination 8 * segnum + 64
+ * bytes, the source 8 * segnum + 8; and about 300 bytes of bookkeeping.
+ * Within a node, an ack is a copy of the segment (Cross-Memory Attach,
+ * as for any registered memory) and a store; across nodes two copies, the
+ * second ordered after the first (and so after every GMA this rank issued
+ * before it). Nothing moves in the agents but the transport's own copies:
+ * the calls above do all the work.
+ */
+typedef struct acp_segbuf_s *acp_segbuf_t;
+#define ACP_SEGBUF_NULL ((acp_segbuf_t)0)
+
+/**
+ * Creates this rank's end of a segmented buffer to @p dst_rank over @p buf
+ * (@p segnum segments of @p segsize bytes; registered until the free).
+ * @return the handle; ACP_SEGBUF_NULL (reported) if dst_rank is out of
+ * range or this rank, buf is NULL, segsize or segnum is 0, or memory or
+ * the registration fails.
+ */
+acp_segbuf_t acp_create_src_segbuf(int dst_rank, void *buf, size_t segsize, size_t segnum);
+
+/** The destination's end, from @p src_rank; as acp_create_src_segbuf. */
+acp_segbuf_t acp_create_dst_segbuf(int src_rank, void *buf, size_t segsize, size_t segnum);
+
+/**
+ * Waits until the peer has created its end (ACP_TIMEOUT at most). @return
+ * 0; 1 (reported) on a timeout, if the two ends' segsize or segnum differ,
+ * or if @p segbuf is not live or connected already.
+ */
+int acp_connect_segbuf(acp_segbuf_t segbuf);
+
+/** @return 0 if connected (and neither end disconnected since), else 1. */
+int acp_isconnected_segbuf(acp_segbuf_t segbuf);
+
+/**
+ * Source: hands the segment at tail over to the destination and moves
+ * tail on. The bytes must not change until sent has passed the segment
+ * (at the latest, until the destination gives it back). @return 0; 1 (reported) if no segment is ready (all
+ * segnum handed over and not given back), a copy failed, the destination
+ * disconnected, or this rank is not the source of a connected @p segbuf.
+ */
+int acp_ack_segbuf(acp_segbuf_t segbuf);
+
+/**
+ * Destination: gives the segment at head back to the source and moves
+ * head on. @return 0; 1 (reported) if no segment has arrived, or as for
+ * acp_ack_segbuf.
+ */
+int acp_ready_segbuf(acp_segbuf_t segbuf);
+
+/**
+ * Source: @return 0 if a segment is ready for acp_ack_segbuf, 1 if not
+ * yet, -1 if none will be (see above) or @p segbuf is not the source of a
+ * connected pair (reported).
+ */
+int acp_isready_segbuf(acp_segbuf_t segbuf);
+
+/**
+ * Destination: @return 0 if a segment has arrived (at head), 1 if not
+ * yet, -1 if none will (a copy failed; the source disconnected and every
+ * segment it sent was given back) or as for acp_isready_segbuf.
+ */
+int acp_isacked_segbuf(acp_segbuf_t segbuf);
+
+/** @return head (see above), or -1 (reported) if not connected. */
+int64_t acp_query_segbuf_head(acp_segbuf_t segbuf);
+
+/** @return tail, or -1 (reported) if not connected. */
+int64_t acp_query_segbuf_tail(acp_segbuf_t segbuf);
+
+/**
+ * Source: @return sent (segments before it have arrived, so their
+ * source bytes may change), or -1 (reported) on the destination.
+ */
+int64_t acp_query_segbuf_sent(acp_segbuf_t segbuf);
+
+/**
+ * Ends the connection: the source first waits (ACP_TIMEOUT at most) until
+ * its segments have arrived. Not waiting for the peer, so ranks may
+ * disconnect in any order. @return 0; 1 (reported) if not connected,
+ * disconnected already, or a copy of this end's failed.
+ */
+int acp_disconnect_segbuf(acp_segbuf_t segbuf);
+
+/**
+ * Frees this end (disconnected, or never connected); the buffer is
+ * unregistered and the block goes once the peer has disconnected too.
+ * @return 0; 1 (reported) if connected or not live.
+ */
+int acp_free_segbuf(acp_segbuf_t segbuf);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 // free, and waiting on their requests.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 
 #include "basic/errors.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 using basic::report;
 
-enum class ChMsg : uint8_t { kHello = kChannelMsgFirst, kBye };
+enum class ChMsg : uint8_t { kHello = kChannelMsgFirst, kBye, kBroken };
 
 struct ChWire {
     ChMsg type;
@@ -123,6 +124,20 @@ bool fail(ChRequest &r, const char *fn, const Channel &ch, const std::string &wh
     return true;
 }
 
+// A copy for message r failed: r fails, and so does the channel, on both
+// ends (the peer would otherwise wait for a message or a "consumed" that
+// never comes, until ACP_TIMEOUT).
+bool fail_copy(ChRequest &r, const char *fn, Channel &ch, const std::string &why) {
+    fail(r, fn, ch, why);
+    if (!ch.broken) {
+        ch.broken = true;
+        ch.broken_why = "message " + std::to_string(r.index) + " failed on rank " + std::to_string(acp_rank());
+        const ChWire w{ChMsg::kBroken, ch.sender, ch.receiver, ch.n, 0};
+        basic::layer::send(ch.peer_rank(), &w, sizeof w, fn);
+    }
+    return true;
+}
+
 // Whether the peer's block is known (its hello came); maps it where it can.
 bool know_peer(State &st, Channel &ch) {
     if (ch.peer != ACP_GA_NULL) return true;
@@ -157,6 +172,7 @@ bool publish_consumed(Channel &ch, uint64_t count) {
 
 // Writes message r into the receiver's slot. False when it cannot start yet.
 bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
+    if (ch.broken) return fail(r, fn, ch, "the channel broke: " + ch.broken_why);
     if (ch.peer_bye)
         return fail(r, fn, ch, "rank " + std::to_string(ch.receiver) + " freed its end before receiving it");
     if (!know_peer(st, ch)) return false;
@@ -166,7 +182,7 @@ bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
     uint64_t src = ACP_GA_NULL;
     if (large) {
         r.key = registered(st, ch, r.buf, r.size);
-        if (r.key == ACP_ATKEY_NULL) return fail(r, fn, ch, "its buffer could not be registered (the line above)");
+        if (r.key == ACP_ATKEY_NULL) return fail_copy(r, fn, ch, "its buffer could not be registered (the line above)");
         src = acp_query_ga(r.key, r.buf);
     }
     const uint64_t header[3] = {r.index + 1, r.size, src};
@@ -184,7 +200,7 @@ bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
         const acp_ga_t img_ga = at(ch.mine, kStaging + slot), slot_ga = at(ch.peer, slot);
         const acp_handle_t body = acp_copy(slot_ga + 8, img_ga + 8, kSlotHeader - 8 + payload, ACP_HANDLE_NULL);
         const acp_handle_t seq = body == ACP_HANDLE_NULL ? ACP_HANDLE_NULL : acp_copy(slot_ga, img_ga, 8, body);
-        if (seq == ACP_HANDLE_NULL) return fail(r, fn, ch, "its copy could not be issued (the line above)");
+        if (seq == ACP_HANDLE_NULL) return fail_copy(r, fn, ch, "its copy could not be issued (the line above)");
         r.copy = seq;
     }
     r.started = true;
@@ -199,7 +215,7 @@ bool check_send(Channel &ch, ChRequest &r, const char *fn) {
         const int s = acp_inquire(r.copy);
         if (s == 1) return false;
         r.copy = ACP_HANDLE_NULL;
-        if (s < 0) return fail(r, fn, ch, "its copy to rank " + std::to_string(ch.receiver) + " failed");
+        if (s < 0) return fail_copy(r, fn, ch, "its copy to rank " + std::to_string(ch.receiver) + " failed");
         if (r.size <= kEager) {
             finish(r, 0);
             return true;
@@ -233,19 +249,20 @@ bool check_recv(State &st, Channel &ch, ChRequest &r, const char *fn) {
             if (r.got) std::memcpy(r.buf, slot + kSlotHeader, r.got);
         } else if (r.got) {
             r.key = registered(st, ch, r.buf, r.got);
-            if (r.key == ACP_ATKEY_NULL) return fail(r, fn, ch, "its buffer could not be registered (the line above)");
+            if (r.key == ACP_ATKEY_NULL)
+                return fail_copy(r, fn, ch, "its buffer could not be registered (the line above)");
             r.copy = acp_copy(acp_query_ga(r.key, r.buf), src, r.got, ACP_HANDLE_NULL);
-            if (r.copy == ACP_HANDLE_NULL) return fail(r, fn, ch, "its copy could not be issued (the line above)");
+            if (r.copy == ACP_HANDLE_NULL) return fail_copy(r, fn, ch, "its copy could not be issued (the line above)");
         }
     }
     if (r.copy != ACP_HANDLE_NULL) {
         const int s = acp_inquire(r.copy);
         if (s == 1) return false;
         r.copy = ACP_HANDLE_NULL;
-        if (s < 0) return fail(r, fn, ch, "its copy from rank " + std::to_string(ch.sender) + "'s buffer failed");
+        if (s < 0) return fail_copy(r, fn, ch, "its copy from rank " + std::to_string(ch.sender) + "'s buffer failed");
     }
     ++ch.messages;
-    if (!publish_consumed(ch, ch.messages)) return fail(r, fn, ch, "telling the sender could not be issued");
+    if (!publish_consumed(ch, ch.messages)) return fail_copy(r, fn, ch, "telling the sender could not be issued");
     finish(r, 0);
     return true;
 }
@@ -263,7 +280,7 @@ bool check_free(State &st, Channel &ch, ChRequest &r, const char *fn) {
     if (ch.last_consumed != ACP_HANDLE_NULL && acp_inquire(ch.last_consumed) == 1) return false;
     send_bye(ch, fn);
     std::string left;
-    if (!ch.i_send && load_acquire(ch.mine_at + slot_at(ch.messages)) == ch.messages + 1)
+    if (!ch.i_send && !ch.broken && load_acquire(ch.mine_at + slot_at(ch.messages)) == ch.messages + 1)
         left = "message " + std::to_string(ch.messages) + " from rank " + std::to_string(ch.sender) +
                " arrived and was never received";
     drop_registrations(ch);
@@ -289,30 +306,48 @@ bool progress_channel(State &st, Channel &ch, const char *fn) {
             st.channels.byes.erase(it);
         }
     }
+    if (!ch.broken) {
+        auto it = st.channels.broken.find({ch.sender, ch.receiver, ch.n});
+        if (it != st.channels.broken.end()) {
+            ch.broken = true;
+            ch.broken_why =
+                "rank " + std::to_string(ch.peer_rank()) + "'s copy for it failed (its own line says which)";
+            st.channels.broken.erase(it);
+        }
+    }
     bool moved = false;
     while (!ch.queue.empty()) {
         const uint64_t head = ch.queue.front();
         ChRequest &r = st.channels.reqs.at(head);
-        bool now = false;
-        switch (r.kind) {
-            case ChRequest::Kind::kSend: {
-                // Later sends start while earlier ones complete (up to
-                // kSlots), in order: the queue's first sends_started are.
-                while (ch.sends_started < ch.queue.size()) {
-                    ChRequest &s = st.channels.reqs.at(ch.queue[ch.sends_started]);
-                    if (s.kind != ChRequest::Kind::kSend) break;
-                    if (!s.started && !s.done && !start_send(st, ch, s, fn)) break;
-                    ++ch.sends_started;
-                    moved = true;
+        if (ch.broken && r.kind != ChRequest::Kind::kFree && !r.done) {
+            // Its copies may still be in flight: they complete (failed or
+            // not) before it is given up, as a free would wait for them.
+            if (r.copy != ACP_HANDLE_NULL && acp_inquire(r.copy) == 1) break;
+            r.copy = ACP_HANDLE_NULL;
+            fail(r, fn, ch, "the channel broke: " + ch.broken_why);
+        }
+        bool now = r.done;
+        if (!now) {
+            switch (r.kind) {
+                case ChRequest::Kind::kSend: {
+                    // Later sends start while earlier ones complete (up to
+                    // kSlots), in order: the queue's first sends_started are.
+                    while (ch.sends_started < ch.queue.size()) {
+                        ChRequest &s = st.channels.reqs.at(ch.queue[ch.sends_started]);
+                        if (s.kind != ChRequest::Kind::kSend) break;
+                        if (!s.started && !s.done && !start_send(st, ch, s, fn)) break;
+                        ++ch.sends_started;
+                        moved = true;
+                    }
+                    now = r.done || (r.started && check_send(ch, r, fn));
+                    break;
                 }
-                now = r.done || (r.started && check_send(ch, r, fn));
-                break;
-            }
-            case ChRequest::Kind::kRecv: now = check_recv(st, ch, r, fn); break;
-            case ChRequest::Kind::kFree: {
-                const bool freed = check_free(st, ch, r, fn);
-                if (freed) return true;  // ch is gone
-                break;
+                case ChRequest::Kind::kRecv: now = check_recv(st, ch, r, fn); break;
+                case ChRequest::Kind::kFree: {
+                    const bool freed = check_free(st, ch, r, fn);
+                    if (freed) return true;  // ch is gone
+                    break;
+                }
             }
         }
         if (!now && !r.done) break;
@@ -384,6 +419,9 @@ acp_request_t post(const char *fn, acp_ch_t h, ChRequest::Kind kind, void *buf, 
                       name(*ch).c_str(), send ? "sender" : "receiver"),
                ACP_REQUEST_NULL;
     if (ch->freeing) return report(fn, "ch", "%s is being freed", name(*ch).c_str()), ACP_REQUEST_NULL;
+    progress_channel(st, *ch, fn);  // takes a peer's word that it broke
+    if (ch->broken)
+        return report(fn, "ch", "%s broke: %s", name(*ch).c_str(), ch->broken_why.c_str()), ACP_REQUEST_NULL;
     if (!buf && size) return report(fn, "buf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
     ChRequest r;
     r.kind = kind;
@@ -403,6 +441,7 @@ void channel_mail(State &st, const basic::layer::Bytes &m) {
     std::memcpy(&w, m.data(), sizeof w);
     const ChannelTable::Key key{w.sender, w.receiver, w.n};
     if (w.type == ChMsg::kHello) st.channels.hellos[key] = w.block;
+    if (w.type == ChMsg::kBroken) st.channels.broken[key] = true;
     if (w.type != ChMsg::kBye) return;
     if (auto it = st.channels.parked.find(key); it != st.channels.parked.end()) {
         acp_free(it->second);  // this end was freed first: its block goes now
@@ -524,6 +563,24 @@ int acp_waitall_ch(acp_request_t *reqs, int n, size_t *sizes) try {
     return rc;
 } catch (...) {
     return acpx::basic::report_exception("acp_waitall_ch"), -1;
+}
+
+int acp_send_ch(acp_ch_t h, void *buf, size_t size) try {
+    const acp_request_t r = acp_nbsend_ch(h, buf, size);
+    if (r == ACP_REQUEST_NULL) return -1;
+    return acp_wait_ch(r) == static_cast<size_t>(-1) ? -1 : 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_ch"), -1;
+}
+
+int acp_recv_ch(acp_ch_t h, void *buf, size_t size) try {
+    const acp_request_t r = acp_nbrecv_ch(h, buf, size);
+    if (r == ACP_REQUEST_NULL) return -1;
+    const size_t got = acp_wait_ch(r);
+    if (got == static_cast<size_t>(-1)) return -1;
+    return static_cast<int>(std::min<size_t>(got, INT_MAX));
+} catch (...) {
+    return acpx::basic::report_exception("acp_recv_ch"), -1;
 }
 
 int acp_free_ch(acp_ch_t h) try {

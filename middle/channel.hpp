@@ -68,6 +68,10 @@ struct Channel {
     std::deque<uint64_t> queue;                       // request ids, oldest first
     size_t sends_started = 0;                         // sender: the queue's first that many are started (or done)
     bool freeing = false, peer_bye = false;
+    // A copy of this channel failed, here or at the peer (which said so):
+    // its pending and later sends and receives fail, saying why.
+    bool broken = false;
+    std::string broken_why;
     acp_handle_t consumed_copy[kSlots] = {};  // receiver: the copy each staged word went by
     acp_handle_t last_consumed = ACP_HANDLE_NULL;
     uint64_t quiet_since_ns = 0;  // when the head request last moved (ACP_TIMEOUT)
@@ -92,6 +96,7 @@ struct ChannelTable {
     using Key = std::tuple<int, int, uint32_t>;       // (sender, receiver, n)
     std::map<Key, acp_ga_t> hellos;                   // the peer's block, as announced
     std::map<Key, bool> byes;                         // the peer has freed its end
+    std::map<Key, bool> broken;                       // the peer's copies for the channel failed
     std::map<Key, acp_ga_t> parked;                   // blocks of freed ends, until the peer's bye
 };
 

@@ -16,6 +16,7 @@
 
 #include "basic/layer.hpp"
 #include "channel.hpp"
+#include "segbuf.hpp"
 #include "collectives/model/calibration.hpp"
 #include "collectives/model/predict.hpp"
 #include "collectives/model/topology.hpp"
@@ -133,6 +134,7 @@ struct State final : basic::layer::LayerState {
     std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
     ChannelTable channels;  // acp_create_ch's (channel.cpp)
+    SegbufTable segbufs;    // acp_create_*_segbuf's (segbuf.cpp)
 
     // The model's inputs, loaded at an automatic choice and again when
     // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).

@@ -82,6 +82,10 @@ Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
 
 void collect_mail(State &st) {
     for (auto &m : basic::layer::take_messages()) {
+        if (!m.empty() && m[0] >= kSegbufMsgFirst) {
+            segbuf_mail(st, m);
+            continue;
+        }
         if (!m.empty() && m[0] >= kChannelMsgFirst) {
             channel_mail(st, m);
             continue;

@@ -35,7 +35,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
 void release(Col &c);
 
 // Files every middle-layer message that arrived: a create's under its
-// create, a channel's in the channel table.
+// create, a channel's in the channel table, a segmented buffer's in its.
 void collect_mail(State &st);
 
 }  // namespace acpx::middle

@@ -1,7 +1,8 @@
 # middle/: persistent collectives, binding collectives/ command lists to
-# real memory and to the basic layer; ACP's channels. Part of libacpx.
+# real memory and to the basic layer; ACP's channels and segmented
+# buffers. Part of libacpx.
 libacpx_la_SOURCES += \
 	middle/params.cpp middle/params.hpp middle/plan.cpp middle/plan.hpp \
 	middle/col.hpp middle/state.cpp middle/create.cpp middle/create.hpp \
 	middle/choose.cpp middle/choose.hpp middle/round.cpp middle/round.hpp middle/api.cpp \
-	middle/channel.cpp middle/channel.hpp
+	middle/channel.cpp middle/channel.hpp middle/segbuf.cpp middle/segbuf.hpp

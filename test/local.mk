@@ -61,15 +61,9 @@ EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/t
 
 # The house: includes point down the layers, every ACP_* variable is in
 # the one table.
-# ACP-style C programs (acp.h only), run by acprun.
-check_PROGRAMS += test/programs/global_memory test/programs/channel_ring
-ACP_PROGRAM_CFLAGS = -std=c11 -Wall -Wextra -Werror
-test_programs_global_memory_CFLAGS = $(ACP_PROGRAM_CFLAGS)
-test_programs_global_memory_SOURCES = test/programs/global_memory.c
-test_programs_global_memory_LDADD = libacpx.la
-test_programs_channel_ring_CFLAGS = $(ACP_PROGRAM_CFLAGS)
-test_programs_channel_ring_SOURCES = test/programs/channel_ring.c
-test_programs_channel_ring_LDADD = libacpx.la
+# ACP-style C programs (acp.h only): the suite builds them with the
+# installed acpcc, as a user would, and runs them with acprun.
+EXTRA_DIST += test/programs/global_memory.c test/programs/channel_ring.c test/programs/segbuf_stream.c
 TESTS += test/suites/acp_programs.sh
 TESTS += test/suites/layers.sh test/suites/config_table.sh test/suites/format.sh
 EXTRA_DIST += scripts/check-layers.sh
@@ -81,7 +75,8 @@ test_middle_middle_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_middle_middle_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/middle/col_util.hpp \
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
-	test/middle/choice_test.cpp test/middle/failure_test.cpp test/middle/channel_test.cpp
+	test/middle/choice_test.cpp test/middle/failure_test.cpp test/middle/channel_test.cpp \
+	test/middle/segbuf_test.cpp
 test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \

@@ -1,9 +1,11 @@
 // ACP's channels: messages of every size arrive whole and in order, many
 // in flight and on many channels per pair; truncation; bad input; a free
-// that leaves a message behind fails, naming it, without a hang.
+// that leaves a message behind fails, naming it, without a hang; a failed
+// copy fails both ends at once.
 #include <chrono>
 #include <vector>
 
+#include "../../basic/fault_injection.hpp"
 #include "../mp_util.hpp"
 #include "../report_util.hpp"
 
@@ -188,4 +190,36 @@ TEST(Channel, FreeWithAMessageLeftFailsWithoutAHang) {
         }
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+}
+
+// The receiver's pull of a large message fails (injected): its receive
+// fails naming the copy, the sender's send fails at once (not at
+// ACP_TIMEOUT) saying the channel broke, later calls on either end are
+// refused, and both ends free.
+TEST(Channel, FailedCopyFailsBothEnds) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    if (me() > 1) return;
+    acp_ch_t ch = acp_create_ch(0, 1);
+    ASSERT_NE(ch, ACP_CH_NULL);
+    std::vector<unsigned char> big(5000, 7);
+    const auto t0 = std::chrono::steady_clock::now();
+    size_t rc = 0;
+    std::string err;
+    if (me() == 0) {
+        err = stderr_of([&] { rc = acp_wait_ch(acp_nbsend_ch(ch, big.data(), big.size())); });
+        EXPECT_NE(err.find("the channel broke: rank 1's copy for it failed"), std::string::npos) << err;
+    } else {
+        ASSERT_EQ(acpx_test_fail("data:1"), 0);
+        err = stderr_of([&] { rc = acp_wait_ch(acp_nbrecv_ch(ch, big.data(), big.size())); });
+        acpx_test_fail("data:1000000000");  // disarm what was not used
+        EXPECT_NE(err.find("its copy from rank 0's buffer failed"), std::string::npos) << err;
+    }
+    EXPECT_EQ(rc, kFailed) << err;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+    acp_request_t r = reinterpret_cast<acp_request_t>(1);
+    EXPECT_REPORTS(
+        stderr_of([&] { r = me() == 0 ? acp_nbsend_ch(ch, big.data(), 8) : acp_nbrecv_ch(ch, big.data(), 8); }),
+        (me() == 0 ? "acp_nbsend_ch" : "acp_nbrecv_ch"), "ch");
+    EXPECT_EQ(r, ACP_REQUEST_NULL);
+    EXPECT_EQ(acp_free_ch(ch), 0);
 }
