@@ -142,6 +142,10 @@ bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr size_t kSmallPut = 4096;        // under every UCX transport's eager fragment
     if (g.kind != GmaKind::kPut || g.size > kSmallPut || on_node.reaches(g.peer) || order - completed > kLookAtMost)
         return false;
+    // Into a segment mapped here (an on-node peer that refuses Cross-Memory
+    // Attach still lets its acpx segments be mapped), g is a store, seen at
+    // once: no fence orders it after the transport's puts.
+    if (g.remote && on_node.mapped(g.remote->seg, g.raddr)) return false;
     for (acp_handle_t h = completed + 1; h <= order; ++h) {
         const Gma *e = find_gma(h);
         if (!e || e->state == GmaState::kWaiting || e->failed) return false;
