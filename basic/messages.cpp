@@ -57,7 +57,7 @@ void Runtime::handle_message(const Blob &m) {
             proto::RegQuery q;
             if (!proto::unpack(m, &q)) break;
             proto::RegInfo info{
-                proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1, q.request, 0, 0, 0, 0, -1};
+                proto::Type::kRegInfo, static_cast<uint32_t>(rank), q.tag, 1, q.request, 0, 0, 0, 0, -1, 0, 0};
             LocalReg *r = local_reg(q.tag);
             const Blob *rkey = nullptr;
             if (r && !r->closing) {
@@ -67,6 +67,8 @@ void Runtime::handle_message(const Blob &m) {
                 info.gen = r->gen;
                 info.color = r->color;
                 info.seg_fd = r->seg.fd;
+                info.seg_base = reinterpret_cast<uint64_t>(r->seg.base);
+                info.seg_size = r->seg.size;
                 rkey = &r->region->rkey;
                 if (q.tag != ga::kStarterTag &&
                     std::find(r->cachers.begin(), r->cachers.end(), q.asker) == r->cachers.end())

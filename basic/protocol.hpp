@@ -60,7 +60,8 @@ struct RegInfo {
     uint64_t request;
     uint64_t base, size, gen;
     int32_t color;
-    int32_t seg_fd;  // >= 0: an acpx-allocated segment on-node peers may map
+    int32_t seg_fd;               // >= 0: an acpx-allocated segment on-node peers may map
+    uint64_t seg_base, seg_size;  // that segment (it may hold more than the registration)
 };
 
 struct RegInvalidate {

@@ -46,6 +46,15 @@ const char *first_unmapped(const void *addr, size_t size) {
 }
 }  // namespace
 
+SharedSegment Runtime::segment_holding(const void *addr, size_t size) const {
+    const auto *p = static_cast<const char *>(addr);
+    for (const LocalReg &r : regs.local) {
+        const auto *base = static_cast<const char *>(r.seg.base);
+        if (r.live && r.owns_seg && p >= base && p + size <= base + r.seg.size) return r.seg;
+    }
+    return {};
+}
+
 LocalReg *Runtime::local_reg(uint32_t tag) {
     if (tag >= ga::kMaxTags || !regs.local[tag].live) return nullptr;
     return &regs.local[tag];
@@ -63,8 +72,12 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
         return report("acp_register_memory", "addr", "all %u registrations are live; unregister one first",
                       ga::kMaxTags),
                ACP_ATKEY_NULL;
-    // Before the transport pins anything: a collapse moves the bytes to new pages.
-    if (cfg.huge_pages) huge_pages::collapse(addr, size);
+    // Memory inside an acpx segment (an acp_malloc block) is reached as the
+    // segment is, by on-node peers mapping it.
+    const SharedSegment holder = segment_holding(addr, size);
+    // Before the transport pins anything: a collapse moves the bytes to
+    // new pages (not a segment's: its pages are the memfd's, shared).
+    if (cfg.huge_pages && !holder.base) huge_pages::collapse(addr, size);
     auto region = tp->register_memory(addr, size);
     if (!region) return ACP_ATKEY_NULL;
     const uint32_t tag = regs.free_tags.front();
@@ -77,6 +90,8 @@ acp_atkey_t Runtime::register_memory(void *addr, size_t size, int color) {
     r.gen = regs.next_gen++;
     r.region = std::move(region);
     r.cachers.clear();
+    r.seg = holder;
+    r.owns_seg = false;
     return make_key(tag, r.gen);
 }
 
@@ -86,7 +101,9 @@ acp_atkey_t Runtime::register_segment(SharedSegment &seg) {
         destroy_shared_segment(seg);
         return key;
     }
-    regs.local[key & (ga::kMaxTags - 1)].seg = seg;
+    LocalReg &r = regs.local[key & (ga::kMaxTags - 1)];
+    r.seg = seg;
+    r.owns_seg = true;
     return key;
 }
 
@@ -133,8 +150,9 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
     regs.invalidate_acks.erase(pending_id);
     regs.remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
     r->region.reset();
-    if (r->seg.base) destroy_shared_segment(r->seg);
+    if (r->owns_seg) destroy_shared_segment(r->seg);
     r->seg = SharedSegment{};
+    r->owns_seg = false;
     r->live = false;
     r->closing = false;
     r->base = nullptr;
@@ -221,7 +239,7 @@ RemoteRegPtr Runtime::remember_remote(const Blob &m) {
     reg->gen = info.gen;
     reg->color = info.color;
     reg->rkey_blob = proto::tail_of<proto::RegInfo>(m);
-    on_node.describe(reg->seg, static_cast<int>(info.owner), info.seg_fd, info.base, info.size);
+    on_node.describe(reg->seg, static_cast<int>(info.owner), info.seg_fd, info.seg_base, info.seg_size);
     regs.remote[id] = reg;
     return reg;
 }

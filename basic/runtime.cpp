@@ -232,7 +232,7 @@ Runtime::~Runtime() {
     regs.parked_copies.clear();
     for (auto &r : regs.local) {
         r.region.reset();
-        if (r.seg.base) destroy_shared_segment(r.seg);
+        if (r.owns_seg) destroy_shared_segment(r.seg);
     }
     if (starter_seg.base)
         destroy_shared_segment(starter_seg);

@@ -46,7 +46,12 @@ struct LocalReg {
     std::unique_ptr<MemRegion> region;
     std::vector<int> cachers;  // ranks that looked it up (told at unregister)
     bool closing = false;      // being unregistered: look-ups are refused
-    SharedSegment seg;         // when acpx allocated the memory (layer::alloc_shared)
+    // The acpx-allocated segment that holds the memory, which on-node
+    // peers map: its own (layer::alloc_shared, an acp_malloc arena), or,
+    // for a registration of memory inside one (an acp_malloc block the
+    // application registered), that one's, owned by its registration.
+    SharedSegment seg;
+    bool owns_seg = false;
 };
 
 // Another process's registration as this process knows it.
@@ -182,6 +187,9 @@ class Runtime {
     // peers map it; unregistering unmaps it). On failure (reported) the
     // segment is destroyed and ACP_ATKEY_NULL returned.
     acp_atkey_t register_segment(SharedSegment &seg);
+    // The acpx-allocated segment (a registration's own) that holds all of
+    // [addr, addr + size); {} if none does.
+    SharedSegment segment_holding(const void *addr, size_t size) const;
     int unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key);
     LocalReg *local_reg(uint32_t tag);      // nullptr if not live
     bool in_use(const RemoteReg *r) const;  // a GMA or executed copy of this process not done reaches it

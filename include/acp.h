@@ -255,6 +255,11 @@ int acp_colors(void);
  * 64-byte boundary, and is registered: any rank reaches it with acp_copy
  * and the atomics, on-node peers by plain memory copies, and the owner
  * through acp_query_address(). It stays until acp_free() or acp_finalize.
+ * Memory of a block that the owner registers again (acp_register_memory
+ * of its address: a direct collective's array, a channel's buffer) is
+ * reached as the block is, by plain copies on-node, where other memory
+ * takes a system call per copy (Cross-Memory Attach): the way to the
+ * fastest on-node collectives and copies.
  *
  * Memory: each rank's blocks come from arenas of its own (shared-memory
  * segments of 1 MiB, doubling per arena up to 64 MiB; a larger request

@@ -1,10 +1,12 @@
 // acp_malloc / acp_free: blocks allocated on any rank from any rank, used
-// by a third, freed by it; the owner need not call anything; errors for
+// by a third, freed by it; the owner need not call anything; a block the
+// application registers itself is reached as the block is; errors for
 // what cannot be allocated or freed.
 #include <unistd.h>
 
 #include <cstring>
 
+#include "../../basic/layer.hpp"
 #include "../mp_util.hpp"
 #include "../report_util.hpp"
 
@@ -76,6 +78,37 @@ TEST(GlobalMemory, AllocatedOnAnyRankUsedAndFreedByAThird) {
     acp_sync();
     EXPECT_EQ(stderr_of([&] { acp_free(used); }), "") << "rank " << user;
     acp_sync();
+}
+
+// A direct collective's array, a channel's buffer: the application
+// registers memory that acp_malloc gave it. Its on-node peers reach that
+// registration as they reach the block (mapped: a copy is a memcpy, no
+// system call), and bytes written through either arrive.
+TEST(GlobalMemory, ARegisteredBlockIsReachedAsTheBlockIs) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    constexpr size_t kBytes = 10000;
+    const acp_ga_t block = acp_malloc(kBytes, me());
+    ASSERT_NE(block, ACP_GA_NULL);
+    char *at = static_cast<char *>(acp_query_address(block));
+    // A registration of the block's middle, as a user's array would be.
+    const acp_atkey_t key = acp_register_memory(at + 64, kBytes - 128, 0);
+    ASSERT_NE(key, ACP_ATKEY_NULL);
+    const acp_ga_t registered = acp_query_ga(key, at + 64);
+    const auto blocks = allgather_u64(block), regs = allgather_u64(registered);
+    const int next = (me() + 1) % np(), prev = (me() + np() - 1) % np();
+    const bool block_mapped = acpx::basic::layer::mapped(blocks[next], kBytes).ptr != nullptr;
+    const bool reg_mapped = acpx::basic::layer::mapped(regs[next], kBytes - 128).ptr != nullptr;
+    EXPECT_EQ(reg_mapped, block_mapped) << "the registration is reached otherwise than its block";
+    Source src(kBytes - 128, 300 + me());
+    const acp_handle_t h = acp_copy(regs[next], src.ga, kBytes - 128, ACP_HANDLE_NULL);
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    EXPECT_EQ(acp_inquire(h), 0);
+    acp_sync();
+    EXPECT_EQ(first_mismatch(reinterpret_cast<unsigned char *>(at + 64), kBytes - 128, 300 + prev), -1);
+    acp_sync();
+    EXPECT_EQ(acp_unregister_memory(key), 0);
+    acp_free(block);
 }
 
 // The owner computes (no acpx call) while another rank allocates, writes,
