@@ -57,6 +57,7 @@ void usage(FILE *to) {
                  "                    starter: acpx's starter memory, which on-node peers map\n"
                  "                    (needs acprun --starter-memsize >= max size + 4K);\n"
                  "                    malloc: blocks of acp_malloc, which on-node peers map too\n"
+                 "                    (bcast, allgather: a direct handle's arrays)\n"
                  "  --mode direct|buffered  collectives: user arrays or library buffers (default direct)\n"
                  "  --exec root|delegated   collectives: execution mode (default: ACP_COL_EXEC)\n"
                  "  --transport ucx|ofi[:PROVIDER]  sets ACP_TRANSPORT (and FI_PROVIDER), e.g.\n"

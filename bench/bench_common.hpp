@@ -90,8 +90,9 @@ inline constexpr int kMaxTimedRounds = 100000;
 // Says on rank 0 that `what`'s rounds of `size` bytes (algorithm t.algo)
 // ended with wrong bytes on t.wrong_ranks members; returns false.
 bool wrong_data(const char *what, const RoundTimes &t, size_t size);
+// malloc_arrays: a direct handle's arrays from acp_malloc (--memory malloc).
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
-                 double min_ms = 0);
+                 double min_ms = 0, bool malloc_arrays = false);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size);
 // Rounds per size for the model's samples (calibrate) and for what it is

@@ -35,38 +35,67 @@ Stats over_ranks(double mine) {
     return s;
 }
 
-struct Handle {
-    acp_col_t h = ACP_COL_NULL;
-    std::vector<char> array, in, out;
+// A direct handle's array: this process's own memory, or acp_malloc's
+// (--memory malloc), which ranks of a node reach through mapped memory.
+class Array {
+  public:
+    Array() = default;
+    Array(const Array &) = delete;
+    Array &operator=(const Array &) = delete;
+    ~Array() {
+        if (ga_ != ACP_GA_NULL) acp_free(ga_);
+    }
+    // False (acp_malloc said why) if acp_malloc memory ran out.
+    bool assign(size_t bytes, char value, bool from_malloc) {
+        if (from_malloc) {
+            ga_ = acp_malloc(bytes, acp_rank());
+            if (ga_ == ACP_GA_NULL) return false;
+            p_ = static_cast<char *>(acp_query_address(ga_));
+        } else {
+            own_.assign(bytes, value);
+            p_ = own_.data();
+        }
+        std::memset(p_, value, bytes);
+        n_ = bytes;
+        return true;
+    }
+    char *data() const { return p_; }
+    size_t size() const { return n_; }
+
+  private:
+    std::vector<char> own_;
+    acp_ga_t ga_ = ACP_GA_NULL;
+    char *p_ = nullptr;
+    size_t n_ = 0;
 };
 
-Handle create(bool bcast, bool buffered, std::vector<int> &group, size_t size) {
-    Handle x;
+struct Handle {
+    acp_col_t h = ACP_COL_NULL;
+    Array array;
+    std::vector<char> in, out;
+};
+
+// Creates x's handle (x.h stays ACP_COL_NULL on failure).
+void create(Handle &x, bool bcast, bool buffered, std::vector<int> &group, size_t size, bool malloc_arrays) {
     const int n = static_cast<int>(group.size());
     const size_t bytes = size ? size : 1;
     if (bcast) {
-        if (buffered) {
-            x.array.assign(bytes, 1);
-            x.h = acp_create_bcast_buffered(0, n, group.data(), bytes);
-        } else {
-            x.array.assign(bytes, 1);
-            x.h = acp_create_bcast_direct(0, n, group.data(), x.array.data(), x.array.size());
-        }
+        if (!x.array.assign(bytes, 1, malloc_arrays && !buffered)) return;
+        x.h = buffered ? acp_create_bcast_buffered(0, n, group.data(), bytes)
+                       : acp_create_bcast_direct(0, n, group.data(), x.array.data(), x.array.size());
     } else if (buffered) {
         x.in.assign(bytes, 1);
         x.out.assign(bytes * n, 0);
         x.h = acp_create_allgather_buffered(n, group.data(), bytes);
     } else {
-        x.array.assign(bytes * n, 1);
+        if (!x.array.assign(bytes * n, 1, malloc_arrays)) return;
         x.h = acp_create_allgather_direct(n, group.data(), x.array.data(), bytes);
     }
-    return x;
 }
 
 acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
     if (bcast)
-        return buffered ? acp_send_bcast_buffered(x.h, const_cast<char *>(x.array.data()), size)
-                        : acp_send_bcast_direct(x.h, 0, size);
+        return buffered ? acp_send_bcast_buffered(x.h, x.array.data(), size) : acp_send_bcast_direct(x.h, 0, size);
     return buffered ? acp_send_allgather_buffered(x.h, x.in.data(), const_cast<char *>(x.out.data()), size)
                     : acp_send_allgather_direct(x.h, 0, size);
 }
@@ -80,15 +109,15 @@ bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector
     const size_t block = size ? size : 1;
     char *blocks = nullptr;  // where the round's blocks land, in group order
     if (bcast) {
-        char *a = const_cast<char *>(x.array.data());
+        char *a = x.array.data();
         if (mine == 0)
             peer_fill(a, size, round, 0);
         else
             std::memset(a, PEER_POISON, size);
         blocks = a;
     } else {
-        char *own = buffered ? const_cast<char *>(x.in.data()) : const_cast<char *>(x.array.data()) + mine * block;
-        blocks = const_cast<char *>(buffered ? x.out.data() : x.array.data());
+        char *own = buffered ? const_cast<char *>(x.in.data()) : x.array.data() + mine * block;
+        blocks = buffered ? const_cast<char *>(x.out.data()) : x.array.data();
         std::memset(blocks, PEER_POISON, block * n);
         peer_fill(own, size, round, mine);
     }
@@ -117,9 +146,10 @@ int rounds_for(const Options &o, size_t size) {
 }
 
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
-                 double min_ms) {
+                 double min_ms, bool malloc_arrays) {
     const double t0 = now_us();
-    Handle x = create(bcast, buffered, group, size);
+    Handle x;
+    create(x, bcast, buffered, group, size, malloc_arrays);
     const double t1 = now_us();
     if (x.h == ACP_COL_NULL) return false;
     out->algo = acp_query_col_algorithm(x.h);
@@ -155,8 +185,8 @@ int run_collective(const Options &o, bool bcast) {
     const bool buffered = o.storage == "buffered";
     if (!o.exec.empty()) setenv("ACP_COL_EXEC", o.exec.c_str(), 1);
     const char *exec = std::getenv("ACP_COL_EXEC");
-    const std::string what =
-        std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" + (exec && *exec ? exec : "delegated");
+    const std::string what = std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" +
+                             (exec && *exec ? exec : "delegated") + (o.malloc_memory ? "-malloc" : "");
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
     Csv csv(me == 0 ? o.csv : "");
@@ -171,7 +201,7 @@ int run_collective(const Options &o, bool bcast) {
     for (size_t size : sizes(o)) {
         const int iters = rounds_for(o, size);
         RoundTimes t;
-        if (!time_rounds(bcast, buffered, group, size, iters, &t)) return 1;
+        if (!time_rounds(bcast, buffered, group, size, iters, &t, 0, o.malloc_memory)) return 1;
         if (create_us == 0) {
             create_us = t.create_us;
             free_us = t.free_us;
