@@ -31,6 +31,15 @@
 //                          process goes on (prints "oom: survived")
 //   fault_prog libraries   each rank says, after acp_init, whether libfabric is
 //                          loaded in it ("libfabric loaded: yes" or "no")
+//   fault_prog ch-stopped-sender | ch-killed-sender | ch-stopped-receiver
+//                          a channel 0 -> 1: rank 0 stops (SIGSTOP) or is
+//                          killed instead of sending, or rank 1 stops
+//                          instead of receiving a 5,000-byte message; the
+//                          other end prints "rank R: send|receive returned
+//                          -1" (or "a size") and exits 1 (or 2)
+//   fault_prog sb-stopped-dst  rank 1 stops before creating its end of a
+//                          segmented buffer from rank 0; rank 0's connect
+//                          prints "rank 0: connect returned N"
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -234,6 +243,42 @@ int starter(int me, uint64_t size) {
         return std::fprintf(stderr, "copy past the starter memory accepted\n"), 1;
     return kGoOn;
 }
+// A channel from rank 0 to rank 1 whose one end never comes: the other
+// end's request must fail (at ACP_TIMEOUT for a stopped peer; a killed one
+// ends the job first).
+int channel_peer_gone(const std::string &mode, int me) {
+    if (me > 1) return kGoOn;
+    acp_ch_t ch = acp_create_ch(0, 1);
+    if (ch == ACP_CH_NULL) return 1;
+    const int absent = mode == "ch-stopped-receiver" ? 1 : 0;
+    if (me == absent) {
+        if (mode == "ch-killed-sender") raise(SIGKILL);
+        raise(SIGSTOP);
+        return 0;
+    }
+    std::vector<char> buf(5000, 1);
+    const size_t got = me == 0 ? acp_wait_ch(acp_nbsend_ch(ch, buf.data(), buf.size()))
+                               : acp_wait_ch(acp_nbrecv_ch(ch, buf.data(), buf.size()));
+    const bool failed = got == static_cast<size_t>(-1);
+    std::fprintf(stderr, "rank %d: %s returned %s\n", me, me == 0 ? "send" : "receive", failed ? "-1" : "a size");
+    return failed ? 1 : 2;  // either ends the job: acprun stops the absent rank
+}
+
+// A segmented buffer from rank 0 whose destination never creates its end.
+int segbuf_peer_gone(int me) {
+    if (me == 1) {
+        raise(SIGSTOP);
+        return 0;
+    }
+    if (me != 0) return kGoOn;
+    char buf[64];
+    acp_segbuf_t sb = acp_create_src_segbuf(1, buf, 64, 1);
+    const int rc = acp_connect_segbuf(sb);
+    std::fprintf(stderr, "rank 0: connect returned %d\n", rc);
+    acp_free_segbuf(sb);
+    return 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -265,6 +310,8 @@ int main(int argc, char **argv) {
     }
     if (mode == "sleep") sleep(60);
     int rc = kGoOn;
+    if (mode.rfind("ch-", 0) == 0) rc = channel_peer_gone(mode, me);
+    if (mode == "sb-stopped-dst") rc = segbuf_peer_gone(me);
     if (mode == "oom") rc = oom(me);
     if (mode == "steady-traffic") rc = steady_traffic(me);
     if (mode == "col-never-send" || mode == "col-never-send-small" || mode == "col-kill") rc = col_fault(mode, me);

@@ -78,6 +78,35 @@ TEST(Acprun, WaitTimeoutNamesTheRankNotHeardFrom) {
     EXPECT_LT(r.seconds, 20);
 }
 
+// A channel's or a segmented buffer's peer that stops: the other end's
+// call fails at ACP_TIMEOUT naming it (or, where the basic layer waits
+// for the stopped rank first, as a sender mapping the receiver's slots
+// does, the job ends there, naming it), and the job ends.
+TEST(Acprun, AStoppedPeerFailsChannelsAndSegmentedBuffersAtTheTimeout) {
+    const std::pair<const char *, const char *> cases[] = {
+        {"ch-stopped-sender", "rank 1: receive returned -1"},
+        {"ch-stopped-receiver", "waited 2 s (ACP_TIMEOUT) for rank 1"},
+        {"sb-stopped-dst", "rank 0: connect returned 1"},
+    };
+    for (const auto &[mode, says] : cases) {
+        JobResult r = acprun(2, {mode}, {"ACP_TIMEOUT=2"});
+        EXPECT_NE(r.status, 0) << mode;
+        EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank ")) << mode << ": " << r.err;
+        EXPECT_TRUE(has(r.err, says)) << mode << ": " << r.err;
+        EXPECT_LT(r.seconds, 20) << mode;
+    }
+}
+
+// A channel's sender killed while the receiver waits: the job ends at
+// once, naming it.
+TEST(Acprun, AKilledChannelPeerEndsTheJob) {
+    JobResult r = acprun(2, {"ch-killed-sender"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 0 (pid")) << r.err;
+    EXPECT_TRUE(has(r.err, "killed by signal 9 (Killed); stopping the other ranks")) << r.err;
+    EXPECT_LT(r.seconds, 15);
+}
+
 // The deadline of a wait runs from the last sign of life of what it waits
 // for: a peer's steady traffic (executed by the waiting rank's progress)
 // does not postpone it.

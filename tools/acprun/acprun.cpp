@@ -322,11 +322,16 @@ class Launcher {
     }
 
     // Stops the ranks: SIGTERM now (sig), SIGKILL to those left after 3 s.
+    // SIGCONT after the signal, as Slurm and Open MPI send it: a stopped
+    // rank (SIGSTOP, a debugger's) would hold it for the whole 3 s.
     void begin_stopping(int sig) {
         if (stopping_) return;
         stopping_ = true;
         kill_at_ = Clock::now() + std::chrono::seconds(3);
-        if (sig) stop_all(sig);
+        if (sig) {
+            stop_all(sig);
+            stop_all(SIGCONT);
+        }
     }
 
     // The window after the first failure is over: name its cause (and the
