@@ -596,8 +596,8 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * the receiver has it. A message larger than the receive buffer is
  * truncated to it; acp_wait_ch returns the received size.
  * Memory: each end holds one block of acp_malloc memory on its own rank,
- * 4,288 bytes (the slots at the receiver; the slot images the sender
- * copies from), and about 250 bytes of bookkeeping. The buffers of large
+ * 4,384 bytes at the receiver (the slots), 4,416 at the sender (the slot
+ * images it copies from), and about 250 bytes of bookkeeping. The buffers of large
  * messages stay registered (up to 8 per end, the least recently used
  * unregistered first) until the channel is freed: a buffer used again
  * costs no registration. Unmapping such a buffer while its channel lives

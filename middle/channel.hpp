@@ -35,7 +35,9 @@ struct State;
 constexpr uint32_t kSlots = 4;
 constexpr size_t kEager = 1024;
 constexpr size_t kSlotHeader = 32;  // seq, size, source GA, spare
-constexpr size_t kSlotBytes = kSlotHeader + kEager;
+// A slot starts on a cache line, so that a message of up to 32 bytes and
+// its header are one line for the receiver to fetch.
+constexpr size_t kSlotBytes = (kSlotHeader + kEager + 63) / 64 * 64;
 constexpr size_t kCachedRegistrations = 8;  // per end: buffers of large messages kept registered
 // The first byte of the middle layer's messages that are channels'.
 constexpr uint8_t kChannelMsgFirst = 0x40;
@@ -64,6 +66,7 @@ struct Channel {
     char *peer_at = nullptr;                          // the peer's block where mapped here
     std::shared_ptr<void> keep;                       // that mapping
     uint64_t messages = 0;                            // sends issued (sender) or receives completed (receiver)
+    uint64_t consumed_seen = 0;                       // sender: the receiver's "consumed" count, as last read
     uint64_t posted = 0;                              // sends or receives asked for: the next one's message number
     std::deque<uint64_t> queue;                       // request ids, oldest first
     size_t sends_started = 0;                         // sender: the queue's first that many are started (or done)
