@@ -8,7 +8,6 @@
 // overlapping groups may be created in any order.
 #include "create.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +15,6 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "basic/config.hpp"
 #include "basic/errors.hpp"
@@ -98,22 +96,6 @@ void collect_mail(State &st) {
 }
 
 namespace {
-
-// Polls until done() or ACP_TIMEOUT; progresses every handle meanwhile.
-template <class Done>
-bool poll_until(State &st, Done done) {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
-    for (unsigned spins = 0;; ++spins) {
-        collect_mail(st);
-        if (done()) return true;
-        progress_all(st);
-        if (Clock::now() > deadline) return false;
-        if (spins > 200)
-            std::this_thread::sleep_for(std::chrono::microseconds(spins > 5000 ? 200 : 10));
-        else
-            sched_yield();
-    }
-}
 
 // Waits (poll_until) for the message of `type`, at least min_size bytes,
 // that this create's coordinator sends, and takes it out of the mailbox.

@@ -3,6 +3,11 @@
 // the member's plan.
 #pragma once
 
+#include <sched.h>
+
+#include <chrono>
+#include <thread>
+
 #include "col.hpp"
 
 namespace acpx::middle {
@@ -37,5 +42,22 @@ void release(Col &c);
 // Files every middle-layer message that arrived: a create's under its
 // create, a channel's in the channel table, a segmented buffer's in its.
 void collect_mail(State &st);
+
+// Polls until done() or ACP_TIMEOUT (false); takes the messages and moves
+// every handle meanwhile, yielding the core, then sleeping between polls.
+template <class Done>
+bool poll_until(State &st, Done done) {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
+    for (unsigned spins = 0;; ++spins) {
+        collect_mail(st);
+        if (done()) return true;
+        progress_all(st);
+        if (Clock::now() > deadline) return false;
+        if (spins > 200)
+            std::this_thread::sleep_for(std::chrono::microseconds(spins > 5000 ? 200 : 10));
+        else
+            sched_yield();
+    }
+}
 
 }  // namespace acpx::middle

@@ -9,7 +9,6 @@
 #include "basic/errors.hpp"
 #include "col.hpp"
 #include "create.hpp"
-#include "round.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -130,20 +129,6 @@ bool refresh_for(State &st, Segbuf &sb, const char *fn, Want want) {
     basic::layer::progress();
     refresh(st, sb, fn);
     return want();
-}
-
-// Polls until done() or ACP_TIMEOUT; moves every handle meanwhile.
-template <class Done>
-bool poll_until(State &st, Done done) {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
-    for (unsigned idle = 0;; ++idle) {
-        collect_mail(st);
-        if (done()) return true;
-        basic::layer::progress();
-        progress_all(st);
-        if (Clock::now() > deadline) return false;
-        pause_if_idle(idle);
-    }
 }
 
 // Whether sb may hand segments over or back now (fn reports why not).
