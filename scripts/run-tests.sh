@@ -21,7 +21,8 @@ case "${1:-}" in
 esac
 # Under the sanitizers: each launcher and bootstrap (acprun, PMIx), each
 # transport (UCX shared memory and TCP, libfabric shm and TCP), CMA
-# denied, two nodes, the launcher's faults, and the in-process tests.
+# denied, two nodes, the launcher's faults, the in-process tests, and ACP
+# programs built by the installed acpcc (a few seconds).
 # The rest repeat those paths at other rank counts or time benchmarks.
 sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_tcp.sh
     test/suites/basic_mpirun_np3.sh test/suites/basic_cma_denied_np3.sh
@@ -31,7 +32,7 @@ sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_t
     test/suites/middle_acprun_np4.sh test/suites/middle_ucx_np4_two_hosts.sh
     test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh
     test/suites/bench_copy_quick.sh test/suites/bench_quiet_check.sh
-    test/suites/layers.sh test/suites/config_table.sh"
+    test/suites/acp_programs.sh test/suites/layers.sh test/suites/config_table.sh"
 # Only with --long: they test a benchmark's own guard, not the runtime,
 # and take over a minute with the machine to themselves.
 long_suites="test/suites/bench_placement.sh"
