@@ -705,8 +705,9 @@ int acp_recv_ch(acp_ch_t ch, void *buf, size_t size);
  * Memory: each end registers its buffer and holds one block of
  * acp_malloc memory on its own rank: the destination 8 * segnum + 64
  * bytes, the source 8 * segnum + 8; and about 300 bytes of bookkeeping.
- * Within a node, an ack is a copy of the segment (Cross-Memory Attach,
- * as for any registered memory) and a store; across nodes two copies, the
+ * Within a node, an ack is a copy of the segment (Cross-Memory Attach, or
+ * a plain copy where the destination's buffer is acp_malloc memory) and a
+ * store; across nodes two copies, the
  * second ordered after the first (and so after every GMA this rank issued
  * before it). Nothing moves in the agents but the transport's own copies:
  * the calls above do all the work.
