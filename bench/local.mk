@@ -5,7 +5,13 @@ acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_com
 	bench/placement.cpp bench/placement.hpp bench/channel_bench.cpp
 acpx_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_bench_LDADD = libacpx.la
-EXTRA_DIST += bench/compare_copy.sh bench/compare_channel.sh bench/model_check bench/compare bench/quiet_check.sh
+EXTRA_DIST += bench/compare_copy.sh bench/compare_channel.sh bench/model_check bench/compare bench/quiet_check.sh \
+	bench/floor_two_hosts.sh
+
+# The raw TCP floor between two hosts (bench/floor_two_hosts.sh).
+noinst_PROGRAMS += bench/peers/tcp_pingpong
+bench_peers_tcp_pingpong_SOURCES = bench/peers/tcp_pingpong.c
+bench_peers_tcp_pingpong_CFLAGS = -std=gnu11 -O2 -Wall -Wextra -Werror
 
 # Peers: the same benchmarks over MPI and OpenSHMEM, each built with its own
 # wrapper compiler (so not as automake programs), when configure found it.

@@ -18,7 +18,9 @@
 #  6. the model against measurements at 2, 3 and 4 processes, 3 launches
 #     each (bench/model_check): results/model/;
 #  7. bench/compare across two emulated hosts (test/two_hosts.sh), one
-#     rank on each, 3 launches: results/two-hosts/.
+#     rank on each, 3 launches: results/two-hosts/; and acp_copy there
+#     against ucx_perftest and raw TCP (bench/floor_two_hosts.sh):
+#     results/two-hosts/floor.md.
 #   run-bench.sh [--full]
 set -eu
 full=0
@@ -47,4 +49,5 @@ python3 "$src/bench/compare" "$src/_build" "$res/np2-4" --np 2,4 --repeats 3
 sh "$src/bench/compare_copy.sh" "$src/_build" "$res"
 python3 "$src/bench/model_check" "$src/_build" "$res/model" --np 2,3,4
 python3 "$src/bench/compare" "$src/_build" "$res/two-hosts" --two-hosts --np 2 --repeats 3
+sh "$src/bench/floor_two_hosts.sh" "$src/_build" "$res/two-hosts" 3
 echo "=== --full done in $(since): results/np2-4/, results/summary.md, results/model/, results/two-hosts/"

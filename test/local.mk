@@ -53,7 +53,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 	test/basic/huge_pages_test \
 	test/suites/bench_copy_quick.sh \
 	test/suites/bench_col_quick.sh test/suites/bench_compare_tiny.sh test/suites/bench_model_quick.sh \
-	test/suites/bench_placement.sh test/suites/bench_quiet_check.sh
+	test/suites/bench_placement.sh test/suites/bench_quiet_check.sh test/suites/bench_floor_two_hosts.sh
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
