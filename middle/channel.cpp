@@ -9,6 +9,7 @@
 #include "col.hpp"
 #include "create.hpp"
 #include "round.hpp"
+#include "shared_words.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -45,11 +46,6 @@ constexpr size_t kReceiverBlock = kConsumedOut + kSlots * 8;
 size_t slot_at(uint64_t index) { return (index % kSlots) * kSlotBytes; }
 static_assert(kSlotBytes % 64 == 0 && kStaging % 64 == 0, "slots start on cache lines (blocks are 64-byte aligned)");
 static_assert(kSenderBlock == 4416 && kReceiverBlock == 4384, "acp.h says what a channel's ends hold");
-
-uint64_t load_acquire(const char *p) {
-    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
-}
-void store_release(char *p, uint64_t v) { __atomic_store_n(reinterpret_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
 
 std::string name(const Channel &ch) {
     return "channel " + std::to_string(ch.sender) + "->" + std::to_string(ch.receiver) + " #" + std::to_string(ch.n);

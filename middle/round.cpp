@@ -31,6 +31,7 @@
 #include "basic/errors.hpp"
 #include "basic/ga.hpp"
 #include "collectives/algorithms.hpp"
+#include "shared_words.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -40,13 +41,11 @@ using ctl::stamp_is;
 using ctl::stamp_of;
 using ctl::value_of;
 
-uint64_t load64(const uint8_t *p) { return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE); }
-void store64(void *p, uint64_t v) { __atomic_store_n(static_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
 // A stamp pair by plain stores (plan.hpp): the offset stamp first, so a
 // receiver that sees the size stamp finds the pair whole at once.
 void store_pair(void *at, uint64_t size_stamp, uint64_t offset_stamp) {
-    store64(static_cast<char *>(at) + 8, offset_stamp);
-    store64(at, size_stamp);
+    store_release(static_cast<char *>(at) + 8, offset_stamp);
+    store_release(at, size_stamp);
 }
 uint8_t load8(const uint8_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
@@ -281,21 +280,21 @@ bool issue_list(Col &c) {
 // slot's pair (plan.hpp), a forwards' notice?
 bool arrived(const Col &c, uint32_t slot) {
     const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
-    return stamp_is(load64(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load64(s + 8), c.seq));
+    return stamp_is(load_acquire(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load_acquire(s + 8), c.seq));
 }
 
 // Is arrive slot `block`, arrived, this member's round: not failed, and
 // the sender's size and offset this member's? (A failed size is none's.)
 bool sound(const Col &c, uint32_t block) {
     const uint8_t *s = c.ctl_base() + at(c).arrive(block, c.seq);
-    return value_of(load64(s)) == value_of(c.size) && value_of(load64(s + 8)) == c.offset;
+    return value_of(load_acquire(s)) == value_of(c.size) && value_of(load_acquire(s + 8)) == c.offset;
 }
 
 // Why signal slot `slot` (arrived, from rank `from`) is not this member's
 // round, as sound() found.
 std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
-    const uint64_t size = value_of(load64(s));
+    const uint64_t size = value_of(load_acquire(s));
     const std::string rank = "rank " + std::to_string(from);
     if (size == kFailedSize)
         return (slot < c.plan.n_in ? "block " + std::to_string(slot) + " from " + rank
@@ -304,7 +303,7 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     if (size != value_of(c.size))
         return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
                std::to_string(c.size);
-    return "members' send offsets disagree: " + rank + " sent offset " + std::to_string(value_of(load64(s + 8))) +
+    return "members' send offsets disagree: " + rank + " sent offset " + std::to_string(value_of(load_acquire(s + 8))) +
            ", this rank " + std::to_string(c.offset);
 }
 
@@ -341,7 +340,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
                                       : local_data(c) + r.offset;
             char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
-            store_pair(slot, load64(c.ctl_base() + ctl::kStamp), load64(c.ctl_base() + ctl::kOffsetStamp));
+            store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp));
             c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
@@ -373,7 +372,8 @@ bool check_arrivals(Col &c) {
         }
         c.cur.seen[i] = 1;
         const bool block = slot < c.plan.n_in;
-        if (block ? !sound(c, slot) : value_of(load64(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
+        if (block ? !sound(c, slot)
+                  : value_of(load_acquire(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }

@@ -9,6 +9,7 @@
 #include "basic/errors.hpp"
 #include "col.hpp"
 #include "create.hpp"
+#include "shared_words.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -32,11 +33,6 @@ constexpr size_t kHeadWord = 0;  // source's block: the destination's count
 size_t src_stage(const Segbuf &sb, uint64_t k) { return kWord + (k % sb.segnum) * kWord; }
 size_t arrived_word(const Segbuf &sb, uint64_t k) { return (k % sb.segnum) * kWord; }
 size_t head_stage(const Segbuf &sb, uint64_t count) { return sb.segnum * kWord + (count % kHeadStage) * kWord; }
-
-uint64_t load_acquire(const char *p) {
-    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
-}
-void store_release(char *p, uint64_t v) { __atomic_store_n(reinterpret_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
 
 acp_segbuf_t as_handle(uint64_t id) { return reinterpret_cast<acp_segbuf_t>(static_cast<uintptr_t>(id)); }
 
