@@ -42,7 +42,11 @@ std::string name(const Segbuf &sb) {
     return "segmented buffer " + std::to_string(sb.src) + "->" + std::to_string(sb.dst) + " #" + std::to_string(sb.n);
 }
 
-Segbuf *find_segbuf(State &st, acp_segbuf_t h, const char *fn) {
+// The live segmented buffer h, inside acp_init .. acp_finalize; else
+// nullptr, reported under fn.
+Segbuf *find_segbuf(acp_segbuf_t h, const char *fn) {
+    if (!basic::layer::initialized(fn)) return nullptr;
+    State &st = State::get();
     const auto id = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
     auto it = st.segbufs.bufs.find(id);
     if (it == st.segbufs.bufs.end())
@@ -244,13 +248,11 @@ int give_back(State &st, Segbuf &sb, const char *fn) {
 // A query's common part: the segmented buffer, connected once, its counts
 // brought up to date.
 Segbuf *queried(acp_segbuf_t h, const char *fn) {
-    if (!basic::layer::initialized(fn)) return nullptr;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb) return nullptr;
     if (!sb->connected)
         return report(fn, "segbuf", "%s is not connected (acp_connect_segbuf)", name(*sb).c_str()), nullptr;
-    refresh(st, *sb, fn);
+    refresh(State::get(), *sb, fn);
     return sb;
 }
 
@@ -297,10 +299,9 @@ acp_segbuf_t acp_create_dst_segbuf(int src_rank, void *buf, size_t segsize, size
 
 int acp_connect_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_connect_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb) return 1;
+    State &st = State::get();
     if (sb->connected)
         return report(fn, "segbuf", "%s is connected already%s", name(*sb).c_str(),
                       sb->disconnected ? " (and disconnected since)" : ""),
@@ -332,10 +333,9 @@ int acp_connect_segbuf(acp_segbuf_t h) try {
 
 int acp_isconnected_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_isconnected_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb) return 1;
+    State &st = State::get();
     collect_mail(st);
     refresh(st, *sb, fn);
     return sb->connected && !sb->disconnected && !sb->peer_gone ? 0 : 1;
@@ -345,10 +345,9 @@ int acp_isconnected_segbuf(acp_segbuf_t h) try {
 
 int acp_ack_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_ack_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb || !usable(*sb, fn, true)) return 1;
+    State &st = State::get();
     return hand_over(st, *sb, fn);
 } catch (...) {
     return report_exception("acp_ack_segbuf"), 1;
@@ -356,10 +355,9 @@ int acp_ack_segbuf(acp_segbuf_t h) try {
 
 int acp_ready_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_ready_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb || !usable(*sb, fn, false)) return 1;
+    State &st = State::get();
     return give_back(st, *sb, fn);
 } catch (...) {
     return report_exception("acp_ready_segbuf"), 1;
@@ -367,10 +365,9 @@ int acp_ready_segbuf(acp_segbuf_t h) try {
 
 int acp_isready_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_isready_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return -1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb || !usable(*sb, fn, true)) return -1;
+    State &st = State::get();
     if (refresh_for(st, *sb, fn, [&] { return sb->broken || sb->tail - sb->head < sb->segnum; }) && !sb->broken)
         return 0;
     if (sb->broken) return -1;
@@ -382,10 +379,9 @@ int acp_isready_segbuf(acp_segbuf_t h) try {
 
 int acp_isacked_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_isacked_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return -1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb || !usable(*sb, fn, false)) return -1;
+    State &st = State::get();
     if (refresh_for(st, *sb, fn, [&] { return sb->tail > sb->head; })) return 0;
     if (sb->broken) return -1;
     // The source says bye only once every segment's word has landed: none
@@ -424,10 +420,9 @@ int64_t acp_query_segbuf_sent(acp_segbuf_t h) try {
 
 int acp_disconnect_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_disconnect_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb) return 1;
+    State &st = State::get();
     if (!sb->connected) return report(fn, "segbuf", "%s is not connected", name(*sb).c_str()), 1;
     if (sb->disconnected) return report(fn, "segbuf", "%s is disconnected already", name(*sb).c_str()), 1;
     // Every copy of this end into the peer's memory completes first (failed
@@ -451,10 +446,9 @@ int acp_disconnect_segbuf(acp_segbuf_t h) try {
 
 int acp_free_segbuf(acp_segbuf_t h) try {
     constexpr const char *fn = "acp_free_segbuf";
-    if (!acpx::basic::layer::initialized(fn)) return 1;
-    State &st = State::get();
-    Segbuf *sb = find_segbuf(st, h, fn);
+    Segbuf *sb = find_segbuf(h, fn);
     if (!sb) return 1;
+    State &st = State::get();
     if (sb->connected && !sb->disconnected)
         return report(fn, "segbuf", "%s is connected: acp_disconnect_segbuf first", name(*sb).c_str()), 1;
     // Never connected: the peer may have connected to it all the same, and
