@@ -688,7 +688,9 @@ int acp_recv_ch(acp_ch_t ch, void *buf, size_t size);
  * The n-th acp_create_src_segbuf(d, ...) on rank s pairs with the n-th
  * acp_create_dst_segbuf(s, ...) on rank d; there may be any number per
  * pair. Create does not wait for the peer; acp_connect_segbuf does (up to
- * ACP_TIMEOUT). The queries and the ack and ready calls never wait.
+ * ACP_TIMEOUT). The queries and the ack and ready calls do not wait for
+ * the peer; across nodes a ready may wait for the count it sent eight
+ * readies before to have landed (its staging word is reused).
  *
  * Indices. head is where the segment the destination gives back next
  * starts, tail where the source's next ack goes, sent where the first
