@@ -52,7 +52,7 @@ class Array {
             if (ga_ == ACP_GA_NULL) return false;
             p_ = static_cast<char *>(acp_query_address(ga_));
         } else {
-            own_.assign(bytes, value);
+            own_.resize(bytes);
             p_ = own_.data();
         }
         std::memset(p_, value, bytes);

@@ -25,12 +25,13 @@ sh "$hosts" up "$bed" || exit $?  # 77: the hosts cannot be made here (not root)
 port=$((20000 + $$ % 20000))
 b_addr=10.231.0.2  # host b's address (two_hosts.sh)
 
-perftest() {  # test size iters -> the "Final:" line; server on host b, client on host a
-    port=$((port + 1))
-    sh "$hosts" host "$bed" b ucx_perftest -p "$port" -t "$1" -s "$2" -n "$3" > /dev/null 2>&1 &
+# Each server gets a port of its own: a port just closed may still be
+# held. perftest runs in a subshell ($(...)), so the caller moves it on.
+perftest() {  # port test size iters -> the "Final:" line; server on host b, client on host a
+    sh "$hosts" host "$bed" b ucx_perftest -p "$1" -t "$2" -s "$3" -n "$4" > /dev/null 2>&1 &
     srv=$!
     sleep 0.5
-    line=$(timeout 120 sh "$hosts" host "$bed" a ucx_perftest "$b_addr" -p "$port" -t "$1" -s "$2" -n "$3" 2>/dev/null \
+    line=$(timeout 120 sh "$hosts" host "$bed" a ucx_perftest "$b_addr" -p "$1" -t "$2" -s "$3" -n "$4" 2>/dev/null \
         | grep '^Final:' || true)
     wait "$srv" 2>/dev/null || true
     echo "$line"
@@ -53,12 +54,12 @@ for i in $(seq 1 "$reps"); do
         rm -f "$tmp"
     done
     echo "== launch $i/$reps: ucx_perftest ucp_put_lat 8 B, ucp_put_bw 1 MiB"
-    lat=$(perftest ucp_put_lat 8 "$pt_lat" | awk '{print $4}')  # mean, as acpx-bench's
-    bw=$(perftest ucp_put_bw 1048576 "$pt_bw" | awk '{print $7}')
+    lat=$(perftest $((port + 1)) ucp_put_lat 8 "$pt_lat" | awk '{print $4}')  # mean, as acpx-bench's
+    bw=$(perftest $((port + 2)) ucp_put_bw 1048576 "$pt_bw" | awk '{print $7}')
     echo "ucx_perftest,put_lat,8,${lat:-nan}" >> "$csv"
     echo "ucx_perftest,put_bw,1048576,${bw:-nan}" >> "$csv"
     echo "== launch $i/$reps: raw TCP"
-    port=$((port + 1))
+    port=$((port + 3))
     sh "$hosts" host "$bed" b "$build/bench/peers/tcp_pingpong" -s "$port" > /dev/null 2>&1 &
     srv=$!
     timeout 120 sh "$hosts" host "$bed" a "$build/bench/peers/tcp_pingpong" "$b_addr" "$port" \
