@@ -142,7 +142,7 @@ extern "C" int acp_inquire(acp_handle_t handle) try {
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_inquire", &h)) return -1;
     if (rt->completed < h) {
-        rt->tp->flush_now();
+        rt->hurry();
         rt->progress_locked();
     }
     return rt->completion(h);

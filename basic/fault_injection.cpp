@@ -76,3 +76,28 @@ extern "C" acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, siz
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_copy_unchecked"), ACP_HANDLE_NULL;
 }
+
+extern "C" acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *data, size_t n) try {
+    using namespace acpx::basic;
+    constexpr const char *fn = "acpx_test_signal_put_stale";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    api::Target d;
+    if (!api::resolve(*rt, lk, dst, n, fn, "dst", false, &d)) return ACP_HANDLE_NULL;
+    if (d.local || n < 8) return report(fn, "dst", "must be another rank's memory, at least 8 bytes"), ACP_HANDLE_NULL;
+    Gma g;
+    g.fn = fn;
+    g.kind = GmaKind::kSignal;
+    g.peer = static_cast<int>(d.p.rank);
+    g.dst = dst;
+    g.size = n;
+    g.signal = 8;
+    g.remote = std::make_shared<RemoteReg>();
+    g.remote->gen = d.reg->gen + 1000;  // never this registration's
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    g.payload.assign(bytes, bytes + n);
+    return rt->issue(std::move(g), ACP_HANDLE_NULL);
+} catch (...) {
+    return acpx::basic::report_exception("acpx_test_signal_put_stale"), ACP_HANDLE_NULL;
+}

@@ -32,4 +32,10 @@ int acpx_test_fail(const char *spec);
 // then does with it is under test. The source must be another rank's
 // registered memory. ACP_HANDLE_NULL (reported) if it cannot be issued.
 acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size);
+
+// Issues a signal put (layer::put_signal, signal: 8 bytes) of `n` bytes
+// to another rank's `dst` that claims a registration generation the
+// target never had, as a put issued before an unregistration would:
+// the target's refusal is under test.
+acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *data, size_t n);
 }

@@ -49,6 +49,7 @@ const char *kind_name(GmaKind k) {
         case GmaKind::kGet: return "get";
         case GmaKind::kDelegated: return "copy delegated to the source's rank";
         case GmaKind::kAtomic: return "atomic";
+        case GmaKind::kSignal: return "signal put";
     }
     return "?";
 }
@@ -65,6 +66,7 @@ std::string what_moved(const Gma &g, int me) {
             return "copy of " + bytes + " from " + r(ga::decode(g.src).rank) + " to " + r(ga::decode(g.dst).rank) +
                    " (executed by " + r(g.peer) + ")";
         case GmaKind::kAtomic: return "atomic on " + bytes + " at " + r(g.peer) + " for " + r(me);
+        case GmaKind::kSignal: return "signal put of " + bytes + " from " + r(me) + " to " + r(g.peer);
     }
     return "?";
 }
@@ -75,7 +77,8 @@ const char *why_not_started(const Gma &g, bool no_key) {
     switch (g.kind) {
         case GmaKind::kDelegated: return "the command could not be sent to the source's rank";
         case GmaKind::kPut:
-        case GmaKind::kGet: return "the copy could not be started (the line above says why)";
+        case GmaKind::kGet:
+        case GmaKind::kSignal: return "the copy could not be started (the line above says why)";
         default: return "the transport refused it";
     }
 }
@@ -120,8 +123,12 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
     } else if (fence_instead(gmas.back(), order)) {
         gmas.back().fenced = true;
         start(gmas.back());
-    } else
+    } else {
         waiting.emplace(order, h);
+        // It waits for the completion of signal puts, perhaps, which
+        // their targets acknowledge in batches: ask now, as a waiter would.
+        ask_signal_acks(order);
+    }
     advance();  // may retire the new GMA already: use h, not the element
     return h;
 }
@@ -226,6 +233,10 @@ void Runtime::start(Gma &g) {
             rc = send(g.peer, proto::pack(cmd)) ? kPending : -1;
             break;
         }
+        case GmaKind::kSignal:
+            rc = start_signal_put(g);
+            if (rc >= kPending && faults.landed_in && --faults.landed_in == 0) g.fail_landing = true;
+            break;
     }
     if (rc == kPendingSourceFree) g.source_free = true;
     if (rc == kDone) gma_done(&g.comp, 0);

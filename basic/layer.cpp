@@ -91,6 +91,13 @@ Mapped mapped(acp_ga_t ga, size_t size) {
     return out;
 }
 
+acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    return rt->put_signal(lk, dst, data, n, signal, order, fn);
+}
+
 bool sources_free(acp_handle_t first, acp_handle_t last) {
     Runtime *rt = runtime();
     if (!rt) return false;

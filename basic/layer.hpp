@@ -61,6 +61,21 @@ struct Mapped {
 };
 Mapped mapped(acp_ga_t ga, size_t size);
 
+// A signal put: writes `n` bytes (1 to 64 KiB + 64) from `data` to `dst`
+// as one transport message, which the target's progress stores: bytes
+// [signal, n) first, then the first `signal` bytes (1, or whole 8-byte
+// words at an 8-byte aligned dst) by release stores, 8 bytes at a time
+// from the last word to the first. A reader that sees a signal word (an
+// acquire load) sees the bytes after it. The signal puts of one rank to
+// another are stored in the order they were issued. The bytes are copied
+// at the call. Returns a GMA, ordered after `order` as acp_copy's are;
+// complete once the target acknowledged it (targets acknowledge in
+// batches; a wait for the GMA asks), failed with the target's reason if
+// it refused it. For small writes to another node: an acp_copy and a
+// stamp ordered after it cost UCX over TCP about four messages and a round
+// trip. ACP_HANDLE_NULL, reported under fn, on bad arguments.
+acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn);
+
 // Whether the GMAs first..last of this process no longer read their
 // sources: each is complete, or its transport copied the bytes out (its
 // completion, remote, comes later); and none failed so far. A sender may

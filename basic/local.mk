@@ -8,7 +8,7 @@ libacpx_la_SOURCES = \
 	basic/registry.cpp basic/heap.cpp basic/heap.hpp basic/global_memory.cpp basic/huge_pages.cpp basic/huge_pages.hpp \
 	basic/gma.cpp basic/fault_injection.cpp basic/fault_injection.hpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
 	basic/api_common.hpp basic/api_init.cpp basic/api_memory.cpp basic/api_gma.cpp \
-	basic/layer.cpp basic/layer.hpp \
+	basic/layer.cpp basic/layer.hpp basic/signal_put.cpp \
 	basic/bootstrap/bootstrap.hpp basic/bootstrap/wire.cpp basic/bootstrap/wire.hpp \
 	basic/bootstrap/acprun_bootstrap.cpp basic/bootstrap/pmix_bootstrap.cpp \
 	basic/transport/transport.hpp basic/transport/cpu_atomic.hpp basic/transport/factory.cpp \

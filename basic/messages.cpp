@@ -103,7 +103,7 @@ void Runtime::handle_message(const Blob &m) {
             // (a transport that emulates RMA writes from the owner's own
             // progress, into whatever is mapped there then).
             regs.due_acks.push_back({inv.owner, inv.tag, inv.gen, std::move(cached)});
-            if (in_use(regs.due_acks.back().reg.get())) tp->flush_now();  // completes copied-out puts sooner
+            if (in_use(regs.due_acks.back().reg.get())) hurry();  // completes copied-out puts sooner
             send_due_acks();
             break;
         }
@@ -133,6 +133,13 @@ void Runtime::handle_message(const Blob &m) {
             if (proto::unpack(m, &q) && q.from < static_cast<uint32_t>(procs))
                 send(static_cast<int>(q.from),
                      proto::pack(proto::Probe{proto::Type::kPong, static_cast<uint32_t>(rank)}));
+            break;
+        }
+        case proto::Type::kSignalPut: on_signal_put(m); break;
+        case proto::Type::kSignalAck: on_signal_ack(m); break;
+        case proto::Type::kSignalAskAck: {
+            proto::Probe q;
+            if (proto::unpack(m, &q) && q.from < static_cast<uint32_t>(procs)) on_signal_ask(static_cast<int>(q.from));
             break;
         }
         case proto::Type::kPong: {

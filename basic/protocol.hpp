@@ -25,6 +25,9 @@ enum class Type : uint8_t {
     kMallocReq,         // any -> owner: allocate global memory there (acp_malloc)
     kFreeReq,           // any -> owner: free a block of it (acp_free)
     kHeapReply,         // owner -> asker: the GA, or why not (text follows)
+    kSignalPut,         // issuer -> owner of dst: bytes to store, the signal last (signal_put.cpp)
+    kSignalAck,         // owner -> issuer: every signal put up to `count` stored (or one refused)
+    kSignalAskAck,      // issuer -> owner: someone here waits, acknowledge what you stored
 };
 
 struct CopyCmd {
@@ -104,6 +107,30 @@ struct HeapReply {
     int32_t status;  // 0 done; else failed, the owner's reason follows as text
     uint64_t request;
     uint64_t ga;  // kMallocReq: the block's
+};
+
+// kSignalPut: `size` bytes follow, to store at offset `offset` of
+// registration `tag` (generation `gen`) of the receiver; the first
+// `signal` of them last (signal_put.cpp). `seq` numbers the issuer's
+// signal puts to this receiver from 1; they are stored in that order.
+// `ack`: how many of the receiver's own signal puts to the issuer the
+// issuer has stored (an acknowledgement riding along).
+struct SignalPut {
+    Type type = Type::kSignalPut;
+    uint8_t signal;
+    uint32_t from;
+    uint32_t tag;
+    uint64_t seq, offset, size, gen, ack;
+};
+
+// kSignalAck: the receiver stored the issuer's signal puts 1..count; if
+// `refused`, it refused number `count` (the reason follows as text).
+// `answer`: it answers a kSignalAskAck.
+struct SignalAck {
+    Type type = Type::kSignalAck;
+    uint8_t refused, answer;
+    uint32_t from;
+    uint64_t count;
 };
 
 // A message as bytes: the struct, then an optional blob.

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -64,7 +65,7 @@ struct RemoteReg {
 };
 using RemoteRegPtr = std::shared_ptr<RemoteReg>;
 
-enum class GmaKind : uint8_t { kLocal, kPut, kGet, kDelegated, kAtomic };
+enum class GmaKind : uint8_t { kLocal, kPut, kGet, kDelegated, kAtomic, kSignal };
 enum class GmaState : uint8_t { kWaiting, kInFlight, kDone };
 
 // One issued GMA. The Completion is the first member so the transport's
@@ -96,6 +97,10 @@ struct Gma {
     RemoteRegPtr remote;      // remote side's registration (put/get/atomic)
     RemoteRegPtr dst_remote;  // delegated: the destination, shipped to the executor
     uint64_t operand = 0, result = 0;
+    // kSignal: the bytes, copied at issue (dropped once sent), and how
+    // many of them the target stores last (layer::put_signal).
+    Blob payload;
+    uint8_t signal = 0;
 };
 
 // A copy executed here on behalf of another rank (we own its source).
@@ -276,6 +281,31 @@ class Runtime {
     // Tells the issuer of a delegated copy that it is done (status 0) or
     // failed, and why (the issuer's failure message quotes it).
     void reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why = "");
+
+    // --- signal puts (signal_put.cpp): small writes sent as one message,
+    // their signal stored last by the target, acknowledged in batches ---
+    struct SignalPeer {
+        // As the issuer, to this peer:
+        uint64_t sent = 0;                                      // numbered from 1
+        std::deque<std::pair<uint64_t, acp_handle_t>> unacked;  // (number, GMA), ascending
+        bool asked = false;                                     // a kSignalAskAck in flight
+        uint64_t want = 0;  // someone waits for the acknowledgement of those up to this number
+        // As the target, from this peer:
+        uint64_t stored = 0, told = 0;   // stored; the count last acknowledged
+        std::map<uint64_t, Blob> early;  // arrived ahead of one sent before
+    };
+    std::unordered_map<int, SignalPeer> signal_peers;  // only the peers signal puts went to or came from
+    acp_handle_t put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, const void *data, size_t n, size_t signal,
+                            acp_handle_t order, const char *fn);
+    int start_signal_put(Gma &g);  // a transport return value (transport.hpp)
+    void on_signal_put(const Blob &m);
+    void on_signal_ack(const Blob &m);
+    void on_signal_ask(int from);
+    // Someone waits for completions: the transport's batched flushes go
+    // now, and peers with unacknowledged signal puts are asked for acks.
+    void hurry();
+    // Asks the targets of unacknowledged signal puts with handles <= upto.
+    void ask_signal_acks(acp_handle_t upto);
 
     // --- liveness (wait.ipp, messages.cpp): answers to the probes a wait
     // sends the rank it waits for, when nothing it waits for has moved for

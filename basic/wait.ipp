@@ -44,7 +44,7 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
     bool probe_due = true;      // no probe tried since the deadline last moved
     uint64_t answers_then = 0;  // the probed rank's answers when probed
     unsigned idle = 0, busy = 0;
-    tp->flush_now();
+    hurry();
     while (!done()) {
         if (progress_locked() != 0) {
             idle = 0;

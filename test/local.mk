@@ -6,7 +6,8 @@ test_basic_basic_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_basic_basic_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_util.hpp test/report_util.hpp test/smaps_util.hpp \
 	test/basic/query_test.cpp test/basic/copy_test.cpp test/basic/atomic_test.cpp \
 	test/basic/bad_input_test.cpp test/basic/registration_test.cpp test/basic/agent_test.cpp \
-	test/basic/cxx_api_test.cpp test/basic/failure_test.cpp test/basic/global_memory_test.cpp
+	test/basic/cxx_api_test.cpp test/basic/failure_test.cpp test/basic/global_memory_test.cpp \
+	test/basic/signal_put_test.cpp
 test_basic_basic_test_CPPFLAGS = $(AM_CPPFLAGS) $(GTEST_CFLAGS)
 test_basic_basic_test_LDADD = libacpx.la $(GTEST_LIBS)
 

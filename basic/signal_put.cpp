@@ -1,0 +1,218 @@
+// Signal puts (layer::put_signal): a small write into another rank's
+// registered memory, sent as one transport message and stored by the
+// target's progress: the bytes, then the signal (its first bytes) by
+// release stores, so that a reader that sees the signal sees the rest.
+//
+// Why not an RMA put and a stamp ordered after it: between nodes UCX 1.13
+// answers every put over TCP with a message of its own (UCT's PUT_ACK or
+// UCP's software-RMA completion) and remote completion costs a flush
+// round trip, so a small collective round's data, its stamp and the ready
+// byte came to about six messages where MPI sends one. A signal put is
+// one message. Its completion comes back in batches: the target
+// acknowledges every kAckEvery-th one, acknowledgements ride on its own
+// signal puts to the issuer, and a rank that waits for a completion asks
+// (hurry()).
+//
+// Signal puts from one rank to another are numbered and stored in that
+// order, whatever order the transport delivers messages in. The target
+// checks each against its own registration (live, the generation the
+// issuer resolved, in bounds); a refused one fails its GMA with the
+// target's reason. A peer that dies or a dropped link ends the job
+// (the transport's peer failure), so no acknowledgement is lost silently.
+#include <algorithm>
+
+#include "api_common.hpp"
+#include "copy_bytes.hpp"
+#include "protocol.hpp"
+
+namespace acpx::basic {
+namespace {
+
+constexpr uint64_t kAckEvery = 16;  // a target acknowledges at least every 16th signal put of a peer
+// The largest signal put: a collective's largest inline slot (64 KiB) and
+// its stamps; larger writes are RMA puts.
+constexpr size_t kMaxSignalPut = 65536 + 64;
+
+bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= reg_size && size <= reg_size - offset; }
+
+bool signal_ok(size_t signal, size_t n) { return signal <= n && (signal == 1 || (signal > 0 && signal % 8 == 0)); }
+
+// Bytes [signal, n) by a plain copy, then the signal: a byte, or 8-byte
+// words from the last to the first, each a release store.
+void store_signalled(char *at, const uint8_t *data, size_t n, size_t signal) {
+    if (n > signal) copy_bytes(at + signal, data + signal, n - signal);
+    if (signal == 1) {
+        __atomic_store_n(reinterpret_cast<uint8_t *>(at), data[0], __ATOMIC_RELEASE);
+        return;
+    }
+    for (size_t w = signal; w >= 8; w -= 8) {
+        uint64_t v;
+        std::memcpy(&v, data + w - 8, 8);
+        __atomic_store_n(reinterpret_cast<uint64_t *>(at + w - 8), v, __ATOMIC_RELEASE);
+    }
+}
+
+void send_ack(Runtime &rt, int to, Runtime::SignalPeer &p, bool refused, bool answer, const std::string &why = "") {
+    p.told = p.stored;
+    const Blob text(why.begin(), why.end());
+    rt.send(to, proto::pack(proto::SignalAck{proto::Type::kSignalAck, static_cast<uint8_t>(refused),
+                                             static_cast<uint8_t>(answer), static_cast<uint32_t>(rt.rank), p.stored},
+                            refused ? &text : nullptr));
+}
+
+void ask_for_ack(Runtime &rt, int to, Runtime::SignalPeer &p) {
+    p.asked = rt.send(to, proto::pack(proto::Probe{proto::Type::kSignalAskAck, static_cast<uint32_t>(rt.rank)}));
+}
+
+// The issuer's side: every signal put to `to` numbered <= count is stored.
+void acknowledged(Runtime &rt, Runtime::SignalPeer &p, uint64_t count) {
+    while (!p.unacked.empty() && p.unacked.front().first <= count) {
+        if (Gma *g = rt.find_gma(p.unacked.front().second); g && g->state == GmaState::kInFlight)
+            g->comp.fn(&g->comp, 0);
+        p.unacked.pop_front();
+    }
+}
+
+// The target's side: stores signal put `m` (the next in order from
+// `from`), or refuses it, saying why to both sides.
+void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
+    proto::SignalPut h;
+    proto::unpack(m, &h);
+    ++p.stored;
+    LocalReg *r = rt.local_reg(h.tag);
+    const char *why =
+        !r                                 ? "its destination is not registered here"
+        : r->gen != h.gen                  ? "its destination was unregistered since the issuer looked"
+        : !fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
+        : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
+            ? "its signal is not 1 byte or whole aligned 8-byte words"
+            : nullptr;
+    if (why) {
+        report("signal put", ("from rank " + std::to_string(from)).c_str(),
+               "number %llu (tag %u, %llu bytes) refused: %s", static_cast<unsigned long long>(h.seq), h.tag,
+               static_cast<unsigned long long>(h.size), why);
+        send_ack(rt, from, p, true, false, "rank " + std::to_string(rt.rank) + " refused it: " + why);
+        return;
+    }
+    store_signalled(r->base + h.offset, m.data() + sizeof(h), h.size, h.signal);
+}
+
+}  // namespace
+
+acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, const void *data, size_t n,
+                                 size_t signal, acp_handle_t order, const char *fn) {
+    if (n == 0 || n > kMaxSignalPut)
+        return report(fn, "size", "%zu bytes: a signal put carries 1 to %zu", n, kMaxSignalPut), ACP_HANDLE_NULL;
+    if (!signal_ok(signal, n))
+        return report(fn, "signal", "%zu bytes of %zu: the signal is 1 byte or whole 8-byte words, within the data",
+                      signal, n),
+               ACP_HANDLE_NULL;
+    api::Target d;
+    acp_handle_t after = 0;
+    if (!api::resolve(*this, lk, dst, n, fn, "dst", false, &d) || !api::resolve_order(*this, order, fn, &after))
+        return ACP_HANDLE_NULL;
+    const uint64_t addr = d.local ? reinterpret_cast<uint64_t>(d.addr) : d.raddr;
+    if (signal > 1 && addr % 8)
+        return report(fn, "dst", "address 0x%llx at rank %u is not aligned to 8 bytes, as an 8-byte signal needs",
+                      static_cast<unsigned long long>(addr), d.p.rank),
+               ACP_HANDLE_NULL;
+    Gma g;
+    g.fn = fn;
+    g.kind = GmaKind::kSignal;
+    g.dst = dst;
+    g.size = n;
+    g.signal = static_cast<uint8_t>(signal);
+    g.peer = static_cast<int>(d.p.rank);
+    g.local = d.addr;
+    g.raddr = d.raddr;
+    g.remote = d.reg;
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    g.payload.assign(bytes, bytes + n);
+    return issue(std::move(g), after);
+}
+
+int Runtime::start_signal_put(Gma &g) {
+    if (g.peer == rank) {
+        store_signalled(g.local, g.payload.data(), g.size, g.signal);
+        Blob().swap(g.payload);
+        return kDone;
+    }
+    SignalPeer &p = signal_peers[g.peer];
+    const ga::Parts at = ga::decode(g.dst);
+    const proto::SignalPut h{
+        proto::Type::kSignalPut,      g.signal, static_cast<uint32_t>(rank), at.tag, p.sent + 1, at.offset, g.size,
+        g.remote ? g.remote->gen : 0, p.stored};
+    if (!send(g.peer, proto::pack(h, &g.payload))) return -1;
+    ++p.sent;
+    p.told = p.stored;
+    p.unacked.emplace_back(p.sent, g.handle);
+    Blob().swap(g.payload);
+    return kPendingSourceFree;
+}
+
+void Runtime::on_signal_put(const Blob &m) {
+    proto::SignalPut h;
+    if (!proto::unpack(m, &h) || h.from >= static_cast<uint32_t>(procs) || m.size() != sizeof(h) + h.size) return;
+    const int from = static_cast<int>(h.from);
+    SignalPeer &p = signal_peers[from];
+    acknowledged(*this, p, h.ack);
+    if (h.seq != p.stored + 1) {
+        if (h.seq > p.stored) p.early.emplace(h.seq, m);
+        return;
+    }
+    store_one(*this, from, p, m);
+    while (!p.early.empty() && p.early.begin()->first == p.stored + 1) {
+        const Blob next = std::move(p.early.begin()->second);
+        p.early.erase(p.early.begin());
+        store_one(*this, from, p, next);
+    }
+    if (p.stored - p.told >= kAckEvery) send_ack(*this, from, p, false, false);
+}
+
+void Runtime::on_signal_ack(const Blob &m) {
+    proto::SignalAck a;
+    if (!proto::unpack(m, &a) || a.from >= static_cast<uint32_t>(procs)) return;
+    const int from = static_cast<int>(a.from);
+    SignalPeer &p = signal_peers[from];
+    if (a.refused) {
+        const Blob why = proto::tail_of<proto::SignalAck>(m);
+        auto it = p.unacked.begin();
+        while (it != p.unacked.end() && it->first != a.count) ++it;
+        Gma *g = it == p.unacked.end() ? nullptr : find_gma(it->second);
+        // Stored in order and acknowledged by number: a refusal that
+        // overtook an acknowledgement past it would have let its GMA
+        // complete as a success. Never silently.
+        if (!g || g->state != GmaState::kInFlight)
+            fatal("rank %d refused signal put number %llu of this rank after it had been reported complete: %.*s", from,
+                  static_cast<unsigned long long>(a.count), static_cast<int>(why.size()),
+                  reinterpret_cast<const char *>(why.data()));
+        g->why_text.assign(why.begin(), why.end());
+        g->comp.fn(&g->comp, -1);
+        p.unacked.erase(it);
+    }
+    acknowledged(*this, p, a.count);
+    // An answer that does not cover what a waiter waits for (issued after
+    // the ask went, or delivered there out of order): ask again, or that
+    // wait would hang.
+    if (a.answer) {
+        p.asked = false;
+        if (a.count < p.want && !p.unacked.empty()) ask_for_ack(*this, from, p);
+    }
+}
+
+void Runtime::on_signal_ask(int from) { send_ack(*this, from, signal_peers[from], false, true); }
+
+void Runtime::ask_signal_acks(acp_handle_t upto) {
+    for (auto &[to, p] : signal_peers) {
+        if (p.unacked.empty() || p.unacked.front().second > upto) continue;
+        p.want = std::max(p.want, p.sent);
+        if (!p.asked) ask_for_ack(*this, to, p);
+    }
+}
+
+void Runtime::hurry() {
+    tp->flush_now();
+    ask_signal_acks(last_issued);
+}
+
+}  // namespace acpx::basic

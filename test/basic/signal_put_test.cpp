@@ -1,0 +1,183 @@
+// Signal puts (basic/layer.hpp, put_signal): the bytes land, the signal
+// last and the puts of one rank to another in the order issued; they
+// complete (acknowledged in batches, or when a wait asks); bad arguments
+// are reported; a put the target refuses fails with the target's reason.
+#include <cstring>
+
+#include "../../basic/fault_injection.hpp"
+#include "../../basic/layer.hpp"
+#include "../mp_util.hpp"
+#include "../report_util.hpp"
+
+using namespace acpx::test;
+namespace layer = acpx::basic::layer;
+
+namespace {
+
+constexpr size_t kSlot = 64;  // an 8-byte signal, then 56 bytes of body
+
+uint64_t load_acquire(const unsigned char *p) {
+    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
+}
+
+// Slot `i` as put number `i` writes it: the signal i + 1, then pattern(i).
+void make_slot(unsigned char *out, uint64_t i) {
+    const uint64_t signal = i + 1;
+    std::memcpy(out, &signal, 8);
+    fill_pattern(out + 8, kSlot - 8, i);
+}
+
+}  // namespace
+
+// Every rank puts 300 slots into its right neighbour, one signal put each
+// (fewer than a batch's acknowledgement at the end: the wait asks). The
+// neighbour polls the last slot's signal only: seeing it, every earlier
+// slot is whole, since they were stored in the order issued.
+TEST(SignalPut, SlotsLandWholeAndInTheOrderIssued) {
+    constexpr uint64_t kPuts = 300;
+    SharedBuffer b(kPuts * kSlot);
+    const int to = (me() + 1) % np();
+    acp_handle_t last = ACP_HANDLE_NULL;
+    unsigned char slot[kSlot];
+    for (uint64_t i = 0; i < kPuts; ++i) {
+        make_slot(slot, i);
+        last = layer::put_signal(b.ga[to] + i * kSlot, slot, kSlot, 8, ACP_HANDLE_NULL, "test");
+        ASSERT_NE(last, ACP_HANDLE_NULL);
+    }
+    const unsigned char *mine = b.data.data();
+    const unsigned char *final_signal = mine + (kPuts - 1) * kSlot;
+    for (int spins = 0; load_acquire(final_signal) != kPuts; ++spins) {
+        layer::progress();
+        ASSERT_LT(spins, 50'000'000) << "the last slot never arrived";
+    }
+    for (uint64_t i = 0; i < kPuts; ++i) {
+        EXPECT_EQ(load_acquire(mine + i * kSlot), i + 1) << "slot " << i << " not stored before the last one";
+        EXPECT_EQ(first_mismatch(mine + i * kSlot + 8, kSlot - 8, i), -1) << "slot " << i;
+    }
+    acp_complete(last);
+    EXPECT_EQ(acp_inquire(last), 0);
+}
+
+// A 16-byte signal (a collective's stamp pair) is stored after the body,
+// its second word before its first: a reader that sees the first word
+// sees the second and the body.
+TEST(SignalPut, AReaderThatSeesTheFirstSignalWordSeesTheRest) {
+    constexpr size_t kBody = 1000, kRounds = 200;
+    SharedBuffer b(16 + kBody);
+    const int to = (me() + 1) % np();
+    std::vector<unsigned char> msg(16 + kBody);
+    const unsigned char *mine = b.data.data();
+    for (uint64_t round = 1; round <= kRounds; ++round) {
+        const uint64_t words[2] = {round, round * 3};
+        std::memcpy(msg.data(), words, 16);
+        fill_pattern(msg.data() + 16, kBody, round);
+        const acp_handle_t h = layer::put_signal(b.ga[to], msg.data(), msg.size(), 16, ACP_HANDLE_NULL, "test");
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        for (int spins = 0; load_acquire(mine) != round; ++spins) {
+            layer::progress();
+            ASSERT_LT(spins, 50'000'000) << "round " << round << " never arrived";
+        }
+        ASSERT_EQ(load_acquire(mine + 8), round * 3) << "round " << round;
+        ASSERT_EQ(first_mismatch(mine + 16, kBody, round), -1) << "round " << round;
+        acp_complete(h);  // the neighbour's body is rewritten next round: not before it is read
+        ASSERT_EQ(acp_sync(), 0);
+    }
+}
+
+TEST(SignalPut, IntoThisRanksOwnMemoryAndOrderedAfterAnotherGma) {
+    SharedBuffer b(2 * kSlot);
+    unsigned char slot[kSlot];
+    make_slot(slot, 7);
+    const acp_handle_t first = layer::put_signal(b.local(), slot, kSlot, 8, ACP_HANDLE_NULL, "test");
+    ASSERT_NE(first, ACP_HANDLE_NULL);
+    make_slot(slot, 8);
+    const int to = (me() + 1) % np();
+    const acp_handle_t second = layer::put_signal(b.ga[to] + kSlot, slot, kSlot, 1, first, "test");
+    ASSERT_NE(second, ACP_HANDLE_NULL);
+    acp_complete(second);
+    EXPECT_EQ(acp_inquire(first), 0);
+    EXPECT_EQ(acp_inquire(second), 0);
+    EXPECT_EQ(load_acquire(b.data.data()), 8u);
+    EXPECT_EQ(first_mismatch(b.data.data() + 8, kSlot - 8, 7), -1);
+    ASSERT_EQ(acp_sync(), 0);
+    EXPECT_EQ(b.data[kSlot], 9) << "a 1-byte signal";
+    EXPECT_EQ(first_mismatch(b.data.data() + kSlot + 8, kSlot - 8, 8), -1);
+}
+
+TEST(SignalPut, BadArgumentsAreReportedAndNothingIsSent) {
+    SharedBuffer b(256);
+    const int to = (me() + 1) % np();
+    unsigned char bytes[256] = {};
+    acp_handle_t h = 0;
+    EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to], bytes, 0, 1, ACP_HANDLE_NULL, "test"); }), "test",
+                   "size");
+    EXPECT_EQ(h, ACP_HANDLE_NULL);
+    EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to], bytes, 70000, 8, ACP_HANDLE_NULL, "test"); }),
+                   "test", "size");
+    EXPECT_EQ(h, ACP_HANDLE_NULL);
+    for (size_t signal : {0, 3, 12, 24}) {
+        EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to], bytes, 16, signal, ACP_HANDLE_NULL, "test"); }),
+                       "test", "signal");
+        EXPECT_EQ(h, ACP_HANDLE_NULL) << signal;
+    }
+    EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to] + 4, bytes, 16, 8, ACP_HANDLE_NULL, "test"); }),
+                   "test", "dst");
+    EXPECT_EQ(h, ACP_HANDLE_NULL) << "a misaligned 8-byte signal";
+    EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to] + 200, bytes, 64, 8, ACP_HANDLE_NULL, "test"); }),
+                   "test", "dst");
+    EXPECT_EQ(h, ACP_HANDLE_NULL) << "past the registration";
+    EXPECT_REPORTS(stderr_of([&] { h = layer::put_signal(b.ga[to], bytes, 8, 8, 1'000'000'000, "test"); }), "test",
+                   "order");
+    EXPECT_EQ(h, ACP_HANDLE_NULL);
+    ASSERT_EQ(acp_sync(), 0);
+    EXPECT_EQ(first_not(b.data.data(), b.data.size(), 0), -1) << "a refused call wrote";
+}
+
+// The target checks each signal put against its own registration: one
+// that claims a generation it never had is refused there, its GMA fails
+// at the issuer with the target's reason, and nothing is written.
+TEST(SignalPut, APutTheTargetRefusesFailsWithItsReason) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    SharedBuffer b(64);
+    const int to = (me() + 1) % np();
+    unsigned char bytes[16] = {1, 2, 3};
+    acp_handle_t h = ACP_HANDLE_NULL, after = ACP_HANDLE_NULL;
+    const std::string err = stderr_of([&] {
+        acp_sync();  // the left neighbour's refused put comes after this rank captures stderr
+        h = acpx_test_signal_put_stale(b.ga[to], bytes, sizeof bytes);
+        after = layer::put_signal(b.ga[to] + 32, bytes, sizeof bytes, 8, ACP_HANDLE_NULL, "test");
+        acp_complete(after);
+        acp_sync();  // the refusal this rank's left neighbour caused is printed here too
+    });
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    EXPECT_EQ(acp_inquire(h), -1);
+    EXPECT_EQ(acp_inquire(after), 0) << "a refusal does not poison the next signal put";
+    EXPECT_NE(err.find("GMA " + std::to_string(h) + ": signal put of 16 bytes from rank " + std::to_string(me()) +
+                       " to rank " + std::to_string(to) + " failed: rank " + std::to_string(to) +
+                       " refused it: its destination was unregistered since the issuer looked"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("signal put: from rank " + std::to_string((me() + np() - 1) % np()) + ": number "),
+              std::string::npos)
+        << "the target's own line: " << err;
+    EXPECT_EQ(first_not(b.data.data(), 32, 0), -1) << "the refused put wrote";
+    EXPECT_EQ(b.data[32], 1);
+}
+
+// A signal put whose transport reports failure after the bytes left
+// (fault injection: landed) fails, as a put does.
+TEST(SignalPut, AFailureAtCompletionFailsTheGma) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    SharedBuffer b(64);
+    const int to = (me() + 1) % np();
+    unsigned char bytes[16] = {};
+    ASSERT_EQ(acpx_test_fail("landed:1"), 0);
+    acp_handle_t h = ACP_HANDLE_NULL;
+    const std::string err = stderr_of([&] {
+        h = layer::put_signal(b.ga[to], bytes, sizeof bytes, 8, ACP_HANDLE_NULL, "test");
+        acp_complete(h);
+    });
+    EXPECT_EQ(acp_inquire(h), -1);
+    EXPECT_NE(err.find("signal put of 16 bytes"), std::string::npos) << err;
+    ASSERT_EQ(acp_sync(), 0);
+}
