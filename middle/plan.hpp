@@ -13,7 +13,7 @@
 //                    offset (ctl::stamp_of)
 //   [16]             failed stamp pair (ctl::kFailedSize), the source of
 //                    the failed stamps this member sends (round.cpp)
-//   [32]             ready source byte (the round's low 8 bits)
+//   [32]             16 bytes unused (ready bytes go as signal puts)
 //   [48]             arrive[n_in][depth]: a sender's stamp pair once block
 //                    b is here, each followed by its inline slot of
 //                    inline_bytes: a round that small travels there (plain
@@ -72,7 +72,7 @@ constexpr bool stamp_is(uint64_t stamp, uint64_t seq) {
 }
 constexpr uint64_t value_of(uint64_t stamp) { return stamp & kValueMask; }
 
-inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kReadySrc = 32, kSlots = 48;
+inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kSlots = 48;
 inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
 inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 

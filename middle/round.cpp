@@ -19,12 +19,16 @@
 // Delegated small rounds and ready bytes to on-node members are plain
 // stores into their mapped control blocks (Col::Direct): a GMA costs
 // ~0.1 us of locking and bookkeeping, as much as the rest of the round.
+// To members whose blocks are not mapped here (other nodes), a small
+// round's stamps and bytes, and every ready byte, are signal puts
+// (layer::put_signal): one network message each, the stamps stored last.
 #include "round.hpp"
 
 #include <sched.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "basic/copy_bytes.hpp"
@@ -155,14 +159,15 @@ bool begin_segment(Col &c, const char *fn) {
     c.cur.reset();
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
-    __atomic_store_n(ctl + ctl::kReadySrc, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
     if (buffered(c)) copy_in(c);
     for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
         if (uint8_t *at_peer = c.direct.ready[i]) {
             __atomic_store_n(at_peer, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
             continue;
         }
-        const acp_handle_t h = acp_copy(c.plan.ready_targets[i], ctl_ga(c, ctl::kReadySrc), 1, ACP_HANDLE_NULL);
+        // Another node's: one message the executor's progress stores.
+        const auto seq = static_cast<uint8_t>(c.seq);
+        const acp_handle_t h = basic::layer::put_signal(c.plan.ready_targets[i], &seq, 1, 1, ACP_HANDLE_NULL, fn);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
         track(c, h);
         c.cur.notices.push_back(
@@ -307,6 +312,20 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
            ", this rank " + std::to_string(c.offset);
 }
 
+// A small round's block to a receiver whose slots are not mapped here
+// (another node): its stamp pair and inline bytes as one signal put,
+// which the receiver stores bytes first, then the offset stamp, then the
+// size stamp (store_pair's order). Over a network that is one message,
+// where a copy and a stamp ordered after it were four and a round trip.
+acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t len) {
+    thread_local std::vector<uint8_t> msg;
+    msg.resize(ctl::kStampBytes + len);
+    const uint64_t pair[2] = {load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp)};
+    std::memcpy(msg.data(), pair, sizeof pair);
+    if (len) std::memcpy(msg.data() + ctl::kStampBytes, from, len);
+    return basic::layer::put_signal(stamp, msg.data(), msg.size(), ctl::kStampBytes, ACP_HANDLE_NULL, "acp_wait_col");
+}
+
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = ready_bytes(c);
@@ -345,11 +364,16 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
-        const acp_ga_t src = small && o.wait ? ctl_ga(c, at(c).inline_at(o.block, c.seq)) : c.mem.data + r.offset;
         const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
-        acp_handle_t h =
-            acp_copy(small ? stamp + ctl::kStampBytes : o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, track(c, h));
+        acp_handle_t h = ACP_HANDLE_NULL;
+        if (small) {  // the stamps and the bytes in one message (signal put), the stamps stored last
+            const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
+                                      : local_data(c) + r.offset;
+            h = put_inline(c, stamp, from, r.length);
+        } else {
+            h = acp_copy(o.dst_data + r.offset, c.mem.data + r.offset, r.length, ACP_HANDLE_NULL);
+            if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, track(c, h));
+        }
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         track(c, h);
         notice(c, h, stamp, o.block, ctl::kStampBytes);
