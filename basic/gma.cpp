@@ -144,22 +144,32 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
 // does not order: through its shared memory, a stamp behind a 1 MiB put
 // is seen before the put's bytes. Should one of them fail, the
 // connection to that peer has, and g is failed with it (fail_fenced_after).
+// Puts by message (put_by_message) are numbered per peer and stored in
+// that order: no fence needed behind them, and none would order an RMA
+// put after them, so both sides of the test go the same way.
 bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test
-    constexpr size_t kSmallPut = 4096;        // under every UCX transport's eager fragment
     if (g.kind != GmaKind::kPut || g.size > kSmallPut || on_node.reaches(g.peer) || order - completed > kLookAtMost)
         return false;
     // Into a segment mapped here (an on-node peer that refuses Cross-Memory
     // Attach still lets its acpx segments be mapped), g is a store, seen at
     // once: no fence orders it after the transport's puts.
     if (g.remote && on_node.mapped(g.remote->seg, g.raddr)) return false;
+    const bool by_message = put_by_message(g);
     for (acp_handle_t h = completed + 1; h <= order; ++h) {
         const Gma *e = find_gma(h);
         if (!e || e->state == GmaState::kWaiting || e->failed) return false;
         if (e->state == GmaState::kDone) continue;
-        if (e->kind != GmaKind::kPut || !e->source_free || e->size > kSmallPut || e->peer != g.peer) return false;
+        if (e->kind != GmaKind::kPut || !e->source_free || e->size > kSmallPut || e->peer != g.peer ||
+            e->by_message != by_message)
+            return false;
     }
-    return tp->fence();
+    return by_message || tp->fence();
+}
+
+bool Runtime::put_by_message(const Gma &g) const {
+    return g.kind == GmaKind::kPut && g.size <= kSmallPut && g.peer != rank &&
+           node_ids[static_cast<size_t>(g.peer)] != node_ids[static_cast<size_t>(rank)];
 }
 
 // GMA h failed: a GMA ordered after it but issued behind a fence before
@@ -198,7 +208,9 @@ void Runtime::start(Gma &g) {
             break;
         case GmaKind::kPut:
             if ((rc = on_node.put(g.peer, g.remote->seg, g.raddr, g.local, g.size)) != OnNode::kFallback) break;
-            if ((key = key_of(g.peer, *g.remote)))
+            if (put_by_message(g))
+                rc = start_signal_put(g);
+            else if ((key = key_of(g.peer, *g.remote)))
                 rc = tp->put(g.peer, g.local, g.size, g.raddr, *key, &g.comp);
             else
                 no_key = true;

@@ -86,6 +86,7 @@ struct Gma {
     bool source_free = false;   // in flight, its source bytes copied out: they may change
     bool fail_landing = false;  // a test's fault: its completion reports failure (fault_injection.hpp)
     bool fenced = false;        // started behind a transport fence, what it is ordered after still in flight
+    bool by_message = false;    // a put sent as a signal put without a signal (Runtime::put_by_message)
     AtomicOp aop = AtomicOp::kAdd;
     uint8_t width = 0;
     int peer = -1;  // the rank this GMA waits for
@@ -251,6 +252,12 @@ class Runtime {
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);
     bool fence_instead(const Gma &g, acp_handle_t order);
+    // Small puts to other nodes go as one message each (signal_put.cpp),
+    // not as RMA: UCX 1.13 over TCP answers every put with a message, and
+    // completing one took a flush round trip on top. kSmallPut: under
+    // every UCX transport's eager fragment.
+    static constexpr size_t kSmallPut = 4096;
+    bool put_by_message(const Gma &g) const;
     void fail_fenced_after(acp_handle_t h);
     void start(Gma &g);
     void advance();
@@ -295,6 +302,9 @@ class Runtime {
         std::map<uint64_t, Blob> early;  // arrived ahead of one sent before
     };
     std::unordered_map<int, SignalPeer> signal_peers;  // only the peers signal puts went to or came from
+    // Threads in wait_locked: while one waits, a signal put that starts
+    // asks for its acknowledgement at once (it may be what is waited for).
+    unsigned completion_waiters = 0;
     acp_handle_t put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, const void *data, size_t n, size_t signal,
                             acp_handle_t order, const char *fn);
     int start_signal_put(Gma &g);  // a transport return value (transport.hpp)

@@ -35,12 +35,15 @@ constexpr size_t kMaxSignalPut = 65536 + 64;
 
 bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= reg_size && size <= reg_size - offset; }
 
-bool signal_ok(size_t signal, size_t n) { return signal <= n && (signal == 1 || (signal > 0 && signal % 8 == 0)); }
+// 0 (a plain copy: a put sent as a message, Runtime::put_by_message), 1,
+// or whole 8-byte words, within the data.
+bool signal_ok(size_t signal, size_t n) { return signal <= n && (signal <= 1 || signal % 8 == 0); }
 
 // Bytes [signal, n) by a plain copy, then the signal: a byte, or 8-byte
 // words from the last to the first, each a release store.
 void store_signalled(char *at, const uint8_t *data, size_t n, size_t signal) {
     if (n > signal) copy_bytes(at + signal, data + signal, n - signal);
+    if (signal == 0) return;
     if (signal == 1) {
         __atomic_store_n(reinterpret_cast<uint8_t *>(at), data[0], __ATOMIC_RELEASE);
         return;
@@ -80,12 +83,15 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
     proto::unpack(m, &h);
     ++p.stored;
     LocalReg *r = rt.local_reg(h.tag);
+    // Peers know the starter memory from the start-up exchange, without
+    // its generation (0); it lives until acp_finalize.
+    const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
     const char *why =
         !r                                 ? "its destination is not registered here"
-        : r->gen != h.gen                  ? "its destination was unregistered since the issuer looked"
+        : stale                            ? "its destination was unregistered since the issuer looked"
         : !fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
         : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
-            ? "its signal is not 1 byte or whole aligned 8-byte words"
+            ? "its signal is not 0 or 1 byte or whole aligned 8-byte words"
             : nullptr;
     if (why) {
         report("signal put", ("from rank " + std::to_string(from)).c_str(),
@@ -103,7 +109,7 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
                                  size_t signal, acp_handle_t order, const char *fn) {
     if (n == 0 || n > kMaxSignalPut)
         return report(fn, "size", "%zu bytes: a signal put carries 1 to %zu", n, kMaxSignalPut), ACP_HANDLE_NULL;
-    if (!signal_ok(signal, n))
+    if (signal == 0 || !signal_ok(signal, n))
         return report(fn, "signal", "%zu bytes of %zu: the signal is 1 byte or whole 8-byte words, within the data",
                       signal, n),
                ACP_HANDLE_NULL;
@@ -137,6 +143,10 @@ int Runtime::start_signal_put(Gma &g) {
         Blob().swap(g.payload);
         return kDone;
     }
+    if (g.kind == GmaKind::kPut) {  // put_by_message: the source is the application's, copied here
+        g.by_message = true;
+        g.payload.assign(g.local, g.local + g.size);
+    }
     SignalPeer &p = signal_peers[g.peer];
     const ga::Parts at = ga::decode(g.dst);
     const proto::SignalPut h{
@@ -147,6 +157,13 @@ int Runtime::start_signal_put(Gma &g) {
     p.told = p.stored;
     p.unacked.emplace_back(p.sent, g.handle);
     Blob().swap(g.payload);
+    // Someone waits, or a GMA waits for its order, and this one may be
+    // what they wait for: started late (ordered itself), it was not
+    // there when they asked.
+    if (completion_waiters || !waiting.empty()) {
+        p.want = p.sent;
+        if (!p.asked) ask_for_ack(*this, g.peer, p);
+    }
     return kPendingSourceFree;
 }
 

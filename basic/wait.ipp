@@ -45,6 +45,11 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
     uint64_t answers_then = 0;  // the probed rank's answers when probed
     unsigned idle = 0, busy = 0;
     hurry();
+    struct Waiting {  // counted while it waits (completion_waiters)
+        unsigned &n;
+        explicit Waiting(unsigned &count) : n(count) { ++n; }
+        ~Waiting() { --n; }
+    } waiting_here(completion_waiters);
     while (!done()) {
         if (progress_locked() != 0) {
             idle = 0;
