@@ -546,9 +546,13 @@ int acp_test_col(acp_request_t request);
 /**
  * Frees the handle: unregisters and releases its memory. Local (not
  * collective). Its last round must be finished here; no member may send
- * on it again. First waits, at most ACP_TIMEOUT, until every member this
- * one sends to has called send for that round (a bcast root runs ahead
- * of them, see above): their signals still come into its memory.
+ * on it again. First waits, at most ACP_TIMEOUT, until every member of
+ * this node this one sends to has called send for that round (a bcast root
+ * runs ahead of them, see above): their signals still come into its
+ * memory. Members on other nodes send their last signal at their own
+ * free: the memory they write stays registered until it has come (it is
+ * released in a later call of the middle layer, or at acp_finalize), so
+ * members may free their handles in any order.
  * @return 0, or -1 (reported) for a handle that is not live, or for one
  * whose members did not catch up (named; it is freed anyway).
  */

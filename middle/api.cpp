@@ -344,12 +344,22 @@ int acp_free_col(acp_col_t h) try {
         return report(fn, "handle", "round %llu is still running here; acp_wait_col its request first",
                       static_cast<unsigned long long>(c->round)),
                -1;
+    // Its own last ready byte to executors on other nodes first: theirs
+    // may wait for it (below), so no two members wait for each other.
+    const bool said = say_ready(*c, fn);
     const bool caught_up = members_caught_up(fn, st, *c);
     const bool landed = trail_landed(fn, st, *c);
     if (c->cur.last != ACP_HANDLE_NULL) acp_complete(c->cur.last);  // a broken round's GMAs
+    // Receivers on other nodes whose last ready byte is still on its way
+    // (they send it at their own free, which may come after this one's):
+    // the control block stays, registered, until it has landed.
+    if (std::vector<size_t> unsettled = unsettled_ready(*c); !unsettled.empty() && c->broken.empty()) {
+        st.parked_ctls.push_back({c->mem.ctl, std::move(unsettled), static_cast<uint8_t>(c->seq)});
+        c->mem.ctl = {};
+    }
     release(*c);
     st.cols.erase(c->id);
-    return caught_up && landed ? 0 : -1;
+    return said && caught_up && landed ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acp_free_col"), -1;
 }

@@ -66,6 +66,9 @@ struct Col {
     char *out = nullptr;                // buffered: where it receives
     std::vector<uint8_t> ready_known;   // delegated: per plan.out entry, its receiver's ready byte as last read
     std::vector<uint8_t> member_known;  // root mode: per member, its ready byte as last read
+    // The last segment whose ready bytes went to executors on other nodes
+    // (round.cpp, ready_due: of small segments, one in a few).
+    uint64_t last_due_seq = 0;
     // Small segments to other nodes that ended here once their GMAs' sources
     // were copied out, before those GMAs were known to land (a round trip
     // each, as long as the round itself): their completion is checked by the
@@ -135,6 +138,15 @@ struct State final : basic::layer::LayerState {
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
     ChannelTable channels;  // acp_create_ch's (channel.cpp)
     SegbufTable segbufs;    // acp_create_*_segbuf's (segbuf.cpp)
+    // Control blocks of freed handles that receivers on other nodes may
+    // still write their last ready byte into (round.cpp, park_ctl): each
+    // goes once every byte listed reads its round (or the one after).
+    struct ParkedCtl {
+        basic::layer::SharedMemory ctl;
+        std::vector<size_t> ready_at;  // offsets of those ready bytes in it
+        uint8_t seq = 0;
+    };
+    std::vector<ParkedCtl> parked_ctls;
 
     // The model's inputs, loaded at an automatic choice and again when
     // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).

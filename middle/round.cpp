@@ -154,20 +154,40 @@ void copy_out(Col &c) {
 // Where this handle's slots are in every member's control block.
 ctl::Layout at(const Col &c) { return c.plan.layout(); }
 
+bool on_other_node(const Col &c, int64_t rank) {
+    return basic::layer::node_id(static_cast<int>(rank)) != basic::layer::node_id(c.rank);
+}
+
+// Is this segment's ready byte sent to executors on other nodes? Not for
+// every small segment: the executor needs this member to have started
+// seq - depth + 1 only (receiver_ready), so one in every depth / 4 keeps
+// it up to 3/4 of its ring ahead, and a bcast's small rounds across nodes
+// cost one network message each, not two. A larger segment's executor
+// waits for its exact byte: always. The last one goes at acp_free_col
+// (say_ready); the executor's control block waits for it (park_ctl).
+bool ready_due(const Col &c) {
+    const uint32_t every = std::max<uint32_t>(1, c.plan.depth / 4);
+    return !is_inline(c) || c.seq % every == 0;
+}
+
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
     c.cur.reset();
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     if (buffered(c)) copy_in(c);
+    const bool due = ready_due(c);
+    if (due) c.last_due_seq = c.seq;
+    const auto seq = static_cast<uint8_t>(c.seq);
     for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
         if (uint8_t *at_peer = c.direct.ready[i]) {
-            __atomic_store_n(at_peer, static_cast<uint8_t>(c.seq), __ATOMIC_RELEASE);
+            __atomic_store_n(at_peer, seq, __ATOMIC_RELEASE);
             continue;
         }
-        // Another node's: one message the executor's progress stores.
-        const auto seq = static_cast<uint8_t>(c.seq);
-        const acp_handle_t h = basic::layer::put_signal(c.plan.ready_targets[i], &seq, 1, 1, ACP_HANDLE_NULL, fn);
+        const acp_ga_t target = c.plan.ready_targets[i];
+        if (!due && on_other_node(c, basic::ga::decode(target).rank)) continue;
+        // One message (signal put) that the executor's progress stores.
+        const acp_handle_t h = basic::layer::put_signal(target, &seq, 1, 1, ACP_HANDLE_NULL, fn);
         if (h == ACP_HANDLE_NULL) return fail_gma(c, fn, "a ready signal");
         track(c, h);
         c.cur.notices.push_back(
@@ -584,15 +604,66 @@ std::string pending(const Col &c) {
     return listed(what);
 }
 
+// Calls f(rank, offset of its ready byte in the control block) for every
+// receiver this member writes into.
+template <class F>
+void each_receiver(const Col &c, F f) {
+    const size_t ready = at(c).ready();
+    for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
+        if (m != c.plan.me) f(static_cast<int64_t>(basic::ga::decode(c.plan.data_ga[m]).rank), ready + m);
+    for (const OutEntry &o : c.plan.out) f(o.dst_rank, ready + o.ready);
+}
+
 std::string lagging(const Col &c) {
     std::vector<std::string> who;
-    const uint8_t *ready = ready_bytes(c);
-    for (uint32_t m = 0; c.plan.executes_list && m < c.plan.members; ++m)
-        if (m != c.plan.me && !started(c, load8(ready + m)))
-            who.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank));
-    for (const OutEntry &o : c.plan.out)
-        if (!started(c, load8(ready + o.ready))) who.push_back("rank " + std::to_string(o.dst_rank));
+    each_receiver(c, [&](int64_t rank, size_t at_ready) {
+        if (!on_other_node(c, rank) && !started(c, load8(c.ctl_base() + at_ready)))
+            who.push_back("rank " + std::to_string(rank));
+    });
     return listed(who);
+}
+
+std::vector<size_t> unsettled_ready(const Col &c) {
+    std::vector<size_t> out;
+    each_receiver(c, [&](int64_t rank, size_t at_ready) {
+        if (on_other_node(c, rank) && !started(c, load8(c.ctl_base() + at_ready))) out.push_back(at_ready);
+    });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+bool say_ready(Col &c, const char *fn) {
+    if (!c.direct.known || c.last_due_seq == c.seq) return true;  // no round, or its byte went
+    const auto seq = static_cast<uint8_t>(c.seq);
+    for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
+        const acp_ga_t target = c.plan.ready_targets[i];
+        if (c.direct.ready[i] || !on_other_node(c, basic::ga::decode(target).rank)) continue;
+        if (basic::layer::put_signal(target, &seq, 1, 1, ACP_HANDLE_NULL, fn) == ACP_HANDLE_NULL)
+            return basic::report(fn, "handle", "handle %llu: its last ready byte to rank %u could not be sent",
+                                 static_cast<unsigned long long>(c.id), basic::ga::decode(target).rank);
+    }
+    c.last_due_seq = c.seq;
+    return true;
+}
+
+void release_parked(State &st) {
+    auto &parked = st.parked_ctls;
+    for (size_t i = 0; i < parked.size();) {
+        State::ParkedCtl &p = parked[i];
+        const auto *ctl = static_cast<const uint8_t *>(p.ctl.base);
+        const bool all = std::all_of(p.ready_at.begin(), p.ready_at.end(), [&](size_t at) {
+            const uint8_t r = load8(ctl + at);
+            return r == p.seq || r == static_cast<uint8_t>(p.seq + 1);
+        });
+        if (!all) {
+            ++i;
+            continue;
+        }
+        basic::layer::free_shared(p.ctl);
+        parked[i] = std::move(parked.back());
+        parked.pop_back();
+    }
 }
 
 void pause_if_idle(unsigned idle) {
@@ -604,6 +675,7 @@ void pause_if_idle(unsigned idle) {
 }
 
 bool progress_all(State &st) {
+    if (!st.parked_ctls.empty()) release_parked(st);
     bool moved = false, off_node = false;
     for (auto &[id, c] : st.cols) {
         off_node |= c->active && c->direct.off_node;

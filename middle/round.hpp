@@ -26,10 +26,23 @@ bool overdue(Col &c);
 // What the current segment still waits for, naming ranks.
 std::string pending(const Col &c);
 
-// The members this one writes into that have not started its last round
-// yet ("rank 3, rank 5"; "" when none): small rounds run ahead of them,
-// so acp_free_col waits for them before the control block goes.
+// The members on this node this one writes into that have not started
+// its last round yet ("rank 3, rank 5"; "" when none): small rounds run
+// ahead of them, so acp_free_col waits for them before the control block
+// goes (those on other nodes: unsettled_ready).
 std::string lagging(const Col &c);
+
+// The receivers on other nodes that have not said they started this
+// member's last round (their ready bytes come one in a few small rounds,
+// the last at their acp_free_col: say_ready): offsets of their ready bytes
+// in the control block. acp_free_col parks the block until they have.
+std::vector<size_t> unsettled_ready(const Col &c);
+// This member's ready byte for its last segment to every executor on
+// another node it was not sent to (at acp_free_col; not waited for). False,
+// reported under fn, if one cannot be issued.
+bool say_ready(Col &c, const char *fn);
+// Releases the parked control blocks whose receivers have all caught up.
+void release_parked(State &st);
 
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
