@@ -51,6 +51,12 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
         ~Waiting() { --n; }
     } waiting_here(completion_waiters);
     while (!done()) {
+        // While this thread polls, it makes all the progress the agent
+        // would: the agent stays off the lock and the core (agent.cpp), as
+        // for a collective's wait (layer::progress). Two threads of each
+        // rank taking turns at the lock made an 8 B put and its
+        // completion between two hosts cost twice the messages' time.
+        agent.app_polled_ns.store(Agent::now_ns(), std::memory_order_relaxed);
         if (progress_locked() != 0) {
             idle = 0;
             if (++busy % kBusyPassesPerClockRead != 0) continue;
@@ -86,6 +92,8 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
             lk.lock();
             continue;
         }
+        agent.app_polled_ns.store(0, std::memory_order_relaxed);  // blocks: the agent goes on at once
+        agent.resume.notify_one();
         ++agent.app_blocked;
         agent.progressed.wait_for(lk, std::chrono::milliseconds(100));
         --agent.app_blocked;
