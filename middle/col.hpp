@@ -139,7 +139,7 @@ struct State final : basic::layer::LayerState {
     ChannelTable channels;  // acp_create_ch's (channel.cpp)
     SegbufTable segbufs;    // acp_create_*_segbuf's (segbuf.cpp)
     // Control blocks of freed handles that receivers on other nodes may
-    // still write their last ready byte into (round.cpp, park_ctl): each
+    // still write their last ready byte into (acp_free_col, round.cpp): each
     // goes once every byte listed reads its round (or the one after).
     struct ParkedCtl {
         basic::layer::SharedMemory ctl;

@@ -20,8 +20,9 @@
 // stores into their mapped control blocks (Col::Direct): a GMA costs
 // ~0.1 us of locking and bookkeeping, as much as the rest of the round.
 // To members whose blocks are not mapped here (other nodes), a small
-// round's stamps and bytes, and every ready byte, are signal puts
-// (layer::put_signal): one network message each, the stamps stored last.
+// round's stamps and bytes, and ready bytes (of small rounds, one in a
+// few: ready_due), are signal puts (layer::put_signal): one network
+// message each, the stamps stored last.
 #include "round.hpp"
 
 #include <sched.h>
@@ -164,7 +165,8 @@ bool on_other_node(const Col &c, int64_t rank) {
 // it up to 3/4 of its ring ahead, and a bcast's small rounds across nodes
 // cost one network message each, not two. A larger segment's executor
 // waits for its exact byte: always. The last one goes at acp_free_col
-// (say_ready); the executor's control block waits for it (park_ctl).
+// (say_ready); the executor's freed control block waits, parked, for it
+// (State::parked_ctls).
 bool ready_due(const Col &c) {
     const uint32_t every = std::max<uint32_t>(1, c.plan.depth / 4);
     return !is_inline(c) || c.seq % every == 0;
