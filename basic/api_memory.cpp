@@ -29,7 +29,7 @@ bool resolve(Runtime &rt, std::unique_lock<std::mutex> &lk, acp_ga_t g, size_t s
         out->raddr = out->reg->base + p.offset;
         if (out->local) out->addr = reinterpret_cast<char *>(out->raddr);
     }
-    if (p.offset > reg_size || size > reg_size - p.offset)
+    if (!ga::fits(p.offset, size, reg_size))
         return report(fn, arg,
                       "GA 0x%llx + %zu bytes passes the end of its registration "
                       "(offset %llu of %llu bytes, rank %u tag %u)",

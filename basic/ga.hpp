@@ -30,6 +30,12 @@ constexpr acp_ga_t encode(uint32_t rank, uint32_t tag, uint64_t offset) {
            1;
 }
 
+// Whether [offset, offset + size) lies within a registration of reg_size
+// bytes (written so that no sum can overflow).
+constexpr bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) {
+    return offset <= reg_size && size <= reg_size - offset;
+}
+
 // Precondition: g != ACP_GA_NULL.
 constexpr Parts decode(acp_ga_t g) {
     const uint64_t v = g - 1;

@@ -19,9 +19,6 @@ void exec_done(Completion *c, int status) {
     e->rt->exec_finished++;
 }
 
-// True when [offset, offset+size) fits in a registration of reg_size bytes.
-bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= reg_size && size <= reg_size - offset; }
-
 }  // namespace
 
 bool Runtime::send(int to, const Blob &m) { return tp->send(to, m.data(), m.size()) >= 0; }
@@ -167,14 +164,14 @@ void Runtime::execute_copy(const Blob &m) {
     const ga::Parts s = ga::decode(c.src_ga);
     LocalReg *src = local_reg(s.tag);
     if (s.rank != static_cast<uint32_t>(rank) || !src) return refuse_copy(*this, c, "source not registered here");
-    if (!fits(s.offset, c.size, src->size)) return refuse_copy(*this, c, "source passes its registration");
+    if (!ga::fits(s.offset, c.size, src->size)) return refuse_copy(*this, c, "source passes its registration");
     const ga::Parts d = ga::decode(c.dst_ga);
     if (d.rank >= static_cast<uint32_t>(procs)) return refuse_copy(*this, c, "destination rank is not in the job");
     if (d.rank == static_cast<uint32_t>(rank)) {
         LocalReg *dst = local_reg(d.tag);
         if (!dst || (c.dst_gen && dst->gen != c.dst_gen))
             return refuse_copy(*this, c, "destination not registered here (unregistered since the issuer looked)");
-        if (!fits(d.offset, c.size, dst->size)) return refuse_copy(*this, c, "destination passes its registration");
+        if (!ga::fits(d.offset, c.size, dst->size)) return refuse_copy(*this, c, "destination passes its registration");
         if (faults.exec_in && --faults.exec_in == 0)
             return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
         copy_bytes(dst->base + d.offset, src->base + s.offset, c.size);
@@ -206,7 +203,7 @@ void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
     if (c.dst_gen && reg->gen != c.dst_gen)
         return refuse_copy(*this, c,
                            "destination registration at " + at + " was replaced since the issuer looked it up");
-    if (!fits(d.offset, c.size, reg->size))
+    if (!ga::fits(d.offset, c.size, reg->size))
         return refuse_copy(*this, c,
                            "destination [" + std::to_string(d.offset) + ", +" + std::to_string(c.size) +
                                ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);

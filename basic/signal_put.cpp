@@ -33,8 +33,6 @@ constexpr uint64_t kAckEvery = 16;  // a target acknowledges at least every 16th
 // its stamps; larger writes are RMA puts.
 constexpr size_t kMaxSignalPut = 65536 + 64;
 
-bool fits(uint64_t offset, uint64_t size, uint64_t reg_size) { return offset <= reg_size && size <= reg_size - offset; }
-
 // 0 (a plain copy: a put sent as a message, Runtime::put_by_message), 1,
 // or whole 8-byte words, within the data.
 bool signal_ok(size_t signal, size_t n) { return signal <= n && (signal <= 1 || signal % 8 == 0); }
@@ -87,9 +85,9 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
     // its generation (0); it lives until acp_finalize.
     const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
     const char *why =
-        !r                                 ? "its destination is not registered here"
-        : stale                            ? "its destination was unregistered since the issuer looked"
-        : !fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
+        !r                                     ? "its destination is not registered here"
+        : stale                                ? "its destination was unregistered since the issuer looked"
+        : !ga::fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
         : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
             ? "its signal is not 0 or 1 byte or whole aligned 8-byte words"
             : nullptr;
@@ -143,16 +141,19 @@ int Runtime::start_signal_put(Gma &g) {
         Blob().swap(g.payload);
         return kDone;
     }
-    if (g.kind == GmaKind::kPut) {  // put_by_message: the source is the application's, copied here
-        g.by_message = true;
-        g.payload.assign(g.local, g.local + g.size);
-    }
+    // A put by message (put_by_message) sends the application's bytes
+    // straight from its source; a signal put, those it copied at issue.
+    g.by_message = g.kind == GmaKind::kPut;
+    const uint8_t *bytes = g.by_message ? reinterpret_cast<const uint8_t *>(g.local) : g.payload.data();
     SignalPeer &p = signal_peers[g.peer];
     const ga::Parts at = ga::decode(g.dst);
     const proto::SignalPut h{
         proto::Type::kSignalPut,      g.signal, static_cast<uint32_t>(rank), at.tag, p.sent + 1, at.offset, g.size,
         g.remote ? g.remote->gen : 0, p.stored};
-    if (!send(g.peer, proto::pack(h, &g.payload))) return -1;
+    Blob m(sizeof h + g.size);
+    std::memcpy(m.data(), &h, sizeof h);
+    std::memcpy(m.data() + sizeof h, bytes, g.size);
+    if (!send(g.peer, m)) return -1;
     ++p.sent;
     p.told = p.stored;
     p.unacked.emplace_back(p.sent, g.handle);
