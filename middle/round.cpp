@@ -208,11 +208,11 @@ bool receiver_ready(const Col &c, uint8_t r) {
     return behind == 0 || (is_inline(c) && behind < c.plan.depth);
 }
 
-// Has a receiver whose ready byte is `r` started this member's last
-// round? It may be one ahead already, never more: the next needs this
-// member's data.
-bool started(const Col &c, uint8_t r) {
-    const auto want = static_cast<uint8_t>(c.seq);
+// Has a receiver whose ready byte is `r` started round `seq`, this
+// member's last? It may be one ahead already, never more: the next needs
+// this member's data.
+bool started(uint8_t r, uint64_t seq) {
+    const auto want = static_cast<uint8_t>(seq);
     return r == want || r == static_cast<uint8_t>(want + 1);
 }
 
@@ -619,7 +619,7 @@ void each_receiver(const Col &c, F f) {
 std::string lagging(const Col &c) {
     std::vector<std::string> who;
     each_receiver(c, [&](int64_t rank, size_t at_ready) {
-        if (!on_other_node(c, rank) && !started(c, load8(c.ctl_base() + at_ready)))
+        if (!on_other_node(c, rank) && !started(load8(c.ctl_base() + at_ready), c.seq))
             who.push_back("rank " + std::to_string(rank));
     });
     return listed(who);
@@ -628,7 +628,7 @@ std::string lagging(const Col &c) {
 std::vector<size_t> unsettled_ready(const Col &c) {
     std::vector<size_t> out;
     each_receiver(c, [&](int64_t rank, size_t at_ready) {
-        if (on_other_node(c, rank) && !started(c, load8(c.ctl_base() + at_ready))) out.push_back(at_ready);
+        if (on_other_node(c, rank) && !started(load8(c.ctl_base() + at_ready), c.seq)) out.push_back(at_ready);
     });
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -654,10 +654,8 @@ void release_parked(State &st) {
     for (size_t i = 0; i < parked.size();) {
         State::ParkedCtl &p = parked[i];
         const auto *ctl = static_cast<const uint8_t *>(p.ctl.base);
-        const bool all = std::all_of(p.ready_at.begin(), p.ready_at.end(), [&](size_t at) {
-            const uint8_t r = load8(ctl + at);
-            return r == p.seq || r == static_cast<uint8_t>(p.seq + 1);
-        });
+        const bool all = std::all_of(p.ready_at.begin(), p.ready_at.end(),
+                                     [&](size_t at) { return started(load8(ctl + at), p.seq); });
         if (!all) {
             ++i;
             continue;
