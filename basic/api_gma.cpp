@@ -1,4 +1,6 @@
 // C API: copies, atomics, completion.
+#include <sched.h>
+
 #include "api_common.hpp"
 
 using namespace acpx::basic;
@@ -141,11 +143,21 @@ extern "C" int acp_inquire(acp_handle_t handle) try {
     auto lk = rt->lock_api();
     acp_handle_t h = 0;
     if (!target_handle(*rt, handle, "acp_inquire", &h)) return -1;
-    if (rt->completed < h) {
-        rt->hurry();
-        rt->progress_locked();
+    // Progress even when h is complete: a loop of acp_inquire is how a
+    // program polls its own memory for a peer's put, and that put may be a
+    // message only this process's progress stores. The caller polls, so
+    // the agent stays off the lock meanwhile (as in wait_locked).
+    if (rt->completed < h) rt->hurry(Runtime::kPollAsksAfterNs);
+    const unsigned progressed = rt->progress_locked();
+    rt->agent.app_polled_ns.store(Runtime::Agent::now_ns(), std::memory_order_relaxed);
+    const int state = rt->completion(h);
+    // An empty poll on a node with more ranks than CPUs gives the core
+    // away (ACP_IDLE): the peer this loop waits for may need it.
+    if (progressed == 0 && rt->yield_at_once) {
+        lk.unlock();
+        sched_yield();
     }
-    return rt->completion(h);
+    return state;
 } catch (...) {
     return acpx::basic::report_exception("acp_inquire"), -1;
 }

@@ -293,10 +293,15 @@ class Runtime {
     // their signal stored last by the target, acknowledged in batches ---
     struct SignalPeer {
         // As the issuer, to this peer:
-        uint64_t sent = 0;                                      // numbered from 1
-        std::deque<std::pair<uint64_t, acp_handle_t>> unacked;  // (number, GMA), ascending
-        bool asked = false;                                     // a kSignalAskAck in flight
-        uint64_t want = 0;  // someone waits for the acknowledgement of those up to this number
+        uint64_t sent = 0;  // numbered from 1
+        struct Unacked {
+            uint64_t number;
+            acp_handle_t gma;
+            int64_t sent_ns;  // Agent::now_ns() at send
+        };
+        std::deque<Unacked> unacked;  // ascending numbers
+        bool asked = false;           // a kSignalAskAck in flight
+        uint64_t want = 0;            // someone waits for the acknowledgement of those up to this number
         // As the target, from this peer:
         uint64_t stored = 0, told = 0;   // stored; the count last acknowledged
         std::map<uint64_t, Blob> early;  // arrived ahead of one sent before
@@ -312,10 +317,15 @@ class Runtime {
     void on_signal_ack(const Blob &m);
     void on_signal_ask(int from);
     // Someone waits for completions: the transport's batched flushes go
-    // now, and peers with unacknowledged signal puts are asked for acks.
-    void hurry();
+    // now, and peers with unacknowledged signal puts are asked for acks
+    // (only those with one sent at least min_age_ns ago).
+    void hurry(int64_t min_age_ns = 0);
+    // A poll (acp_inquire) asks only for the acknowledgements of signal
+    // puts this old: sooner, they usually ride on the peer's own traffic
+    // (a ping-pong's answer), and an ask and its answer would triple it.
+    static constexpr int64_t kPollAsksAfterNs = 20'000;
     // Asks the targets of unacknowledged signal puts with handles <= upto.
-    void ask_signal_acks(acp_handle_t upto);
+    void ask_signal_acks(acp_handle_t upto, int64_t min_age_ns = 0);
 
     // --- liveness (wait.ipp, messages.cpp): answers to the probes a wait
     // sends the rank it waits for, when nothing it waits for has moved for

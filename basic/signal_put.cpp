@@ -11,7 +11,8 @@
 // one message. Its completion comes back in batches: the target
 // acknowledges every kAckEvery-th one, acknowledgements ride on its own
 // signal puts to the issuer, and a rank that waits for a completion asks
-// (hurry()).
+// (hurry()); one that polls (acp_inquire) asks once a put is
+// Runtime::kPollAsksAfterNs old.
 //
 // Signal puts from one rank to another are numbered and stored in that
 // order, whatever order the transport delivers messages in. The target
@@ -20,6 +21,7 @@
 // target's reason. A peer that dies or a dropped link ends the job
 // (the transport's peer failure), so no acknowledgement is lost silently.
 #include <algorithm>
+#include <cstdint>
 
 #include "api_common.hpp"
 #include "copy_bytes.hpp"
@@ -67,9 +69,8 @@ void ask_for_ack(Runtime &rt, int to, Runtime::SignalPeer &p) {
 
 // The issuer's side: every signal put to `to` numbered <= count is stored.
 void acknowledged(Runtime &rt, Runtime::SignalPeer &p, uint64_t count) {
-    while (!p.unacked.empty() && p.unacked.front().first <= count) {
-        if (Gma *g = rt.find_gma(p.unacked.front().second); g && g->state == GmaState::kInFlight)
-            g->comp.fn(&g->comp, 0);
+    while (!p.unacked.empty() && p.unacked.front().number <= count) {
+        if (Gma *g = rt.find_gma(p.unacked.front().gma); g && g->state == GmaState::kInFlight) g->comp.fn(&g->comp, 0);
         p.unacked.pop_front();
     }
 }
@@ -156,7 +157,7 @@ int Runtime::start_signal_put(Gma &g) {
     if (!send(g.peer, m)) return -1;
     ++p.sent;
     p.told = p.stored;
-    p.unacked.emplace_back(p.sent, g.handle);
+    p.unacked.push_back({p.sent, g.handle, Agent::now_ns()});
     Blob().swap(g.payload);
     // Someone waits, or a GMA waits for its order, and this one may be
     // what they wait for: started late (ordered itself), it was not
@@ -195,8 +196,8 @@ void Runtime::on_signal_ack(const Blob &m) {
     if (a.refused) {
         const Blob why = proto::tail_of<proto::SignalAck>(m);
         auto it = p.unacked.begin();
-        while (it != p.unacked.end() && it->first != a.count) ++it;
-        Gma *g = it == p.unacked.end() ? nullptr : find_gma(it->second);
+        while (it != p.unacked.end() && it->number != a.count) ++it;
+        Gma *g = it == p.unacked.end() ? nullptr : find_gma(it->gma);
         // Stored in order and acknowledged by number: a refusal that
         // overtook an acknowledgement past it would have let its GMA
         // complete as a success. Never silently.
@@ -220,17 +221,18 @@ void Runtime::on_signal_ack(const Blob &m) {
 
 void Runtime::on_signal_ask(int from) { send_ack(*this, from, signal_peers[from], false, true); }
 
-void Runtime::ask_signal_acks(acp_handle_t upto) {
+void Runtime::ask_signal_acks(acp_handle_t upto, int64_t min_age_ns) {
+    const int64_t sent_by = min_age_ns ? Agent::now_ns() - min_age_ns : INT64_MAX;
     for (auto &[to, p] : signal_peers) {
-        if (p.unacked.empty() || p.unacked.front().second > upto) continue;
+        if (p.unacked.empty() || p.unacked.front().gma > upto || p.unacked.front().sent_ns > sent_by) continue;
         p.want = std::max(p.want, p.sent);
         if (!p.asked) ask_for_ack(*this, to, p);
     }
 }
 
-void Runtime::hurry() {
+void Runtime::hurry(int64_t min_age_ns) {
     tp->flush_now();
-    ask_signal_acks(last_issued);
+    ask_signal_acks(last_issued, min_age_ns);
 }
 
 }  // namespace acpx::basic

@@ -47,9 +47,10 @@
  *                        whole 2 MiB-aligned blocks that are in memory
  *                        onto huge pages (see there); "0" (default): it
  *                        leaves the pages as they are
- *   ACP_IDLE             how the persistent collectives' waits (and the
- *                        progress thread, while a copy through the
- *                        transport is in flight) use the core: "spin"
+ *   ACP_IDLE             how the persistent collectives' waits,
+ *                        acp_inquire's empty polls (and the progress
+ *                        thread, while a copy through the transport is
+ *                        in flight) use the core: "spin"
  *                        polls a while before yielding it,
  *                        "yield" yields after every empty poll; "auto"
  *                        (default): "yield" when the node's ranks
@@ -374,7 +375,13 @@ void acp_complete(acp_handle_t handle);
  * @return 0 if GMA @p handle and every GMA issued before it are complete
  * and GMA @p handle succeeded; 1 if not yet complete; -1 if GMA @p handle
  * failed (see acp_complete) or @p handle is invalid (which prints an
- * error). Makes progress; never waits.
+ * error). Makes progress, also when @p handle is complete: calling it in
+ * a loop that reads this process's memory is how to wait for a peer's put
+ * (a put from another node may be a message that only this process's
+ * progress stores). Never waits; an empty poll yields the core where
+ * ACP_IDLE says so. A small put to another node completes when its target
+ * acknowledges it, in batches or with the target's own puts back; a poll
+ * asks for the acknowledgement once the put has been in flight 20 us.
  */
 int acp_inquire(acp_handle_t handle);
 

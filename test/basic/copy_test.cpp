@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -344,5 +345,70 @@ TEST(Copy, PutAndGetInStarterMemory) {
     acp_sync();
     EXPECT_EQ(first_mismatch(mine + off + 2 * size, size, 900 + from), -1);
     std::memset(mine + off, 0, 3 * size);  // leave the starter memory as found
+    acp_sync();
+}
+
+// A partner for the polling tests: the rank half the job away (on the
+// other host of the two-host bed); with an odd count the last rank has
+// none.
+int polling_partner() {
+    if (np() % 2 == 0) return (me() + np() / 2) % np();
+    return me() == np() - 1 ? -1 : me() ^ 1;
+}
+
+// A program that polls its own memory for a peer's put, calling
+// acp_inquire as it goes, sees every put: acp_inquire makes progress even
+// with nothing of its own in flight (a put between nodes is a message that
+// only the target's progress stores). Each side answers count i with i.
+TEST(Copy, APingPongPolledWithInquireSeesEveryPut) {
+    const int peer = polling_partner();
+    SharedBuffer b(16);
+    auto *slot = reinterpret_cast<uint64_t *>(b.data.data());
+    acp_sync();
+    if (peer >= 0) {
+        std::atomic_ref<uint64_t> in(slot[0]);
+        const bool starts = me() < peer;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        for (uint64_t i = 1; i <= 200; ++i) {
+            if (!starts)
+                while (in.load(std::memory_order_acquire) != i) {
+                    acp_inquire(ACP_HANDLE_ALL);
+                    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "count " << i << " never came";
+                }
+            slot[1] = i;  // the answer to the last put proves that put's source was read
+            ASSERT_NE(acp_copy(b.ga[peer], b.local(8), 8, ACP_HANDLE_NULL), ACP_HANDLE_NULL);
+            if (starts)
+                while (in.load(std::memory_order_acquire) != i) {
+                    acp_inquire(ACP_HANDLE_ALL);
+                    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "answer " << i << " never came";
+                }
+        }
+        acp_complete(ACP_HANDLE_ALL);
+    }
+    acp_sync();
+}
+
+// A put polled to completion with acp_inquire alone completes, though
+// nothing comes back from its target to carry the acknowledgement (a
+// poll asks for it once the put has been in flight a while).
+TEST(Copy, APutPolledWithInquireAloneCompletes) {
+    const int peer = polling_partner();
+    SharedBuffer b(64);
+    fill_pattern(b.data.data(), 32, 700 + me());
+    acp_sync();
+    if (peer >= 0) {
+        const acp_handle_t h = acp_copy(b.ga[peer] + 32, b.local(0), 32, ACP_HANDLE_NULL);
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        int state;
+        while ((state = acp_inquire(h)) == 1) {
+            ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the put never completed";
+        }
+        EXPECT_EQ(state, 0);
+    }
+    acp_sync();
+    if (peer >= 0) {
+        EXPECT_EQ(first_mismatch(b.data.data() + 32, 32, 700 + peer), -1);
+    }
     acp_sync();
 }
