@@ -6,7 +6,11 @@
 //   get:            rank 1's memory -> rank 0's
 //   remote->remote: rank 1's memory -> rank 2's (rank 1's, with 2 ranks),
 //                   issued by rank 0, which owns neither
+//   ping-pong:      8 B, rank 0 -> rank 1 -> rank 0, each side polling its
+//                   own memory for the peer's put; half the round trip, as
+//                   ucx_perftest's put latency (both ranks take part)
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +29,36 @@ double latency(acp_ga_t dst, acp_ga_t src, size_t size, int iters, int warmup) {
     const double t0 = now_us();
     for (int i = 0; i < iters; ++i) acp_complete(acp_copy(dst, src, size, ACP_HANDLE_NULL));
     return (now_us() - t0) / iters;
+}
+
+// Half the round trip of an 8-byte put answered by one back, averaged over
+// iters after a warm-up. Each rank's slot (8 bytes at `mine`) receives the
+// peer's count; the count it sends goes from slot + 8. That source is
+// rewritten without completing the put before it: the answer to a put
+// proves its bytes landed. The wait reads the slot while calling
+// acp_inquire, which makes progress, so the loop turns as ucx_perftest's
+// does (polling memory and progressing the worker).
+// Collective: ranks past 1 only keep the syncs.
+double pingpong(int me, acp_ga_t mine, acp_ga_t peer, int iters, int warmup) {
+    if (me > 1) return acp_sync(), 0;
+    auto *slot = static_cast<uint64_t *>(acp_query_address(mine));
+    std::atomic_ref<uint64_t> in(slot[0]);
+    in.store(0);
+    acp_sync();
+    double t0 = 0;
+    for (uint64_t i = 1; i <= static_cast<uint64_t>(iters + warmup); ++i) {
+        if (i == static_cast<uint64_t>(warmup) + 1) t0 = now_us();
+        if (me == 1)
+            while (in.load(std::memory_order_acquire) != i) acp_inquire(ACP_HANDLE_ALL);
+        slot[1] = i;
+        const acp_handle_t h = acp_copy(peer, mine + 8, 8, ACP_HANDLE_NULL);
+        if (h == ACP_HANDLE_NULL) std::exit(1);  // acp_copy said why; acprun ends the peer, which waits for it
+        if (me == 0)
+            while (in.load(std::memory_order_acquire) != i) acp_inquire(ACP_HANDLE_ALL);
+    }
+    const double us = (now_us() - t0) / iters / 2;
+    acp_complete(ACP_HANDLE_ALL);
+    return us;
 }
 
 // MB/s with `window` copies in flight per completion.
@@ -61,27 +95,31 @@ int run_copy(const Options &o) {
     // sensitive to, is then the option's, not the allocator's.
     constexpr size_t kStarterOffset = 4096, kPage = 4096;
     const bool own_array = !o.starter && !o.malloc_memory;
-    std::vector<char> array(own_array ? o.max_size + 2 * kPage : 0, static_cast<char>(me));
+    const size_t bytes = std::max<size_t>(o.max_size, 16);  // the ping-pong's two slots
+    std::vector<char> array(own_array ? bytes + 2 * kPage : 0, static_cast<char>(me));
     char *buf = array.data() + (kPage - reinterpret_cast<uintptr_t>(array.data()) % kPage) % kPage +
                 static_cast<size_t>(me) * o.skew % kPage;
     acp_atkey_t key = ACP_ATKEY_NULL;
     acp_ga_t mine = acp_query_starter_ga(me) + kStarterOffset;
     acp_ga_t block = ACP_GA_NULL;
     if (o.malloc_memory) {
-        block = mine = acp_malloc(o.max_size, me);
+        block = mine = acp_malloc(bytes, me);
         if (block == ACP_GA_NULL) return 1;
     } else if (own_array) {
-        key = acp_register_memory(buf, o.max_size, 0);
+        key = acp_register_memory(buf, bytes, 0);
         if (key == ACP_ATKEY_NULL) return 1;
         mine = acp_query_ga(key, buf);
-    } else if (acp_query_address(mine + o.max_size - 1) == nullptr) {
+    } else if (acp_query_address(mine + bytes - 1) == nullptr) {
         if (me == 0)
             std::fprintf(stderr,
                          "acpx-bench: --memory starter needs a starter memory of at least "
                          "%zu bytes (acprun --starter-memsize)\n",
-                         o.max_size + kStarterOffset);
+                         bytes + kStarterOffset);
         return 1;
     }
+    const std::vector<acp_ga_t> all = gather_ga(mine);
+    const int pp_iters = o.quick ? 200 : o.iters;
+    const double pp = pingpong(me, mine, all[me == 0 ? 1 : 0], pp_iters, o.warmup);
     std::memcpy(acp_query_address(acp_query_starter_ga(me)), &mine, sizeof mine);
     acp_sync();
     if (me == 0) {
@@ -122,6 +160,8 @@ int run_copy(const Options &o) {
             csv.row("copy", "put_bw", s, 0, put_bw, bw_it * o.window, np, transport);
             csv.row("copy", "get_bw", s, 0, get_bw, bw_it * o.window, np, transport);
         }
+        std::printf("# put ping-pong 8 B (half the round trip, as ucx_perftest's put latency): %.3f us\n", pp);
+        csv.row("copy", "put_pingpong", 8, pp, 8 / pp, pp_iters, np, transport);
     }
     acp_sync();
     if (key != ACP_ATKEY_NULL) acp_unregister_memory(key);

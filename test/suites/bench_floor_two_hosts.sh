@@ -17,6 +17,8 @@ for tool in acpx-ucx ucx_perftest tcp; do
             || { echo "bench_floor_two_hosts: no $tool $measure figure:"; cat "$out/floor.csv"; exit 1; }
     done
 done
+grep -q '^acpx-ucx,put_complete,8,[0-9]' "$out/floor.csv" \
+    || { echo "bench_floor_two_hosts: no acpx put + completion figure:"; cat "$out/floor.csv"; exit 1; }
 grep -q '^- acpx-ucx: 8 B put .*x ucx_perftest.s (target <= 1.2x): ' "$out/floor.md" \
     && grep -q '^- acpx-ucx: 1 MiB put .*x raw TCP.s (target >= 0.9x): ' "$out/floor.md" \
     || { echo "bench_floor_two_hosts: no targets in floor.md:"; cat "$out/floor.md"; exit 1; }
