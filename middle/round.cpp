@@ -159,6 +159,16 @@ bool on_other_node(const Col &c, int64_t rank) {
     return basic::layer::node_id(static_cast<int>(rank)) != basic::layer::node_id(c.rank);
 }
 
+// A delegated allgather's small segments need no ready bytes: a member
+// writes a receiver's inline slots of segment seq only once its own
+// segment seq - 1 ended, which took the receiver's block of seq - 1, sent
+// when the receiver began seq - 1, done with seq - 2: the last user of
+// those slots (depth 2). Waiting for the byte anyway cost a round trip a
+// round between nodes (two ranks on two hosts, 8 B: 10.5 us).
+bool ready_implied(const Col &c) {
+    return c.p.kind == Kind::kAllgather && c.p.exec == Exec::kDelegated && is_inline(c);
+}
+
 // Is this segment's ready byte sent to executors on other nodes? Not for
 // every small segment: the executor needs this member to have started
 // seq - depth + 1 only (receiver_ready), so one in every depth / 4 keeps
@@ -169,7 +179,7 @@ bool on_other_node(const Col &c, int64_t rank) {
 // (State::parked_ctls).
 bool ready_due(const Col &c) {
     const uint32_t every = std::max<uint32_t>(1, c.plan.depth / 4);
-    return !is_inline(c) || c.seq % every == 0;
+    return !is_inline(c) || (!ready_implied(c) && c.seq % every == 0);
 }
 
 bool begin_segment(Col &c, const char *fn) {
@@ -204,6 +214,7 @@ bool begin_segment(Col &c, const char *fn) {
 // 1: it is done with round seq - depth, the last user of these slots.
 // That is what makes small rounds eager.
 bool receiver_ready(const Col &c, uint8_t r) {
+    if (ready_implied(c)) return true;
     const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
     return behind == 0 || (is_inline(c) && behind < c.plan.depth);
 }
