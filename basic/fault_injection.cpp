@@ -101,3 +101,31 @@ extern "C" acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *dat
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_signal_put_stale"), ACP_HANDLE_NULL;
 }
+
+extern "C" acp_handle_t acpx_test_put_stale(acp_ga_t dst, const void *src, size_t n) try {
+    using namespace acpx::basic;
+    constexpr const char *fn = "acpx_test_put_stale";
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    api::Target d;
+    if (!api::resolve(*rt, lk, dst, n, fn, "dst", false, &d)) return ACP_HANDLE_NULL;
+    Gma g;
+    g.fn = fn;
+    g.kind = GmaKind::kPut;
+    g.peer = static_cast<int>(d.p.rank);
+    g.dst = dst;
+    g.size = n;
+    g.local = const_cast<char *>(static_cast<const char *>(src));
+    g.raddr = d.raddr;
+    if (d.local || n > Runtime::kSmallPut || !rt->put_by_message(g))
+        return report(fn, "dst", "must be another node's memory, at most %zu bytes", Runtime::kSmallPut),
+               ACP_HANDLE_NULL;
+    g.remote = std::make_shared<RemoteReg>();
+    g.remote->base = d.reg->base;
+    g.remote->size = d.reg->size;
+    g.remote->gen = d.reg->gen + 1000;  // never this registration's
+    return rt->issue(std::move(g), ACP_HANDLE_NULL);
+} catch (...) {
+    return acpx::basic::report_exception("acpx_test_put_stale"), ACP_HANDLE_NULL;
+}

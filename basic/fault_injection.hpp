@@ -38,4 +38,10 @@ acp_handle_t acpx_test_copy_unchecked(acp_ga_t dst, acp_ga_t src, size_t size);
 // target never had, as a put issued before an unregistration would:
 // the target's refusal is under test.
 acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *data, size_t n);
+
+// As acp_copy of `n` bytes from this process's `src` to another node's
+// `dst` (a put that goes as a message), claiming a registration
+// generation the target never had: the target refuses it, and what was
+// issued behind it (fence_instead) is under test.
+acp_handle_t acpx_test_put_stale(acp_ga_t dst, const void *src, size_t n);
 }

@@ -114,13 +114,16 @@ struct HeapReply {
 // `signal` of them last (signal_put.cpp). `seq` numbers the issuer's
 // signal puts to this receiver from 1; they are stored in that order.
 // `ack`: how many of the receiver's own signal puts to the issuer the
-// issuer has stored (an acknowledgement riding along).
+// issuer has stored (an acknowledgement riding along). [after_lo,
+// after_hi] (0, 0: none): the issuer's signal puts to this receiver that
+// this one is ordered after and that were in flight when it went (a put
+// issued behind a fence): if the receiver refused one, it refuses this.
 struct SignalPut {
     Type type = Type::kSignalPut;
     uint8_t signal;
     uint32_t from;
     uint32_t tag;
-    uint64_t seq, offset, size, gen, ack;
+    uint64_t seq, offset, size, gen, ack, after_lo, after_hi;
 };
 
 // kSignalAck: the receiver stored the issuer's signal puts 1..count; if

@@ -14,6 +14,7 @@
 #include <deque>
 #include <list>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -305,6 +306,7 @@ class Runtime {
         // As the target, from this peer:
         uint64_t stored = 0, told = 0;   // stored; the count last acknowledged
         std::map<uint64_t, Blob> early;  // arrived ahead of one sent before
+        std::set<uint64_t> refused;      // numbers refused, kept while a put may be ordered after them
     };
     std::unordered_map<int, SignalPeer> signal_peers;  // only the peers signal puts went to or came from
     // Threads in wait_locked: while one waits, a signal put that starts

@@ -81,12 +81,19 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
     proto::SignalPut h;
     proto::unpack(m, &h);
     ++p.stored;
+    // The issuer waits for no number below after_lo: forget those.
+    if (h.after_lo) p.refused.erase(p.refused.begin(), p.refused.lower_bound(h.after_lo));
+    const auto before = h.after_hi ? p.refused.lower_bound(h.after_lo) : p.refused.end();
+    const bool after_refused = before != p.refused.end() && *before <= h.after_hi;
+    const std::string after_why =
+        after_refused ? "it is ordered after signal put number " + std::to_string(*before) + ", which was refused" : "";
     LocalReg *r = rt.local_reg(h.tag);
     // Peers know the starter memory from the start-up exchange, without
     // its generation (0); it lives until acp_finalize.
     const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
     const char *why =
-        !r                                     ? "its destination is not registered here"
+        after_refused                          ? after_why.c_str()
+        : !r                                   ? "its destination is not registered here"
         : stale                                ? "its destination was unregistered since the issuer looked"
         : !ga::fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
         : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
@@ -96,6 +103,7 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
         report("signal put", ("from rank " + std::to_string(from)).c_str(),
                "number %llu (tag %u, %llu bytes) refused: %s", static_cast<unsigned long long>(h.seq), h.tag,
                static_cast<unsigned long long>(h.size), why);
+        p.refused.insert(h.seq);
         send_ack(rt, from, p, true, false, "rank " + std::to_string(rt.rank) + " refused it: " + why);
         return;
     }
@@ -148,9 +156,28 @@ int Runtime::start_signal_put(Gma &g) {
     const uint8_t *bytes = g.by_message ? reinterpret_cast<const uint8_t *>(g.local) : g.payload.data();
     SignalPeer &p = signal_peers[g.peer];
     const ga::Parts at = ga::decode(g.dst);
-    const proto::SignalPut h{
-        proto::Type::kSignalPut,      g.signal, static_cast<uint32_t>(rank), at.tag, p.sent + 1, at.offset, g.size,
-        g.remote ? g.remote->gen : 0, p.stored};
+    // Behind a fence (fence_instead), what g is ordered after may still be
+    // refused there: the target then refuses g too, or its bytes (a
+    // round's stamp) would say that the refused bytes arrived.
+    // [after_lo, after_hi]: from the oldest unacknowledged (the window
+    // only moves on, so the target may forget refusals below it) to the
+    // newest that g is ordered after.
+    uint64_t after_lo = 0, after_hi = 0;
+    if (g.fenced)
+        for (const SignalPeer::Unacked &u : p.unacked)
+            if (u.gma <= g.order) after_hi = u.number;
+    if (after_hi) after_lo = p.unacked.front().number;
+    const proto::SignalPut h{proto::Type::kSignalPut,
+                             g.signal,
+                             static_cast<uint32_t>(rank),
+                             at.tag,
+                             p.sent + 1,
+                             at.offset,
+                             g.size,
+                             g.remote ? g.remote->gen : 0,
+                             p.stored,
+                             after_lo,
+                             after_hi};
     Blob m(sizeof h + g.size);
     std::memcpy(m.data(), &h, sizeof h);
     std::memcpy(m.data() + sizeof h, bytes, g.size);

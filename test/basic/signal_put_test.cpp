@@ -181,3 +181,33 @@ TEST(SignalPut, AFailureAtCompletionFailsTheGma) {
     EXPECT_NE(err.find("signal put of 16 bytes"), std::string::npos) << err;
     ASSERT_EQ(acp_sync(), 0);
 }
+
+// A put sent as a message that its target refuses, and a flag put issued
+// behind it at once (ordered after it, fence_instead): the target refuses
+// the flag too, so a flag never says that refused bytes arrived; both
+// GMAs fail. Each rank writes to the rank half the job away (on the other
+// host of the two-host bed); on one node there is no such put.
+TEST(SignalPut, AFlagIssuedBehindARefusedPutIsRefusedToo) {
+    const int to = (me() + np() / 2) % np(), from = (me() + np() - np() / 2) % np();
+    if (np() % 2 || layer::node_id(to) == layer::node_id(me())) GTEST_SKIP() << "needs an even job over two nodes";
+    SharedBuffer b(64);
+    unsigned char bytes[16] = {1, 2, 3};
+    acp_atkey_t k = acp_register_memory(bytes, sizeof bytes, 0);
+    const acp_ga_t src = acp_query_ga(k, bytes);
+    acp_handle_t data = ACP_HANDLE_NULL, flag = ACP_HANDLE_NULL;
+    const std::string err = stderr_of([&] {
+        acp_sync();
+        data = acpx_test_put_stale(b.ga[to], bytes, sizeof bytes);
+        flag = acp_copy(b.ga[to] + 32, src, 8, data);
+        acp_complete(flag);
+        acp_sync();
+    });
+    ASSERT_NE(data, ACP_HANDLE_NULL);
+    ASSERT_NE(flag, ACP_HANDLE_NULL);
+    EXPECT_EQ(acp_inquire(data), -1);
+    EXPECT_EQ(acp_inquire(flag), -1);
+    EXPECT_EQ(first_not(b.data.data(), 64, 0), -1) << "rank " << from << "'s refused put or its flag wrote";
+    EXPECT_NE(err.find("ordered after signal put number"), std::string::npos) << err;
+    acp_sync();
+    EXPECT_EQ(acp_unregister_memory(k), 0);
+}
