@@ -149,26 +149,26 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
 // put after them, so both sides of the test go the same way.
 bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test
-    if (g.kind != GmaKind::kPut || g.size > kSmallPut || on_node.reaches(g.peer) || order - completed > kLookAtMost)
-        return false;
+    if (g.kind != GmaKind::kPut || on_node.reaches(g.peer) || order - completed > kLookAtMost) return false;
     // Into a segment mapped here (an on-node peer that refuses Cross-Memory
     // Attach still lets its acpx segments be mapped), g is a store, seen at
     // once: no fence orders it after the transport's puts.
     if (g.remote && on_node.mapped(g.remote->seg, g.raddr)) return false;
     const bool by_message = put_by_message(g);
+    if (!by_message && g.size > kSmallPut) return false;
     for (acp_handle_t h = completed + 1; h <= order; ++h) {
         const Gma *e = find_gma(h);
         if (!e || e->state == GmaState::kWaiting || e->failed) return false;
         if (e->state == GmaState::kDone) continue;
-        if (e->kind != GmaKind::kPut || !e->source_free || e->size > kSmallPut || e->peer != g.peer ||
-            e->by_message != by_message)
+        if (e->kind != GmaKind::kPut || !e->source_free || e->peer != g.peer || e->by_message != by_message ||
+            (!by_message && e->size > kSmallPut))
             return false;
     }
     return by_message || tp->fence();
 }
 
 bool Runtime::put_by_message(const Gma &g) const {
-    return g.kind == GmaKind::kPut && g.size <= kSmallPut && g.peer != rank &&
+    return g.kind == GmaKind::kPut && g.size <= tp->message_put_max() && g.peer != rank &&
            node_ids[static_cast<size_t>(g.peer)] != node_ids[static_cast<size_t>(rank)];
 }
 

@@ -255,8 +255,9 @@ class Runtime {
     bool fence_instead(const Gma &g, acp_handle_t order);
     // Small puts to other nodes go as one message each (signal_put.cpp),
     // not as RMA: UCX 1.13 over TCP answers every put with a message, and
-    // completing one took a flush round trip on top. kSmallPut: under
-    // every UCX transport's eager fragment.
+    // completing one took a flush round trip on top; up to the
+    // transport's message_put_max (Transport). kSmallPut: the largest RMA
+    // put a fence orders (under every UCX transport's eager fragment).
     static constexpr size_t kSmallPut = 4096;
     bool put_by_message(const Gma &g) const;
     void fail_fenced_after(acp_handle_t h);

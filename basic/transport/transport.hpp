@@ -86,6 +86,9 @@ class Transport {
     // put, get and atomic to that target. False where the transport cannot
     // (the runtime then waits for completion instead).
     virtual bool fence() { return false; }
+    // The largest put to another node that goes better as one message
+    // (stored by the target's progress) than as RMA and its completion.
+    virtual size_t message_put_max() const { return 4096; }
     // Someone waits for completions: what the transport holds back to
     // batch (UCX: the flushes that complete puts) goes at the next progress.
     virtual void flush_now() {}
