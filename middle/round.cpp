@@ -501,8 +501,9 @@ void find_direct(Col &c) {
 }
 
 // May this segment end here before its GMAs are known to have landed? A
-// small segment to members on other nodes whose sources (the data, the
-// stamps, the ready byte, rewritten by the next segment) were copied out:
+// segment to members on other nodes whose sources (the data, the stamps,
+// the ready byte, rewritten by the next segment) were copied out (small
+// ones, and blocks that went as messages: basic's message_put_max):
 // remote completion there is a network round trip, about what the round
 // itself costs, and the receivers' next ready bytes (or their stamps)
 // follow from it anyway. Failures of such a segment's GMAs end a later
@@ -510,7 +511,7 @@ void find_direct(Col &c) {
 // A GMA of it that failed already is not left behind: the segment
 // completes and its receivers get failed stamps, at once.
 bool may_trail(const Col &c) {
-    return c.direct.off_node && is_inline(c) && c.trail.size() + 1 < c.plan.depth &&
+    return c.direct.off_node && c.trail.size() + 1 < c.plan.depth &&
            basic::layer::sources_free(c.cur.first, c.cur.last);
 }
 

@@ -166,3 +166,54 @@ TEST_P(LateFailure, ACopyLostAfterItsRoundEndedFailsALaterRoundOrTheFree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Then, LateFailure, ::testing::Values(true, false));
+
+// The same for an allgather whose blocks (32 KiB) are over its inline
+// slots: over UCX such a block goes to another node as one message, its
+// sources copied out at once, so its round ends here before it lands, as
+// a small round's does. Member 0's block to the other host fails at its
+// completion (landed:1); the other member's data is checked.
+TEST(LateAllgatherFailure, ABlockLostAfterItsRoundEndedFailsALaterRoundOrTheFree) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = {0, np() - 1};
+    if (me() != 0 && me() != np() - 1) return;
+    const size_t block = 32768;
+    const int mine = me() == 0 ? 0 : 1, other = 1 - mine;
+    std::vector<unsigned char> a(2 * block);
+    acp_col_t h = acp_create_allgather_direct(2, g.data(), a.data(), block);
+    ASSERT_NE(h, ACP_COL_NULL);
+    auto round = [&](uint64_t seed) {
+        fill_pattern(a.data() + mine * block, block, seed + static_cast<uint64_t>(mine));
+        acp_request_t r = acp_send_allgather_direct(h, 0, block);
+        EXPECT_NE(r, ACP_REQUEST_NULL);
+        return acp_wait_col(r);
+    };
+    ASSERT_EQ(round(10), 0);
+    EXPECT_EQ(first_mismatch(a.data() + other * block, block, 10 + static_cast<uint64_t>(other)), -1);
+    if (me() == 0) {
+        EXPECT_EQ(acpx_test_fail("landed:1"), 0);
+    }
+    int rc[3] = {};
+    const std::string err = stderr_of([&] {
+        rc[0] = round(20);
+        rc[1] = round(30);
+        rc[2] = acp_free_col(h);
+    });
+    acpx_test_fail("landed:1000000000");
+    const int failed = (rc[0] != 0) + (rc[1] != 0) + (rc[2] != 0);
+    if (me() == 0) {
+        const char *nodes = std::getenv("ACPX_TEST_NODES");
+        if (nodes && std::string(nodes) == "2") {
+            EXPECT_GE(failed, 1) << err;
+        }
+        if (failed) {
+            EXPECT_TRUE(err.find("round 2, which had ended here, lost a copy") != std::string::npos ||
+                        err.find("round 2: a copy this rank issued failed") != std::string::npos)
+                << err;
+        }
+        if (rc[1] == 0) {
+            EXPECT_EQ(first_mismatch(a.data() + other * block, block, 30 + static_cast<uint64_t>(other)), -1);
+        }
+    } else if (rc[1] == 0) {  // the block lost was member 0's of round 2; round 3's came whole
+        EXPECT_EQ(first_mismatch(a.data() + other * block, block, 30 + static_cast<uint64_t>(other)), -1) << err;
+    }
+}
