@@ -95,8 +95,7 @@ extern "C" acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *dat
     g.signal = 8;
     g.remote = std::make_shared<RemoteReg>();
     g.remote->gen = d.reg->gen + 1000;  // never this registration's
-    const auto *bytes = static_cast<const uint8_t *>(data);
-    g.payload.assign(bytes, bytes + n);
+    Runtime::set_signal_payload(g, {data, n}, {nullptr, 0});
     return rt->issue(std::move(g), ACP_HANDLE_NULL);
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_signal_put_stale"), ACP_HANDLE_NULL;

@@ -92,10 +92,15 @@ Mapped mapped(acp_ga_t ga, size_t size) {
 }
 
 acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn) {
+    return put_signal(dst, data, n, nullptr, 0, signal, order, fn);
+}
+
+acp_handle_t put_signal(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
+                        acp_handle_t order, const char *fn) {
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
     auto lk = rt->lock_api();
-    return rt->put_signal(lk, dst, data, n, signal, order, fn);
+    return rt->put_signal(lk, dst, {head, head_n}, {body, body_n}, signal, order, fn);
 }
 
 bool sources_free(acp_handle_t first, acp_handle_t last) {

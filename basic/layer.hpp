@@ -75,6 +75,10 @@ Mapped mapped(acp_ga_t ga, size_t size);
 // stamp ordered after it cost UCX over TCP about four messages and a round
 // trip. ACP_HANDLE_NULL, reported under fn, on bad arguments.
 acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn);
+// The same, the bytes in two pieces, head then body (a stamp pair and
+// the bytes it announces), copied once into the message.
+acp_handle_t put_signal(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
+                        acp_handle_t order, const char *fn);
 
 // Whether the GMAs first..last of this process no longer read their
 // sources: each is complete, or its transport copied the bytes out (its

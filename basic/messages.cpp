@@ -23,6 +23,8 @@ void exec_done(Completion *c, int status) {
 
 bool Runtime::send(int to, const Blob &m) { return tp->send(to, m.data(), m.size()) >= 0; }
 
+bool Runtime::send(int to, Blob &&m) { return tp->send_owned(to, std::move(m)) >= 0; }
+
 bool Runtime::probe(int to) {
     return send(to, proto::pack(proto::Probe{proto::Type::kPing, static_cast<uint32_t>(rank)}));
 }

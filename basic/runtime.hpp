@@ -287,6 +287,7 @@ class Runtime {
     // owner described it (nullptr: not registered there).
     void execute_copy_to(const Blob &m, const RemoteRegPtr &dst);
     bool send(int to, const Blob &m);
+    bool send(int to, Blob &&m);  // the transport may send from m's own memory
     // Tells the issuer of a delegated copy that it is done (status 0) or
     // failed, and why (the issuer's failure message quotes it).
     void reply_copy_done(uint32_t issuer, int64_t handle, int status, const std::string &why = "");
@@ -313,8 +314,15 @@ class Runtime {
     // Threads in wait_locked: while one waits, a signal put that starts
     // asks for its acknowledgement at once (it may be what is waited for).
     unsigned completion_waiters = 0;
-    acp_handle_t put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, const void *data, size_t n, size_t signal,
+    struct Piece {
+        const void *data;
+        size_t n;
+    };
+    acp_handle_t put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, Piece head, Piece body, size_t signal,
                             acp_handle_t order, const char *fn);
+    // A signal put's Gma::payload: room for the message's header, then
+    // head and body (the message is sent from it, not copied again).
+    static void set_signal_payload(Gma &g, Piece head, Piece body);
     int start_signal_put(Gma &g);  // a transport return value (transport.hpp)
     void on_signal_put(const Blob &m);
     void on_signal_ack(const Blob &m);

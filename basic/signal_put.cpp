@@ -112,8 +112,15 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
 
 }  // namespace
 
-acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, const void *data, size_t n,
-                                 size_t signal, acp_handle_t order, const char *fn) {
+void Runtime::set_signal_payload(Gma &g, Piece head, Piece body) {
+    g.payload.resize(sizeof(proto::SignalPut) + head.n + body.n);
+    if (head.n) std::memcpy(g.payload.data() + sizeof(proto::SignalPut), head.data, head.n);
+    if (body.n) std::memcpy(g.payload.data() + sizeof(proto::SignalPut) + head.n, body.data, body.n);
+}
+
+acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, Piece head, Piece body, size_t signal,
+                                 acp_handle_t order, const char *fn) {
+    const size_t n = head.n + body.n;
     if (n == 0 || n > kMaxSignalPut)
         return report(fn, "size", "%zu bytes: a signal put carries 1 to %zu", n, kMaxSignalPut), ACP_HANDLE_NULL;
     if (signal == 0 || !signal_ok(signal, n))
@@ -139,21 +146,20 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
     g.local = d.addr;
     g.raddr = d.raddr;
     g.remote = d.reg;
-    const auto *bytes = static_cast<const uint8_t *>(data);
-    g.payload.assign(bytes, bytes + n);
+    set_signal_payload(g, head, body);
     return issue(std::move(g), after);
 }
 
 int Runtime::start_signal_put(Gma &g) {
     if (g.peer == rank) {
-        store_signalled(g.local, g.payload.data(), g.size, g.signal);
+        store_signalled(g.local, g.payload.data() + sizeof(proto::SignalPut), g.size, g.signal);
         Blob().swap(g.payload);
         return kDone;
     }
-    // A put by message (put_by_message) sends the application's bytes
-    // straight from its source; a signal put, those it copied at issue.
+    // A put by message (put_by_message) packs the application's bytes
+    // from its source now; a signal put's message is its payload, copied
+    // at issue behind room for this header.
     g.by_message = g.kind == GmaKind::kPut;
-    const uint8_t *bytes = g.by_message ? reinterpret_cast<const uint8_t *>(g.local) : g.payload.data();
     SignalPeer &p = signal_peers[g.peer];
     const ga::Parts at = ga::decode(g.dst);
     // Behind a fence (fence_instead), what g is ordered after may still be
@@ -178,10 +184,15 @@ int Runtime::start_signal_put(Gma &g) {
                              p.stored,
                              after_lo,
                              after_hi};
-    Blob m(sizeof h + g.size);
+    Blob m;
+    if (g.by_message) {
+        m.resize(sizeof h + g.size);
+        std::memcpy(m.data() + sizeof h, g.local, g.size);
+    } else {
+        m = std::move(g.payload);
+    }
     std::memcpy(m.data(), &h, sizeof h);
-    std::memcpy(m.data() + sizeof h, bytes, g.size);
-    if (!send(g.peer, m)) return -1;
+    if (!send(g.peer, std::move(m))) return -1;
     ++p.sent;
     p.told = p.stored;
     p.unacked.push_back({p.sent, g.handle, Agent::now_ns()});

@@ -351,12 +351,9 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
 // size stamp (store_pair's order). Over a network that is one message,
 // where a copy and a stamp ordered after it were four and a round trip.
 acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t len) {
-    thread_local std::vector<uint8_t> msg;
-    msg.resize(ctl::kStampBytes + len);
     const uint64_t pair[2] = {load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp)};
-    std::memcpy(msg.data(), pair, sizeof pair);
-    if (len) std::memcpy(msg.data() + ctl::kStampBytes, from, len);
-    return basic::layer::put_signal(stamp, msg.data(), msg.size(), ctl::kStampBytes, ACP_HANDLE_NULL, "acp_wait_col");
+    return basic::layer::put_signal(stamp, pair, sizeof pair, from, len, ctl::kStampBytes, ACP_HANDLE_NULL,
+                                    "acp_wait_col");
 }
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.

@@ -103,6 +103,9 @@ class Transport {
     // Sends a small message to rank's message handler. The data is copied
     // before the call returns. No ordering between messages is promised.
     virtual int send(int rank, const void *data, size_t len) = 0;
+    // The same, the message handed over: a transport may send from its
+    // memory without copying it.
+    virtual int send_owned(int rank, Blob &&m) { return send(rank, m.data(), m.size()); }
 
     void set_message_handler(MessageHandler h, void *arg) {
         on_msg_ = h;

@@ -76,6 +76,11 @@ void free_send_buffer(void *request, ucs_status_t, void *user_data) {
     ucp_request_free(request);
 }
 
+void free_owned_message(void *request, ucs_status_t, void *user_data) {
+    delete static_cast<Blob *>(user_data);
+    ucp_request_free(request);
+}
+
 class UcxTransport final : public Transport {
   public:
     UcxTransport(int rank, int procs) : rank_(rank), procs_(procs), eps_(procs), unflushed_(procs), flushing_(procs) {}
@@ -268,6 +273,20 @@ class UcxTransport final : public Transport {
         p.flags = UCP_AM_SEND_FLAG_EAGER;
         ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kAmId, nullptr, 0, copy, len, &p);
         if (sp == nullptr || UCS_PTR_IS_ERR(sp)) delete[] copy;
+        return outcome(sp, "send", rank);
+    }
+
+    int send_owned(int rank, Blob &&m) override {
+        ucp_ep_h ep = endpoint(rank);
+        if (!ep) return -1;
+        auto *owned = new Blob(std::move(m));
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+        p.cb.send = free_owned_message;
+        p.user_data = owned;
+        p.flags = UCP_AM_SEND_FLAG_EAGER;
+        ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kAmId, nullptr, 0, owned->data(), owned->size(), &p);
+        if (sp == nullptr || UCS_PTR_IS_ERR(sp)) delete owned;
         return outcome(sp, "send", rank);
     }
 
