@@ -299,8 +299,9 @@ class Runtime {
         uint64_t sent = 0;  // numbered from 1
         struct Unacked {
             uint64_t number;
-            acp_handle_t gma;
-            int64_t sent_ns;  // Agent::now_ns() at send
+            acp_handle_t gma;  // 0: its GMA failed already (a refused piece of a put in pieces)
+            int64_t sent_ns;   // Agent::now_ns() at send
+            bool last;         // the GMA's last message: its acknowledgement completes it
         };
         std::deque<Unacked> unacked;  // ascending numbers
         bool asked = false;           // a kSignalAskAck in flight

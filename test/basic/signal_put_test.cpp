@@ -3,6 +3,7 @@
 // complete (acknowledged in batches, or when a wait asks); bad arguments
 // are reported; a put the target refuses fails with the target's reason.
 #include <cstring>
+#include <vector>
 
 #include "../../basic/fault_injection.hpp"
 #include "../../basic/layer.hpp"
@@ -185,29 +186,41 @@ TEST(SignalPut, AFailureAtCompletionFailsTheGma) {
 // A put sent as a message that its target refuses, and a flag put issued
 // behind it at once (ordered after it, fence_instead): the target refuses
 // the flag too, so a flag never says that refused bytes arrived; both
-// GMAs fail. Each rank writes to the rank half the job away (on the other
-// host of the two-host bed); on one node there is no such put.
+// GMAs fail, each once. 16 bytes, and 100,000 (over UCX, pieces of 32 KiB:
+// every piece is refused, the GMA fails once). Each rank writes to the
+// rank half the job away (on the other host of the two-host bed); on one
+// node there is no such put.
 TEST(SignalPut, AFlagIssuedBehindARefusedPutIsRefusedToo) {
     const int to = (me() + np() / 2) % np(), from = (me() + np() - np() / 2) % np();
     if (np() % 2 || layer::node_id(to) == layer::node_id(me())) GTEST_SKIP() << "needs an even job over two nodes";
-    SharedBuffer b(64);
-    unsigned char bytes[16] = {1, 2, 3};
-    acp_atkey_t k = acp_register_memory(bytes, sizeof bytes, 0);
-    const acp_ga_t src = acp_query_ga(k, bytes);
-    acp_handle_t data = ACP_HANDLE_NULL, flag = ACP_HANDLE_NULL;
-    const std::string err = stderr_of([&] {
-        acp_sync();
-        data = acpx_test_put_stale(b.ga[to], bytes, sizeof bytes);
-        flag = acp_copy(b.ga[to] + 32, src, 8, data);
-        acp_complete(flag);
-        acp_sync();
-    });
-    ASSERT_NE(data, ACP_HANDLE_NULL);
-    ASSERT_NE(flag, ACP_HANDLE_NULL);
-    EXPECT_EQ(acp_inquire(data), -1);
-    EXPECT_EQ(acp_inquire(flag), -1);
-    EXPECT_EQ(first_not(b.data.data(), 64, 0), -1) << "rank " << from << "'s refused put or its flag wrote";
-    EXPECT_NE(err.find("ordered after signal put number"), std::string::npos) << err;
+    constexpr size_t kBig = 100000;
+    SharedBuffer b(kBig + 64);
+    std::vector<unsigned char> bytes(kBig, 7);
+    acp_atkey_t k = acp_register_memory(bytes.data(), bytes.size(), 0);
+    const acp_ga_t src = acp_query_ga(k, bytes.data());
+    for (const size_t n : {size_t{16}, kBig}) {
+        acp_handle_t data = ACP_HANDLE_NULL, flag = ACP_HANDLE_NULL;
+        const std::string err = stderr_of([&] {
+            acp_sync();
+            data = acpx_test_put_stale(b.ga[to], bytes.data(), n);
+            if (data != ACP_HANDLE_NULL) flag = acp_copy(b.ga[to] + kBig + 32, src, 8, data);
+            acp_complete(ACP_HANDLE_ALL);
+            acp_sync();
+        });
+        if (data == ACP_HANDLE_NULL && n == kBig) {  // this transport puts that much by RMA
+            EXPECT_NE(err.find("a put small enough to go as a message"), std::string::npos) << err;
+            continue;
+        }
+        ASSERT_NE(data, ACP_HANDLE_NULL) << n << " bytes: " << err;
+        ASSERT_NE(flag, ACP_HANDLE_NULL) << n << " bytes";
+        EXPECT_EQ(acp_inquire(data), -1) << n << " bytes";
+        EXPECT_EQ(acp_inquire(flag), -1) << n << " bytes";
+        EXPECT_EQ(first_not(b.data.data(), b.data.size(), 0), -1)
+            << n << " bytes: rank " << from << "'s refused put or its flag wrote";
+        EXPECT_NE(err.find("ordered after signal put number"), std::string::npos) << err;
+        const std::string failed = "GMA " + std::to_string(data) + ": ";
+        EXPECT_EQ(err.find(failed, err.find(failed) + 1), std::string::npos) << "reported once: " << err;
+    }
     acp_sync();
     EXPECT_EQ(acp_unregister_memory(k), 0);
 }
