@@ -14,10 +14,10 @@
 #include <deque>
 #include <list>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>

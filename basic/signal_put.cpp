@@ -258,24 +258,23 @@ void Runtime::on_signal_ack(const Blob &m) {
         const Blob why = proto::tail_of<proto::SignalAck>(m);
         auto it = p.unacked.begin();
         while (it != p.unacked.end() && it->number != a.count) ++it;
-        if (it != p.unacked.end() && it->gma == 0) {  // a later piece of a put refused already
+        if (it != p.unacked.end() && it->gma == 0) {  // a later piece of a put refused already: said
             p.unacked.erase(it);
-            acknowledged(*this, p, a.count);
-            return;
+        } else {
+            Gma *g = it == p.unacked.end() ? nullptr : find_gma(it->gma);
+            // Stored in order and acknowledged by number: a refusal that
+            // overtook an acknowledgement past it would have let its GMA
+            // complete as a success. Never silently.
+            if (!g || g->state != GmaState::kInFlight)
+                fatal("rank %d refused signal put number %llu of this rank after it had been reported complete: %.*s",
+                      from, static_cast<unsigned long long>(a.count), static_cast<int>(why.size()),
+                      reinterpret_cast<const char *>(why.data()));
+            g->why_text.assign(why.begin(), why.end());
+            g->comp.fn(&g->comp, -1);
+            for (SignalPeer::Unacked &u : p.unacked)
+                if (u.gma == it->gma && u.number != a.count) u.gma = 0;  // its other pieces
+            p.unacked.erase(it);
         }
-        Gma *g = it == p.unacked.end() ? nullptr : find_gma(it->gma);
-        // Stored in order and acknowledged by number: a refusal that
-        // overtook an acknowledgement past it would have let its GMA
-        // complete as a success. Never silently.
-        if (!g || g->state != GmaState::kInFlight)
-            fatal("rank %d refused signal put number %llu of this rank after it had been reported complete: %.*s", from,
-                  static_cast<unsigned long long>(a.count), static_cast<int>(why.size()),
-                  reinterpret_cast<const char *>(why.data()));
-        g->why_text.assign(why.begin(), why.end());
-        g->comp.fn(&g->comp, -1);
-        for (SignalPeer::Unacked &u : p.unacked)
-            if (u.gma == it->gma && u.number != a.count) u.gma = 0;  // its other pieces
-        p.unacked.erase(it);
     }
     acknowledged(*this, p, a.count);
     // An answer that does not cover what a waiter waits for (issued after
