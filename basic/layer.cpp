@@ -122,6 +122,17 @@ int completion(acp_handle_t h) {
     return rt->completion(h);
 }
 
+int poll(acp_handle_t h) {
+    Runtime *rt = runtime();
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    if (rt->completed < h) {
+        rt->hurry();
+        rt->progress_locked();
+    }
+    return rt->completion(h);
+}
+
 double timeout_seconds() {
     Runtime *rt = runtime();
     return rt ? rt->cfg.timeout_s : 60.0;

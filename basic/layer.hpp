@@ -91,6 +91,11 @@ bool sources_free(acp_handle_t first, acp_handle_t last);
 // transport to hurry its completion (a layer that checks completions it
 // does not wait for yet, while its own loop makes progress).
 int completion(acp_handle_t h);
+// As acp_inquire for a layer that waits for GMA h in its own loop: while
+// h is incomplete, its targets are asked for their acknowledgements at
+// once (acp_inquire waits 20 us: a poll's peer usually answers anyway)
+// and progress is made; once it is complete, neither. Never yields.
+int poll(acp_handle_t h);
 
 // ACP_TIMEOUT, in seconds.
 double timeout_seconds();

@@ -206,7 +206,7 @@ bool trail_landed(const char *fn, State &st, Col &c) {
         idle = retire_trail(c, &lost) || progress_all(st) ? 0 : idle + 1;
         // Waited for now: asks the transport for the flush that completes
         // them (it batches those otherwise), and makes progress.
-        if (!c.trail.empty()) acp_inquire(c.trail.back().last);
+        if (!c.trail.empty()) acpx::basic::layer::poll(c.trail.back().last);
         if (!c.trail.empty() && Clock::now() - start > limit)
             return report(fn, "handle", "handle %llu: waited %.0f s (ACP_TIMEOUT) for the copies of round %llu to land",
                           static_cast<unsigned long long>(c.id), limit.count(),

@@ -212,7 +212,7 @@ bool start_send(State &st, Channel &ch, ChRequest &r, const char *fn) {
 // receiver consumed it (large).
 bool check_send(Channel &ch, ChRequest &r, const char *fn) {
     if (r.copy != ACP_HANDLE_NULL) {
-        const int s = acp_inquire(r.copy);
+        const int s = basic::layer::poll(r.copy);
         if (s == 1) return false;
         r.copy = ACP_HANDLE_NULL;
         if (s < 0) return fail_copy(r, fn, ch, "its copy to rank " + std::to_string(ch.receiver) + " failed");
@@ -256,7 +256,7 @@ bool check_recv(State &st, Channel &ch, ChRequest &r, const char *fn) {
         }
     }
     if (r.copy != ACP_HANDLE_NULL) {
-        const int s = acp_inquire(r.copy);
+        const int s = basic::layer::poll(r.copy);
         if (s == 1) return false;
         r.copy = ACP_HANDLE_NULL;
         if (s < 0) return fail_copy(r, fn, ch, "its copy from rank " + std::to_string(ch.sender) + "'s buffer failed");
@@ -277,7 +277,7 @@ void send_bye(Channel &ch, const char *fn) {
 // has come too (the peer writes into it until then, and nothing after).
 // Not waiting for the peer lets two ranks free their channels in any order.
 bool check_free(State &st, Channel &ch, ChRequest &r, const char *fn) {
-    if (ch.last_consumed != ACP_HANDLE_NULL && acp_inquire(ch.last_consumed) == 1) return false;
+    if (ch.last_consumed != ACP_HANDLE_NULL && basic::layer::poll(ch.last_consumed) == 1) return false;
     send_bye(ch, fn);
     std::string left;
     if (!ch.i_send && !ch.broken && load_acquire(ch.mine_at + slot_at(ch.messages)) == ch.messages + 1)
@@ -328,7 +328,7 @@ bool progress_channel(State &st, Channel &ch, const char *fn) {
         if (ch.broken && r.kind != ChRequest::Kind::kFree && !r.done) {
             // Its copies may still be in flight: they complete (failed or
             // not) before it is given up, as a free would wait for them.
-            if (r.copy != ACP_HANDLE_NULL && acp_inquire(r.copy) == 1) break;
+            if (r.copy != ACP_HANDLE_NULL && basic::layer::poll(r.copy) == 1) break;
             r.copy = ACP_HANDLE_NULL;
             fail(r, fn, ch, "the channel broke: " + ch.broken_why);
         }

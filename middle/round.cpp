@@ -448,7 +448,7 @@ bool check_arrivals(Col &c) {
 bool send_failure_stamps(Col &c) {
     std::vector<std::string> what;
     for (const auto &n : c.cur.notices)
-        if (acp_inquire(n.gma) < 0)
+        if (basic::layer::poll(n.gma) < 0)
             what.push_back((n.slot == ACP_GA_NULL
                                 ? "its ready signal to rank " + std::to_string(n.to)
                                 : "block " + std::to_string(n.block) + " to rank " + std::to_string(n.to)) +
@@ -459,7 +459,7 @@ bool send_failure_stamps(Col &c) {
     const acp_ga_t failed = failed_pair(c);
     bool sent = false;
     for (const auto &n : c.cur.notices) {
-        if (n.slot == ACP_GA_NULL || acp_inquire(n.gma) >= 0) continue;
+        if (n.slot == ACP_GA_NULL || basic::layer::poll(n.gma) >= 0) continue;
         const acp_handle_t h = acp_copy(n.slot, failed, n.bytes, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) sent = true, c.cur.last = h;
     }
@@ -560,7 +560,7 @@ bool advance(Col &c) {
         if (may_trail(c) && basic::layer::completion(c.cur.last) == 1) {
             c.trail.push_back({c.cur.first, c.cur.last, c.round});
             c.cur.first = c.cur.last = ACP_HANDLE_NULL;  // this segment's failures are the trail's now
-        } else if (acp_inquire(c.cur.last) == 1) {
+        } else if (basic::layer::poll(c.cur.last) == 1) {
             return moved;
         }
     }
@@ -607,7 +607,7 @@ std::string pending(const Col &c) {
         // notice not yet complete is the copy waited for (or comes right
         // after it: acp_inquire reports a GMA with those before it).
         for (const auto &n : c.cur.notices)
-            if (acp_inquire(n.gma) == 1)
+            if (basic::layer::poll(n.gma) == 1)
                 return (n.slot == ACP_GA_NULL ? "its ready signal" : "its copy of block " + std::to_string(n.block)) +
                        " to rank " + std::to_string(n.to) + " (GMA " + std::to_string(n.gma) + ") to complete";
         return "this rank's own copies to complete";

@@ -431,9 +431,9 @@ int acp_disconnect_segbuf(acp_segbuf_t h) try {
     for (const acp_handle_t f : sb->in_flight)
         if (f != ACP_HANDLE_NULL) last = f;
     bool ok = true;
-    // acp_inquire, not layer::completion: it asks for what completes only
+    // layer::poll, not layer::completion: it asks for what completes only
     // when asked (a signal put's acknowledgement, a batched flush).
-    if (last != ACP_HANDLE_NULL && !poll_until(st, [&] { return acp_inquire(last) != 1; })) {
+    if (last != ACP_HANDLE_NULL && !poll_until(st, [&] { return acpx::basic::layer::poll(last) != 1; })) {
         report(fn, "segbuf", "%s: waited %.0f s (ACP_TIMEOUT) for this end's copies to rank %d to complete",
                name(*sb).c_str(), acpx::basic::layer::timeout_seconds(), sb->peer_rank());
         ok = false;
