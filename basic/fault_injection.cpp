@@ -10,6 +10,18 @@
 
 namespace acpx::basic {
 
+namespace {
+// What an issuer would know of registration `r` had it looked before an
+// unregistration: a generation the target never had.
+std::shared_ptr<RemoteReg> stale_copy(const RemoteReg &r) {
+    auto s = std::make_shared<RemoteReg>();
+    s->base = r.base;
+    s->size = r.size;
+    s->gen = r.gen + 1000;
+    return s;
+}
+}  // namespace
+
 // Reads `spec` (fault_injection.hpp) for rank `rank` into the two
 // countdowns (items for other ranks are skipped); false, reported, if
 // malformed.
@@ -93,8 +105,7 @@ extern "C" acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *dat
     g.dst = dst;
     g.size = n;
     g.signal = 8;
-    g.remote = std::make_shared<RemoteReg>();
-    g.remote->gen = d.reg->gen + 1000;  // never this registration's
+    g.remote = stale_copy(*d.reg);
     Runtime::set_signal_payload(g, {data, n}, {nullptr, 0});
     return rt->issue(std::move(g), ACP_HANDLE_NULL);
 } catch (...) {
@@ -120,10 +131,7 @@ extern "C" acp_handle_t acpx_test_put_stale(acp_ga_t dst, const void *src, size_
     if (d.local || !rt->put_by_message(g))
         return report(fn, "dst", "must be another node's memory, a put small enough to go as a message"),
                ACP_HANDLE_NULL;
-    g.remote = std::make_shared<RemoteReg>();
-    g.remote->base = d.reg->base;
-    g.remote->size = d.reg->size;
-    g.remote->gen = d.reg->gen + 1000;  // never this registration's
+    g.remote = stale_copy(*d.reg);
     return rt->issue(std::move(g), ACP_HANDLE_NULL);
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_put_stale"), ACP_HANDLE_NULL;

@@ -82,6 +82,13 @@ void acknowledged(Runtime &rt, Runtime::SignalPeer &p, uint64_t count) {
     }
 }
 
+// GMA `gma` failed: the acknowledgements of its pieces still in flight
+// complete nothing, and their refusals were said with its own.
+void drop_pieces(Runtime::SignalPeer &p, acp_handle_t gma) {
+    for (Runtime::SignalPeer::Unacked &u : p.unacked)
+        if (u.gma == gma) u.gma = 0;
+}
+
 // The target's side: stores signal put `m` (the next in order from
 // `from`), or refuses it, saying why to both sides.
 void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
@@ -210,9 +217,7 @@ int Runtime::start_signal_put(Gma &g) {
         }
         std::memcpy(m.data(), &h, sizeof h);
         if (!send(g.peer, std::move(m))) {
-            // Pieces already sent belong to a failed GMA: their acknowledgements complete nothing.
-            for (SignalPeer::Unacked &u : p.unacked)
-                if (u.gma == g.handle) u.gma = 0;
+            drop_pieces(p, g.handle);  // the pieces already sent
             return -1;
         }
         ++p.sent;
@@ -271,9 +276,8 @@ void Runtime::on_signal_ack(const Blob &m) {
                       reinterpret_cast<const char *>(why.data()));
             g->why_text.assign(why.begin(), why.end());
             g->comp.fn(&g->comp, -1);
-            for (SignalPeer::Unacked &u : p.unacked)
-                if (u.gma == it->gma && u.number != a.count) u.gma = 0;  // its other pieces
             p.unacked.erase(it);
+            drop_pieces(p, g->handle);  // its other pieces
         }
     }
     acknowledged(*this, p, a.count);

@@ -163,8 +163,8 @@ bool on_other_node(const Col &c, int64_t rank) {
 // writes a receiver's inline slots of segment seq only once its own
 // segment seq - 1 ended, which took the receiver's block of seq - 1, sent
 // when the receiver began seq - 1, done with seq - 2: the last user of
-// those slots (depth 2). Waiting for the byte anyway cost a round trip a
-// round between nodes (two ranks on two hosts, 8 B: 10.5 us).
+// those slots (depth 2). Waiting for the byte anyway would cost a round
+// trip a round between nodes.
 bool ready_implied(const Col &c) {
     return c.p.kind == Kind::kAllgather && c.p.exec == Exec::kDelegated && is_inline(c);
 }
