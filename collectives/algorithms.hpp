@@ -63,6 +63,27 @@ CommandList bcast_block_list(BcastAlgo algo, uint32_t members, uint32_t root, ui
 // "" if algo can run over `members` members, else why not.
 std::string bcast_applies(BcastAlgo algo, uint32_t members);
 
+// A hierarchical algorithm's name is its flat one behind this prefix
+// ("hier:binomial", "hier:knomial:8"; allgather "hier:tree").
+inline constexpr const char *kHierPrefix = "hier:";
+
+// Hierarchical: the bytes of member `origin` cross to each other node
+// once, into its leader (the member listed first there), along algo's
+// list among the nodes (the origin's node first, the others in order of
+// their first member); then algo's list on each node carries them from
+// its leader (the origin on its own node) to the node's other members.
+// node_of[m]: an id of member m's node (equal ids: one node). Only for
+// the single-block algorithms (hier_offered). Over one node it is algo's
+// list from the origin; with one member a node, algo's list over all.
+// An allgather's "hier:tree" is this over the binary tree for each block.
+CommandList hier_bcast_list(BcastAlgo algo, unsigned radix, std::span<const uint32_t> node_of, uint32_t origin);
+// Whether algo has a hierarchical form: the trees and the chain, not the
+// multi-block bcasts (their blocks already spread the links' load).
+bool hier_offered(BcastAlgo algo);
+// Whether a hierarchical list differs from the flat one over these
+// nodes: more than one node, and a node with more than one member.
+bool hier_differs(std::span<const uint32_t> node_of);
+
 // Block `block` of `blocks` over a round of `bytes`: where it starts and
 // how long it is. Blocks are equal (a multiple of 64 bytes, so two never
 // share a cache line) but the last, which may be short or empty.

@@ -114,6 +114,8 @@ uint32_t bcast_blocks(BcastAlgo algo, uint32_t members, unsigned radix) {
     return members <= 1 ? 1 : info_of(algo).blocks(members, radix);
 }
 
+bool hier_offered(BcastAlgo algo) { return info_of(algo).blocks == one_block; }
+
 std::string bcast_applies(BcastAlgo algo, uint32_t members) {
     const BcastInfo &i = info_of(algo);
     if (i.max_members && members > i.max_members)

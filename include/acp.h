@@ -68,9 +68,13 @@
  *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
  *                        "binary", "knomial" (k = 4), "knomial:K", "chain",
  *                        "pipeline" (chain of 8 segments), "pipeline:S",
- *                        "scatter_ring" (groups up to 1024)
+ *                        "scatter_ring" (groups up to 1024); "hier:" before
+ *                        a tree or chain ("hier:binomial"): hierarchical,
+ *                        that list among the nodes (one copy into each),
+ *                        then on each node from the member that got it
  *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
- *                        "recdoubling", "neighbor" (even groups only)
+ *                        "recdoubling", "neighbor" (even groups only),
+ *                        "hier:tree" (each block's tree hierarchical)
  *   ACP_CALIBRATION      the model's calibration file (JSON, written by
  *                        acpx-bench calibrate); else
  *                        ~/.config/acpx/calibration.json, else the one
@@ -573,7 +577,7 @@ size_t acp_query_col_memory(acp_col_t handle);
 
 /**
  * @return the name of the handle's algorithm ("binomial", "knomial:4",
- * "bruck", ...; as ACP_COL_*_ALGO takes them), valid until the handle is
+ * "hier:binomial", "bruck", ...; as ACP_COL_*_ALGO takes them), valid until the handle is
  * freed; NULL for a handle that is not live.
  */
 const char *acp_query_col_algorithm(acp_col_t handle);

@@ -3,7 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -89,21 +91,29 @@ cm::Topology nodes_of(const std::vector<int> &ranks) {
 
 bool parse_algorithm(const char *fn, const char *arg, const std::string &name, Params *p) {
     p->auto_algo = name.empty() || name == "auto";
+    p->hier = 0;
     if (p->auto_algo) return true;
+    const std::string_view prefix = collectives::kHierPrefix;
+    const bool hier = name.starts_with(prefix);
+    const std::string flat = hier ? name.substr(prefix.size()) : name;
     if (p->kind == Kind::kBcast) {
-        auto a = collectives::parse_bcast_algo(name);
+        auto a = collectives::parse_bcast_algo(flat);
         if (!a)
-            return report(fn, arg, "'%s' is not one of: auto, %s", name.c_str(),
-                          collectives::bcast_algo_names().c_str());
+            return report(fn, arg, "'%s' is not one of: auto, %s; each but pipeline and scatter_ring also as hier:NAME",
+                          name.c_str(), collectives::bcast_algo_names().c_str());
+        if (hier && !collectives::hier_offered(a->algo))
+            return report(fn, arg, "'%s': %s has no hierarchical form (its blocks already spread over the links)",
+                          name.c_str(), collectives::name_of(a->algo));
         p->algo = static_cast<uint8_t>(a->algo);
         p->radix = static_cast<uint8_t>(a->radix);
     } else {
-        auto a = collectives::parse_allgather_algo(name);
-        if (!a)
-            return report(fn, arg, "'%s' is not one of: auto, %s", name.c_str(),
+        auto a = collectives::parse_allgather_algo(flat);
+        if (!a || (hier && *a != collectives::AllgatherAlgo::kBlockTree))
+            return report(fn, arg, "'%s' is not one of: auto, %s, hier:tree", name.c_str(),
                           collectives::allgather_algo_names().c_str());
         p->algo = static_cast<uint8_t>(*a);
     }
+    p->hier = hier;
     return true;
 }
 
@@ -158,9 +168,12 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
         t = nodes_of(group);
     }
     const bool networked = st.has_topology || t.nodes() > 1;
+    // Their nodes also offer the hierarchical trees (candidates).
+    if (networked) c.nodes = std::make_shared<const std::vector<uint32_t>>(t.map);
     const cm::Case pick = cm::best(c, st.calibration, networked ? &t : nullptr, predicted_s);
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
+    p->hier = pick.hier;
     return true;
 }
 

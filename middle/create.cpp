@@ -52,7 +52,7 @@ struct Reply {
 struct Choice {
     Header h;
     int32_t status;  // 0 ok; else the coordinator could not choose, and reason says why
-    uint8_t auto_algo, algo, radix;
+    uint8_t auto_algo, algo, radix, hier;
     double predicted_s;
     char arg[48], reason[240];  // what its message named, and why: sent only on failure
 };
@@ -214,6 +214,7 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
               p->auto_algo,
               p->algo,
               p->radix,
+              p->hier,
               *predicted_s,
               {},
               {}};
@@ -259,6 +260,7 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
     if (!ch.auto_algo) return true;  // it forced one: the exchange reports the disagreement
     p->algo = ch.algo;
     p->radix = ch.radix;
+    p->hier = ch.hier;
     *predicted_s = ch.predicted_s;
     return true;
 }
@@ -334,7 +336,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::vector<int> grp(group, group + n);
     // Not for a member whose own arguments are bad: p may make no sense.
     std::optional<PlanBuilder> planner;
-    if (own.empty()) planner.emplace(p, me, grp);
+    if (own.empty()) planner.emplace(p, me, grp, p.hier ? nodes_of(grp).map : std::vector<uint32_t>{});
     bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->mem.ctl);
     if (ok && p.storage == Storage::kDirect) {
         c->mem.array = static_cast<char *>(array);

@@ -12,8 +12,9 @@ const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buff
 const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
 std::string algo_name(const Params &p) {
-    return p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
-                                  : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo));
+    return std::string(p.hier ? collectives::kHierPrefix : "") +
+           (p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
+                                   : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo)));
 }
 
 bool inline_max_from_env(uint32_t *out, std::string *why) {
@@ -66,7 +67,7 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));
-    if (a.algo != b.algo || a.radix != b.radix) return str("algorithm", algo_name(a), algo_name(b));
+    if (a.algo != b.algo || a.radix != b.radix || a.hier != b.hier) return str("algorithm", algo_name(a), algo_name(b));
     return "";
 }
 

@@ -30,6 +30,7 @@ struct Params {
     uint8_t algo = 0;                         // collectives::BcastAlgo or AllgatherAlgo
     uint8_t radix = 2;                        // bcast knomial: its k
     uint8_t auto_algo = 0;                    // 1: chosen by the model (choose.hpp), not forced
+    uint8_t hier = 0;                         // 1: hierarchical over the members' nodes ("hier:" names)
     uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
     uint32_t ring_max = kDefaultRingMax;      // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;                     // np_group
@@ -53,7 +54,7 @@ std::string first_difference(const Params &a, const Params &b);
 const char *name_of(Kind k);
 const char *name_of(Storage s);
 const char *name_of(Exec e);
-// Algorithm name for p.kind ("knomial:4" with its radix).
+// Algorithm name for p.kind ("knomial:4" with its radix, "hier:binomial").
 std::string algo_name(const Params &p);
 
 }  // namespace acpx::middle

@@ -19,8 +19,15 @@ size_t heap(const std::vector<T> &v) {
 
 uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
 
-// The list moving block `block`.
-collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t block) {
+// The list moving block `block`; a hierarchical one over nodes[i], member
+// i's node.
+collectives::CommandList list_of(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
+                                 uint32_t block) {
+    if (p.hier)
+        return p.kind == Kind::kBcast
+                   ? collectives::hier_bcast_list(static_cast<collectives::BcastAlgo>(p.algo), p.radix, nodes,
+                                                  root_index)
+                   : collectives::hier_bcast_list(collectives::BcastAlgo::kBinaryTree, 2, nodes, block);
     return p.kind == Kind::kBcast
                ? collectives::bcast_block_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
                                                block, p.radix)
@@ -31,10 +38,10 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, uint32_t 
 // f returns false: an allgather's lists hold P(P-1) entries, which kept
 // at once took 800 MB in every process at 8,192 members (and grow as P^2).
 template <class F>
-void each_list(const Params &p, uint32_t root_index, F &&f) {
+void each_list(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes, F &&f) {
     const uint32_t blocks = slots_of(p);
     for (uint32_t b = 0; b < blocks; ++b)
-        if (!f(b, list_of(p, root_index, b))) return;
+        if (!f(b, list_of(p, root_index, nodes, b))) return;
 }
 
 // The entries of p's lists that one member sends or receives, block by
@@ -46,11 +53,13 @@ void each_list(const Params &p, uint32_t root_index, F &&f) {
 // in every process at create).
 class MemberEntries {
   public:
-    MemberEntries(const Params &p, uint32_t root_index, bool walk_every_list) : p_(p), root_index_(root_index) {
-        if (p.kind != Kind::kAllgather || walk_every_list) return;
+    MemberEntries(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes, bool walk_every_list)
+        : p_(p), root_index_(root_index), nodes_(nodes) {
+        // A hierarchical tree's lists follow the nodes, not a turn.
+        if (p.kind != Kind::kAllgather || p.hier || walk_every_list) return;
         turn_ = collectives::allgather_turn(static_cast<collectives::AllgatherAlgo>(p.algo), p.members);
         for (uint32_t r = 0; r < turn_.period; ++r) {
-            bases_.push_back(list_of(p, root_index, r));
+            bases_.push_back(list_of(p, root_index, nodes, r));
             const collectives::CommandList &l = bases_.back();
             std::vector<uint32_t> &start = start_.emplace_back(p.members + 1, 0);
             std::vector<uint32_t> &index = index_.emplace_back(2 * l.size());
@@ -69,7 +78,7 @@ class MemberEntries {
     void each(uint32_t x, F &&f) const {
         const uint32_t n = p_.members;
         if (!turned()) {
-            each_list(p_, root_index_, [&](uint32_t b, const collectives::CommandList &l) {
+            each_list(p_, root_index_, nodes_, [&](uint32_t b, const collectives::CommandList &l) {
                 for (const auto &c : l)
                     if ((c.src == x || c.dst == x) && !f(b, c)) return false;
                 return true;
@@ -88,6 +97,7 @@ class MemberEntries {
   private:
     const Params &p_;
     uint32_t root_index_;
+    const std::vector<uint32_t> &nodes_;
     collectives::AllgatherTurn turn_;
     std::vector<collectives::CommandList> bases_;       // blocks 0..period-1
     std::vector<std::vector<uint32_t>> start_, index_;  // per base: each member's entries, ascending
@@ -150,15 +160,15 @@ ReadyBytes ready_bytes_turned(const MemberEntries &entries, uint32_t me) {
 }
 
 // Every list in turn: this member's receivers, and its byte at each source.
-ReadyBytes ready_bytes_listed(const Params &p, uint32_t root_index, uint32_t me) {
+ReadyBytes ready_bytes_listed(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes, uint32_t me) {
     ReadyBytes r;
     std::unordered_map<uint32_t, std::unordered_set<uint32_t>> dsts;  // of this member's sources
-    each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
+    each_list(p, root_index, nodes, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l)
             if (c.dst == me) dsts.emplace(c.src, std::unordered_set<uint32_t>{});
         return true;
     });
-    each_list(p, root_index, [&](uint32_t, const collectives::CommandList &l) {
+    each_list(p, root_index, nodes, [&](uint32_t, const collectives::CommandList &l) {
         for (const auto &c : l) {
             if (c.src == me) r.mine.emplace(c.dst, static_cast<uint32_t>(r.mine.size()));
             auto it = dsts.find(c.src);
@@ -173,16 +183,18 @@ ReadyBytes ready_bytes_listed(const Params &p, uint32_t root_index, uint32_t me)
     return r;
 }
 
-ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const MemberEntries &entries, uint32_t me) {
+ReadyBytes ready_bytes(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
+                       const MemberEntries &entries, uint32_t me) {
     if (ready_by_member(p)) return ready_bytes_by_member(p, entries, me);
-    ReadyBytes r = entries.turned() ? ready_bytes_turned(entries, me) : ready_bytes_listed(p, root_index, me);
+    ReadyBytes r = entries.turned() ? ready_bytes_turned(entries, me) : ready_bytes_listed(p, root_index, nodes, me);
     r.count = static_cast<uint32_t>(r.mine.size());  // one byte a receiver
     return r;
 }
 
 // Root mode: the executor of a list keeps the list and every member's GAs.
-void plan_root_mode(const Params &p, uint32_t root_index, const MemberEntries &entries, Plan &pl,
-                    const std::vector<int> &group, const std::vector<MemberAddr> &table) {
+void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
+                    const MemberEntries &entries, Plan &pl, const std::vector<int> &group,
+                    const std::vector<MemberAddr> &table) {
     const uint32_t n = p.members;
     const bool bcast = p.kind == Kind::kBcast;
     const uint32_t me = pl.me;
@@ -190,7 +202,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, const MemberEntries &e
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
         for (uint32_t b = pl.block; b < (bcast ? pl.n_in : me + 1); ++b) {
-            pl.lists.push_back(list_of(p, root_index, b));
+            pl.lists.push_back(list_of(p, root_index, nodes, b));
             pl.lists.back().shrink_to_fit();
         }
         pl.lists.shrink_to_fit();
@@ -287,20 +299,28 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
 // What the builder keeps between its two steps: the member's entries and
 // (delegated) its ready bytes, found once.
 struct PlanBuilder::Impl {
-    Impl(const Params &params, uint32_t m, const std::vector<int> &g, bool walk_every_list)
-        : p(params), me(m), group(g), root_index(root_index_of(p, g)), entries(p, root_index, walk_every_list) {
-        if (p.exec == Exec::kDelegated) ready = ready_bytes(p, root_index, entries, me);
+    Impl(const Params &params, uint32_t m, const std::vector<int> &g, std::vector<uint32_t> node_ids,
+         bool walk_every_list)
+        : p(params),
+          me(m),
+          group(g),
+          nodes(std::move(node_ids)),
+          root_index(root_index_of(p, g)),
+          entries(p, root_index, nodes, walk_every_list) {
+        if (p.exec == Exec::kDelegated) ready = ready_bytes(p, root_index, nodes, entries, me);
     }
-    const Params p;  // entries refers to it: the Impl stays where it was made
+    const Params p;  // entries refers to it and to nodes: the Impl stays where it was made
     const uint32_t me;
     const std::vector<int> &group;
+    const std::vector<uint32_t> nodes;
     const uint32_t root_index;
     const MemberEntries entries;
     ReadyBytes ready;
 };
 
-PlanBuilder::PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, bool walk_every_list)
-    : impl_(std::make_unique<Impl>(p, me, group, walk_every_list)) {}
+PlanBuilder::PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, std::vector<uint32_t> nodes,
+                         bool walk_every_list)
+    : impl_(std::make_unique<Impl>(p, me, group, std::move(nodes), walk_every_list)) {}
 
 PlanBuilder::~PlanBuilder() = default;
 
@@ -334,7 +354,7 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     pl.inline_bytes = static_cast<uint32_t>(at.inl);
     pl.depth = at.depth;
     if (b.p.exec == Exec::kRoot)
-        plan_root_mode(b.p, b.root_index, b.entries, pl, b.group, table);
+        plan_root_mode(b.p, b.root_index, b.nodes, b.entries, pl, b.group, table);
     else
         plan_delegated(b.ready, b.entries, pl, b.group, table);
     pl.wait_slots.shrink_to_fit();
@@ -344,8 +364,8 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
 }
 
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
-                bool walk_every_list) {
-    return PlanBuilder(p, me, group, walk_every_list).build(table);
+                bool walk_every_list, std::vector<uint32_t> nodes) {
+    return PlanBuilder(p, me, group, std::move(nodes), walk_every_list).build(table);
 }
 
 size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me) {

@@ -155,9 +155,12 @@ struct Plan {
 // member's index. A turned allgather (collectives::allgather_turn) finds
 // this member's entries in its few base lists; walk_every_list: in every
 // block's list instead, O(P^2) -- the reference the tests hold that to.
+// nodes[i]: an id of member i's node, for a hierarchical handle (p.hier;
+// equal ids, one node: choose.hpp's nodes_of(group).map); else unused.
 class PlanBuilder {
   public:
-    PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, bool walk_every_list = false);
+    PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, std::vector<uint32_t> nodes = {},
+                bool walk_every_list = false);
     ~PlanBuilder();
     PlanBuilder(const PlanBuilder &) = delete;
     PlanBuilder &operator=(const PlanBuilder &) = delete;
@@ -172,9 +175,9 @@ class PlanBuilder {
     std::unique_ptr<Impl> impl_;
 };
 
-// PlanBuilder(p, me, group, walk_every_list).build(table), in one step.
+// PlanBuilder(p, me, group, nodes, walk_every_list).build(table), in one step.
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
-                bool walk_every_list = false);
+                bool walk_every_list = false, std::vector<uint32_t> nodes = {});
 
 // The bytes member `me` of a direct handle of 16 KiB or more (full inline
 // slots) over ranks 0..members-1 would hold (plan + control block),

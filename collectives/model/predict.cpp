@@ -405,8 +405,9 @@ std::vector<double> member_footprints(const Case &c, const Calibration &cal, con
 }
 
 std::string algo_name(const Case &c) {
-    return c.op == Op::kBcast ? name_of(static_cast<BcastAlgo>(c.algo), c.radix)
-                              : name_of(static_cast<AllgatherAlgo>(c.algo));
+    return std::string(c.hier ? kHierPrefix : "") + (c.op == Op::kBcast
+                                                         ? name_of(static_cast<BcastAlgo>(c.algo), c.radix)
+                                                         : name_of(static_cast<AllgatherAlgo>(c.algo)));
 }
 
 Prediction predict(const Case &c, const Calibration &cal, const Topology *t) { return predict_round(c, cal, t, true); }
@@ -444,6 +445,17 @@ std::vector<Case> candidates(const Case &c) {
             if (!allgather_applies(a, c.members).empty() || !allgather_modelled(a, c.members)) continue;
             Case k = c;
             k.algo = static_cast<uint8_t>(a);
+            out.push_back(k);
+        }
+    }
+    if (c.nodes && hier_differs(*c.nodes)) {
+        const size_t flat = out.size();
+        for (size_t i = 0; i < flat; ++i) {
+            Case k = out[i];
+            const bool offered = k.op == Op::kBcast ? hier_offered(static_cast<BcastAlgo>(k.algo))
+                                                    : k.algo == static_cast<uint8_t>(AllgatherAlgo::kBlockTree);
+            if (!offered) continue;
+            k.hier = true;
             out.push_back(k);
         }
     }
@@ -507,12 +519,11 @@ double round_lower_bound(const Case &c, const Calibration &cal) {
         }
         return l;
     };
-    if (c.op == Op::kAllgather)
-        return depth_of(allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, 0)) * least(c.bytes);
+    if (c.op == Op::kAllgather) return depth_of(block_list(c, 0)) * least(c.bytes);
     // Block 0 (the largest) takes a step per entry on its longest chain.
     const auto a = static_cast<BcastAlgo>(c.algo);
     const uint64_t first = entry_bytes_of(c);
-    double bound = depth_of(bcast_block_list(a, c.members, c.root, 0, c.radix)) * least(first);
+    double bound = depth_of(block_list(c, 0)) * least(first);
     if (a == BcastAlgo::kPipeline) {
         // The root sends one block a step to the next member; the last
         // block to leave has members - 2 hops still to go: every one of

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct Case {
     uint64_t bytes = 0;         // bcast: the round's bytes; allgather: per block
     bool buffered = false;      // buffered handles copy in and out of their buffers
     uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
+    // The node of each member (by index), where known: candidates() then
+    // offers the hierarchical lists too (collectives::hier_bcast_list).
+    std::shared_ptr<const std::vector<uint32_t>> nodes;
+    bool hier = false;  // this case's lists are hierarchical over `nodes`
 };
 
 struct Message {
@@ -101,7 +106,9 @@ bool time_sliced(const Case &c, const Calibration &cal, const Topology *t);
 double round_lower_bound(const Case &c, const Calibration &cal);
 
 // Every algorithm that applies to c.op and c.members, as Cases like c
-// (pipeline with 4, 8, 16 and 32 segments).
+// (pipeline with 4, 8, 16 and 32 segments); with c.nodes over more than
+// one node, some holding several members, also each hierarchical form
+// (bcast trees and chain; allgather tree), after the flat ones.
 std::vector<Case> candidates(const Case &c);
 
 // Per member, how much slower its copies run because the bytes its core

@@ -8,7 +8,16 @@ uint32_t blocks_of(const Case &c) {
 }
 
 Turn turn_of(const Case &c) {
-    return c.op == Op::kAllgather ? allgather_turn(static_cast<AllgatherAlgo>(c.algo), c.members) : Turn{};
+    // A hierarchical tree's lists follow the nodes, not a turn.
+    return c.op == Op::kAllgather && !c.hier ? allgather_turn(static_cast<AllgatherAlgo>(c.algo), c.members) : Turn{};
+}
+
+CommandList block_list(const Case &c, uint32_t b) {
+    if (c.hier && c.nodes && c.nodes->size() == c.members)
+        return c.op == Op::kBcast ? hier_bcast_list(static_cast<BcastAlgo>(c.algo), c.radix, *c.nodes, c.root)
+                                  : hier_bcast_list(BcastAlgo::kBinaryTree, 2, *c.nodes, b);
+    return c.op == Op::kBcast ? bcast_block_list(static_cast<BcastAlgo>(c.algo), c.members, c.root, b, c.radix)
+                              : allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b);
 }
 
 bool multi_block(const Case &c) { return c.op == Op::kBcast && blocks_of(c) > 1; }
@@ -22,14 +31,11 @@ uint64_t entry_bytes_of(const Case &c) {
 std::vector<BlockList> block_lists(const Case &c, uint32_t only) {
     std::vector<BlockList> out;
     if (c.op == Op::kBcast) {
-        const auto a = static_cast<BcastAlgo>(c.algo);
         const uint32_t blocks = blocks_of(c);
         for (uint32_t b = 0; b < blocks; ++b)
-            out.push_back({bcast_block_list(a, c.members, c.root, b, c.radix),
-                           blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length});
+            out.push_back({block_list(c, b), blocks == 1 ? c.bytes : block_range(c.bytes, blocks, b).length});
     } else {
-        for (uint32_t b = 0; b < (only > 0 ? only : c.members); ++b)
-            out.push_back({allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b), c.bytes});
+        for (uint32_t b = 0; b < (only > 0 ? only : c.members); ++b) out.push_back({block_list(c, b), c.bytes});
     }
     return out;
 }

@@ -34,5 +34,7 @@ uint64_t entry_bytes_of(const Case &c);
 // single-block bcast one list of the round's bytes. only > 0: an
 // allgather's blocks 0..only-1 (a turned allgather's, turn_of).
 std::vector<BlockList> block_lists(const Case &c, uint32_t only = 0);
+// The list of block b of c's round (hierarchical over c.nodes if c.hier).
+CommandList block_list(const Case &c, uint32_t b);
 
 }  // namespace acpx::collectives::model

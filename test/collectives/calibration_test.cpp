@@ -256,7 +256,7 @@ TEST(CalibrationFile, TimeSlicingIsPerNode) {
     Calibration cal = linear(1e-6, 1e-9);
     cal.cores = 64;
     cal.switch_s = 5e-6;
-    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 64, 0, 1000, false, 0};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kChain), 2, 64, 0, 1000, false, 0, nullptr, false};
     EXPECT_FALSE(time_sliced(c, cal, nullptr));
     EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 63 * cal.comm.at(1000), 1e-12);
     c.members = 100;

@@ -225,6 +225,93 @@ TEST(BcastLists, BinomialTakesLogSteps) {
     }
 }
 
+namespace {
+
+// Node maps a hierarchical list is tried over: members in a row per node,
+// dealt round-robin, nodes of unequal sizes, one node, a member a node.
+std::vector<std::vector<uint32_t>> node_maps() {
+    std::vector<std::vector<uint32_t>> maps;
+    for (uint32_t nodes : {2u, 3u, 5u})
+        for (uint32_t per : {2u, 4u}) {
+            std::vector<uint32_t> rows, dealt;
+            for (uint32_t m = 0; m < nodes * per; ++m) {
+                rows.push_back(100 + m / per);  // ids need not be 0..nodes-1
+                dealt.push_back(100 + m % nodes);
+            }
+            maps.push_back(rows);
+            maps.push_back(dealt);
+        }
+    maps.push_back({7, 7, 7, 3, 9, 9, 9, 9, 9, 3});
+    maps.push_back({1, 1, 1, 1, 1});
+    maps.push_back({0, 1, 2, 3, 4, 5});
+    return maps;
+}
+
+// Entries of l whose two members are on different nodes, by receiving node.
+std::map<uint32_t, uint32_t> crossings(const CommandList &l, const std::vector<uint32_t> &node_of) {
+    std::map<uint32_t, uint32_t> into;
+    for (const Command &c : l)
+        if (node_of[c.src] != node_of[c.dst]) ++into[node_of[c.dst]];
+    return into;
+}
+
+}  // namespace
+
+// Hierarchical: sound, and the bytes enter every other node exactly once.
+TEST(HierLists, CrossIntoEachOtherNodeOnceThenStayOnIt) {
+    for (const std::vector<uint32_t> &nodes : node_maps()) {
+        const auto n = static_cast<uint32_t>(nodes.size());
+        const std::set<uint32_t> ids(nodes.begin(), nodes.end());
+        for (const BcastAlgo a : algos_of(bcast_table())) {
+            if (!hier_offered(a)) continue;
+            for (uint32_t origin = 0; origin < n; ++origin) {
+                const CommandList l = hier_bcast_list(a, 3, nodes, origin);
+                const std::string at = std::string(name_of(a)) + " n=" + std::to_string(n) + " origin " +
+                                       std::to_string(origin) + " nodes " + std::to_string(ids.size());
+                ASSERT_EQ(check_list(l, n, origin), "") << at;
+                ASSERT_EQ(simulate({l}, {origin}, n, n + origin), "") << at;
+                const std::map<uint32_t, uint32_t> into = crossings(l, nodes);
+                EXPECT_EQ(into.size(), ids.size() - 1) << at;
+                for (const auto &[node, count] : into) {
+                    EXPECT_EQ(count, 1u) << at << " into node " << node;
+                    EXPECT_NE(node, nodes[origin]) << at;
+                }
+                if (ids.size() == 1 || ids.size() == n) {  // nothing to group: the flat list
+                    EXPECT_EQ(l.size(), n - 1) << at;
+                }
+            }
+        }
+    }
+}
+
+TEST(HierLists, OnlyTheSingleBlockAlgorithmsHaveOne) {
+    EXPECT_TRUE(hier_offered(BcastAlgo::kBinomial));
+    EXPECT_TRUE(hier_offered(BcastAlgo::kBinaryTree));
+    EXPECT_TRUE(hier_offered(BcastAlgo::kKnomial));
+    EXPECT_TRUE(hier_offered(BcastAlgo::kChain));
+    EXPECT_FALSE(hier_offered(BcastAlgo::kPipeline));
+    EXPECT_FALSE(hier_offered(BcastAlgo::kScatterRing));
+    EXPECT_TRUE(hier_differs(std::vector<uint32_t>{0, 0, 1, 1}));
+    EXPECT_FALSE(hier_differs(std::vector<uint32_t>{0, 0, 0}));
+    EXPECT_FALSE(hier_differs(std::vector<uint32_t>{0, 1, 2}));
+}
+
+// The flat binomial over two nodes of members in a row crosses between
+// them as often as a node has members (its last step); the hierarchical
+// one once, first, and the same for the allgather's per-block trees.
+TEST(HierLists, BinomialOverTwoNodesCrossesOnceNotOnceAMember) {
+    const std::vector<uint32_t> nodes = {0, 0, 0, 0, 1, 1, 1, 1};
+    EXPECT_EQ(crossings(bcast_list(BcastAlgo::kBinomial, 8, 0), nodes).at(1), 4u);
+    const CommandList h = hier_bcast_list(BcastAlgo::kBinomial, 2, nodes, 0);
+    EXPECT_EQ(crossings(h, nodes).at(1), 1u);
+    EXPECT_EQ(h[0].src, 0u);
+    EXPECT_EQ(h[0].dst, 4u) << "the bytes leave for the other node first";
+    for (uint32_t owner = 0; owner < 8; ++owner) {
+        EXPECT_GT(crossings(allgather_block_list(AllgatherAlgo::kBlockTree, 8, owner), nodes).size(), 0u);
+        EXPECT_EQ(crossings(hier_bcast_list(BcastAlgo::kBinaryTree, 2, nodes, owner), nodes).begin()->second, 1u);
+    }
+}
+
 TEST(AllgatherLists, EveryBlockReachesEveryMember) {
     for (const AllgatherAlgo a : algos_of(allgather_table()))
         for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 12u, 33u, 100u, 128u, 129u}) {

@@ -18,7 +18,7 @@ using namespace model_fixtures;
 
 TEST(Predict, RingIsPMinusOneCopies) {
     const Calibration cal = linear(1e-6, 1e-9);
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0, nullptr, false};
     const Prediction p = predict(c, cal, nullptr);
     ASSERT_EQ(p.steps.size(), 3u);
     EXPECT_NEAR(p.comm_s, 3 * cal.comm.at(1000), 1e-12);
@@ -29,7 +29,7 @@ TEST(Predict, ANodeRunsAsManyCopiesAtOnceAsItHasCores) {
     // Ring over 4 ranks of one 2-core node: 4 copies a step, 2 at a time.
     Calibration cal = linear(1e-6, 1e-9);
     cal.cores = 2;
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0, nullptr, false};
     EXPECT_NEAR(predict(c, cal, nullptr).comm_s, 3 * cal.comm.at(2000), 1e-12);
     // On separate nodes of a torus the cores do not matter.
     const Topology line = topo("torus:4");
@@ -58,13 +58,13 @@ TEST(Predict, CopiesAtOnceOnANodeCostWhatTwoAtOnceMeasured) {
     const auto ring = static_cast<uint8_t>(AllgatherAlgo::kRing);
     const auto binomial = static_cast<uint8_t>(BcastAlgo::kBinomial);
     // A 2-member allgather: both copies at once, each 1.25x.
-    const Case pair{Op::kAllgather, ring, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0};
+    const Case pair{Op::kAllgather, ring, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0, nullptr, false};
     EXPECT_NEAR(predict(pair, cal, nullptr).comm_s, 1.25 * cal.comm.at(kBig), 1e-12);
     // A 2-member bcast is one copy at a time: as before.
-    const Case one{Op::kBcast, binomial, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0};
+    const Case one{Op::kBcast, binomial, 2, 2, 0, static_cast<uint64_t>(kBig), false, 0, nullptr, false};
     EXPECT_NEAR(predict(one, cal, nullptr).comm_s, cal.comm.at(kBig), 1e-12);
     // A 4-member binomial tree's second step has two copies at once.
-    const Case tree{Op::kBcast, binomial, 2, 4, 0, static_cast<uint64_t>(kBig), false, 0};
+    const Case tree{Op::kBcast, binomial, 2, 4, 0, static_cast<uint64_t>(kBig), false, 0, nullptr, false};
     EXPECT_NEAR(predict(tree, cal, nullptr).comm_s, 2.25 * cal.comm.at(kBig), 1e-12);
     // Members on nodes of their own share no node's memory.
     const Topology line = topo("torus:2");
@@ -90,7 +90,7 @@ TEST(Predict, BruckAggregatesBlocksAndCountsPorts) {
     // P = 4: depth 0, each member sends its block to i-1 and i-2 (C = 2);
     // depth 1, the block it got from i+1 to i-2 (C = 1).
     const Calibration cal = linear(1e-6, 1e-9);
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 4, 0, 1000, false, 0};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBruck), 2, 4, 0, 1000, false, 0, nullptr, false};
     const Prediction p = predict(c, cal, nullptr);
     ASSERT_EQ(p.steps.size(), 2u);
     EXPECT_EQ(p.steps[0].msgs.size(), 8u);
@@ -155,7 +155,7 @@ TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
                     want[{depth[e], l[e].src, l[e].dst}] += 1000;
                 }
             }
-            Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1000, false, 0};
+            Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1000, false, 0, nullptr, false};
             const Prediction p = predict(c, cal, nullptr);
             std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> got;
             for (uint32_t d = 0; d < p.steps.size(); ++d)
@@ -173,7 +173,7 @@ TEST(Predict, AllgatherStepsAreEveryBlocksDepths) {
 // whose steps come from one or two lists (recursive doubling only over a
 // power of two); above kMaxTurnedAllgather none.
 TEST(Select, LargeAllgathersWeighRingBruckRecursiveDoublingAndNeighborExchange) {
-    Case c{Op::kAllgather, 0, 2, 2048, 0, 8, false, 0};
+    Case c{Op::kAllgather, 0, 2, 2048, 0, 8, false, 0, nullptr, false};
     std::vector<std::string> names;
     for (const Case &k : candidates(c)) names.push_back(algo_name(k));
     EXPECT_EQ(names, (std::vector<std::string>{"ring", "bruck", "recdoubling", "neighbor"}));
@@ -224,7 +224,7 @@ TEST(Predict, MultiBlockBcastsArePipelined) {
     const Topology line = topo("torus:8");
     // pipeline:4 over 8 members: the 4 segments leave the root one a step
     // and each goes 7 hops: 4 + 8 - 2 steps of one segment.
-    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 8, 0, 4096, false, 0};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 8, 0, 4096, false, 0, nullptr, false};
     Prediction p = predict(c, cal, &line);
     ASSERT_EQ(p.steps.size(), 10u);
     EXPECT_NEAR(p.comm_s, 10 * cal.comm.at(1024), 1e-12);
@@ -259,7 +259,7 @@ TEST(Predict, WhatCreateComputesIsTheListedStepsSum) {
     const Topology torus = topo("torus:2x3x4");
     for (const bool on_torus : {false, true})
         for (const Op op : {Op::kBcast, Op::kAllgather}) {
-            Case k{op, 0, 4, 24, 5, 3 * 1024, false, 0};
+            Case k{op, 0, 4, 24, 5, 3 * 1024, false, 0, nullptr, false};
             for (const Case &c : candidates(k)) {
                 const Topology *t = on_torus ? &torus : nullptr;
                 const Prediction p = predict(c, cal, t);
@@ -275,7 +275,7 @@ TEST(Predict, WhatCreateComputesIsTheListedStepsSum) {
     Calibration crowded = cal;
     crowded.cores = 2;
     crowded.switch_s = 1e-6;
-    for (const Case &c : candidates(Case{Op::kBcast, 0, 4, 3, 0, 1 << 20, false, 0})) {
+    for (const Case &c : candidates(Case{Op::kBcast, 0, 4, 3, 0, 1 << 20, false, 0, nullptr, false})) {
         const Prediction p = predict(c, crowded, nullptr);
         EXPECT_EQ(p.switch_s, 1e-6) << algo_name(c);
         EXPECT_EQ(predict_seconds(c, crowded, nullptr), p.total()) << algo_name(c);
@@ -288,7 +288,7 @@ TEST(Predict, ATreeRootOnANodeSendsToOneChildAStep) {
     // 0->2 and 1->3 -- two steps, as in the textbook tree.
     Calibration cal = linear(1e-6, 1e-9);
     cal.cores = 2;
-    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 4, 0, 1000, false, 0};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 4, 0, 1000, false, 0, nullptr, false};
     Prediction p = predict(c, cal, nullptr);
     ASSERT_EQ(p.steps.size(), 2u);
     ASSERT_EQ(p.steps[0].msgs.size(), 1u);
@@ -312,7 +312,7 @@ TEST(Predict, BlocksRightBehindAnotherCostCommStream) {
     cal.comm_stream = Samples({{0, 2e-7}, {1 << 30, 2e-7 + 1e-9 * (1 << 30)}});
     // pipeline:4 over 2 members: the first block pays a whole entry, the
     // three behind it the stream's cost.
-    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0, nullptr, false};
     Prediction p = predict(c, cal, nullptr);
     ASSERT_EQ(p.steps.size(), 4u);
     EXPECT_FALSE(p.steps[0].msgs[0].streamed);
@@ -357,7 +357,7 @@ TEST(Predict, AStreamedBlockIsPricedInItsOwnRoundsArrays) {
     cal.comm = Samples(comm);
     cal.comm_stream = Samples(stream);
     cal.memcpy = Samples({{0, 0}});
-    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 1 << 19, false, 0};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 1 << 19, false, 0, nullptr, false};
     // The round's own copy and a microsecond a block, within 1%.
     const double in_cache = predict(c, cal, nullptr).comm_s;
     EXPECT_NEAR(in_cache, entry(1 << 19) + 4e-6, 1e-2 * in_cache);
@@ -371,6 +371,45 @@ TEST(Predict, AStreamedBlockIsPricedInItsOwnRoundsArrays) {
     EXPECT_NEAR(out, entry(4 << 20) + 4e-6, 1e-2 * out);
 }
 
+// With the members' nodes known, the hierarchical trees are candidates,
+// costed over their own lists: over 2 nodes of 4 members in a row, a flat
+// binomial's last step sends 4 copies through each node's port, the
+// hierarchical one 1; the network dearer than a node's memory, the model
+// picks a hierarchical tree for small rounds. Without the nodes, or over one
+// node, none is offered.
+TEST(Predict, HierarchicalTreesAreCandidatesWhereNodesHoldSeveralMembers) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm_net = Samples({{0, 5e-6}, {1 << 30, 5e-6 + 4e-9 * (1 << 30)}});
+    Topology t = topo("switch:2");
+    t.map = {0, 0, 0, 0, 1, 1, 1, 1};
+    Case c{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 8, 0, 1 << 20, false, 0, nullptr, false};
+    auto hier_count = [](const std::vector<Case> &all) {
+        return std::count_if(all.begin(), all.end(), [](const Case &k) { return k.hier; });
+    };
+    EXPECT_EQ(hier_count(candidates(c)), 0);
+    c.nodes = std::make_shared<const std::vector<uint32_t>>(t.map);
+    const std::vector<Case> all = candidates(c);
+    EXPECT_EQ(hier_count(all), 4) << "binomial, binary, knomial, chain";
+    Case flat = c, hier = c;
+    hier.hier = true;
+    EXPECT_EQ(algo_name(hier), "hier:binomial");
+    const double f = predict_seconds(flat, cal, &t), h = predict_seconds(hier, cal, &t);
+    EXPECT_LT(h, 0.7 * f) << "one copy across, not four";
+    EXPECT_GE(h, round_lower_bound(hier, cal));
+    c.bytes = 64;  // latency-bound: a hierarchical tree is the pick (1 MiB: a pipeline)
+    EXPECT_TRUE(best(c, cal, &t).hier) << algo_name(best(c, cal, &t));
+    // Allgather: the per-block tree's hierarchical form.
+    Case g{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBlockTree), 2, 8, 0, 1 << 16, false, 0, c.nodes, false};
+    EXPECT_EQ(hier_count(candidates(g)), 1);
+    Case gh = g;
+    gh.hier = true;
+    EXPECT_EQ(algo_name(gh), "hier:tree");
+    EXPECT_LT(predict_seconds(gh, cal, &t), predict_seconds(g, cal, &t));
+    // One node: nothing to group.
+    c.nodes = std::make_shared<const std::vector<uint32_t>>(8, 0u);
+    EXPECT_EQ(hier_count(candidates(c)), 0);
+}
+
 // A copy between two nodes costs the network's curve (comm_net, a
 // block behind another comm_net_stream) when the calibration has it; a
 // copy within a node, and every copy without it, the node's.
@@ -381,7 +420,7 @@ TEST(Predict, CopiesAcrossNodesCostTheNetworksCurve) {
     nodes.map = {0, 0, 1, 1};
     // Ring over 4 on 2 nodes: each step has 0->1 and 2->3 within a node,
     // 1->2 and 3->0 across (one each way: no port shared).
-    Case ring{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0};
+    Case ring{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 4, 0, 1000, false, 0, nullptr, false};
     EXPECT_NEAR(predict(ring, cal, &nodes).comm_s, 3 * cal.comm.at(1000), 1e-12);  // no network curve: as on a node
     cal.comm_net = Samples({{0, 5e-6}, {1 << 30, 5e-6 + 4e-9 * (1 << 30)}});
     const Prediction p = predict(ring, cal, &nodes);
@@ -390,7 +429,7 @@ TEST(Predict, CopiesAcrossNodesCostTheNetworksCurve) {
     // pipeline:4 over 2 members on 2 nodes: the first block an entry across,
     // the three behind it comm_net (no stream curve), then comm_net_stream.
     Topology two = topo("switch:2");
-    Case pipe{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0};
+    Case pipe{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kPipeline), 4, 2, 0, 4096, false, 0, nullptr, false};
     const double first = cal.comm_net.at(1024), share = cal.comm_net.at(4096) / 4;
     EXPECT_NEAR(predict(pipe, cal, &two).comm_s, first + 3 * std::max(cal.comm_net.at(1024), share), 1e-12);
     cal.comm_net_stream = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 4e-9 * (1 << 30)}});
@@ -403,7 +442,7 @@ TEST(Predict, CopiesAcrossNodesCostTheNetworksCurve) {
     // here cost a tenth of those on a node.
     Calibration fast_net = linear(1e-5, 1e-8);
     fast_net.comm_net = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 1e-9 * (1 << 30)}});
-    Case bc{Op::kBcast, 0, 2, 8, 0, 65536, false, 0};
+    Case bc{Op::kBcast, 0, 2, 8, 0, 65536, false, 0, nullptr, false};
     const Topology eight = topo("switch:8");
     double want = std::numeric_limits<double>::infinity();
     for (const Case &k : candidates(bc)) want = std::min(want, predict_seconds(k, fast_net, &eight));
@@ -427,12 +466,12 @@ TEST(Predict, CopiesSlowDownOnceWhatTheirCoreTouchesOutgrowsTheCaches) {
     };
     // A 2-member bcast of 16 MiB: its root's core reads 16 MiB and writes
     // 16: 1.2e-4 / 6e-5 = 2x.
-    Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 16 << 20, false, 0};
+    Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 16 << 20, false, 0, nullptr, false};
     EXPECT_NEAR(ratio(b), 2, 1e-9);
     // A 2-member allgather of 8 MiB blocks: each core reads its block and
     // writes it into the other array, 16 MiB (the node's 32 would be 2x):
     // 5e-5 + 7e-5 * 8 / 24 over 6e-5.
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 8 << 20, false, 0};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 8 << 20, false, 0, nullptr, false};
     EXPECT_NEAR(ratio(c), (5e-5 + 7e-5 / 3) / 6e-5, 1e-9);
     // 2 MiB blocks: 4 MiB a core, within the samples' own.
     c.bytes = 2 << 20;
@@ -467,7 +506,7 @@ TEST(Predict, FootprintsCountEachCoresBlocksOnce) {
             for (uint32_t m = 0; m < n; ++m) t.map.push_back(n % 2 ? (m * 7) % 5 : m / 4);  // 4 a node, or scattered
             for (const AllgatherAlgo algo : algos_of(allgather_table())) {
                 if (!allgather_applies(algo, n).empty()) continue;
-                Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1 << 20, false, 0};
+                Case c{Op::kAllgather, static_cast<uint8_t>(algo), 2, n, 0, 1 << 20, false, 0, nullptr, false};
                 std::map<uint32_t, uint32_t> placed;
                 std::vector<std::pair<uint32_t, uint32_t>> core(n);  // (node, core)
                 for (uint32_t m = 0; m < n; ++m) core[m] = {t.map[m], placed[t.map[m]]++ % cores};
@@ -493,7 +532,7 @@ TEST(Predict, FootprintsCountEachCoresBlocksOnce) {
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     Calibration cal = linear(0, 0);
     cal.memcpy = Samples({{0, 0}, {1000, 1e-6}});
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 5, 0, 1000, true, 0};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 5, 0, 1000, true, 0, nullptr, false};
     EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, (1 + 1 + 4) * 1e-6, 1e-15);  // in, own, 4 out
     c.buffered = false;
     c.inline_bytes = 4096;  // small direct rounds are copied out of the inline slots
@@ -501,7 +540,7 @@ TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     // A bcast member's one copy out of its slot is in comm (a 2-member
     // inline bcast round): not counted again. Buffered: the copy in, and
     // out of the buffer unless the round went through the slots.
-    Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 5, 0, 1000, false, 4096};
+    Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 5, 0, 1000, false, 4096, nullptr, false};
     EXPECT_EQ(predict(b, cal, nullptr).memcpy_s, 0);
     b.buffered = true;
     EXPECT_NEAR(predict(b, cal, nullptr).memcpy_s, 1e-6, 1e-15);
@@ -513,7 +552,8 @@ TEST(Predict, AnInlineAllgathersCopyOutCostsWhatTheCalibratedPairRoundAddsToComm
     // comm 1 us + 1 ns a byte; a memcpy 3 ns a byte (out of cache).
     Calibration cal = linear(1e-6, 1e-9);
     cal.memcpy = Samples({{0, 0}, {16384, 3 * 16384e-9}});
-    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBlockTree), 2, 2, 0, 4096, false, 16384};
+    Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kBlockTree), 2, 2, 0, 4096, false, 16384, nullptr,
+           false};
     EXPECT_NEAR(predict(c, cal, nullptr).total(), cal.comm.at(4096) + 3 * 4096e-9, 1e-15);  // without the curve
     // The 2-member round through the slots measured 1.5x comm: the member's
     // copy out is its other half, and the round is what was measured.
@@ -544,7 +584,7 @@ TEST(Select, SkipsOnlyCandidatesThatCannotWin) {
             for (uint32_t procs : {2u, 3u, 7u, 16u, 64u, 130u})
                 for (uint64_t bytes : {uint64_t{8}, uint64_t{1} << 16, uint64_t{3} << 20})
                     for (Op op : {Op::kBcast, Op::kAllgather}) {
-                        Case c{op, 0, 2, procs, procs / 2, bytes, false, 16384};
+                        Case c{op, 0, 2, procs, procs / 2, bytes, false, 16384, nullptr, false};
                         std::vector<double> all;
                         for (const Case &k : candidates(c)) {
                             all.push_back(predict_seconds(k, cal, t));
@@ -566,7 +606,7 @@ TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
         for (uint32_t procs : {2u, 5u, 8u, 16u})
             for (Op op : {Op::kBcast, Op::kAllgather}) {
                 const Calibration cal = linear(a, 1e-9);
-                Case c{op, 0, 2, procs, 0, 1 << 16, false, 0};
+                Case c{op, 0, 2, procs, 0, 1 << 16, false, 0, nullptr, false};
                 const Case pick = best(c, cal, nullptr);
                 for (const Case &k : candidates(c))
                     EXPECT_LE(predict(pick, cal, nullptr).total(), predict(k, cal, nullptr).total() * 1.0201)
@@ -574,9 +614,9 @@ TEST(Select, PicksTheLowestPredictionAndFitsTheRegime) {
             }
     // Latency-bound (each copy 1 ms whatever its size): the fewest steps.
     // 16 members: k-nomial (k = 4) is 2 deep, ring and chain 15.
-    Case b{Op::kBcast, 0, 2, 16, 0, 1 << 16, false, 0};
+    Case b{Op::kBcast, 0, 2, 16, 0, 1 << 16, false, 0, nullptr, false};
     EXPECT_EQ(algo_name(best(b, linear(1e-3, 0), nullptr)), "knomial:4");
-    Case g{Op::kAllgather, 0, 2, 16, 0, 1 << 16, false, 0};
+    Case g{Op::kAllgather, 0, 2, 16, 0, 1 << 16, false, 0, nullptr, false};
     EXPECT_EQ(predict(best(g, linear(1e-3, 0), nullptr), linear(1e-3, 0), nullptr).steps.size(), 4u);
     // Bandwidth-bound on a 1-D torus of 16 nodes: the ring sends only to
     // the next node, so no link is shared; a log-step algorithm's long

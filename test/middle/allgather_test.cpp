@@ -111,5 +111,6 @@ INSTANTIATE_TEST_SUITE_P(Modes, Allgather,
                          ::testing::Values(ColConfig{"delegated", "tree"}, ColConfig{"delegated", "ring"},
                                            ColConfig{"delegated", "bruck"}, ColConfig{"delegated", "recdoubling"},
                                            ColConfig{"delegated", "neighbor"}, ColConfig{"root", "tree"},
-                                           ColConfig{"root", "ring"}, ColConfig{"root", "bruck"}),
+                                           ColConfig{"root", "ring"}, ColConfig{"root", "bruck"},
+                                           ColConfig{"delegated", "hier:tree"}),
                          [](const auto &info) { return config_name(info.param); });

@@ -92,5 +92,9 @@ INSTANTIATE_TEST_SUITE_P(Modes, Bcast,
                                            ColConfig{"delegated", "pipeline:3"}, ColConfig{"delegated", "scatter_ring"},
                                            ColConfig{"root", "binomial"}, ColConfig{"root", "knomial"},
                                            ColConfig{"root", "binary"}, ColConfig{"root", "pipeline:5"},
-                                           ColConfig{"root", "scatter_ring"}),
+                                           ColConfig{"root", "scatter_ring"},
+                                           // Across nodes (the two-host suites) a tree among the nodes,
+                                           // then on each; on one node the flat tree.
+                                           ColConfig{"delegated", "hier:binomial"},
+                                           ColConfig{"root", "hier:knomial:3"}),
                          [](const auto &info) { return config_name(info.param); });

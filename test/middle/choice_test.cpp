@@ -34,6 +34,13 @@ std::vector<int> everyone() { return make_group(Shape::kAll); }
 // (middle::nodes_of; one node: none).
 const cm::Topology *network(const cm::Topology &nodes) { return nodes.nodes() > 1 ? &nodes : nullptr; }
 
+// c as create models it: the members' nodes given where they are several
+// (the hierarchical trees are candidates then).
+cm::Case as_create(cm::Case c, const cm::Topology &nodes) {
+    if (nodes.nodes() > 1) c.nodes = std::make_shared<const std::vector<uint32_t>>(nodes.map);
+    return c;
+}
+
 }  // namespace
 
 TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
@@ -52,7 +59,8 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
         c.bytes = a.size();
         c.inline_bytes = 1 << 16;  // the handle's size: its rounds fit its inline slot
         const cm::Topology nodes = acpx::middle::nodes_of(g);
-        EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, network(nodes))));
+        EXPECT_EQ(std::string(acp_query_col_algorithm(h)),
+                  cm::algo_name(cm::best(as_create(c, nodes), cal, network(nodes))));
         // Each copy costing 1 ms whatever its size: the fewest steps, which
         // from 4 members up is the 4-nomial tree (the root sends to all).
         if (latency > 0 && n >= 4) {
@@ -69,7 +77,8 @@ TEST(Choice, ModelPicksTheSameAlgorithmOnEveryMemberAndItRuns) {
         ASSERT_NE(h, ACP_COL_NULL);
         c.op = cm::Op::kAllgather;
         c.inline_bytes = 0;  // above every inline size at this blocksize
-        EXPECT_EQ(std::string(acp_query_col_algorithm(h)), cm::algo_name(cm::best(c, cal, network(nodes))));
+        EXPECT_EQ(std::string(acp_query_col_algorithm(h)),
+                  cm::algo_name(cm::best(as_create(c, nodes), cal, network(nodes))));
         EXPECT_EQ(acp_free_col(h), 0);
         std::remove(path.c_str());
     }
@@ -103,7 +112,7 @@ TEST(Choice, AGroupAcrossNodesIsModelledAsItsNodesOnASwitch) {
         c.op = cm::Op::kAllgather;
         c.members = static_cast<uint32_t>(n);
         c.bytes = block;
-        const std::string on_switch = cm::algo_name(cm::best(c, cal, &nodes));
+        const std::string on_switch = cm::algo_name(cm::best(as_create(c, nodes), cal, &nodes));
         EXPECT_EQ(acp_query_col_algorithm(h), on_switch) << block;
         differ += on_switch != cm::algo_name(cm::best(c, cal, nullptr));
         const size_t mine = static_cast<size_t>(index_in(g, me()));
@@ -152,6 +161,22 @@ TEST(Choice, ForcedBySetCallOverEnvironment) {
                    "allgather");
     EXPECT_EQ(r, -1);
     EXPECT_EQ(bcast_algo(), "chain");
+    // Hierarchical forms: of the trees and the chain, and of the
+    // allgather's per-block tree; not of the multi-block bcasts.
+    ASSERT_EQ(acp_set_col_algorithm("hier:knomial:3", "hier:tree"), 0);
+    EXPECT_EQ(bcast_algo(), "hier:knomial:3");
+    h = acp_create_allgather_direct(n, g.data(), all.data(), 8);
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_STREQ(acp_query_col_algorithm(h), "hier:tree");
+    EXPECT_EQ(acp_free_col(h), 0);
+    const std::string no_form = stderr_of([&] { r = acp_set_col_algorithm("hier:pipeline", nullptr); });
+    EXPECT_REPORTS(no_form, "acp_set_col_algorithm", "bcast");
+    EXPECT_NE(no_form.find("no hierarchical form"), std::string::npos) << no_form;
+    EXPECT_EQ(r, -1);
+    EXPECT_REPORTS(stderr_of([&] { r = acp_set_col_algorithm(nullptr, "hier:ring"); }), "acp_set_col_algorithm",
+                   "allgather");
+    EXPECT_EQ(r, -1);
+    EXPECT_EQ(bcast_algo(), "hier:knomial:3");
     ASSERT_EQ(acp_set_col_algorithm("", ""), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
