@@ -32,7 +32,10 @@
 // On 2 ranks of two nodes (after the run on one), it adds to that file
 // the network's:
 //   comm_net, comm_net_stream: comm and comm_stream, measured alike
-//           between the two nodes (what a copy across nodes costs).
+//           between the two nodes (what a copy across nodes costs);
+//   comm_net_pair: rounds of a 2-member direct allgather between the
+//           nodes, a copy each way at once (a full-duplex link carries
+//           both; two emulated hosts on one machine's cores do not).
 // Every curve but memcpy is the median of three interleaved passes, each
 // sample timed for at least 50 ms, and a sample standing over 1.25x
 // above the line between its neighbours is measured again
@@ -396,15 +399,23 @@ int calibrate_network(const Options &o, Placement &place, const std::vector<size
         if (entry.size() != sz.size() || !stream_times(o, place, sz, &stream)) return false;
         k->comm_net = cm::Samples(entry);
         k->comm_net_stream = cm::Samples(stream);
+        std::vector<size_t> nonzero;
+        for (size_t s : sz)
+            if (s > 0) nonzero.push_back(s);
+        std::vector<int> pair = {0, 1};
+        const std::vector<double> both = round_seconds(o, place, pair, nonzero, false);
+        if (both.size() != nonzero.size()) return false;
+        k->comm_net_pair = cm::Samples(per_copy(nonzero, both, 1));
         return true;
     };
     if (!median_of_sweeps(o, c, measure, &c)) return 1;
     if (acp_rank() != 0) return 0;
     std::printf("# acpx calibration, across nodes: 2 ranks on two nodes, transport %s%s\n", transport_label().c_str(),
                 sweeps_note(o).c_str());
-    std::printf("%-10s %14s %14s\n", "# Size", "net(us)", "comm(us)");
+    std::printf("%-10s %14s %14s %14s\n", "# Size", "net(us)", "comm(us)", "net pair(us)");
     for (const auto &[b, t] : c.comm_net.points())
-        std::printf("%-10.0f %14.3f %14.3f\n", b, t * 1e6, c.comm.at(b) * 1e6);
+        std::printf("%-10.0f %14.3f %14.3f %14.3f\n", b, t * 1e6, c.comm.at(b) * 1e6,
+                    b > 0 ? c.comm_net_pair.at(b) * 1e6 : 0.0);
     std::printf("# a block right behind another across nodes (2-member pipeline:16 round / 16)\n%-10s %14s\n",
                 "# Block", "stream(us)");
     for (const auto &[b, t] : c.comm_net_stream.points()) std::printf("%-10.0f %14.3f\n", b, t * 1e6);

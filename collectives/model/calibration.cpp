@@ -147,6 +147,12 @@ double Calibration::concurrent_slow(double bytes) const {
     return alone > 0 ? std::max(1.0, comm_pair.at(bytes) / alone) : 1;
 }
 
+double Calibration::net_pair_slow(double bytes) const {
+    if (comm_net_pair.empty() || comm_net.empty()) return 1;
+    const double alone = comm_net.at(bytes);
+    return alone > 0 ? std::max(1.0, comm_net_pair.at(bytes) / alone) : 1;
+}
+
 double Calibration::inline_copy_out(double bytes) const {
     if (comm_pair_inline.empty() || bytes < comm_pair_inline.points().front().first ||
         bytes > comm_pair_inline.points().back().first)
@@ -195,7 +201,7 @@ auto optional_curves(Cal *c) {
         {"comm_direct", &c->comm_direct},           {"comm_stream", &c->comm_stream},
         {"comm_footprint", &c->comm_footprint},     {"comm_pair", &c->comm_pair},
         {"comm_pair_inline", &c->comm_pair_inline}, {"comm_net", &c->comm_net},
-        {"comm_net_stream", &c->comm_net_stream}};
+        {"comm_net_stream", &c->comm_net_stream},   {"comm_net_pair", &c->comm_net_pair}};
 }
 
 // Every curve of c, by its name in a file (Cal: const or not).

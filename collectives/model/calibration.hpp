@@ -41,6 +41,11 @@
 //     "comm_net_stream": [[bytes, seconds], ...], // comm_stream across
 //                                          // nodes (optional; absent:
 //                                          // comm_net)
+//     "comm_net_pair": [[bytes, seconds], ...], // a round of a 2-member
+//                                          // direct allgather across
+//                                          // nodes: a copy each way at
+//                                          // once (optional; absent:
+//                                          // as each alone)
 //     "switch_s": 1.2e-6,                  // a core handing over from one
 //                                          // rank to another: what a step
 //                                          // of a node running more ranks
@@ -125,6 +130,7 @@ struct Calibration {
     Samples comm_pair_inline;  // the same through the inline slots (empty: copies out cost a memcpy)
     Samples comm_net;          // an entry between two nodes (empty: as on one node)
     Samples comm_net_stream;   // a streamed block between two nodes (empty: comm_net)
+    Samples comm_net_pair;     // two copies across nodes at once, one each way (empty: as each alone)
     // The entry cost of a round that does (not) go through the inline slots.
     const Samples &entry(bool inline_round) const { return inline_round || comm_direct.empty() ? comm : comm_direct; }
     // What a copy between two members costs: on one node entry(), or
@@ -165,6 +171,13 @@ struct Calibration {
     // blocks took 1.4-1.9x comm, and comm + memcpy read 1.3-1.9x that
     // (0.85-1.15 with this).
     double inline_copy_out(double bytes) const;
+    // How many times longer a copy of `bytes` from node a to node b takes
+    // while b also copies to a: comm_net_pair over comm_net at that size,
+    // at least 1 (1 without either). A full-duplex network link carries
+    // both at once; between two emulated hosts of one VM (veth) both
+    // ends' TCP runs on the same two cores: 2-member allgathers of 64
+    // KiB-4 MiB blocks took 1.5-1.9x comm_net.
+    double net_pair_slow(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once: the node's cores (0: no limit)
     // Seconds for a core to hand over from one rank to another (sched_yield
     // between two processes on one CPU; 0: unknown, free)

@@ -286,14 +286,22 @@ Sliced sliced_members(const Case &c, const Calibration &cal, const Topology *t) 
 
 // A step costs its slowest message: C collisions cost a copy of C x M
 // bytes (seed 003); on a node, the copies beyond its cores wait as
-// collisions too, and copies at once are slower (concurrent_slow). A
-// message to or from a time-sliced node waits for a switch besides.
+// collisions too, and copies at once are slower (concurrent_slow); so
+// is a copy between two nodes while the other node copies back
+// (net_pair_slow). A message to or from a time-sliced node waits for a
+// switch besides.
 void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes,
           const std::vector<double> &footprint, const Sliced &sliced) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
     std::vector<uint32_t> on_node;  // copies within the message's node in this step
     const std::vector<uint32_t> col = collisions(t, pairs, cal.cores, &on_node);
+    // Node pairs (from, to) some copy of this step crosses.
+    std::set<std::pair<uint32_t, uint32_t>> crossing;
+    auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
+    if (t && !cal.comm_net_pair.empty())
+        for (size_t i = 0; i < s.msgs.size(); ++i)
+            if (on_node[i] == 0) crossing.emplace(node(s.msgs[i].src), node(s.msgs[i].dst));
     s.seconds = 0;
     for (size_t i = 0; i < s.msgs.size(); ++i) {
         const Message &m = s.msgs[i];
@@ -306,6 +314,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         // Two or more on a node run on two cores or more at once (with
         // one core, they take turns).
         if (on_node[i] >= 2 && cal.cores != 1) secs *= cal.concurrent_slow(static_cast<double>(m.bytes));
+        if (across && crossing.count({node(m.dst), node(m.src)}))
+            secs *= cal.net_pair_slow(static_cast<double>(m.bytes));
         secs *= footprint[m.src];
         if (sliced.of(m.src) || sliced.of(m.dst)) secs += cal.switch_s;
         s.seconds = std::max(s.seconds, secs);

@@ -126,7 +126,9 @@ TEST(CalibrationFile, RoundTripsAndRejectsBadFiles) {
     c.comm_pair_inline = Samples({{8, 2.6e-7}, {16384, 2.4e-6}});
     c.comm_net = Samples({{0, 3e-6}, {1 << 20, 1e-4}});
     c.comm_net_stream = Samples({{64, 2e-6}, {1 << 16, 9e-6}});
+    c.comm_net_pair = Samples({{8, 6e-6}, {1 << 20, 5.2e-4}});
     ASSERT_TRUE(parse_calibration(to_json(c), &back, &why)) << why;
+    EXPECT_EQ(back.comm_net_pair.points(), c.comm_net_pair.points());
     EXPECT_EQ(back.comm_net.points(), c.comm_net.points());
     EXPECT_EQ(back.comm_net_stream.points(), c.comm_net_stream.points());
     EXPECT_EQ(back.comm_footprint.points(), c.comm_footprint.points());

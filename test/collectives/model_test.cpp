@@ -371,6 +371,27 @@ TEST(Predict, AStreamedBlockIsPricedInItsOwnRoundsArrays) {
     EXPECT_NEAR(out, entry(4 << 20) + 4e-6, 1e-2 * out);
 }
 
+// Two nodes copying to each other in one step: each copy costs
+// comm_net_pair where it is measured (two emulated hosts share a
+// machine's cores), one way alone comm_net.
+TEST(Predict, CopiesBothWaysAcrossNodesCostTheNetworksPairCurve) {
+    Calibration cal = linear(1e-6, 1e-9);
+    cal.comm_net = Samples({{0, 5e-6}, {1 << 30, 5e-6 + 4e-9 * (1 << 30)}});
+    Topology two = topo("switch:2");
+    Case ag{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 2, 0, 1 << 20, false, 0, nullptr, false};
+    Case bc{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 2, 0, 1 << 20, false, 0, nullptr, false};
+    const double one_way = cal.comm_net.at(1 << 20);
+    EXPECT_NEAR(predict(ag, cal, &two).comm_s, one_way, 1e-12);  // no pair curve: as each alone
+    cal.comm_net_pair = Samples({{1024, 9e-6}, {1 << 30, 9e-6 + 7e-9 * (1 << 30)}});
+    EXPECT_NEAR(cal.net_pair_slow(1 << 20), cal.comm_net_pair.at(1 << 20) / one_way, 1e-12);
+    EXPECT_NEAR(predict(ag, cal, &two).comm_s, cal.comm_net_pair.at(1 << 20), 1e-12);
+    EXPECT_NEAR(predict(bc, cal, &two).comm_s, one_way, 1e-12) << "one way: no pair";
+    EXPECT_NEAR(predict(ag, cal, nullptr).comm_s, cal.comm.at(1 << 20), 1e-12) << "one node: no network";
+    // Never faster than alone.
+    cal.comm_net_pair = Samples({{0, 1e-6}, {1 << 30, 1e-6 + 1e-9 * (1 << 30)}});
+    EXPECT_EQ(cal.net_pair_slow(1 << 20), 1.0);
+}
+
 // With the members' nodes known, the hierarchical trees are candidates,
 // costed over their own lists: over 2 nodes of 4 members in a row, a flat
 // binomial's last step sends 4 copies through each node's port, the

@@ -85,11 +85,14 @@ sh "$hosts" up "$bed" > "$dir/bed.txt" 2>&1 || fail "two hosts: $(cat "$dir/bed.
 trap 'sh "$hosts" down "$bed"; rm -rf "$dir"' EXIT
 run -n 2 "$hosts" rank "$bed" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --sizes 1K:64K --out "$dir/cal.json" \
     > "$dir/net.txt" || fail "network calibrate: $(cat "$dir/net.txt")"
-for k in comm_net comm_net_stream comm_direct switch_s; do
+for k in comm_net comm_net_stream comm_net_pair comm_direct switch_s; do
     grep -q "\"$k\"" "$dir/cal.json" || fail "network calibrate: no $k in $(cat "$dir/cal.json")"
 done
 [ "$(sed '/right behind/q' "$dir/net.txt" | awk '/^[0-9]/ && $2 > 0' | wc -l)" -eq 8 ] \
     || fail "network calibrate: want 8 sizes (0, 1K..64K): $(cat "$dir/net.txt")"
+# Each size above 0 with its 2-member allgather round (a copy each way).
+[ "$(sed '/right behind/q' "$dir/net.txt" | awk '/^[0-9]/ && $1 > 0 && $4 > 0' | wc -l)" -eq 7 ] \
+    || fail "network calibrate: want 7 pair times (1K..64K): $(cat "$dir/net.txt")"
 if run -n 2 "$hosts" rank "$bed" "$ACPX_BUILDDIR/acpx-bench" calibrate --quick --out "$dir/none.json" \
     > "$dir/out" 2>&1; then
     fail "network calibrate without a 2-rank file: accepted"
