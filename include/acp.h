@@ -458,7 +458,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * receiver still finishes round n; the receiver copies them into its
  * array in its own calls. A bcast's control blocks hold several such
  * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
- * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; at most
+ * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; and, for handles over
+ * 2 KiB, 64 more for rounds of up to 48 bytes; at most
  * ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
@@ -473,7 +474,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
  * handle's size rounded up to 64 bytes, at most 64 KiB, and depth x inline
- * at most 32 KiB where depth > 2), 16 + 32 x blocks (pipeline, scatter_ring) or
+ * at most 32 KiB where depth > 2; over 2 KiB, + 64 x 72 bytes of the
+ * small rounds' ring), 16 + 32 x blocks (pipeline, scatter_ring) or
  * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member

@@ -246,7 +246,7 @@ void plan_delegated(const ReadyBytes &r, const MemberEntries &entries, Plan &pl,
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me)
             pl.out.push_back({b, r.mine.at(c.dst), group[c.dst], c.dep != collectives::kNoDep, table[c.dst].data,
-                              table[c.dst].ctl + pl.layout().arrive(b, 0)});
+                              table[c.dst].ctl + pl.layout().arrive(b, 0, 0)});
         if (c.dst == me) {
             pl.wait_slots.push_back(b);
             pl.wait_from.push_back(group[c.src]);
@@ -282,9 +282,20 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     return d;
 }
 
+void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
+                    uint32_t *small_depth) {
+    *small_inline = *small_depth = 0;
+    const uint32_t d = std::min(kSmallRingDepth, p.ring_max);
+    if (p.kind != Kind::kBcast || slots_of(p) != 1 || inline_bytes <= kSmallRingInline || d <= depth) return;
+    *small_inline = kSmallRingInline;
+    *small_depth = d;
+}
+
 ctl::Layout layout_of(const Params &p) {
-    const uint32_t inl = inline_bytes_for(p);
-    return {slots_of(p), inl, ring_depth_for(p, inl)};
+    const uint32_t inl = inline_bytes_for(p), depth = ring_depth_for(p, inl);
+    uint32_t small_inl = 0, small_depth = 0;
+    small_ring_for(p, inl, depth, &small_inl, &small_depth);
+    return {slots_of(p), inl, depth, small_inl, small_depth};
 }
 
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
@@ -353,6 +364,8 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     pl.n_in = at.n_in;
     pl.inline_bytes = static_cast<uint32_t>(at.inl);
     pl.depth = at.depth;
+    pl.small_inline = static_cast<uint32_t>(at.small_inl);
+    pl.small_depth = at.small_depth;
     if (b.p.exec == Exec::kRoot)
         plan_root_mode(b.p, b.root_index, b.nodes, b.entries, pl, b.group, table);
     else

@@ -19,7 +19,11 @@
 //                    inline_bytes: a round that small travels there (plain
 //                    stores, no system call, and eagerly: see round.cpp)
 //                    and the receiver copies it into place
-//   [48 + stride d n_in]  fwd[n_in][depth] (8 bytes: a size stamp): root
+//   [small_base()]   small[n_in][small_depth]: a second ring, of slots of
+//                    small_inline bytes, that a tree bcast whose own
+//                    slots are large (so few) has for its small rounds
+//                    (plan.cpp, small_ring_for); none elsewhere
+//   [fwd(0, 0)]      fwd[n_in][fwd_depth] (8 bytes: a size stamp): root
 //                    mode, copies reading block b from this member are
 //                    complete (it may reuse its array)
 //   [ready()]        ready[n_ready]: receivers' "I called send" bytes
@@ -27,11 +31,16 @@
 // a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
 // depth is 2 but for a bcast tree's small rounds (ring_depth_for): its
 // root may run that many rounds minus one ahead of its slowest member.
+// A round goes through the small ring if it has one and the round fits
+// its slot (Layout::in_small), else through the first; each ring's slot
+// is reused depth (small_depth) rounds later, whatever rounds went
+// through the other ring in between.
 #pragma once
 
 #include <acp.h>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -78,9 +87,11 @@ inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
-    uint32_t n_in = 1;   // blocks
-    size_t inl = 0;      // bytes of an inline slot (inline_bytes_for)
-    uint32_t depth = 2;  // slots a block, used round after round
+    uint32_t n_in = 1;         // blocks
+    size_t inl = 0;            // bytes of an inline slot (inline_bytes_for)
+    uint32_t depth = 2;        // slots a block, used round after round
+    size_t small_inl = 0;      // bytes of a small ring's slot (0: no small ring)
+    uint32_t small_depth = 0;  // its slots a block
 
     // From one round's arrive stamps of a block to the next: the stamp
     // pair and the inline slot behind it, so a small round's bytes and
@@ -89,16 +100,45 @@ struct Layout {
     // so a pair never straddles a cache line and every stamp is an
     // aligned 8-byte store (ACP_COL_INLINE may be any size).
     size_t arrive_stride() const { return kStampBytes + (inl + 15) / 16 * 16; }
-    // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq.
-    size_t signal(uint32_t slot, uint64_t seq) const { return slot < n_in ? arrive(slot, seq) : fwd(slot - n_in, seq); }
-    size_t arrive(uint32_t block, uint64_t seq) const {
-        return kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
+    size_t small_stride() const { return kStampBytes + (small_inl + 15) / 16 * 16; }
+    // Does a round of `bytes` go through the small ring? Rounds of 0 bytes
+    // (no inline bytes) take the first.
+    bool in_small(size_t bytes) const { return small_inl > 0 && bytes > 0 && bytes <= small_inl; }
+    // The depth of the ring a round of `bytes` takes.
+    uint32_t depth_for(size_t bytes) const { return in_small(bytes) ? small_depth : depth; }
+    // Signal slot `slot` (arrive: block; fwd: n_in + block) of round seq,
+    // a round of `bytes`.
+    size_t signal(uint32_t slot, uint64_t seq, size_t bytes) const {
+        return slot < n_in ? arrive(slot, seq, bytes) : fwd(slot - n_in, seq);
     }
-    size_t inline_at(uint32_t block, uint64_t seq) const { return arrive(block, seq) + kStampBytes; }
+    // The arrive stamp pair of block `block` of round seq, a round of
+    // `bytes` (its ring: in_small); its inline slot follows.
+    size_t arrive(uint32_t block, uint64_t seq, size_t bytes) const {
+        return in_small(bytes) ? small_base() + small_stride() * (size_t{small_depth} * block + seq % small_depth)
+                               : kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
+    }
+    size_t inline_at(uint32_t block, uint64_t seq, size_t bytes) const {
+        return arrive(block, seq, bytes) + kStampBytes;
+    }
+    // Where the other ring has that pair: a sender whose size is not this
+    // member's may have written there (round.cpp: it is reported, not
+    // waited for). The same place without a small ring.
+    size_t arrive_other(uint32_t block, uint64_t seq, size_t bytes) const {
+        if (small_inl == 0) return arrive(block, seq, bytes);
+        return in_small(bytes) ? arrive(block, seq, 0) : arrive(block, seq, small_inl);
+    }
+    // Bytes of block `block`'s rings, from its first arrive slot: the
+    // small ring follows the first directly only with one block.
+    size_t rings_bytes() const { return arrive_stride() * depth + (n_in == 1 ? small_stride() * small_depth : 0); }
+    size_t small_base() const { return kSlots + arrive_stride() * depth * n_in; }
+    // Forwards' notices come in rings as deep as the deepest arrive ring:
+    // the executor runs as many rounds ahead of a forwarder.
+    uint32_t fwd_depth() const { return std::max(depth, small_depth); }
     size_t fwd(uint32_t block, uint64_t seq) const {
-        return kSlots + arrive_stride() * depth * n_in + kFwdBytes * (size_t{depth} * block + seq % depth);
+        return small_base() + small_stride() * small_depth * n_in +
+               kFwdBytes * (size_t{fwd_depth()} * block + seq % fwd_depth());
     }
-    size_t ready() const { return kSlots + (arrive_stride() + kFwdBytes) * depth * n_in; }
+    size_t ready() const { return fwd(0, 0) + kFwdBytes * fwd_depth() * n_in; }
 };
 }  // namespace ctl
 
@@ -119,6 +159,8 @@ struct Plan {
     uint32_t n_ready = 0;       // ready bytes
     uint32_t inline_bytes = 0;  // per inline slot (inline_bytes_for)
     uint32_t depth = 2;         // slots per block (ring_depth_for)
+    uint32_t small_inline = 0;  // per slot of the small ring (0: none; small_ring_for)
+    uint32_t small_depth = 0;   // its slots per block
     // What this member waits for each round: slots of its control block,
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
@@ -139,7 +181,7 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
-    ctl::Layout layout() const { return {n_in, inline_bytes, depth}; }
+    ctl::Layout layout() const { return {n_in, inline_bytes, depth, small_inline, small_depth}; }
     size_t ctl_bytes() const { return layout().ready() + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.
     size_t bytes() const;
@@ -208,9 +250,19 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // started it, and larger rounds wait for their receivers anyway.
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
+// A tree bcast whose ring is shallow (its slots are large: depth under
+// kSmallRingDepth) gets a second ring for its small rounds: kSmallRingDepth
+// slots of kSmallRingInline bytes, 4 KiB (at most p.ring_max slots; none
+// where that is not deeper). Without it, a handle over a 1 MiB array
+// carried 8-byte rounds two at a time: between two hosts 9.1 us a round,
+// against 3.6 for a handle of 8 bytes.
+inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
+void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
+                    uint32_t *small_depth);
+
 // The control block layout of every member of a handle with these
-// parameters (slots_of, inline_bytes_for, ring_depth_for): what create
-// allocates and the plan addresses.
+// parameters (slots_of, inline_bytes_for, ring_depth_for, small_ring_for):
+// what create allocates and the plan addresses.
 ctl::Layout layout_of(const Params &p);
 
 // The root's index in group (bcast), else 0.

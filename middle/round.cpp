@@ -155,6 +155,28 @@ void copy_out(Col &c) {
 // Where this handle's slots are in every member's control block.
 ctl::Layout at(const Col &c) { return c.plan.layout(); }
 
+// The depth of the ring this segment's stamps and inline bytes take
+// (plan.hpp: a tree bcast's small rounds may have a ring of their own).
+uint32_t ring_depth(const Col &c) { return at(c).depth_for(seg_len(c)); }
+
+// From block `block`'s first arrive slot (OutEntry::dst_arrive,
+// Col::Direct::arrive) to this segment's stamp pair, at every member.
+size_t ring_offset(const Col &c, uint32_t block) {
+    return at(c).arrive(block, c.seq, seg_len(c)) - at(c).arrive(block, 0, 0);
+}
+
+// Where this segment's stamps of signal slot `slot` are in this member's
+// control block: an arrive slot in the ring its size picks or, if a
+// sender that disagrees on the size wrote into the other ring, there (so
+// the round ends naming the sizes, not at ACP_TIMEOUT); a fwd slot.
+size_t signal_at(const Col &c, uint32_t slot) {
+    const ctl::Layout l = at(c);
+    const size_t mine = l.signal(slot, c.seq, seg_len(c));
+    if (slot >= c.plan.n_in || l.small_inl == 0 || stamp_is(load_acquire(c.ctl_base() + mine), c.seq)) return mine;
+    const size_t other = l.arrive_other(slot, c.seq, seg_len(c));
+    return stamp_is(load_acquire(c.ctl_base() + other), c.seq) ? other : mine;
+}
+
 bool on_other_node(const Col &c, int64_t rank) {
     return basic::layer::node_id(static_cast<int>(rank)) != basic::layer::node_id(c.rank);
 }
@@ -178,7 +200,7 @@ bool ready_implied(const Col &c) {
 // (say_ready); the executor's freed control block waits, parked, for it
 // (State::parked_ctls).
 bool ready_due(const Col &c) {
-    const uint32_t every = std::max<uint32_t>(1, c.plan.depth / 4);
+    const uint32_t every = std::max<uint32_t>(1, ring_depth(c) / 4);
     return !is_inline(c) || (!ready_implied(c) && c.seq % every == 0);
 }
 
@@ -216,7 +238,7 @@ bool begin_segment(Col &c, const char *fn) {
 bool receiver_ready(const Col &c, uint8_t r) {
     if (ready_implied(c)) return true;
     const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
-    return behind == 0 || (is_inline(c) && behind < c.plan.depth);
+    return behind == 0 || (is_inline(c) && behind < ring_depth(c));
 }
 
 // Has a receiver whose ready byte is `r` started round `seq`, this
@@ -275,7 +297,7 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         const auto r = block_range(c, block);
-        const size_t slot = at(c).inline_at(block, c.seq);
+        const size_t slot = at(c).inline_at(block, c.seq, seg_len(c));
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
             const auto &cmd = pl.lists[i][e];
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
@@ -298,7 +320,7 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (const auto &cmd : pl.lists[i]) {
-            const acp_ga_t arrive = slot_ga(cmd.dst, at(c).arrive(block, c.seq));
+            const acp_ga_t arrive = slot_ga(cmd.dst, at(c).arrive(block, c.seq, seg_len(c)));
             acp_handle_t h = acp_copy(arrive, stamp, ctl::kStampBytes, entry++);
             if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block, ctl::kStampBytes);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me) {
@@ -317,21 +339,21 @@ bool issue_list(Col &c) {
 // Have this round's stamps reached signal slot `slot`: both of an arrive
 // slot's pair (plan.hpp), a forwards' notice?
 bool arrived(const Col &c, uint32_t slot) {
-    const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
+    const uint8_t *s = c.ctl_base() + signal_at(c, slot);
     return stamp_is(load_acquire(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load_acquire(s + 8), c.seq));
 }
 
 // Is arrive slot `block`, arrived, this member's round: not failed, and
 // the sender's size and offset this member's? (A failed size is none's.)
 bool sound(const Col &c, uint32_t block) {
-    const uint8_t *s = c.ctl_base() + at(c).arrive(block, c.seq);
+    const uint8_t *s = c.ctl_base() + signal_at(c, block);
     return value_of(load_acquire(s)) == value_of(c.size) && value_of(load_acquire(s + 8)) == c.offset;
 }
 
 // Why signal slot `slot` (arrived, from rank `from`) is not this member's
 // round, as sound() found.
 std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
-    const uint8_t *s = c.ctl_base() + at(c).signal(slot, c.seq);
+    const uint8_t *s = c.ctl_base() + signal_at(c, slot);
     const uint64_t size = value_of(load_acquire(s));
     const std::string rank = "rank " + std::to_string(from);
     if (size == kFailedSize)
@@ -359,7 +381,6 @@ acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t l
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = ready_bytes(c);
-    const size_t turn = c.seq % c.plan.depth;  // the slots of this round in the receiver's rings
     const bool small = is_inline(c);
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
         if (c.cur.out_issued[j]) continue;
@@ -369,14 +390,15 @@ bool issue_ready_entries(Col &c, bool *moved) {
         // A block that failed upstream, or came from a member that
         // disagrees with this one: a failed stamp, not the bytes.
         const bool pass_failure = o.wait && !sound(c, o.block);
+        const size_t turn = ring_offset(c, o.block);  // this round's slot in the receiver's rings
         if (const Col::Direct &d = c.direct.out[j]; pass_failure && small && d.arrive) {
-            store_pair(d.arrive + turn * at(c).arrive_stride(), stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+            store_pair(d.arrive + turn, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
             c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
         }
         if (pass_failure) {
-            const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();
+            const acp_ga_t stamp = o.dst_arrive + turn;
             const acp_handle_t h = acp_copy(stamp, failed_pair(c), ctl::kStampBytes, ACP_HANDLE_NULL);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a failure signal");
             track(c, h);
@@ -384,21 +406,21 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
+        // A forwarder's bytes are in its own slot of this round.
+        const char *from = o.wait
+                               ? reinterpret_cast<const char *>(c.ctl_base()) + signal_at(c, o.block) + ctl::kStampBytes
+                               : local_data(c) + r.offset;
         if (const Col::Direct &d = c.direct.out[j]; small && d.arrive) {  // on-node: plain stores
-            const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
-                                      : local_data(c) + r.offset;
-            char *slot = d.arrive + turn * at(c).arrive_stride();  // the stamp, then the inline bytes
+            char *slot = d.arrive + turn;                                 // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
             store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp));
             c.cur.out_issued[j] = 1;
             *moved = true;
             continue;
         }
-        const acp_ga_t stamp = o.dst_arrive + turn * at(c).arrive_stride();  // the inline slot follows it
+        const acp_ga_t stamp = o.dst_arrive + turn;  // the inline slot follows it
         acp_handle_t h = ACP_HANDLE_NULL;
         if (small) {  // the stamps and the bytes in one message (signal put), the stamps stored last
-            const char *from = o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + at(c).inline_at(o.block, c.seq)
-                                      : local_data(c) + r.offset;
             h = put_inline(c, stamp, from, r.length);
         } else {
             h = acp_copy(o.dst_data + r.offset, c.mem.data + r.offset, r.length, ACP_HANDLE_NULL);
@@ -426,14 +448,13 @@ bool check_arrivals(Col &c) {
         }
         c.cur.seen[i] = 1;
         const bool block = slot < c.plan.n_in;
-        if (block ? !sound(c, slot)
-                  : value_of(load_acquire(c.ctl_base() + at(c).signal(slot, c.seq))) != value_of(c.size)) {
+        if (block ? !sound(c, slot) : value_of(load_acquire(c.ctl_base() + signal_at(c, slot))) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }
         if (block && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
-            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + at(c).inline_at(slot, c.seq), r.length);
+            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + signal_at(c, slot) + ctl::kStampBytes, r.length);
         }
     }
     return all;
@@ -477,7 +498,7 @@ void find_direct(Col &c) {
     c.direct.out.assign(pl.out.size(), {});
     for (size_t j = 0; j < pl.out.size() && pl.inline_bytes; ++j) {
         // The block's ring: each round's stamp and inline slot.
-        const size_t ring = pl.layout().arrive_stride() * pl.depth;
+        const size_t ring = pl.layout().rings_bytes();
         c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
     }
     const uint64_t here = basic::layer::node_id(c.rank);
@@ -508,7 +529,7 @@ void find_direct(Col &c) {
 // A GMA of it that failed already is not left behind: the segment
 // completes and its receivers get failed stamps, at once.
 bool may_trail(const Col &c) {
-    return c.direct.off_node && c.trail.size() + 1 < c.plan.depth &&
+    return c.direct.off_node && c.trail.size() + 1 < ring_depth(c) &&
            basic::layer::sources_free(c.cur.first, c.cur.last);
 }
 

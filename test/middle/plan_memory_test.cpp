@@ -102,28 +102,57 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     EXPECT_EQ(ring_depth_for(ag, 256), 2u) << "allgather members move in step anyway";
     const size_t before = ctl::Layout{1, 65536, 2}.ready();  // 48 + 2 x (16 + 64 KiB + 8)
     EXPECT_EQ(before, 96u + 2 * 65536);
+    const size_t small_ring = kSmallRingDepth * (16 + kSmallRingInline);  // 4 KiB
+    EXPECT_EQ(small_ring, 4096u);
     for (uint64_t size = 1; size <= (1u << 17); size += 61) {
         p.size = size;
         p.inline_max = kDefaultInlineMax;
         const uint32_t inl = inline_bytes_for(p);
-        const ctl::Layout at{1, inl, ring_depth_for(p, inl)};
-        ASSERT_LE(at.ready(), before + 16 * at.depth) << size;
+        const ctl::Layout at = layout_of(p);
+        ASSERT_EQ(at.inl, inl);
+        ASSERT_EQ(at.depth, ring_depth_for(p, inl));
+        // A ring under 16 deep (slots over 2 KiB) has a small ring beside it.
+        ASSERT_EQ(at.small_depth, at.depth < kSmallRingDepth ? kSmallRingDepth : 0u) << size;
+        ASSERT_LE(at.ready(), before + 16 * at.depth + small_ring + 8 * at.small_depth) << size;
         if (size <= 64) {
             ASSERT_EQ(at.ready(), 48 + 64 * (16 + 64 + 8)) << size;
         }
         ASSERT_GE(inl, std::min<uint64_t>(size, 65536)) << size << ": a round of the handle's size must fit";
         // Slots of different rounds and blocks never overlap: each round's
-        // stamp, then its inline slot; then the fwd stamps; then the ready
-        // bytes.
+        // stamp, then its inline slot; then the small ring's; then the fwd
+        // stamps; then the ready bytes.
         ASSERT_EQ(inl % 64, 0u) << size;
         ASSERT_EQ(at.arrive_stride(), 16 + inl);
-        ASSERT_EQ(at.inline_at(0, 0), at.arrive(0, 0) + 16);
-        ASSERT_EQ(at.inline_at(0, 1) - at.inline_at(0, 0), at.arrive_stride());
-        ASSERT_EQ(at.inline_at(0, at.depth), at.inline_at(0, 0));
-        ASSERT_EQ(at.signal(0, at.depth - 1) + at.arrive_stride(), at.signal(1, 0));  // block 1 (fwd, n_in = 1)
-        ASSERT_EQ(at.fwd(0, 0), at.signal(1, 0));
-        ASSERT_EQ(at.fwd(0, at.depth - 1) + 8, at.ready());
+        const size_t big = inl;  // a round of the handle's size: the first ring
+        ASSERT_FALSE(at.in_small(big));
+        ASSERT_EQ(at.inline_at(0, 0, big), at.arrive(0, 0, big) + 16);
+        ASSERT_EQ(at.inline_at(0, 1, big) - at.inline_at(0, 0, big), at.arrive_stride());
+        ASSERT_EQ(at.inline_at(0, at.depth, big), at.inline_at(0, 0, big));
+        ASSERT_EQ(at.arrive(0, at.depth - 1, big) + at.arrive_stride(), at.small_base());
+        ASSERT_EQ(at.rings_bytes(), at.fwd(0, 0) - at.arrive(0, 0, 0));
+        if (at.small_depth) {
+            ASSERT_TRUE(at.in_small(8));
+            ASSERT_TRUE(at.in_small(kSmallRingInline));
+            ASSERT_FALSE(at.in_small(kSmallRingInline + 1));
+            ASSERT_FALSE(at.in_small(0)) << "a round of no bytes carries no inline bytes";
+            ASSERT_EQ(at.arrive(0, 0, 8), at.small_base());
+            ASSERT_EQ(at.arrive(0, kSmallRingDepth, 8), at.small_base());
+            ASSERT_EQ(at.arrive(0, kSmallRingDepth - 1, 8) + at.small_stride(), at.fwd(0, 0));
+            ASSERT_EQ(at.arrive_other(0, 3, 8), at.arrive(0, 3, big));
+            ASSERT_EQ(at.arrive_other(0, 3, big), at.arrive(0, 3, 8));
+            ASSERT_EQ(at.depth_for(8), kSmallRingDepth);
+            ASSERT_EQ(at.depth_for(big), at.depth);
+        }
+        ASSERT_EQ(at.fwd(0, 0), at.signal(1, 0, big));  // block 1 (fwd, n_in = 1)
+        ASSERT_EQ(at.fwd(0, at.fwd_depth() - 1) + 8, at.ready());
+        ASSERT_EQ(at.fwd_depth(), std::max(at.depth, at.small_depth));
     }
+    // ACP_COL_RING_DEPTH caps the small ring too; none where it is not deeper.
+    p.size = 1 << 20;
+    p.ring_max = 8;
+    EXPECT_EQ(layout_of(p).small_depth, 8u);
+    p.ring_max = 2;
+    EXPECT_EQ(layout_of(p).small_depth, 0u);
 }
 
 // The configuration table (basic/config.cpp, which acpx-info prints and
@@ -151,12 +180,12 @@ TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
         const ctl::Layout at{3, inl, 4};
         for (uint32_t b = 0; b < 3; ++b)
             for (uint64_t s = 0; s < 4; ++s) {
-                EXPECT_EQ(at.arrive(b, s) % 16, 0u) << inl;
+                EXPECT_EQ(at.arrive(b, s, inl) % 16, 0u) << inl;
                 EXPECT_EQ(at.fwd(b, s) % 8, 0u) << inl;
                 // The slot ends before the next round's stamp.
-                EXPECT_LE(at.inline_at(b, s) + inl, at.arrive(b, s) + at.arrive_stride()) << inl;
+                EXPECT_LE(at.inline_at(b, s, inl) + inl, at.arrive(b, s, inl) + at.arrive_stride()) << inl;
             }
-        EXPECT_EQ(at.fwd(0, 0), at.arrive(2, 3) + at.arrive_stride());
+        EXPECT_EQ(at.fwd(0, 0), at.arrive(2, 3, inl) + at.arrive_stride());
         EXPECT_EQ(at.ready(), at.fwd(2, 3) + 8);
     }
 }

@@ -30,17 +30,21 @@ struct Jitter {
 TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     std::vector<int> g = make_group(Shape::kPermuted);
     const int root = g[g.size() / 2];
-    // A 70000-byte array: rounds alternate between 64 bytes (carried in the
-    // control blocks, eagerly) and 70000 (above the 64 KiB inline size:
-    // written straight into the members' arrays). A 1000-byte one: every
-    // round inline, through rings of 32 slots, the root running ahead.
+    // A 70000-byte array: rounds cycle through 8 bytes (its small ring),
+    // 64 (its ring of 64 KiB slots; both carried in the control blocks,
+    // eagerly) and 70000 (above the 64 KiB inline size: written straight
+    // into the members' arrays). A 1000-byte one: every round inline,
+    // through rings of 32 slots, the root running ahead.
     for (const size_t array : {size_t{70000}, size_t{1000}}) {
         std::vector<unsigned char> a(array);
         acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
         ASSERT_NE(h, ACP_COL_NULL);
         Jitter jitter;
         for (uint64_t round = 1; round <= 1000; ++round) {
-            const size_t n = round % 2 ? 64 : a.size();
+            const size_t n = array == 1000    ? (round % 2 ? 64 : a.size())
+                             : round % 3 == 0 ? 8
+                             : round % 3 == 1 ? 64
+                                              : a.size();
             if (me() == root) fill_pattern(a.data(), n, round);
             jitter(100);
             acp_request_t r = acp_send_bcast_direct(h, 0, n);
@@ -55,22 +59,24 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 }
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 64 (acp.h): its root's waits return while the members have not
-// called send yet, depth - 1 rounds in a row, and the next waits for them.
-// Each member then gets every round's own bytes, in order, though the
-// root's array changed.
+// rings of 64 (acp.h), and one of 1 MiB, rings of 2 for its large rounds
+// and of 64 for rounds up to 48 bytes: its root's waits return while the
+// members have not called send yet, depth - 1 rounds in a row, and the
+// next waits for them. Each member then gets every round's own bytes, in
+// order, though the root's array changed.
 TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     if (const char *inl = std::getenv("ACP_COL_INLINE"); inl && std::string(inl) == "0")
         GTEST_SKIP() << "no inline slots (ACP_COL_INLINE=0): every round waits for its members";
     struct Ring {
-        size_t array;
+        size_t array, round;
         uint64_t depth;
     };
-    for (const Ring ring : {Ring{2048, 16}, Ring{100, 64}})
+    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, 64}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
-            const std::string what = std::string(algo) + ", " + std::to_string(ring.array) + " bytes";
+            const std::string what =
+                std::string(algo) + ", " + std::to_string(ring.round) + " of " + std::to_string(ring.array) + " bytes";
             std::vector<int> g = make_group(Shape::kPermuted);
             const int root = g[g.size() / 2];
             std::vector<unsigned char> a(ring.array);
@@ -78,11 +84,11 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
             ASSERT_NE(h, ACP_COL_NULL);
             if (me() == root) {
                 for (uint64_t round = 1; round < ring.depth; ++round) {
-                    fill_pattern(a.data(), a.size(), round);
-                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << what << ", round " << round;
+                    fill_pattern(a.data(), ring.round, round);
+                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, ring.round)), 0) << what << ", round " << round;
                 }
-                fill_pattern(a.data(), a.size(), ring.depth);
-                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+                fill_pattern(a.data(), ring.round, ring.depth);
+                acp_request_t r = acp_send_bcast_direct(h, 0, ring.round);
                 ASSERT_NE(r, ACP_REQUEST_NULL);
                 for (int i = 0; i < 2000; ++i)
                     ASSERT_EQ(acp_test_col(r), 0) << what << ": round " << ring.depth << " overran the members' slots";
@@ -91,8 +97,8 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
             } else {
                 ASSERT_EQ(acp_sync(), 0);
                 for (uint64_t round = 1; round <= ring.depth; ++round) {
-                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << what << ", round " << round;
-                    ASSERT_EQ(first_mismatch(a.data(), a.size(), round), -1) << what << ", round " << round;
+                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, ring.round)), 0) << what << ", round " << round;
+                    ASSERT_EQ(first_mismatch(a.data(), ring.round, round), -1) << what << ", round " << round;
                 }
             }
             EXPECT_EQ(acp_free_col(h), 0);
