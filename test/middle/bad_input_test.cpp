@@ -366,31 +366,38 @@ INSTANTIATE_TEST_SUITE_P(Modes, OffsetsDisagree,
 TEST(ColBadInput, SendSizesThatDisagreeFailAtWait) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     std::vector<int> g = make_group(Shape::kAll);
-    std::vector<unsigned char> a(100);
-    acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), a.data(), a.size());
-    ASSERT_NE(h, ACP_COL_NULL);
     // The root sends 100 bytes, everyone else expects 50: whoever receives
     // from the root sees it at wait, and the members below it; the root's
-    // own part succeeds.
-    acp_request_t r = acp_send_bcast_direct(h, 0, me() == 0 ? 100 : 50);
-    ASSERT_NE(r, ACP_REQUEST_NULL);
-    int status = 0;
-    const std::string out = stderr_of([&] { status = acp_wait_col(r); });
-    if (me() == 0) {
-        EXPECT_EQ(status, 0);
+    // own part succeeds. On a 4 KiB handle, rounds of 8 bytes take its
+    // small ring and of 1000 its first (plan.hpp): a receiver finds the
+    // sender's stamps in the other ring, and names the sizes too.
+    struct Case {
+        size_t array, root_sends, others_send;
+    };
+    for (const Case k : {Case{100, 100, 50}, Case{4096, 8, 1000}, Case{4096, 1000, 8}}) {
+        std::vector<unsigned char> a(k.array);
+        acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(g.size()), g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        acp_request_t r = acp_send_bcast_direct(h, 0, me() == 0 ? k.root_sends : k.others_send);
+        ASSERT_NE(r, ACP_REQUEST_NULL);
+        int status = 0;
+        const std::string out = stderr_of([&] { status = acp_wait_col(r); });
+        if (me() == 0) {
+            EXPECT_EQ(status, 0);
+        }
+        if (status != 0) {
+            EXPECT_REPORTS(out, "acp_wait_col", "request");
+            // It disagrees with the rank it heard from, or that rank did with
+            // the root and passed a failed stamp on in place of the bytes.
+            EXPECT_TRUE(has(out, "sizes disagree") || has(out, "failed on its way here")) << out;
+        }
+        const auto all = allgather_u64(static_cast<uint64_t>(status == 0 ? 0 : 1));
+        EXPECT_GE(std::count(all.begin(), all.end(), 1u), 1) << "nobody noticed";
+        // The handle stays usable.
+        if (me() == 0) fill_pattern(a.data(), a.size(), 31);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 31), -1);
+        EXPECT_EQ(acp_free_col(h), 0);
+        EXPECT_EQ(acp_sync(), 0);
     }
-    if (status != 0) {
-        EXPECT_REPORTS(out, "acp_wait_col", "request");
-        // It disagrees with the rank it heard from, or that rank did with
-        // the root and passed a failed stamp on in place of the bytes.
-        EXPECT_TRUE(has(out, "sizes disagree") || has(out, "failed on its way here")) << out;
-    }
-    const auto all = allgather_u64(static_cast<uint64_t>(status == 0 ? 0 : 1));
-    EXPECT_GE(std::count(all.begin(), all.end(), 1u), 1) << "nobody noticed";
-    // The handle stays usable.
-    if (me() == 0) fill_pattern(a.data(), a.size(), 31);
-    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
-    EXPECT_EQ(first_mismatch(a.data(), a.size(), 31), -1);
-    EXPECT_EQ(acp_free_col(h), 0);
-    EXPECT_EQ(acp_sync(), 0);
 }
