@@ -458,9 +458,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * receiver still finishes round n; the receiver copies them into its
  * array in its own calls. A bcast's control blocks hold several such
  * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
- * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; and, for handles over
- * 2 KiB, 64 more for rounds of up to 48 bytes; at most
- * ACP_COL_RING_DEPTH), so its root's waits
+ * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
+ * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to
+ * 32 KiB; and, for handles over 2 KiB, 64 more for rounds of up to 48
+ * bytes; at most ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
@@ -474,8 +475,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
  * handle's size rounded up to 64 bytes, at most 64 KiB, and depth x inline
- * at most 32 KiB where depth > 2; over 2 KiB, + 64 x 72 bytes of the
- * small rounds' ring), 16 + 32 x blocks (pipeline, scatter_ring) or
+ * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
+ * 72 bytes of the small rounds' ring), 16 + 32 x blocks (pipeline, scatter_ring) or
  * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member

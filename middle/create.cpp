@@ -317,6 +317,9 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
                 const std::string &own_error, double *predicted_s) {
     const uint32_t n = p.members;
     p.group_hash = fnv1a(group, n);
+    std::vector<int> grp(group, group + n);
+    const collectives::model::Topology nodes = nodes_of(grp);
+    p.across_nodes = nodes.nodes() > 1;
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
     const uint64_t set_hash = fnv1a(sorted.data(), n);
@@ -333,10 +336,9 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     auto c = std::make_unique<Col>();
     c->p = p;
     c->rank = group[me];
-    std::vector<int> grp(group, group + n);
     // Not for a member whose own arguments are bad: p may make no sense.
     std::optional<PlanBuilder> planner;
-    if (own.empty()) planner.emplace(p, me, grp, p.hier ? nodes_of(grp).map : std::vector<uint32_t>{});
+    if (own.empty()) planner.emplace(p, me, grp, p.hier ? nodes.map : std::vector<uint32_t>{});
     bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->mem.ctl);
     if (ok && p.storage == Storage::kDirect) {
         c->mem.array = static_cast<char *>(array);

@@ -31,6 +31,7 @@ struct Params {
     uint8_t radix = 2;                        // bcast knomial: its k
     uint8_t auto_algo = 0;                    // 1: chosen by the model (choose.hpp), not forced
     uint8_t hier = 0;                         // 1: hierarchical over the members' nodes ("hier:" names)
+    uint8_t across_nodes = 0;                 // 1: the group spans nodes (deeper rings: plan.hpp)
     uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
     uint32_t ring_max = kDefaultRingMax;      // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;                     // np_group

@@ -275,10 +275,14 @@ uint32_t inline_bytes_for(const Params &p) {
 }
 
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
-    constexpr uint32_t kRingBytes = 32768;
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
+    const uint32_t most = std::min(p.ring_max, kDefaultRingMax);
     uint32_t d = 2;
-    while (d < std::min(p.ring_max, kDefaultRingMax) && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
+    while (d < most && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
+    // Across nodes, up to kRingDepthAcrossNodes slots within kRingBytesAcrossNodes.
+    while (p.across_nodes && d < std::min(most, kRingDepthAcrossNodes) &&
+           size_t{2 * d} * inline_bytes <= kRingBytesAcrossNodes)
+        d *= 2;
     return d;
 }
 

@@ -246,8 +246,16 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // KiB, 2 for 16 KiB), so its root runs up to depth - 1 small rounds ahead
 // of a member that is slow to call send (ready bytes count rounds mod
 // 256: depth must stay under 128), at most p.ring_max (ACP_COL_RING_DEPTH).
+// A group across nodes gets at least kRingDepthAcrossNodes, as many as
+// fit in kRingBytesAcrossNodes (2 KiB-32 KiB handles: 16 for 4 KiB and
+// 8 KiB, 8 for 16 KiB, 4 for 32 KiB): a sender may deliver a round only
+// depth - 1 rounds ahead of its receiver's last ready byte, which crosses
+// the network, so a shallow ring paces rounds by round trips (between two
+// emulated hosts 16 KiB rounds took 12.7 us with 2 slots, 7.9 with 8); no
+// handle holds more than a 64 KiB one's two slots already did.
 // Otherwise 2: an allgather member cannot end a round before every member
 // started it, and larger rounds wait for their receivers anyway.
+inline constexpr uint32_t kRingBytes = 32768, kRingBytesAcrossNodes = 131072, kRingDepthAcrossNodes = 16;
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
 // A tree bcast whose ring is shallow (its slots are large: depth under

@@ -87,6 +87,30 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), 2u) << w.size;
         p.ring_max = 8;
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), std::min(w.depth, 8u)) << w.size;
+        // A group across nodes: at least 16 as fit in 128 KiB, no more
+        // than the two slots a 64 KiB handle has.
+        p.ring_max = kDefaultRingMax;
+        p.across_nodes = 1;
+        const uint32_t deep = ring_depth_for(p, inline_bytes_for(p));
+        uint32_t fits = 2;
+        while (fits < 16 && size_t{2 * fits} * w.inl <= kRingBytesAcrossNodes) fits *= 2;
+        EXPECT_EQ(deep, std::max(fits, w.depth)) << w.size;
+        EXPECT_LE(size_t{deep} * w.inl, std::max<size_t>(kRingBytesAcrossNodes, 2 * w.inl)) << w.size;
+    }
+    for (const auto &[size, depth] : {std::pair<uint64_t, uint32_t>{4096, 16},
+                                      {8192, 16},
+                                      {16384, 8},
+                                      {32768, 4},
+                                      {65536, 2},
+                                      {512, 64},
+                                      {1000, 32},
+                                      {2048, 16}}) {
+        Params q;
+        q.kind = Kind::kBcast;
+        q.members = 5;
+        q.size = size;
+        q.across_nodes = 1;
+        EXPECT_EQ(ring_depth_for(q, inline_bytes_for(q)), depth) << size << " across nodes";
     }
     Params p;
     p.kind = Kind::kBcast;

@@ -59,7 +59,8 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 }
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 64 (acp.h), and one of 1 MiB, rings of 2 for its large rounds
+// rings of 64 (acp.h), one of 8 KiB 4 (16 across nodes), and one of
+// 1 MiB, rings of 2 for its large rounds
 // and of 64 for rounds up to 48 bytes: its root's waits return while the
 // members have not called send yet, depth - 1 rounds in a row, and the
 // next waits for them. Each member then gets every round's own bytes, in
@@ -72,7 +73,11 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
         size_t array, round;
         uint64_t depth;
     };
-    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, 64}})
+    // One of 8 KiB: 4 on one node, 16 for a group across nodes (the
+    // two-host suites: ACPX_TEST_NODES=2).
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    const uint64_t across = nodes && std::string(nodes) == "2" ? 16 : 4;
+    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, 64}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             const std::string what =
