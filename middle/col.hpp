@@ -98,7 +98,12 @@ struct Col {
         std::vector<Notice> notices;
         bool failing = false;       // failure stamps sent for this segment; waiting for them
         Clock::time_point start{};  // when a wait first found it unfinished ({}: not yet)
-        void reset();               // keeps the vectors' sizes and memory
+        // Its ring (plan.hpp): depth, and the offset of its stamp pair from
+        // a block's first arrive slot (the same for every block: a small
+        // ring exists only with one). Set by begin_segment.
+        uint32_t depth = 2;
+        size_t turn = 0;
+        void reset();  // keeps the vectors' sizes and memory
     };
     Segment cur;
 

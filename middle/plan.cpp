@@ -20,9 +20,10 @@ size_t heap(const std::vector<T> &v) {
 uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
 
 // The list moving block `block`; a hierarchical one over nodes[i], member
-// i's node.
+// i's node (without them, as over one node).
 collectives::CommandList list_of(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
                                  uint32_t block) {
+    if (p.hier && nodes.size() != p.members) return list_of(p, root_index, std::vector<uint32_t>(p.members, 0), block);
     if (p.hier)
         return p.kind == Kind::kBcast
                    ? collectives::hier_bcast_list(static_cast<collectives::BcastAlgo>(p.algo), p.radix, nodes,

@@ -39,8 +39,8 @@
 
 #include <acp.h>
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -127,8 +127,9 @@ struct Layout {
         if (small_inl == 0) return arrive(block, seq, bytes);
         return in_small(bytes) ? arrive(block, seq, 0) : arrive(block, seq, small_inl);
     }
-    // Bytes of block `block`'s rings, from its first arrive slot: the
-    // small ring follows the first directly only with one block.
+    // Bytes a block's rings span from its first arrive slot: with one
+    // block the small ring follows the first directly (with several there
+    // is none).
     size_t rings_bytes() const { return arrive_stride() * depth + (n_in == 1 ? small_stride() * small_depth : 0); }
     size_t small_base() const { return kSlots + arrive_stride() * depth * n_in; }
     // Forwards' notices come in rings as deep as the deepest arrive ring:
@@ -199,6 +200,8 @@ struct Plan {
 // block's list instead, O(P^2) -- the reference the tests hold that to.
 // nodes[i]: an id of member i's node, for a hierarchical handle (p.hier;
 // equal ids, one node: choose.hpp's nodes_of(group).map); else unused.
+// Without them (tools that build plans with no runtime) a hierarchical
+// handle's plan is over one node: the flat tree's.
 class PlanBuilder {
   public:
     PlanBuilder(const Params &p, uint32_t me, const std::vector<int> &group, std::vector<uint32_t> nodes = {},

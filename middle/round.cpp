@@ -157,12 +157,18 @@ ctl::Layout at(const Col &c) { return c.plan.layout(); }
 
 // The depth of the ring this segment's stamps and inline bytes take
 // (plan.hpp: a tree bcast's small rounds may have a ring of their own).
-uint32_t ring_depth(const Col &c) { return at(c).depth_for(seg_len(c)); }
+uint32_t ring_depth(const Col &c) { return c.cur.depth; }
 
-// From block `block`'s first arrive slot (OutEntry::dst_arrive,
+// From a block's first arrive slot (OutEntry::dst_arrive,
 // Col::Direct::arrive) to this segment's stamp pair, at every member.
-size_t ring_offset(const Col &c, uint32_t block) {
-    return at(c).arrive(block, c.seq, seg_len(c)) - at(c).arrive(block, 0, 0);
+size_t ring_offset(const Col &c) { return c.cur.turn; }
+
+// Sets the segment's ring (Col::Segment::depth, turn).
+void find_ring(Col &c) {
+    const ctl::Layout l = at(c);
+    const size_t len = seg_len(c);
+    c.cur.depth = l.depth_for(len);
+    c.cur.turn = l.arrive(0, c.seq, len) - l.arrive(0, 0, 0);
 }
 
 // Where this segment's stamps of signal slot `slot` are in this member's
@@ -207,6 +213,7 @@ bool ready_due(const Col &c) {
 bool begin_segment(Col &c, const char *fn) {
     ++c.seq;
     c.cur.reset();
+    find_ring(c);
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     if (buffered(c)) copy_in(c);
@@ -390,7 +397,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         // A block that failed upstream, or came from a member that
         // disagrees with this one: a failed stamp, not the bytes.
         const bool pass_failure = o.wait && !sound(c, o.block);
-        const size_t turn = ring_offset(c, o.block);  // this round's slot in the receiver's rings
+        const size_t turn = ring_offset(c);  // this round's slot in the receiver's rings
         if (const Col::Direct &d = c.direct.out[j]; pass_failure && small && d.arrive) {
             store_pair(d.arrive + turn, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
             c.cur.out_issued[j] = 1;
