@@ -75,11 +75,15 @@ inline constexpr const char *kHierPrefix = "hier:";
 // node_of[m]: an id of member m's node (equal ids: one node). Only for
 // the single-block algorithms (hier_offered). Over one node it is algo's
 // list from the origin; with one member a node, algo's list over all.
-// An allgather's "hier:tree" is this over the binary tree for each block.
 CommandList hier_bcast_list(BcastAlgo algo, unsigned radix, std::span<const uint32_t> node_of, uint32_t origin);
-// Whether algo has a hierarchical form: the trees and the chain, not the
-// multi-block bcasts (their blocks already spread the links' load).
+// An allgather's "hier:tree": block `owner`'s list is the hierarchical
+// binary tree from its owner.
+CommandList hier_allgather_block_list(std::span<const uint32_t> node_of, uint32_t owner);
+// Whether algo has a hierarchical form: the bcast trees and the chain,
+// not the multi-block bcasts (their blocks already spread the links'
+// load); of the allgathers, the per-block tree.
 bool hier_offered(BcastAlgo algo);
+bool hier_offered(AllgatherAlgo algo);
 // Whether a hierarchical list differs from the flat one over these
 // nodes: more than one node, and a node with more than one member.
 bool hier_differs(std::span<const uint32_t> node_of);

@@ -41,6 +41,12 @@ CommandList hier_bcast_list(BcastAlgo algo, unsigned radix, std::span<const uint
     return out;
 }
 
+CommandList hier_allgather_block_list(std::span<const uint32_t> node_of, uint32_t owner) {
+    return hier_bcast_list(BcastAlgo::kBinaryTree, 2, node_of, owner);
+}
+
+bool hier_offered(AllgatherAlgo algo) { return algo == AllgatherAlgo::kBlockTree; }
+
 bool hier_differs(std::span<const uint32_t> node_of) {
     std::unordered_map<uint32_t, uint32_t> members;
     for (const uint32_t id : node_of) ++members[id];

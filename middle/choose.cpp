@@ -108,7 +108,7 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
         p->radix = static_cast<uint8_t>(a->radix);
     } else {
         auto a = collectives::parse_allgather_algo(flat);
-        if (!a || (hier && *a != collectives::AllgatherAlgo::kBlockTree))
+        if (!a || (hier && !collectives::hier_offered(*a)))
             return report(fn, arg, "'%s' is not one of: auto, %s, hier:tree", name.c_str(),
                           collectives::allgather_algo_names().c_str());
         p->algo = static_cast<uint8_t>(*a);

@@ -25,10 +25,9 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, const std
                                  uint32_t block) {
     if (p.hier && nodes.size() != p.members) return list_of(p, root_index, std::vector<uint32_t>(p.members, 0), block);
     if (p.hier)
-        return p.kind == Kind::kBcast
-                   ? collectives::hier_bcast_list(static_cast<collectives::BcastAlgo>(p.algo), p.radix, nodes,
-                                                  root_index)
-                   : collectives::hier_bcast_list(collectives::BcastAlgo::kBinaryTree, 2, nodes, block);
+        return p.kind == Kind::kBcast ? collectives::hier_bcast_list(static_cast<collectives::BcastAlgo>(p.algo),
+                                                                     p.radix, nodes, root_index)
+                                      : collectives::hier_allgather_block_list(nodes, block);
     return p.kind == Kind::kBcast
                ? collectives::bcast_block_list(static_cast<collectives::BcastAlgo>(p.algo), p.members, root_index,
                                                block, p.radix)

@@ -163,6 +163,10 @@ uint32_t ring_depth(const Col &c) { return c.cur.depth; }
 // Col::Direct::arrive) to this segment's stamp pair, at every member.
 size_t ring_offset(const Col &c) { return c.cur.turn; }
 
+// Block `block`'s arrive stamp pair of this segment, in every member's
+// control block.
+size_t arrive_at(const Col &c, uint32_t block) { return at(c).arrive(block, 0, 0) + ring_offset(c); }
+
 // Sets the segment's ring (Col::Segment::depth, turn).
 void find_ring(Col &c) {
     const ctl::Layout l = at(c);
@@ -177,8 +181,9 @@ void find_ring(Col &c) {
 // the round ends naming the sizes, not at ACP_TIMEOUT); a fwd slot.
 size_t signal_at(const Col &c, uint32_t slot) {
     const ctl::Layout l = at(c);
-    const size_t mine = l.signal(slot, c.seq, seg_len(c));
-    if (slot >= c.plan.n_in || l.small_inl == 0 || stamp_is(load_acquire(c.ctl_base() + mine), c.seq)) return mine;
+    if (slot >= c.plan.n_in) return l.fwd(slot - c.plan.n_in, c.seq);
+    const size_t mine = arrive_at(c, slot);
+    if (l.small_inl == 0 || stamp_is(load_acquire(c.ctl_base() + mine), c.seq)) return mine;
     const size_t other = l.arrive_other(slot, c.seq, seg_len(c));
     return stamp_is(load_acquire(c.ctl_base() + other), c.seq) ? other : mine;
 }
@@ -304,7 +309,7 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         const auto r = block_range(c, block);
-        const size_t slot = at(c).inline_at(block, c.seq, seg_len(c));
+        const size_t slot = arrive_at(c, block) + ctl::kStampBytes;
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
             const auto &cmd = pl.lists[i][e];
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
@@ -327,7 +332,7 @@ bool issue_list(Col &c) {
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (const auto &cmd : pl.lists[i]) {
-            const acp_ga_t arrive = slot_ga(cmd.dst, at(c).arrive(block, c.seq, seg_len(c)));
+            const acp_ga_t arrive = slot_ga(cmd.dst, arrive_at(c, block));
             acp_handle_t h = acp_copy(arrive, stamp, ctl::kStampBytes, entry++);
             if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block, ctl::kStampBytes);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me) {

@@ -463,7 +463,7 @@ std::vector<Case> candidates(const Case &c) {
         for (size_t i = 0; i < flat; ++i) {
             Case k = out[i];
             const bool offered = k.op == Op::kBcast ? hier_offered(static_cast<BcastAlgo>(k.algo))
-                                                    : k.algo == static_cast<uint8_t>(AllgatherAlgo::kBlockTree);
+                                                    : hier_offered(static_cast<AllgatherAlgo>(k.algo));
             if (!offered) continue;
             k.hier = true;
             out.push_back(k);

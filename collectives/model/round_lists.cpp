@@ -15,7 +15,7 @@ Turn turn_of(const Case &c) {
 CommandList block_list(const Case &c, uint32_t b) {
     if (c.hier && c.nodes && c.nodes->size() == c.members)
         return c.op == Op::kBcast ? hier_bcast_list(static_cast<BcastAlgo>(c.algo), c.radix, *c.nodes, c.root)
-                                  : hier_bcast_list(BcastAlgo::kBinaryTree, 2, *c.nodes, b);
+                                  : hier_allgather_block_list(*c.nodes, b);
     return c.op == Op::kBcast ? bcast_block_list(static_cast<BcastAlgo>(c.algo), c.members, c.root, b, c.radix)
                               : allgather_block_list(static_cast<AllgatherAlgo>(c.algo), c.members, b);
 }

@@ -291,6 +291,8 @@ TEST(HierLists, OnlyTheSingleBlockAlgorithmsHaveOne) {
     EXPECT_TRUE(hier_offered(BcastAlgo::kChain));
     EXPECT_FALSE(hier_offered(BcastAlgo::kPipeline));
     EXPECT_FALSE(hier_offered(BcastAlgo::kScatterRing));
+    for (const AllgatherAlgo a : algos_of(allgather_table()))
+        EXPECT_EQ(hier_offered(a), a == AllgatherAlgo::kBlockTree) << name_of(a);
     EXPECT_TRUE(hier_differs(std::vector<uint32_t>{0, 0, 1, 1}));
     EXPECT_FALSE(hier_differs(std::vector<uint32_t>{0, 0, 0}));
     EXPECT_FALSE(hier_differs(std::vector<uint32_t>{0, 1, 2}));
@@ -308,7 +310,7 @@ TEST(HierLists, BinomialOverTwoNodesCrossesOnceNotOnceAMember) {
     EXPECT_EQ(h[0].dst, 4u) << "the bytes leave for the other node first";
     for (uint32_t owner = 0; owner < 8; ++owner) {
         EXPECT_GT(crossings(allgather_block_list(AllgatherAlgo::kBlockTree, 8, owner), nodes).size(), 0u);
-        EXPECT_EQ(crossings(hier_bcast_list(BcastAlgo::kBinaryTree, 2, nodes, owner), nodes).begin()->second, 1u);
+        EXPECT_EQ(crossings(hier_allgather_block_list(nodes, owner), nodes).begin()->second, 1u);
     }
 }
 

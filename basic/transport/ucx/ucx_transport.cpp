@@ -268,12 +268,7 @@ class UcxTransport final : public Transport {
         if (!ep) return -1;
         auto *copy = new uint8_t[len];
         std::memcpy(copy, data, len);
-        ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-        p.cb.send = free_send_buffer;
-        p.user_data = copy;
-        p.flags = UCP_AM_SEND_FLAG_EAGER;
-        ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kAmId, nullptr, 0, copy, len, &p);
+        ucs_status_ptr_t sp = send_message(ep, copy, len, free_send_buffer, copy);
         if (sp == nullptr || UCS_PTR_IS_ERR(sp)) delete[] copy;
         return outcome(sp, "send", rank);
     }
@@ -282,12 +277,7 @@ class UcxTransport final : public Transport {
         ucp_ep_h ep = endpoint(rank);
         if (!ep) return -1;
         auto *owned = new Blob(std::move(m));
-        ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-        p.cb.send = free_owned_message;
-        p.user_data = owned;
-        p.flags = UCP_AM_SEND_FLAG_EAGER;
-        ucs_status_ptr_t sp = ucp_am_send_nbx(ep, kAmId, nullptr, 0, owned->data(), owned->size(), &p);
+        ucs_status_ptr_t sp = send_message(ep, owned->data(), owned->size(), free_owned_message, owned);
         if (sp == nullptr || UCS_PTR_IS_ERR(sp)) delete owned;
         return outcome(sp, "send", rank);
     }
@@ -400,6 +390,19 @@ class UcxTransport final : public Transport {
             eps_[rank] = nullptr;
         }
         return eps_[rank];
+    }
+
+    // `len` bytes at `data` as an eager active message; `done(request,
+    // status, owner)` runs once UCX is done with them, unless the send
+    // completes (nullptr) or fails at once: then `owner` is the caller's.
+    static ucs_status_ptr_t send_message(ucp_ep_h ep, const void *data, size_t len, ucp_send_nbx_callback_t done,
+                                         void *owner) {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+        p.cb.send = done;
+        p.user_data = owner;
+        p.flags = UCP_AM_SEND_FLAG_EAGER;
+        return ucp_am_send_nbx(ep, kAmId, nullptr, 0, data, len, &p);
     }
 
     static ucs_status_t on_message(void *arg, const void *, size_t, void *data, size_t length,
