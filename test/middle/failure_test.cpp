@@ -28,22 +28,24 @@ class RoundFailure : public ::testing::TestWithParam<const char *> {
     ScopedEnv algo_{"ACP_COL_BCAST_ALGO", "chain"};
 };
 
-// One round in which rank `who`'s first data copy fails; returns what
-// acp_wait_col returned and what it printed.
+// One round of the first n bytes (all of a by default) in which rank
+// `who`'s first data copy fails; returns what acp_wait_col returned and
+// what it printed.
 struct Outcome {
     int rc;
     std::string err;
     double seconds;
 };
-Outcome round_with_fault(acp_col_t h, std::vector<unsigned char> &a, uint64_t seed, int who) {
-    if (me() == 0) fill_pattern(a.data(), a.size(), seed);
+Outcome round_with_fault(acp_col_t h, std::vector<unsigned char> &a, uint64_t seed, int who, size_t n = 0) {
+    if (n == 0) n = a.size();
+    if (me() == 0) fill_pattern(a.data(), n, seed);
     if (me() == who) {
         EXPECT_EQ(acpx_test_fail("data:1"), 0);
     }
     Outcome o{};
     const auto t0 = std::chrono::steady_clock::now();
     o.err = stderr_of([&] {
-        acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+        acp_request_t r = acp_send_bcast_direct(h, 0, n);
         EXPECT_NE(r, ACP_REQUEST_NULL);
         o.rc = acp_wait_col(r);
     });
@@ -97,6 +99,43 @@ TEST_P(RoundFailure, AFailedCopyFailsTheRoundOnItsIssuerAndEveryMemberBelowIt) {
     ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h2, 0, b.size())), 0);
     EXPECT_EQ(first_mismatch(b.data(), b.size(), 9), -1);
     EXPECT_EQ(acp_free_col(h2), 0);
+}
+
+// A 40-byte round on a 1 MiB handle goes through its ring of small slots
+// (plan.hpp): a failed copy of it fails the round below it the same way,
+// the failed stamp landing where the receiver looks. Its copies are GMAs
+// in root mode, and between nodes (on one node, delegated small rounds
+// are plain stores: nothing to fail).
+TEST_P(RoundFailure, ASmallRoundOnALargeHandleFailsAsALargeOne) {
+    const bool root_mode = std::string(GetParam()) == "root";
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    if (!root_mode && !(nodes && std::string(nodes) == "2"))
+        GTEST_SKIP() << "delegated small rounds on one node are stores, not copies that can fail";
+    constexpr size_t kSmall = 40;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(1 << 20);
+    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    const int who = root_mode || np() == 2 ? 0 : 1;
+    Outcome o = round_with_fault(h, a, 1, who, kSmall);
+    if (me() == who) {
+        EXPECT_EQ(o.rc, -1);
+        EXPECT_NE(o.err.find("a copy this rank issued failed"), std::string::npos) << o.err;
+    } else if (me() > who) {
+        EXPECT_EQ(o.rc, -1) << "rank " << me() << " got undefined bytes and success";
+        EXPECT_NE(o.err.find("failed on its way here"), std::string::npos) << o.err;
+    } else {
+        EXPECT_EQ(o.rc, 0) << o.err;
+        EXPECT_EQ(first_mismatch(a.data(), kSmall, 1), -1);
+    }
+    EXPECT_LT(o.seconds, 0.5 * acpx::test::np() + 5) << "told at once, not at ACP_TIMEOUT";
+    for (uint64_t seed = 2; seed <= 3; ++seed) {
+        if (me() == 0) fill_pattern(a.data(), kSmall, seed);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, kSmall)), 0);
+        EXPECT_EQ(first_mismatch(a.data(), kSmall, seed), -1) << "round " << seed;
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Exec, RoundFailure, ::testing::Values("delegated", "root"));
