@@ -253,9 +253,9 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the 
 // fit in kRingBytesAcrossNodes (2 KiB-32 KiB handles: 16 for 4 KiB and
 // 8 KiB, 8 for 16 KiB, 4 for 32 KiB): a sender may deliver a round only
 // depth - 1 rounds ahead of its receiver's last ready byte, which crosses
-// the network, so a shallow ring paces rounds by round trips (between two
-// emulated hosts 16 KiB rounds took 12.7 us with 2 slots, 7.9 with 8); no
-// handle holds more than a 64 KiB one's two slots already did.
+// the network, so a shallow ring paces rounds by round trips
+// (doc/measurements/2026-12-04-two-hosts-rings-mpich.md); no handle holds
+// more than a 64 KiB one's two slots.
 // Otherwise 2: an allgather member cannot end a round before every member
 // started it, and larger rounds wait for their receivers anyway.
 inline constexpr uint32_t kRingBytes = 32768, kRingBytesAcrossNodes = 131072, kRingDepthAcrossNodes = 16;
@@ -264,9 +264,10 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 // A tree bcast whose ring is shallow (its slots are large: depth under
 // kSmallRingDepth) gets a second ring for its small rounds: kSmallRingDepth
 // slots of kSmallRingInline bytes, 4 KiB (at most p.ring_max slots; none
-// where that is not deeper). Without it, a handle over a 1 MiB array
-// carried 8-byte rounds two at a time: between two hosts 9.1 us a round,
-// against 3.6 for a handle of 8 bytes.
+// where that is not deeper): so a handle over a 1 MiB array runs its
+// 8-byte rounds as far ahead as a handle of 8 bytes, and as fast
+// (doc/measurements/2026-12-04-small-rounds-on-large-handles.md), not two
+// at a time.
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth);

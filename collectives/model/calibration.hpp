@@ -176,7 +176,7 @@ struct Calibration {
     // at least 1 (1 without either). A full-duplex network link carries
     // both at once; between two emulated hosts of one VM (veth) both
     // ends' TCP runs on the same two cores: 2-member allgathers of 64
-    // KiB-4 MiB blocks took 1.5-1.9x comm_net.
+    // KiB-4 MiB blocks take 1.5-1.9x comm_net.
     double net_pair_slow(double bytes) const;
     unsigned cores = 0;  // on-node copies that proceed at once: the node's cores (0: no limit)
     // Seconds for a core to hand over from one rank to another (sched_yield
