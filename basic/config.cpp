@@ -62,8 +62,10 @@ constexpr ConfigVar kVars[] = {
     // (params.hpp; test/middle/plan_memory_test.cpp holds them equal).
     {"ACP_COL_EXEC", "delegated", "delegated: each member forwards what it holds; root: one process issues every copy",
      kCreate},
-    {"ACP_COL_INLINE", "64K",
-     "bytes per block up to which rounds travel through the control blocks (0: never; at most 64K)", kCreate},
+    {"ACP_COL_INLINE", "auto",
+     "bytes per block up to which rounds travel through the control blocks (auto: 8K on one node, across nodes "
+     "64K for bcast trees and 16K for allgathers; 0: never; at most 64K)",
+     kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",

@@ -176,6 +176,10 @@ std::vector<std::pair<double, double>> entry_times(const Options &o, Placement &
     return out;
 }
 
+// The inline cap of a 2-member handle on one node, as create sets it by
+// default: the rounds of the pair's curves up to it go through the slots.
+uint32_t inline_cap(middle::Kind kind) { return middle::inline_bytes_for(kind, 2, 1, false, middle::kInlineAuto); }
+
 // Rounds measured without the inline slots (ACP_COL_INLINE=0) while it
 // lives: create reads it.
 struct WithoutInlineSlots {
@@ -434,7 +438,7 @@ bool measure_pair(const Options &o, Placement &place, const std::vector<size_t> 
     if (c->comm.points().size() != sz.size()) return false;
     std::vector<size_t> small;
     for (size_t s : sz)
-        if (s <= middle::kDefaultInlineMax) small.push_back(s);
+        if (s <= inline_cap(middle::Kind::kBcast)) small.push_back(s);
     std::vector<std::pair<double, double>> direct;
     {
         const WithoutInlineSlots no_slots;
@@ -447,7 +451,7 @@ bool measure_pair(const Options &o, Placement &place, const std::vector<size_t> 
     c->comm_stream = cm::Samples(stream);
     std::vector<size_t> large, slotted;
     for (size_t s : sz)
-        if (s > 0) (s > middle::kAllgatherInlineMax ? large : slotted).push_back(s);
+        if (s > 0) (s > inline_cap(middle::Kind::kAllgather) ? large : slotted).push_back(s);
     std::vector<int> pair = {0, 1};
     if (!large.empty()) {
         const std::vector<double> both = round_seconds(o, place, pair, large, false);
@@ -483,7 +487,7 @@ int calibrate_pair(const Options &o, Placement &place, const std::vector<size_t>
     std::printf("%-10s %14s %14s %14s %14s\n", "# Size", "comm(us)", "direct(us)", "memcpy(us)", "pair(us)");
     for (size_t i = 0; i < sz.size(); ++i) {
         char both[32] = "-";  // a 2-member allgather round (through the slots up to them), where measured
-        const cm::Samples &pair = sz[i] > middle::kAllgatherInlineMax ? c.comm_pair : c.comm_pair_inline;
+        const cm::Samples &pair = sz[i] > inline_cap(middle::Kind::kAllgather) ? c.comm_pair : c.comm_pair_inline;
         if (!pair.empty() && sz[i] >= pair.points().front().first)
             std::snprintf(both, sizeof both, "%.3f", pair.at(static_cast<double>(sz[i])) * 1e6);
         std::printf("%-10zu %14.3f %14.3f %14.3f %14s\n", sz[i], c.comm.points()[i].second * 1e6,

@@ -50,6 +50,7 @@ struct ModelInputs {
     cm::Topology topo;
     bool has_topology = false;
     uint32_t inline_max = 0;
+    bool across_nodes = false;  // the job's ranks on more than one node (the default inline cap)
     const cm::Topology *topology() const { return has_topology ? &topo : nullptr; }
 };
 
@@ -62,6 +63,7 @@ bool read_model_inputs(int me, const std::vector<int> &group, ModelInputs *in) {
         const bool named = spec && !cm::is_no_topology(spec);
         what = "ACP_TOPOLOGY";
         if (!named || cm::parse_topology(spec, &in->topo, &why)) {
+            in->across_nodes = middle::nodes_of(group).nodes() > 1;
             if (!named) in->topo = middle::nodes_of(group);
             in->has_topology = named || in->topo.nodes() > 1;
             what = "ACP_COL_INLINE";
@@ -148,9 +150,8 @@ int run_model_check(const Options &o) {
         cm::Case base;
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
-        base.inline_bytes = std::min(
-            in.inline_max,
-            middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather, base.members, 1));
+        base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
+                                                     base.members, 1, in.across_nodes, in.inline_max);
         const std::vector<cm::Case> algos = cm::candidates(base);
         const std::vector<size_t> all_sizes = sizes(o);
         // Every (size, algorithm) once, then again: the median of three

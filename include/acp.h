@@ -57,9 +57,10 @@
  *                        outnumber the CPUs they may run on
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
- *                        the control blocks, eagerly (default and most 64K:
- *                        bcast trees up to 64K, allgathers up to 16K; 0:
- *                        never; lower it to save 2 x that per block)
+ *                        the control blocks, eagerly ("auto", the default:
+ *                        8K on one node; across nodes bcast trees 64K,
+ *                        allgathers 16K; else a size, at most 64K, which
+ *                        allgathers take up to 16K; 0: never)
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
@@ -452,11 +453,14 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
  * of the members (any handle's), and in root mode also in the agents.
  *
- * Rounds of up to 64 KiB (bcast trees; allgather: 1 MiB / np_group per
- * block, at most 16 KiB, at least 256 bytes) travel through the members'
- * control blocks, eagerly: a sender may deliver round n+1 there while a
- * receiver still finishes round n; the receiver copies them into its
- * array in its own calls. A bcast's control blocks hold several such
+ * Small rounds travel through the members' control blocks, eagerly: a
+ * sender may deliver round n+1 there while a receiver still finishes
+ * round n; the receiver copies them into its array in its own calls.
+ * Small is up to ACP_COL_INLINE bytes per block; by default 8 KiB on one
+ * node (above, one copy straight into the receiver's array is faster
+ * than two through the slots) and, for a group across nodes, 64 KiB for
+ * bcast trees and 16 KiB for allgathers (an allgather's at most 1 MiB /
+ * np_group and at least 256 bytes). A bcast's control blocks hold several such
  * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
  * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
  * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to
@@ -474,7 +478,7 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
- * handle's size rounded up to 64 bytes, at most 64 KiB, and depth x inline
+ * handle's size rounded up to 64 bytes, at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
  * 72 bytes of the small rounds' ring), 16 + 32 x blocks (pipeline, scatter_ring) or
  * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:

@@ -1,6 +1,7 @@
 #include "params.hpp"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "basic/config.hpp"
 #include "collectives/algorithms.hpp"
@@ -18,12 +19,12 @@ std::string algo_name(const Params &p) {
 }
 
 bool inline_max_from_env(uint32_t *out, std::string *why) {
-    *out = kDefaultInlineMax;
+    *out = kInlineAuto;
     const char *inl = basic::config_env("ACP_COL_INLINE");
-    if (!inl) return true;
+    if (!inl || std::string_view(inl) == "auto") return true;
     size_t v = 0;
     if (!basic::parse_size(inl, &v) || v > kDefaultInlineMax) {
-        *why = "'" + std::string(inl) + "' is not a size from 0 to " + std::to_string(kDefaultInlineMax) +
+        *why = "'" + std::string(inl) + "' is not auto or a size from 0 to " + std::to_string(kDefaultInlineMax) +
                " bytes (K suffix allowed)";
         return false;
     }
@@ -62,7 +63,10 @@ std::string first_difference(const Params &a, const Params &b) {
                                                    : "blocksize",
                    a.size, b.size);
     if (a.exec != b.exec) return str("ACP_COL_EXEC", name_of(a.exec), name_of(b.exec));
-    if (a.inline_max != b.inline_max) return num("ACP_COL_INLINE", a.inline_max, b.inline_max);
+    if (a.inline_max != b.inline_max) {
+        auto text = [](uint32_t v) { return v == kInlineAuto ? std::string("auto") : std::to_string(v); };
+        return str("ACP_COL_INLINE", text(a.inline_max), text(b.inline_max));
+    }
     if (a.ring_max != b.ring_max) return num("ACP_COL_RING_DEPTH", a.ring_max, b.ring_max);
     if (a.across_nodes != b.across_nodes)
         return num("nodes of the group (the runtimes' node maps differ)", a.across_nodes, b.across_nodes);

@@ -15,10 +15,20 @@ enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
 enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
 
 // Largest inline slot (plan.hpp): a bcast tree's round up to this size may
-// travel through the control blocks. ACP_COL_INLINE lowers it.
+// travel through the control blocks, and where the group spans nodes it
+// does by default (its bytes and stamp are one network message).
 inline constexpr uint32_t kDefaultInlineMax = 65536;
 // ... and an allgather's, whose members hold two slots for every block.
 inline constexpr uint32_t kAllgatherInlineMax = 16384;
+// The default cap of a group on one node. A round through the slots is
+// two copies, and the second reads every line of the data from the core
+// that wrote it; above this size one copy by the writer through
+// Cross-Memory Attach is faster (and does not care how far apart the two
+// cores are): doc/measurements/2026-12-05-one-node-inline-cap.md.
+inline constexpr uint32_t kOnNodeInlineMax = 8192;
+// Params::inline_max when ACP_COL_INLINE is unset or "auto": the caps
+// above, by where the group runs.
+inline constexpr uint32_t kInlineAuto = UINT32_MAX;
 // Most inline slots per block of a tree bcast (plan.hpp): its root runs up
 // to this many small rounds minus one ahead. ACP_COL_RING_DEPTH lowers it.
 inline constexpr uint32_t kDefaultRingMax = 64;
@@ -27,22 +37,22 @@ struct Params {
     Kind kind = Kind::kBcast;
     Storage storage = Storage::kDirect;
     Exec exec = Exec::kDelegated;
-    uint8_t algo = 0;                         // collectives::BcastAlgo or AllgatherAlgo
-    uint8_t radix = 2;                        // bcast knomial: its k
-    uint8_t auto_algo = 0;                    // 1: chosen by the model (choose.hpp), not forced
-    uint8_t hier = 0;                         // 1: hierarchical over the members' nodes ("hier:" names)
-    uint8_t across_nodes = 0;                 // 1: the group spans nodes (deeper rings: plan.hpp)
-    uint32_t inline_max = kDefaultInlineMax;  // ACP_COL_INLINE: cap on an inline slot
-    uint32_t ring_max = kDefaultRingMax;      // ACP_COL_RING_DEPTH: cap on slots per block
-    uint32_t members = 0;                     // np_group
-    int32_t root = -1;                        // bcast: the root's ACP rank; allgather: -1
-    uint64_t size = 0;                        // arraysize / blocksize / buffersize
-    uint64_t group_hash = 0;                  // of the group as listed (order matters)
+    uint8_t algo = 0;                     // collectives::BcastAlgo or AllgatherAlgo
+    uint8_t radix = 2;                    // bcast knomial: its k
+    uint8_t auto_algo = 0;                // 1: chosen by the model (choose.hpp), not forced
+    uint8_t hier = 0;                     // 1: hierarchical over the members' nodes ("hier:" names)
+    uint8_t across_nodes = 0;             // 1: the group spans nodes (deeper rings: plan.hpp)
+    uint32_t inline_max = kInlineAuto;    // ACP_COL_INLINE: cap on an inline slot
+    uint32_t ring_max = kDefaultRingMax;  // ACP_COL_RING_DEPTH: cap on slots per block
+    uint32_t members = 0;                 // np_group
+    int32_t root = -1;                    // bcast: the root's ACP rank; allgather: -1
+    uint64_t size = 0;                    // arraysize / blocksize / buffersize
+    uint64_t group_hash = 0;              // of the group as listed (order matters)
 };
 
-// The inline cap ACP_COL_INLINE sets (kDefaultInlineMax when unset or
-// empty); false if it is not a size from 0 to kDefaultInlineMax (K
-// suffix allowed), with *why saying so. The library and the tools that
+// The inline cap ACP_COL_INLINE sets (kInlineAuto when unset, empty or
+// "auto"); false if it is not "auto" or a size from 0 to
+// kDefaultInlineMax (K suffix allowed), with *why saying so. The library and the tools that
 // predict its rounds (acpx-model, acpx-bench model-check) read it alike.
 bool inline_max_from_env(uint32_t *out, std::string *why);
 // The ring cap ACP_COL_RING_DEPTH sets (kDefaultRingMax when unset or

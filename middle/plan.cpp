@@ -268,7 +268,7 @@ uint32_t slots_of(const Params &p) {
 }
 
 uint32_t inline_bytes_for(const Params &p) {
-    const uint32_t cap = std::min(p.inline_max, inline_bytes_for(p.kind, p.members, slots_of(p)));
+    const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes, p.inline_max);
     // A bcast's rounds are at most its size: a slot needs no more.
     const uint64_t fits = (uint64_t{p.size} + 63) / 64 * 64;
     return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
@@ -302,13 +302,19 @@ ctl::Layout layout_of(const Params &p) {
     return {slots_of(p), inl, depth, small_inl, small_depth};
 }
 
-uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots) {
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool across_nodes, uint32_t inline_max) {
     constexpr uint32_t kMin = 256, kMax = kAllgatherInlineMax;
-    if (kind == Kind::kBcast) return slots > 1 ? 0 : kDefaultInlineMax;
-    const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
-    // Two slots a block: within 2 MiB a member. Below kMin a slot is not
-    // worth it, and kMin each would be 512 MB a member at 10^6 members.
-    return static_cast<uint32_t>(share < kMin ? 0 : share > kMax ? kMax : share);
+    uint32_t cap = 0;
+    if (kind == Kind::kBcast) {
+        cap = slots > 1 ? 0 : kDefaultInlineMax;
+    } else {
+        const uint64_t share = (uint64_t{1} << 20) / (members ? members : 1) / 64 * 64;
+        // Two slots a block: within 2 MiB a member. Below kMin a slot is not
+        // worth it, and kMin each would be 512 MB a member at 10^6 members.
+        cap = static_cast<uint32_t>(share < kMin ? 0 : share > kMax ? kMax : share);
+    }
+    const uint32_t rule = inline_max != kInlineAuto ? inline_max : across_nodes ? kDefaultInlineMax : kOnNodeInlineMax;
+    return std::min(cap, rule);
 }
 
 // What the builder keeps between its two steps: the member's entries and
@@ -393,7 +399,8 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
     p.algo = algo;
     p.members = members;
     p.root = kind == Kind::kBcast ? 0 : -1;
-    p.size = kDefaultInlineMax;  // a handle whose inline slots are full size, as acpx-bench memory's
+    p.size = kDefaultInlineMax;  // as acpx-bench memory's handles
+    p.across_nodes = 1;          // groups this large span nodes: full-size inline slots
     std::vector<int> group(members);
     std::vector<MemberAddr> table(members);
     for (uint32_t i = 0; i < members; ++i) {  // GAs as create would see them

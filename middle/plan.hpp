@@ -224,8 +224,8 @@ class PlanBuilder {
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
                 bool walk_every_list = false, std::vector<uint32_t> nodes = {});
 
-// The bytes member `me` of a direct handle of 16 KiB or more (full inline
-// slots) over ranks 0..members-1 would hold (plan + control block),
+// The bytes member `me` of a direct handle of 64 KiB over ranks
+// 0..members-1 across nodes (full inline slots) would hold (plan + control block),
 // computed in this process without a job: the figures acpx-bench memory
 // tabulates for group sizes no test launches.
 size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint32_t me);
@@ -235,14 +235,18 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
 uint32_t slots_of(const Params &p);
 
 // Bytes per block a round may carry through the control blocks (eagerly,
-// with plain stores): bcast 16 KiB, or the handle's size rounded up to 64
-// B if smaller; allgather 1 MiB / np_group up to 16 KiB, as every member
-// holds two slots per block (none over 4,096 members, where that would be
-// under 256 B: slots of 256 B would take 512 MB a member at 10^6). None
-// for the multi-block bcasts, which are for rounds far larger than that.
-// At most p.inline_max (ACP_COL_INLINE; 0: no inline slots).
+// with plain stores): a group on one node kOnNodeInlineMax (8 KiB); one
+// across nodes, bcast kDefaultInlineMax (64 KiB), allgather 1 MiB /
+// np_group up to 16 KiB, as every member holds two slots per block (none
+// over 4,096 members, where that would be under 256 B: slots of 256 B
+// would take 512 MB a member at 10^6). A bcast's slot is at most the
+// handle's size rounded up to 64 B. None for the multi-block bcasts,
+// which are for rounds far larger than that. p.inline_max
+// (ACP_COL_INLINE; 0: no inline slots), unless kInlineAuto, sets the cap
+// in place of the node rule, up to the kind's.
 uint32_t inline_bytes_for(const Params &p);
-uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots);  // the cap, for tools without a handle
+// The cap alone, for tools without a handle.
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool across_nodes, uint32_t inline_max);
 
 // Slots per block: a bcast with inline slots gets as many as fit in 32
 // KiB (a power of two from 2 to 64: 64 for slots up to 512 B, 16 for 2

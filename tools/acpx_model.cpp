@@ -54,7 +54,7 @@ struct Args {
     std::string cmd, algo, op, topology, map, calibration;
     uint64_t procs = 0, size = 0, min_size = 8, max_size = 4 << 20, root = 0;
     bool buffered = false;
-    uint32_t inline_max = acpx::middle::kDefaultInlineMax;  // ACP_COL_INLINE, as the library reads it
+    uint32_t inline_max = acpx::middle::kInlineAuto;  // ACP_COL_INLINE, as the library reads it
 };
 
 bool fail(const char *what) {
@@ -125,16 +125,17 @@ bool parse(int argc, char **argv, Args *a) {
     return true;
 }
 
-cm::Case base_case(const Args &a, uint64_t size) {
+// t: the network the procs run on (nullptr: one node), which sets the
+// handles' default inline cap as create sets it.
+cm::Case base_case(const Args &a, uint64_t size, const cm::Topology *t) {
     cm::Case c;
     c.op = a.op == "bcast" ? cm::Op::kBcast : cm::Op::kAllgather;
     c.members = static_cast<uint32_t>(a.procs);
     c.root = static_cast<uint32_t>(a.root);
     c.buffered = a.buffered;
-    c.inline_bytes = std::min(
-        a.inline_max,
-        acpx::middle::inline_bytes_for(
-            c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1));
+    c.inline_bytes = acpx::middle::inline_bytes_for(
+        c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1,
+        t && t->nodes() > 1, a.inline_max);
     c.bytes = size;
     return c;
 }
@@ -152,7 +153,7 @@ void print_setting(const cm::Calibration &cal, const cm::Topology *t) {
 }
 
 int predict_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t) {
-    cm::Case c = base_case(a, a.size);
+    cm::Case c = base_case(a, a.size, t);
     if (c.op == cm::Op::kBcast) {
         const auto b = co::parse_bcast_algo(a.algo);
         c.algo = static_cast<uint8_t>(b->algo);
@@ -201,7 +202,7 @@ int compare_cmd(const Args &a, const cm::Calibration &cal, const cm::Topology *t
                             "takes bruck below 128 bytes a block, else neighbor, or ring for odd procs)\n",
                             cm::kMaxTurnedAllgather),
                2;
-    const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0));
+    const std::vector<cm::Case> algos = cm::candidates(base_case(a, 0, t));
     std::printf(
         "# acpx-model compare: %s, %llu procs; predicted us per round; * = what create picks: the\n"
         "# lowest, or an earlier column within %g%% of it\n",

@@ -81,6 +81,7 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         p.kind = Kind::kBcast;
         p.members = 5;
         p.size = w.size;
+        p.inline_max = kDefaultInlineMax;  // ACP_COL_INLINE=64K (on one node the default is 8K)
         EXPECT_EQ(inline_bytes_for(p), w.inl) << w.size;
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), w.depth) << w.size;
         p.ring_max = 2;  // ACP_COL_RING_DEPTH=2: every round paced by the slowest member
@@ -179,6 +180,42 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     EXPECT_EQ(layout_of(p).small_depth, 0u);
 }
 
+// ACP_COL_INLINE unset (auto): a group on one node gets slots of up to
+// 8 KiB, where two copies through them beat one through Cross-Memory
+// Attach; across nodes a bcast tree's go to 64 KiB and an allgather's to
+// 16 KiB (a round and its stamp are one network message). A set value
+// is the cap wherever the group runs, within the kind's.
+TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
+    struct Want {
+        Kind kind;
+        uint64_t size;
+        bool across;
+        uint32_t inline_max, inl;
+    };
+    for (const Want w :
+         {Want{Kind::kBcast, 4096, false, kInlineAuto, 4096}, Want{Kind::kBcast, 8192, false, kInlineAuto, 8192},
+          Want{Kind::kBcast, 8193, false, kInlineAuto, 8192}, Want{Kind::kBcast, 65536, false, kInlineAuto, 8192},
+          Want{Kind::kBcast, 1u << 20, false, kInlineAuto, 8192}, Want{Kind::kBcast, 65536, true, kInlineAuto, 65536},
+          Want{Kind::kBcast, 65536, false, 65536, 65536}, Want{Kind::kBcast, 65536, true, 4096, 4096},
+          Want{Kind::kBcast, 65536, false, 0, 0}, Want{Kind::kAllgather, 65536, false, kInlineAuto, 8192},
+          Want{Kind::kAllgather, 65536, true, kInlineAuto, 16384}, Want{Kind::kAllgather, 65536, false, 65536, 16384},
+          Want{Kind::kAllgather, 64, false, kInlineAuto, 8192}}) {
+        Params p;
+        p.kind = w.kind;
+        p.members = 4;
+        p.root = w.kind == Kind::kBcast ? 0 : -1;
+        p.size = w.size;
+        p.across_nodes = w.across;
+        p.inline_max = w.inline_max;
+        EXPECT_EQ(inline_bytes_for(p), w.inl) << name_of(w.kind) << " " << w.size << (w.across ? " across" : "");
+        EXPECT_EQ(layout_of(p).inl, w.inl);
+    }
+    // The tools' cap (acpx-model, model-check, calibrate) is the same rule.
+    EXPECT_EQ(inline_bytes_for(Kind::kBcast, 2, 1, false, kInlineAuto), kOnNodeInlineMax);
+    EXPECT_EQ(inline_bytes_for(Kind::kBcast, 2, 1, true, kInlineAuto), kDefaultInlineMax);
+    EXPECT_EQ(inline_bytes_for(Kind::kBcast, 2, 8, true, kInlineAuto), 0u) << "multi-block bcasts have none";
+}
+
 // The configuration table (basic/config.cpp, which acpx-info prints and
 // the README documents) states middle/'s defaults as text.
 TEST(PlanMemory, TheConfigurationTableStatesTheDefaults) {
@@ -192,8 +229,12 @@ TEST(PlanMemory, TheConfigurationTableStatesTheDefaults) {
         ADD_FAILURE() << name << " is not in the table";
         return 0;
     };
-    EXPECT_EQ(default_of("ACP_COL_INLINE"), kDefaultInlineMax);
     EXPECT_EQ(default_of("ACP_COL_RING_DEPTH"), kDefaultRingMax);
+    for (const auto &v : acpx::basic::config_vars()) {
+        if (std::string(v.name) == "ACP_COL_INLINE") {
+            EXPECT_STREQ(v.default_value, "auto");
+        }
+    }
 }
 
 TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
@@ -220,8 +261,8 @@ TEST(PlanMemory, StampsStayAlignedWhateverTheInlineSize) {
 // (two a block, 1 MiB / members each) stop at 4,096 members, where they
 // would fall under 256 B: at 256 B they took 512 MB a member at 2^20.
 TEST(PlanMemory, AnAllgatherMemberHoldsBytesLinearInTheGroup) {
-    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4096, 4096), 256u);
-    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4097, 4097), 0u);
+    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4096, 4096, true, kInlineAuto), 256u);
+    EXPECT_EQ(inline_bytes_for(Kind::kAllgather, 4097, 4097, true, kInlineAuto), 0u);
     const uint32_t n = 1u << 20;
     for (Exec exec : {Exec::kRoot, Exec::kDelegated}) {
         const size_t held = bytes_held(Kind::kAllgather, exec, 1 /* ring */, n, n / 2);
