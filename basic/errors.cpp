@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -13,12 +14,32 @@
 
 namespace acpx::basic {
 namespace {
-// One thread_local: each API call clears it, and in a shared library
-// every thread_local costs a __tls_get_addr call to find.
+// Each API call clears the calling thread's last error, so finding it
+// must cost nothing: a plain pointer, initial-exec (a fixed offset from
+// the thread pointer, no __tls_get_addr call, and 8 bytes fit glibc's
+// static TLS reserve even when the library is dlopen'ed). An object with
+// a constructor would need a guard variable, and that a __tls_get_addr
+// call at every use (together a tenth of a one-member round). The object
+// is made at the thread's first error, and owned (freed at thread exit)
+// by a thread_local that only that path touches.
 struct LastError {
     std::string error, arg, reason;
 };
-thread_local LastError tls_last;
+thread_local LastError *tls_last __attribute__((tls_model("initial-exec"))) = nullptr;
+
+LastError &last_for_writing() {
+    if (!tls_last) {
+        thread_local std::unique_ptr<LastError> owner;
+        owner = std::make_unique<LastError>();
+        tls_last = owner.get();
+    }
+    return *tls_last;
+}
+
+const std::string &none() {
+    static const std::string empty;
+    return empty;
+}
 
 std::string vformat(const char *fmt, va_list ap) {
     va_list copy;
@@ -90,7 +111,7 @@ void print(const std::string &line) {
 bool report(const char *fn, const char *arg, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    LastError &e = tls_last;
+    LastError &e = last_for_writing();
     e.reason = vformat(fmt, ap);
     va_end(ap);
     e.arg = arg;
@@ -107,9 +128,9 @@ void warn(const char *fn, const char *arg, const char *fmt, ...) {
     print(std::string("acpx: ") + fn + ": " + arg + ": warning: " + reason);
 }
 
-const std::string &last_error() { return tls_last.error; }
-const std::string &last_error_arg() { return tls_last.arg; }
-const std::string &last_error_reason() { return tls_last.reason; }
+const std::string &last_error() { return tls_last ? tls_last->error : none(); }
+const std::string &last_error_arg() { return tls_last ? tls_last->arg : none(); }
+const std::string &last_error_reason() { return tls_last ? tls_last->reason : none(); }
 bool report_exception(const char *fn) {
     try {
         throw;
@@ -123,14 +144,15 @@ bool report_exception(const char *fn) {
 }
 
 void restore_last_error(const std::string &error, const std::string &arg, const std::string &reason) {
-    tls_last = {error, arg, reason};
+    last_for_writing() = {error, arg, reason};
 }
 
 void clear_last_error() {
-    LastError &e = tls_last;
-    e.error.clear();
-    e.arg.clear();
-    e.reason.clear();
+    if (LastError *e = tls_last) {
+        e->error.clear();
+        e->arg.clear();
+        e->reason.clear();
+    }
 }
 
 void fatal(const char *fmt, ...) {

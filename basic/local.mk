@@ -30,4 +30,7 @@ libacpx_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(UCX_CFLAGS) $(OFI_CFLAGS)
 # libfabric is not linked: it is opened when the ofi transport is asked
 # for (basic/transport/ofi/fabric_library.hpp); only its headers are used.
 libacpx_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
-libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+# Calls inside the library bind to its own functions, not through the
+# PLT: a small round makes some thirty of them (Debian links most of its
+# shared libraries so too).
+libacpx_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -Wl,-Bsymbolic-functions

@@ -20,12 +20,12 @@ constexpr uint64_t kRoundBits = 24, kRoundMask = (uint64_t{1} << kRoundBits) - 1
 acp_col_t to_handle(const Col *c) { return reinterpret_cast<acp_col_t>(static_cast<uintptr_t>(c->id)); }
 
 Col *find_col(State &st, acp_col_t h, const char *fn) {
-    auto it = st.cols.find(reinterpret_cast<uintptr_t>(h));
-    if (h == ACP_COL_NULL || it == st.cols.end())
+    Col *c = h == ACP_COL_NULL ? nullptr : st.find(reinterpret_cast<uintptr_t>(h));
+    if (!c)
         return report(fn, "handle", "%p is not a live handle (ACP_COL_NULL, freed, or never created)",
                       static_cast<void *>(h)),
                nullptr;
-    return it->second.get();
+    return c;
 }
 
 // args_ok: false when the caller already reported one of this member's
@@ -134,14 +134,13 @@ acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *
 // handle is gone.
 Col *find_request(State &st, acp_request_t req, const char *fn, uint64_t *round) {
     const auto v = reinterpret_cast<uintptr_t>(req);
-    auto it = st.cols.find(v >> kRoundBits);
-    if (req == ACP_REQUEST_NULL || it == st.cols.end())
+    Col *c = req == ACP_REQUEST_NULL ? nullptr : st.find(v >> kRoundBits);
+    if (!c)
         return report(fn, "request",
                       "%p is not a request of a live handle (ACP_REQUEST_NULL, or "
                       "its handle was freed)",
                       static_cast<void *>(req)),
                nullptr;
-    Col *c = it->second.get();
     const uint64_t low = v & kRoundMask;
     *round = (c->round & ~kRoundMask) | low;
     if (*round > c->round) *round -= uint64_t{1} << kRoundBits;
@@ -358,7 +357,7 @@ int acp_free_col(acp_col_t h) try {
         c->mem.ctl = {};
     }
     release(*c);
-    st.cols.erase(c->id);
+    st.erase(c->id);
     return said && caught_up && landed ? 0 : -1;
 } catch (...) {
     return acpx::basic::report_exception("acp_free_col"), -1;

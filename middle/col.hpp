@@ -90,14 +90,20 @@ struct Col {
         uint32_t bytes;  // the signal's (ctl::kStampBytes, kFwdBytes; a ready byte: 1)
     };
     struct Segment {
-        bool issued = false;                   // root mode: this segment's list is issued
-        std::vector<uint8_t> out_issued;       // delegated: per plan.out entry
-        std::vector<uint8_t> seen;             // per plan.wait_slots entry
+        bool issued = false;  // root mode: this segment's list is issued
+        // Per plan.out entry (delegated) / plan.wait_slots entry: the
+        // segment (Col::seq, low 32 bits) that issued / saw it last, so a
+        // new segment clears nothing (every entry is marked before a
+        // segment ends; its successor's number differs).
+        std::vector<uint32_t> out_issued;
+        std::vector<uint32_t> seen;
+        uint32_t issued_count = 0;             // out entries issued this segment
         acp_handle_t first = ACP_HANDLE_NULL;  // this member's first GMA of the segment
         acp_handle_t last = ACP_HANDLE_NULL;   // and its last
         std::vector<Notice> notices;
         bool failing = false;       // failure stamps sent for this segment; waiting for them
-        Clock::time_point start{};  // when a wait first found it unfinished ({}: not yet)
+        Clock::time_point start{};  // when a wait first read the clock and found it unfinished ({}: not yet)
+        uint32_t polls = 0;         // waits and tests that found it unfinished (overdue)
         // Its ring (plan.hpp): depth, and the offset of its stamp pair from
         // a block's first arrive slot (the same for every block: a small
         // ring exists only with one). Set by begin_segment.
@@ -139,7 +145,23 @@ struct CreateKey {
 struct State final : basic::layer::LayerState {
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
     uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
-    std::unordered_map<uint64_t, uint32_t> creates_per_set;   // set hash -> creates so far
+    // The live handle last found, in front of the map: a round's send and
+    // wait find theirs twice, and the map's lookup was a fifth of a
+    // one-member round.
+    uint64_t last_id = 0;
+    Col *last_col = nullptr;
+    Col *find(uint64_t id) {
+        if (id == last_id && last_col) return last_col;
+        auto it = cols.find(id);
+        if (it == cols.end()) return nullptr;
+        last_id = id;
+        return last_col = it->second.get();
+    }
+    void erase(uint64_t id) {
+        if (id == last_id) last_col = nullptr;
+        cols.erase(id);
+    }
+    std::unordered_map<uint64_t, uint32_t> creates_per_set;  // set hash -> creates so far
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
     ChannelTable channels;  // acp_create_ch's (channel.cpp)
     SegbufTable segbufs;    // acp_create_*_segbuf's (segbuf.cpp)

@@ -87,8 +87,11 @@ inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
-    uint32_t n_in = 1;         // blocks
-    size_t inl = 0;            // bytes of an inline slot (inline_bytes_for)
+    uint32_t n_in = 1;  // blocks
+    size_t inl = 0;     // bytes of an inline slot (inline_bytes_for)
+    // Depths are powers of two (ring_depth_for, small_ring_for), so a
+    // round's slot is seq & (depth - 1): a division was a tenth of a small
+    // round, several times a round.
     uint32_t depth = 2;        // slots a block, used round after round
     size_t small_inl = 0;      // bytes of a small ring's slot (0: no small ring)
     uint32_t small_depth = 0;  // its slots a block
@@ -114,8 +117,9 @@ struct Layout {
     // The arrive stamp pair of block `block` of round seq, a round of
     // `bytes` (its ring: in_small); its inline slot follows.
     size_t arrive(uint32_t block, uint64_t seq, size_t bytes) const {
-        return in_small(bytes) ? small_base() + small_stride() * (size_t{small_depth} * block + seq % small_depth)
-                               : kSlots + arrive_stride() * (size_t{depth} * block + seq % depth);
+        return in_small(bytes)
+                   ? small_base() + small_stride() * (size_t{small_depth} * block + (seq & (small_depth - 1)))
+                   : kSlots + arrive_stride() * (size_t{depth} * block + (seq & (depth - 1)));
     }
     size_t inline_at(uint32_t block, uint64_t seq, size_t bytes) const {
         return arrive(block, seq, bytes) + kStampBytes;
@@ -137,7 +141,7 @@ struct Layout {
     uint32_t fwd_depth() const { return std::max(depth, small_depth); }
     size_t fwd(uint32_t block, uint64_t seq) const {
         return small_base() + small_stride() * small_depth * n_in +
-               kFwdBytes * (size_t{fwd_depth()} * block + seq % fwd_depth());
+               kFwdBytes * (size_t{fwd_depth()} * block + (seq & (fwd_depth() - 1)));
     }
     size_t ready() const { return fwd(0, 0) + kFwdBytes * fwd_depth() * n_in; }
 };

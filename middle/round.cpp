@@ -89,6 +89,15 @@ bool is_inline(const Col &c) {
     return len > 0 && len <= c.plan.inline_bytes;
 }
 
+// Segment markers (Col::Segment::out_issued, seen).
+uint32_t mark(const Col &c) { return static_cast<uint32_t>(c.seq); }
+bool issued(const Col &c, size_t j) { return c.cur.out_issued[j] == mark(c); }
+void set_issued(Col &c, size_t j) {
+    c.cur.out_issued[j] = mark(c);
+    ++c.cur.issued_count;
+}
+bool seen(const Col &c, size_t i) { return c.cur.seen[i] == mark(c); }
+
 // Where this member's bytes of `block` are here: its array or buffer.
 char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.mem.buffer.base) : c.mem.array; }
 
@@ -212,7 +221,7 @@ bool ready_implied(const Col &c) {
 // (State::parked_ctls).
 bool ready_due(const Col &c) {
     const uint32_t every = std::max<uint32_t>(1, ring_depth(c) / 4);
-    return !is_inline(c) || (!ready_implied(c) && c.seq % every == 0);
+    return !is_inline(c) || (!ready_implied(c) && (c.seq & (every - 1)) == 0);
 }
 
 bool begin_segment(Col &c, const char *fn) {
@@ -395,7 +404,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = ready_bytes(c);
     const bool small = is_inline(c);
     for (size_t j = 0; j < c.plan.out.size(); ++j) {
-        if (c.cur.out_issued[j]) continue;
+        if (issued(c, j)) continue;
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
@@ -405,7 +414,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const size_t turn = ring_offset(c);  // this round's slot in the receiver's rings
         if (const Col::Direct &d = c.direct.out[j]; pass_failure && small && d.arrive) {
             store_pair(d.arrive + turn, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
-            c.cur.out_issued[j] = 1;
+            set_issued(c, j);
             *moved = true;
             continue;
         }
@@ -414,7 +423,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             const acp_handle_t h = acp_copy(stamp, failed_pair(c), ctl::kStampBytes, ACP_HANDLE_NULL);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a failure signal");
             track(c, h);
-            c.cur.out_issued[j] = 1;
+            set_issued(c, j);
             *moved = true;
             continue;
         }
@@ -426,7 +435,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             char *slot = d.arrive + turn;                                 // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
             store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp));
-            c.cur.out_issued[j] = 1;
+            set_issued(c, j);
             *moved = true;
             continue;
         }
@@ -441,7 +450,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
         track(c, h);
         notice(c, h, stamp, o.block, ctl::kStampBytes);
-        c.cur.out_issued[j] = 1;
+        set_issued(c, j);
         *moved = true;
     }
     return true;
@@ -452,13 +461,13 @@ bool issue_ready_entries(Col &c, bool *moved) {
 bool check_arrivals(Col &c) {
     bool all = true;
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
-        if (c.cur.seen[i]) continue;
+        if (seen(c, i)) continue;
         const uint32_t slot = c.plan.wait_slots[i];
         if (!arrived(c, slot)) {
             all = false;
             continue;
         }
-        c.cur.seen[i] = 1;
+        c.cur.seen[i] = mark(c);
         const bool block = slot < c.plan.n_in;
         if (block ? !sound(c, slot) : value_of(load_acquire(c.ctl_base() + signal_at(c, slot))) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
@@ -567,8 +576,9 @@ bool start_round(Col &c, const char *fn) {
     c.seg = 0;
     c.nseg = 1;
     if (buffered(c) && c.size > c.p.size) c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
-    c.cur.out_issued.assign(c.plan.out.size(), 0);
-    c.cur.seen.assign(c.plan.wait_slots.size(), 0);
+    // Sized here once (their marks need no clearing: Col::Segment).
+    if (c.cur.out_issued.size() != c.plan.out.size()) c.cur.out_issued.resize(c.plan.out.size());
+    if (c.cur.seen.size() != c.plan.wait_slots.size()) c.cur.seen.resize(c.plan.wait_slots.size());
     // Not ready at any seq: 128 rounds behind (depth <= 64) and not level.
     const auto never = static_cast<uint8_t>(c.seq + 1 + 128);
     if (c.ready_known.size() != c.plan.out.size()) c.ready_known.assign(c.plan.out.size(), never);
@@ -578,9 +588,12 @@ bool start_round(Col &c, const char *fn) {
 
 bool advance(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
-    std::string lost;
-    bool moved = retire_trail(c, &lost);
-    if (!lost.empty()) note_error(c, lost);
+    bool moved = false;
+    if (!c.trail.empty()) {
+        std::string lost;
+        moved = retire_trail(c, &lost);
+        if (!lost.empty()) note_error(c, lost);
+    }
     if (c.plan.executes_list && !c.cur.issued && all_ready(c)) {
         if (!issue_list(c)) return false;
         moved = true;
@@ -588,7 +601,7 @@ bool advance(Col &c) {
     if (!c.plan.out.empty() && !issue_ready_entries(c, &moved)) return false;
     if (!check_arrivals(c)) return moved;
     if (c.plan.executes_list && !c.cur.issued) return moved;
-    if (std::find(c.cur.out_issued.begin(), c.cur.out_issued.end(), 0) != c.cur.out_issued.end()) return moved;
+    if (c.cur.issued_count < c.plan.out.size()) return moved;
     if (c.cur.last != ACP_HANDLE_NULL) {
         if (may_trail(c) && basic::layer::completion(c.cur.last) == 1) {
             c.trail.push_back({c.cur.first, c.cur.last, c.round});
@@ -613,8 +626,12 @@ bool advance(Col &c) {
 
 bool overdue(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
-    // Timed from the first wait that finds the segment unfinished: a
-    // clock read at every segment's start was a tenth of a small round.
+    // The clock is read at every kPollsPerClockRead-th poll that finds the
+    // segment unfinished, and timed from the first such read: a read at
+    // every segment's start was a tenth of a small round, and reads at
+    // every poll were a fifth of a waiting member's time (perf, 128 KiB
+    // rounds), each poll that much slower to see the stamp.
+    if (++c.cur.polls % kPollsPerClockRead != 0) return false;
     const auto now = Clock::now();
     if (c.cur.start == Clock::time_point{}) c.cur.start = now;
     return now - c.cur.start > std::chrono::duration<double>(basic::layer::timeout_seconds());
@@ -628,11 +645,11 @@ std::string pending(const Col &c) {
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
     for (size_t j = 0; j < c.plan.out.size(); ++j)
-        if (!c.cur.out_issued[j] && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
+        if (!issued(c, j) && !receiver_ready(c, load8(ready + c.plan.out[j].ready)) &&
             !(c.plan.out[j].wait && !arrived(c, c.plan.out[j].block)))
             what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (its send)");
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
-        if (!c.cur.seen[i])
+        if (!seen(c, i))
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
                            (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
     if (what.empty()) {

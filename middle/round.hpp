@@ -20,7 +20,9 @@ bool retire_trail(Col &c, std::string *lost);
 inline bool round_done(const Col &c, uint64_t r) { return c.done_round >= r; }
 
 // The current segment is unfinished longer than ACP_TIMEOUT after a wait
-// first found it so (timed from then).
+// first found it so (timed from then; the clock is read every
+// kPollsPerClockRead calls).
+inline constexpr uint32_t kPollsPerClockRead = 64;
 bool overdue(Col &c);
 
 // What the current segment still waits for, naming ranks.

@@ -2,33 +2,33 @@
 #include "col.hpp"
 
 #include <algorithm>
-#include <typeinfo>
 
 namespace acpx::middle {
 
 State &State::get() {
-    // The slot is this layer's alone; typeid, not dynamic_cast, which took
-    // an eighth of a small round on the root (every API call gets here).
-    if (auto *s = basic::layer::state(); s && typeid(*s) == typeid(State)) return *static_cast<State *>(s);
+    // The slot is this layer's alone (only this function sets it): no
+    // type check, as every API call gets here (dynamic_cast took an eighth
+    // of a small round on the root; typeid compares names).
+    if (auto *s = basic::layer::state()) return *static_cast<State *>(s);
     basic::layer::set_state(std::make_unique<State>());
     return *static_cast<State *>(basic::layer::state());
 }
 
 size_t Col::memory() const {
     return sizeof(Col) + plan.bytes() - sizeof(Plan) + mem.ctl.size + mem.buffer.size + ready_known.capacity() +
-           member_known.capacity() + cur.out_issued.capacity() + cur.seen.capacity() +
+           member_known.capacity() + (cur.out_issued.capacity() + cur.seen.capacity()) * sizeof(uint32_t) +
            cur.notices.capacity() * sizeof(Notice) + direct.out.capacity() * sizeof(Direct) +
            direct.ready.capacity() * sizeof(uint8_t *) + direct.mappings.capacity() * sizeof(std::shared_ptr<void>);
 }
 
 void Col::Segment::reset() {
     issued = false;
-    std::fill(out_issued.begin(), out_issued.end(), 0);
-    std::fill(seen.begin(), seen.end(), 0);
+    issued_count = 0;
     first = last = ACP_HANDLE_NULL;
     notices.clear();
     failing = false;
     start = {};
+    polls = 0;
 }
 
 }  // namespace acpx::middle

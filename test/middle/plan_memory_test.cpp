@@ -136,6 +136,9 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         const ctl::Layout at = layout_of(p);
         ASSERT_EQ(at.inl, inl);
         ASSERT_EQ(at.depth, ring_depth_for(p, inl));
+        // Slots are found by seq & (depth - 1).
+        ASSERT_EQ(at.depth & (at.depth - 1), 0u) << size;
+        ASSERT_EQ(at.small_depth & (at.small_depth - 1), 0u) << size;
         // A ring under 16 deep (slots over 2 KiB) has a small ring beside it.
         ASSERT_EQ(at.small_depth, at.depth < kSmallRingDepth ? kSmallRingDepth : 0u) << size;
         ASSERT_LE(at.ready(), before + 16 * at.depth + small_ring + 8 * at.small_depth) << size;
