@@ -477,11 +477,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * round n fails or times out there.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
- * block of 16 + depth x (16 + inline) bytes (bcast trees: inline is the
- * handle's size rounded up to 64 bytes, at most the cap above, and depth x inline
+ * block of 64 + depth x (16 + inline) bytes (bcast trees: inline is the
+ * handle's size rounded up to 64 bytes (up to 48 bytes: 48, a cache line
+ * with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
- * 72 bytes of the small rounds' ring), 16 + 32 x blocks (pipeline, scatter_ring) or
- * 16 + (32 + 2 x inline) x np_group bytes (allgather), plus:
+ * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
+ * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: the command list
  *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
  *     (GA, control tag, ready byte): ~23 MB at 10^6 members;

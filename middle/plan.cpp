@@ -269,8 +269,9 @@ uint32_t slots_of(const Params &p) {
 
 uint32_t inline_bytes_for(const Params &p) {
     const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes, p.inline_max);
-    // A bcast's rounds are at most its size: a slot needs no more.
-    const uint64_t fits = (uint64_t{p.size} + 63) / 64 * 64;
+    // A bcast's rounds are at most its size: a slot needs no more (rounded
+    // up to 64 bytes; up to 48 bytes, 48: with its stamps one cache line).
+    const uint64_t fits = p.size == 0 ? 0 : p.size <= 48 ? 48 : (uint64_t{p.size} + 63) / 64 * 64;
     return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
 }
 

@@ -13,12 +13,13 @@
 //                    offset (ctl::stamp_of)
 //   [16]             failed stamp pair (ctl::kFailedSize), the source of
 //                    the failed stamps this member sends (round.cpp)
-//   [32]             16 bytes unused (ready bytes go as signal puts)
-//   [48]             arrive[n_in][depth]: a sender's stamp pair once block
+//   [32]             32 bytes unused (ready bytes go as signal puts)
+//   [64]             arrive[n_in][depth]: a sender's stamp pair once block
 //                    b is here, each followed by its inline slot of
 //                    inline_bytes: a round that small travels there (plain
 //                    stores, no system call, and eagerly: see round.cpp)
 //                    and the receiver copies it into place
+//                    (Layout::arrive_stride)
 //   [small_base()]   small[n_in][small_depth]: a second ring, of slots of
 //                    small_inline bytes, that a tree bcast whose own
 //                    slots are large (so few) has for its small rounds
@@ -81,7 +82,7 @@ constexpr bool stamp_is(uint64_t stamp, uint64_t seq) {
 }
 constexpr uint64_t value_of(uint64_t stamp) { return stamp & kValueMask; }
 
-inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kSlots = 48;
+inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kSlots = 64;
 inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
 inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
@@ -99,11 +100,20 @@ struct Layout {
     // From one round's arrive stamps of a block to the next: the stamp
     // pair and the inline slot behind it, so a small round's bytes and
     // stamps are mostly one cache line, one line to move between cores,
-    // not two (middle/README.md). A multiple of 16,
-    // so a pair never straddles a cache line and every stamp is an
-    // aligned 8-byte store (ACP_COL_INLINE may be any size).
-    size_t arrive_stride() const { return kStampBytes + (inl + 15) / 16 * 16; }
-    size_t small_stride() const { return kStampBytes + (small_inl + 15) / 16 * 16; }
+    // not two. A slot of up to 48 bytes takes exactly one line with its
+    // stamps (the rings start at one, kSlots): such a round is always one
+    // line, and no line holds two rounds, so the receiver reading round n
+    // and the sender writing round n + 1 do not take a line from each
+    // other (2 ranks, rounds of 32 and 48 B: 0.111 -> 0.086 us). Larger
+    // slots are a multiple of 16 (a pair never straddles a line; every
+    // stamp is an aligned 8-byte store whatever ACP_COL_INLINE is): lines
+    // for them cost more than they gave
+    // (doc/measurements/2026-12-05-one-node-inline-cap.md).
+    static size_t stride_for(size_t inl) {
+        return inl > 0 && inl <= 48 ? 64 : kStampBytes + (inl + 15) / 16 * 16;  // 0: the pair alone
+    }
+    size_t arrive_stride() const { return stride_for(inl); }
+    size_t small_stride() const { return stride_for(small_inl); }
     // Does a round of `bytes` go through the small ring? Rounds of 0 bytes
     // (no inline bytes) take the first.
     bool in_small(size_t bytes) const { return small_inl > 0 && bytes > 0 && bytes <= small_inl; }

@@ -359,17 +359,20 @@ bool issue_list(Col &c) {
 
 // Have this round's stamps reached signal slot `slot`: both of an arrive
 // slot's pair (plan.hpp), a forwards' notice?
-bool arrived(const Col &c, uint32_t slot) {
-    const uint8_t *s = c.ctl_base() + signal_at(c, slot);
+// `where`: signal_at(c, slot), when the caller has it.
+bool arrived_at(const Col &c, uint32_t slot, size_t where) {
+    const uint8_t *s = c.ctl_base() + where;
     return stamp_is(load_acquire(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load_acquire(s + 8), c.seq));
 }
+bool arrived(const Col &c, uint32_t slot) { return arrived_at(c, slot, signal_at(c, slot)); }
 
 // Is arrive slot `block`, arrived, this member's round: not failed, and
 // the sender's size and offset this member's? (A failed size is none's.)
-bool sound(const Col &c, uint32_t block) {
-    const uint8_t *s = c.ctl_base() + signal_at(c, block);
+bool sound_at(const Col &c, size_t where) {
+    const uint8_t *s = c.ctl_base() + where;
     return value_of(load_acquire(s)) == value_of(c.size) && value_of(load_acquire(s + 8)) == c.offset;
 }
+bool sound(const Col &c, uint32_t block) { return sound_at(c, signal_at(c, block)); }
 
 // Why signal slot `slot` (arrived, from rank `from`) is not this member's
 // round, as sound() found.
@@ -463,19 +466,20 @@ bool check_arrivals(Col &c) {
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i) {
         if (seen(c, i)) continue;
         const uint32_t slot = c.plan.wait_slots[i];
-        if (!arrived(c, slot)) {
+        const size_t where = signal_at(c, slot);  // found once: with two rings, a look at each
+        if (!arrived_at(c, slot, where)) {
             all = false;
             continue;
         }
         c.cur.seen[i] = mark(c);
         const bool block = slot < c.plan.n_in;
-        if (block ? !sound(c, slot) : value_of(load_acquire(c.ctl_base() + signal_at(c, slot))) != value_of(c.size)) {
+        if (block ? !sound_at(c, where) : value_of(load_acquire(c.ctl_base() + where)) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }
         if (block && is_inline(c)) {  // the bytes came in the slot: into place
             const auto r = block_range(c, slot);
-            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + signal_at(c, slot) + ctl::kStampBytes, r.length);
+            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + where + ctl::kStampBytes, r.length);
         }
     }
     return all;

@@ -73,10 +73,11 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         uint64_t size;
         uint32_t inl, depth;
     };
-    for (const Want w : {Want{1, 64, 64}, Want{64, 64, 64}, Want{512, 512, 64}, Want{513, 576, 32},
-                         Want{1000, 1024, 32}, Want{2048, 2048, 16}, Want{2049, 2112, 8}, Want{4096, 4096, 8},
-                         Want{8192, 8192, 4}, Want{8193, 8256, 2}, Want{16384, 16384, 2}, Want{16385, 16448, 2},
-                         Want{65536, 65536, 2}, Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
+    for (const Want w :
+         {Want{1, 48, 64}, Want{48, 48, 64}, Want{49, 64, 64}, Want{64, 64, 64}, Want{512, 512, 64}, Want{513, 576, 32},
+          Want{1000, 1024, 32}, Want{2048, 2048, 16}, Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4},
+          Want{8193, 8256, 2}, Want{16384, 16384, 2}, Want{16385, 16448, 2}, Want{65536, 65536, 2},
+          Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
         Params p;
         p.kind = Kind::kBcast;
         p.members = 5;
@@ -125,8 +126,8 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     Params ag;
     ag.kind = Kind::kAllgather;
     EXPECT_EQ(ring_depth_for(ag, 256), 2u) << "allgather members move in step anyway";
-    const size_t before = ctl::Layout{1, 65536, 2}.ready();  // 48 + 2 x (16 + 64 KiB + 8)
-    EXPECT_EQ(before, 96u + 2 * 65536);
+    const size_t before = ctl::Layout{1, 65536, 2}.ready();  // 64 + 2 x (16 + 64 KiB + 8)
+    EXPECT_EQ(before, 112u + 2 * 65536);
     const size_t small_ring = kSmallRingDepth * (16 + kSmallRingInline);  // 4 KiB
     EXPECT_EQ(small_ring, 4096u);
     for (uint64_t size = 1; size <= (1u << 17); size += 61) {
@@ -142,15 +143,17 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         // A ring under 16 deep (slots over 2 KiB) has a small ring beside it.
         ASSERT_EQ(at.small_depth, at.depth < kSmallRingDepth ? kSmallRingDepth : 0u) << size;
         ASSERT_LE(at.ready(), before + 16 * at.depth + small_ring + 8 * at.small_depth) << size;
-        if (size <= 64) {
-            ASSERT_EQ(at.ready(), 48 + 64 * (16 + 64 + 8)) << size;
+        if (size <= 48) {  // a line a slot with its stamps, and a fwd stamp
+            ASSERT_EQ(at.ready(), 64 + 64 * (64 + 8)) << size;
+            ASSERT_EQ(at.arrive(0, 0, size) % 64, 0u) << "the slot is one whole line";
+            ASSERT_EQ(at.arrive_stride(), 64u);
         }
         ASSERT_GE(inl, std::min<uint64_t>(size, 65536)) << size << ": a round of the handle's size must fit";
         // Slots of different rounds and blocks never overlap: each round's
         // stamp, then its inline slot; then the small ring's; then the fwd
         // stamps; then the ready bytes.
-        ASSERT_EQ(inl % 64, 0u) << size;
-        ASSERT_EQ(at.arrive_stride(), 16 + inl);
+        ASSERT_EQ(inl == 48 ? 0u : inl % 64, 0u) << size;
+        ASSERT_EQ(at.arrive_stride(), inl == 48 ? 64u : 16 + inl);
         const size_t big = inl;  // a round of the handle's size: the first ring
         ASSERT_FALSE(at.in_small(big));
         ASSERT_EQ(at.inline_at(0, 0, big), at.arrive(0, 0, big) + 16);
