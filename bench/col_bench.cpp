@@ -140,7 +140,7 @@ bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size) {
     if (o.quick) return 5;
-    if (size <= 8192) return 1000;
+    if (size <= 8192) return 10000;
     const long n = 1000L * 8192 / static_cast<long>(size);
     return n < 100 ? 100 : static_cast<int>(n);  // as peer_rounds (bench/peers/peer_common.h)
 }

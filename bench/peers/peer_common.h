@@ -24,8 +24,9 @@ static inline size_t peer_parse_size(const char *s) {
 }
 
 /* Timed rounds for one size (quick: 5); warm-up is a tenth of it, plus one:
- * 1000 up to 8 KiB, then 8 MB of rounds but at least 100 (as OSU times
- * large messages). At 10 rounds a size (the old floor, from 1 MiB) one
+ * 10000 up to 8 KiB (as OSU's default: 1000 rounds of a 0.1 us bcast are
+ * 0.1 ms, which one timer interrupt moves by a tenth), then 8 MB of
+ * rounds but at least 100 (as OSU times large messages). At 10 rounds a size (the old floor, from 1 MiB) one
  * hiccup moved a point by a quarter: Open MPI's 2-rank 512 KiB bcast read
  * 17.2-24.3 us from run to run, 15 rounds each. */
 /* max_rounds > 0 caps the count (--max-rounds: bench/compare uses it for a
@@ -33,7 +34,7 @@ static inline size_t peer_parse_size(const char *s) {
  * for the scheduler and 1000 rounds take minutes). */
 static inline int peer_rounds(size_t size, int quick, int max_rounds) {
     if (quick) return 5;
-    long n = size <= 8192 ? 1000 : 1000L * 8192 / (long)size;
+    long n = size <= 8192 ? 10000 : 1000L * 8192 / (long)size;
     if (n < 100) n = 100;
     return max_rounds > 0 && n > max_rounds ? max_rounds : (int)n;
 }
