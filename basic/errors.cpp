@@ -5,7 +5,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <exception>
-#include <memory>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -20,8 +19,8 @@ namespace {
 // static TLS reserve even when the library is dlopen'ed). An object with
 // a constructor would need a guard variable, and that a __tls_get_addr
 // call at every use (together a tenth of a one-member round). The object
-// is made at the thread's first error, and owned (freed at thread exit)
-// by a thread_local that only that path touches.
+// is a thread_local that only a thread's errors touch (the first sets the
+// pointer; its destructor, at thread exit, clears it).
 struct LastError {
     std::string error, arg, reason;
 };
@@ -29,9 +28,12 @@ thread_local LastError *tls_last __attribute__((tls_model("initial-exec"))) = nu
 
 LastError &last_for_writing() {
     if (!tls_last) {
-        thread_local std::unique_ptr<LastError> owner;
-        owner = std::make_unique<LastError>();
-        tls_last = owner.get();
+        struct Owner {
+            LastError e;
+            ~Owner() { tls_last = nullptr; }  // at thread exit
+        };
+        thread_local Owner owner;
+        tls_last = &owner.e;
     }
     return *tls_last;
 }

@@ -63,8 +63,9 @@ bool read_model_inputs(int me, const std::vector<int> &group, ModelInputs *in) {
         const bool named = spec && !cm::is_no_topology(spec);
         what = "ACP_TOPOLOGY";
         if (!named || cm::parse_topology(spec, &in->topo, &why)) {
-            in->across_nodes = middle::nodes_of(group).nodes() > 1;
-            if (!named) in->topo = middle::nodes_of(group);
+            const cm::Topology nodes = middle::nodes_of(group);
+            in->across_nodes = nodes.nodes() > 1;
+            if (!named) in->topo = nodes;
             in->has_topology = named || in->topo.nodes() > 1;
             what = "ACP_COL_INLINE";
             if (middle::inline_max_from_env(&in->inline_max, &why)) return true;
