@@ -63,8 +63,9 @@ constexpr ConfigVar kVars[] = {
     {"ACP_COL_EXEC", "delegated", "delegated: each member forwards what it holds; root: one process issues every copy",
      kCreate},
     {"ACP_COL_INLINE", "auto",
-     "bytes per block up to which rounds travel through the control blocks (auto: 8K on one node, across nodes "
-     "64K for bcast trees and 16K for allgathers; 0: never; at most 64K)",
+     "bytes per block up to which rounds travel through the control blocks (auto: 8K on one node with a core "
+     "per rank; across nodes or on a crowded node 64K for bcast trees and 16K for allgathers; 0: never; at "
+     "most 64K)",
      kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},

@@ -143,6 +143,11 @@ bool yield_at_once() {
     return rt && rt->yield_at_once;
 }
 
+bool node_crowded() {
+    Runtime *rt = runtime();
+    return rt && rt->node_crowded;
+}
+
 unsigned node_cpus() {
     Runtime *rt = runtime();
     return rt ? rt->node_cpus : 0;

@@ -105,6 +105,10 @@ double timeout_seconds();
 // its CPUs.
 bool yield_at_once();
 
+// Whether the ranks of this rank's node outnumber the CPUs they may run
+// on (node_cpus; whatever ACP_IDLE says): the same on every rank of a node.
+bool node_crowded();
+
 // How many CPUs the ranks of this rank's node may run on, bound or not
 // (the union of their affinity masks, exchanged at start-up); 0 outside
 // acp_init.

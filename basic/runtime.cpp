@@ -128,6 +128,7 @@ bool join_peers(Runtime &rt, void *starter, unsigned *node_ranks) {
     *node_ranks = static_cast<unsigned>(node_masks.size());
     rt.node_cpus = idle::cpus_in_union(node_masks);
     rt.yield_at_once = idle::yield_at_once(rt.cfg.idle_policy, *node_ranks, rt.node_cpus);
+    rt.node_crowded = rt.node_cpus > 0 && *node_ranks > rt.node_cpus;
     return true;
 }
 

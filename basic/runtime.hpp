@@ -143,6 +143,7 @@ class Runtime {
     std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
     SharedSegment starter_seg;       // the starter memory, mappable by on-node peers
     bool yield_at_once = false;      // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
+    bool node_crowded = false;       // this node's ranks outnumber the CPUs they may run on
     unsigned node_cpus = 0;          // CPUs this node's ranks may run on (idle::cpus_in_union)
     bool finalizing = false;
 

@@ -27,6 +27,7 @@
 #include "acp.h"
 #include "bench_common.hpp"
 #include "basic/config.hpp"
+#include "basic/layer.hpp"
 #include "collectives/model/predict.hpp"
 #include "middle/choose.hpp"
 #include "middle/plan.hpp"
@@ -50,7 +51,7 @@ struct ModelInputs {
     cm::Topology topo;
     bool has_topology = false;
     uint32_t inline_max = 0;
-    bool across_nodes = false;  // the job's ranks on more than one node (the default inline cap)
+    bool full_caps = false;  // the job spans nodes or its node is crowded (the default inline cap, plan.hpp)
     const cm::Topology *topology() const { return has_topology ? &topo : nullptr; }
 };
 
@@ -64,7 +65,7 @@ bool read_model_inputs(int me, const std::vector<int> &group, ModelInputs *in) {
         what = "ACP_TOPOLOGY";
         if (!named || cm::parse_topology(spec, &in->topo, &why)) {
             const cm::Topology nodes = middle::nodes_of(group);
-            in->across_nodes = nodes.nodes() > 1;
+            in->full_caps = nodes.nodes() > 1 || acpx::basic::layer::node_crowded();
             if (!named) in->topo = nodes;
             in->has_topology = named || in->topo.nodes() > 1;
             what = "ACP_COL_INLINE";
@@ -152,7 +153,7 @@ int run_model_check(const Options &o) {
         base.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
         base.members = static_cast<uint32_t>(np);
         base.inline_bytes = middle::inline_bytes_for(bcast ? middle::Kind::kBcast : middle::Kind::kAllgather,
-                                                     base.members, 1, in.across_nodes, in.inline_max);
+                                                     base.members, 1, in.full_caps, in.inline_max);
         const std::vector<cm::Case> algos = cm::candidates(base);
         const std::vector<size_t> all_sizes = sizes(o);
         // Every (size, algorithm) once, then again: the median of three

@@ -58,7 +58,8 @@
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
  *                        the control blocks, eagerly ("auto", the default:
- *                        8K on one node; across nodes bcast trees 64K,
+ *                        8K on one node with a core per rank; across
+ *                        nodes or on a crowded node bcast trees 64K,
  *                        allgathers 16K; else a size, at most 64K, which
  *                        allgathers take up to 16K; 0: never)
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
@@ -457,10 +458,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * sender may deliver round n+1 there while a receiver still finishes
  * round n; the receiver copies them into its array in its own calls.
  * Small is up to ACP_COL_INLINE bytes per block; by default 8 KiB on one
- * node (above, one copy straight into the receiver's array is faster
- * than two through the slots) and, for a group across nodes, 64 KiB for
- * bcast trees and 16 KiB for allgathers (an allgather's at most 1 MiB /
- * np_group and at least 256 bytes). A bcast's control blocks hold several such
+ * node with a core per rank (above, one copy straight into the receiver's
+ * array is faster than two through the slots) and, for a group across
+ * nodes or on a node whose ranks outnumber its cores (there a sender
+ * runs ahead of members waiting for a core), 64 KiB for bcast trees and
+ * 16 KiB for allgathers (an allgather's at most 1 MiB / np_group and at
+ * least 256 bytes). A bcast's control blocks hold several such
  * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
  * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
  * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to

@@ -320,6 +320,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::vector<int> grp(group, group + n);
     const collectives::model::Topology nodes = nodes_of(grp);
     p.across_nodes = nodes.nodes() > 1;
+    p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
     const uint64_t set_hash = fnv1a(sorted.data(), n);

@@ -70,6 +70,8 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.ring_max != b.ring_max) return num("ACP_COL_RING_DEPTH", a.ring_max, b.ring_max);
     if (a.across_nodes != b.across_nodes)
         return num("nodes of the group (the runtimes' node maps differ)", a.across_nodes, b.across_nodes);
+    if (a.crowded != b.crowded)
+        return num("the node's ranks outnumbering its cores (the runtimes' counts differ)", a.crowded, b.crowded);
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));

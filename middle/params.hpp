@@ -20,11 +20,14 @@ enum class Exec : uint8_t { kRoot = 1, kDelegated = 2 };
 inline constexpr uint32_t kDefaultInlineMax = 65536;
 // ... and an allgather's, whose members hold two slots for every block.
 inline constexpr uint32_t kAllgatherInlineMax = 16384;
-// The default cap of a group on one node. A round through the slots is
-// two copies, and the second reads every line of the data from the core
-// that wrote it; above this size one copy by the writer through
-// Cross-Memory Attach is faster (and does not care how far apart the two
-// cores are): doc/measurements/2026-12-05-one-node-inline-cap.md.
+// The default cap of a group on one node with a core per rank. A round
+// through the slots is two copies, and the second reads every line of the
+// data from the core that wrote it; above this size one copy by the
+// writer through Cross-Memory Attach is faster (and does not care how far
+// apart the two cores are). Where the node's ranks outnumber its cores the
+// caps above hold: there eager rounds let a sender run ahead of members
+// waiting for a core (4 ranks on 2 cores, 16-64 KiB bcasts: 2x faster
+// than through CMA): doc/measurements/2026-12-05-one-node-inline-cap.md.
 inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // Params::inline_max when ACP_COL_INLINE is unset or "auto": the caps
 // above, by where the group runs.
@@ -42,6 +45,7 @@ struct Params {
     uint8_t auto_algo = 0;                // 1: chosen by the model (choose.hpp), not forced
     uint8_t hier = 0;                     // 1: hierarchical over the members' nodes ("hier:" names)
     uint8_t across_nodes = 0;             // 1: the group spans nodes (deeper rings: plan.hpp)
+    uint8_t crowded = 0;                  // 1: on one node whose ranks outnumber its cores
     uint32_t inline_max = kInlineAuto;    // ACP_COL_INLINE: cap on an inline slot
     uint32_t ring_max = kDefaultRingMax;  // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;                 // np_group

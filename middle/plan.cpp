@@ -268,7 +268,7 @@ uint32_t slots_of(const Params &p) {
 }
 
 uint32_t inline_bytes_for(const Params &p) {
-    const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes, p.inline_max);
+    const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes || p.crowded, p.inline_max);
     // A bcast's rounds are at most its size: a slot needs no more (rounded
     // up to 64 bytes; up to 48 bytes, 48: with its stamps one cache line).
     const uint64_t fits = p.size == 0 ? 0 : p.size <= 48 ? 48 : (uint64_t{p.size} + 63) / 64 * 64;
@@ -303,7 +303,7 @@ ctl::Layout layout_of(const Params &p) {
     return {slots_of(p), inl, depth, small_inl, small_depth};
 }
 
-uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool across_nodes, uint32_t inline_max) {
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full_caps, uint32_t inline_max) {
     constexpr uint32_t kMin = 256, kMax = kAllgatherInlineMax;
     uint32_t cap = 0;
     if (kind == Kind::kBcast) {
@@ -314,7 +314,7 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool acro
         // worth it, and kMin each would be 512 MB a member at 10^6 members.
         cap = static_cast<uint32_t>(share < kMin ? 0 : share > kMax ? kMax : share);
     }
-    const uint32_t rule = inline_max != kInlineAuto ? inline_max : across_nodes ? kDefaultInlineMax : kOnNodeInlineMax;
+    const uint32_t rule = inline_max != kInlineAuto ? inline_max : full_caps ? kDefaultInlineMax : kOnNodeInlineMax;
     return std::min(cap, rule);
 }
 

@@ -249,8 +249,9 @@ size_t modelled_bytes(Kind kind, Exec exec, uint8_t algo, uint32_t members, uint
 uint32_t slots_of(const Params &p);
 
 // Bytes per block a round may carry through the control blocks (eagerly,
-// with plain stores): a group on one node kOnNodeInlineMax (8 KiB); one
-// across nodes, bcast kDefaultInlineMax (64 KiB), allgather 1 MiB /
+// with plain stores): a group on one node with a core per rank
+// kOnNodeInlineMax (8 KiB); one across nodes or on a node whose ranks
+// outnumber its cores, bcast kDefaultInlineMax (64 KiB), allgather 1 MiB /
 // np_group up to 16 KiB, as every member holds two slots per block (none
 // over 4,096 members, where that would be under 256 B: slots of 256 B
 // would take 512 MB a member at 10^6). A bcast's slot is at most the
@@ -259,8 +260,9 @@ uint32_t slots_of(const Params &p);
 // (ACP_COL_INLINE; 0: no inline slots), unless kInlineAuto, sets the cap
 // in place of the node rule, up to the kind's.
 uint32_t inline_bytes_for(const Params &p);
-// The cap alone, for tools without a handle.
-uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool across_nodes, uint32_t inline_max);
+// The cap alone, for tools without a handle; full_caps: the group spans
+// nodes or its node is crowded (Params::across_nodes || crowded).
+uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full_caps, uint32_t inline_max);
 
 // Slots per block: a bcast with inline slots gets as many as fit in 32
 // KiB (a power of two from 2 to 64: 64 for slots up to 512 B, 16 for 2

@@ -125,8 +125,9 @@ bool parse(int argc, char **argv, Args *a) {
     return true;
 }
 
-// t: the network the procs run on (nullptr: one node), which sets the
-// handles' default inline cap as create sets it.
+// t: the network the procs run on (nullptr: one node, this machine's),
+// which with the procs per core sets the handles' default inline cap as
+// create sets it.
 cm::Case base_case(const Args &a, uint64_t size, const cm::Topology *t) {
     cm::Case c;
     c.op = a.op == "bcast" ? cm::Op::kBcast : cm::Op::kAllgather;
@@ -135,7 +136,7 @@ cm::Case base_case(const Args &a, uint64_t size, const cm::Topology *t) {
     c.buffered = a.buffered;
     c.inline_bytes = acpx::middle::inline_bytes_for(
         c.op == cm::Op::kBcast ? acpx::middle::Kind::kBcast : acpx::middle::Kind::kAllgather, c.members, 1,
-        t && t->nodes() > 1, a.inline_max);
+        (t && t->nodes() > 1) || (!t && c.members > cm::online_cores()), a.inline_max);
     c.bytes = size;
     return c;
 }

@@ -186,9 +186,9 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     EXPECT_EQ(layout_of(p).small_depth, 0u);
 }
 
-// ACP_COL_INLINE unset (auto): a group on one node gets slots of up to
-// 8 KiB, where two copies through them beat one through Cross-Memory
-// Attach; across nodes a bcast tree's go to 64 KiB and an allgather's to
+// ACP_COL_INLINE unset (auto): a group on one node with a core per rank
+// gets slots of up to 8 KiB, where two copies through them beat one
+// through Cross-Memory Attach; on a crowded node and across nodes a bcast tree's go to 64 KiB and an allgather's to
 // 16 KiB (a round and its stamp are one network message). A set value
 // is the cap wherever the group runs, within the kind's.
 TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
@@ -215,6 +215,19 @@ TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
         p.inline_max = w.inline_max;
         EXPECT_EQ(inline_bytes_for(p), w.inl) << name_of(w.kind) << " " << w.size << (w.across ? " across" : "");
         EXPECT_EQ(layout_of(p).inl, w.inl);
+    }
+    // A node whose ranks outnumber its cores keeps the full caps: eager
+    // rounds let a sender run ahead of members waiting for a core.
+    for (const Kind kind : {Kind::kBcast, Kind::kAllgather}) {
+        Params p;
+        p.kind = kind;
+        p.members = 4;
+        p.root = kind == Kind::kBcast ? 0 : -1;
+        p.size = 65536;
+        p.crowded = 1;
+        EXPECT_EQ(inline_bytes_for(p), kind == Kind::kBcast ? kDefaultInlineMax : kAllgatherInlineMax);
+        p.inline_max = 4096;
+        EXPECT_EQ(inline_bytes_for(p), 4096u) << "a set ACP_COL_INLINE holds on a crowded node too";
     }
     // The tools' cap (acpx-model, model-check, calibrate) is the same rule.
     EXPECT_EQ(inline_bytes_for(Kind::kBcast, 2, 1, false, kInlineAuto), kOnNodeInlineMax);
