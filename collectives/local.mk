@@ -5,6 +5,7 @@ libacpx_la_SOURCES += \
 	collectives/command_list.hpp collectives/algorithms.hpp \
 	collectives/bcast.cpp collectives/allgather.cpp collectives/names.cpp \
 	collectives/check_list.cpp collectives/hier.cpp \
+	collectives/stored_list.hpp collectives/stored_list.cpp \
 	collectives/model/calibration.hpp collectives/model/calibration.cpp \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp \

@@ -486,9 +486,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
  * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
  * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:
- *   root mode, bcast root / every allgather member: the command list
- *     (12 bytes an entry, np_group - 1 entries) + 11 bytes per member
- *     (GA, control tag, ready byte): ~23 MB at 10^6 members;
+ *   root mode, bcast root / every allgather member: 11 bytes per member
+ *     (GA, control tag, ready byte), and the command list: binomial and
+ *     knomial none (each entry is computed as it is issued: ~11 MB at
+ *     10^6 members), other algorithms 12 bytes an entry (np_group - 1
+ *     entries a list);
  *   root mode, other bcast members: independent of np_group;
  *   delegated mode: 56 bytes per entry the member executes (binomial: its
  *     children, binary tree: at most 2);

@@ -34,6 +34,18 @@ collectives::CommandList list_of(const Params &p, uint32_t root_index, const std
                : collectives::allgather_block_list(static_cast<collectives::AllgatherAlgo>(p.algo), p.members, block);
 }
 
+// What a list's executor keeps of block b's: a k-nomial tree (binomial)
+// as its formula, any other list as its entries.
+collectives::StoredList stored_list(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
+                                    uint32_t block) {
+    const auto algo = static_cast<collectives::BcastAlgo>(p.algo);
+    if (p.kind == Kind::kBcast && !p.hier &&
+        (algo == collectives::BcastAlgo::kBinomial || algo == collectives::BcastAlgo::kKnomial))
+        return collectives::StoredList(
+            collectives::KnomialList(p.members, root_index, algo == collectives::BcastAlgo::kBinomial ? 2 : p.radix));
+    return collectives::StoredList(list_of(p, root_index, nodes, block));
+}
+
 // f(b, list of block b) for every block of p, one list at a time, until
 // f returns false: an allgather's lists hold P(P-1) entries, which kept
 // at once took 800 MB in every process at 8,192 members (and grow as P^2).
@@ -201,10 +213,8 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
     if (!bcast || me == root_index) {
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
-        for (uint32_t b = pl.block; b < (bcast ? pl.n_in : me + 1); ++b) {
-            pl.lists.push_back(list_of(p, root_index, nodes, b));
-            pl.lists.back().shrink_to_fit();
-        }
+        for (uint32_t b = pl.block; b < (bcast ? pl.n_in : me + 1); ++b)
+            pl.lists.push_back(stored_list(p, root_index, nodes, b));
         pl.lists.shrink_to_fit();
         pl.data_ga.resize(n);
         pl.ctl_tag.resize(n);
@@ -354,7 +364,7 @@ uint32_t PlanBuilder::ready_count() const {
 
 size_t Plan::bytes() const {
     size_t in_lists = heap(lists);
-    for (const auto &l : lists) in_lists += heap(l);
+    for (const auto &l : lists) in_lists += l.heap_bytes();
     return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + in_lists + heap(data_ga) +
            heap(ctl_tag) + heap(out);
 }

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "collectives/command_list.hpp"
+#include "collectives/stored_list.hpp"
 #include "params.hpp"
 
 namespace acpx::middle {
@@ -189,7 +190,7 @@ struct Plan {
     // as a tag).
     bool executes_list = false;
     uint32_t block = 0;
-    std::vector<collectives::CommandList> lists;
+    std::vector<collectives::StoredList> lists;  // k-nomial trees (binomial): their formula
     std::vector<acp_ga_t> data_ga;
     std::vector<uint16_t> ctl_tag;
 

@@ -320,7 +320,7 @@ bool issue_list(Col &c) {
         const auto r = block_range(c, block);
         const size_t slot = arrive_at(c, block) + ctl::kStampBytes;
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
-            const auto &cmd = pl.lists[i][e];
+            const collectives::Command cmd = pl.lists[i][e];
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
             // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
             const acp_ga_t dst = small ? slot_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
@@ -340,7 +340,8 @@ bool issue_list(Col &c) {
     for (const auto &l : pl.lists) entry -= l.size();
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
-        for (const auto &cmd : pl.lists[i]) {
+        for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
+            const collectives::Command cmd = pl.lists[i][e];
             const acp_ga_t arrive = slot_ga(cmd.dst, arrive_at(c, block));
             acp_handle_t h = acp_copy(arrive, stamp, ctl::kStampBytes, entry++);
             if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block, ctl::kStampBytes);
