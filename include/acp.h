@@ -481,8 +481,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 64 + depth x (16 + inline) bytes (bcast trees: inline is the
- * handle's size rounded up to 64 bytes (up to 48 bytes: 48, a cache line
- * with the 16), at most the cap above, and depth x inline
+ * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
+ * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
  * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
  * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:

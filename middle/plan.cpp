@@ -280,8 +280,9 @@ uint32_t slots_of(const Params &p) {
 uint32_t inline_bytes_for(const Params &p) {
     const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes || p.crowded, p.inline_max);
     // A bcast's rounds are at most its size: a slot needs no more (rounded
-    // up to 64 bytes; up to 48 bytes, 48: with its stamps one cache line).
-    const uint64_t fits = p.size == 0 ? 0 : p.size <= 48 ? 48 : (uint64_t{p.size} + 63) / 64 * 64;
+    // up to 64 bytes; up to 48 bytes 48 and up to 112 112: with their
+    // stamps one and two whole cache lines, Layout::arrive_stride).
+    const uint64_t fits = p.size == 0 ? 0 : p.size <= 48 ? 48 : p.size <= 112 ? 112 : (uint64_t{p.size} + 63) / 64 * 64;
     return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
 }
 
@@ -387,6 +388,7 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     pl.depth = at.depth;
     pl.small_inline = static_cast<uint32_t>(at.small_inl);
     pl.small_depth = at.small_depth;
+    pl.lay = at;
     if (b.p.exec == Exec::kRoot)
         plan_root_mode(b.p, b.root_index, b.nodes, b.entries, pl, b.group, table);
     else

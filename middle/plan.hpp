@@ -89,6 +89,16 @@ inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
+    Layout() = default;
+    Layout(uint32_t blocks, size_t inline_bytes, uint32_t ring_depth, size_t small_inline = 0,
+           uint32_t small_ring_depth = 0)
+        : n_in(blocks),
+          inl(inline_bytes),
+          depth(ring_depth),
+          small_inl(small_inline),
+          small_depth(small_ring_depth),
+          stride_(stride_for(inline_bytes)),
+          small_stride_(stride_for(small_inline)) {}
     uint32_t n_in = 1;  // blocks
     size_t inl = 0;     // bytes of an inline slot (inline_bytes_for)
     // Depths are powers of two (ring_depth_for, small_ring_for), so a
@@ -102,19 +112,21 @@ struct Layout {
     // pair and the inline slot behind it, so a small round's bytes and
     // stamps are mostly one cache line, one line to move between cores,
     // not two. A slot of up to 48 bytes takes exactly one line with its
-    // stamps (the rings start at one, kSlots): such a round is always one
-    // line, and no line holds two rounds, so the receiver reading round n
-    // and the sender writing round n + 1 do not take a line from each
-    // other (2 ranks, rounds of 32 and 48 B: 0.111 -> 0.086 us). Larger
-    // slots are a multiple of 16 (a pair never straddles a line; every
-    // stamp is an aligned 8-byte store whatever ACP_COL_INLINE is): lines
-    // for them cost more than they gave
+    // stamps, one of up to 112 two (the rings start at a line, kSlots):
+    // no line holds two rounds, so the receiver reading round n and the
+    // sender writing round n + 1 do not take a line from each other (2
+    // ranks, rounds of 32 and 48 B: 0.111 -> 0.086 us; 64 B 0.140 ->
+    // 0.102). Larger slots are a multiple of 16 (a pair never straddles a
+    // line; every stamp is an aligned 8-byte store whatever
+    // ACP_COL_INLINE is): whole lines for them made 1 KiB rounds slower
     // (doc/measurements/2026-12-05-one-node-inline-cap.md).
     static size_t stride_for(size_t inl) {
-        return inl > 0 && inl <= 48 ? 64 : kStampBytes + (inl + 15) / 16 * 16;  // 0: the pair alone
+        if (inl == 0) return kStampBytes;  // the pair alone
+        if (inl <= 112) return inl <= 48 ? 64 : 128;
+        return kStampBytes + (inl + 15) / 16 * 16;
     }
-    size_t arrive_stride() const { return stride_for(inl); }
-    size_t small_stride() const { return stride_for(small_inl); }
+    size_t arrive_stride() const { return stride_; }
+    size_t small_stride() const { return small_stride_; }
     // Does a round of `bytes` go through the small ring? Rounds of 0 bytes
     // (no inline bytes) take the first.
     bool in_small(size_t bytes) const { return small_inl > 0 && bytes > 0 && bytes <= small_inl; }
@@ -155,6 +167,9 @@ struct Layout {
                kFwdBytes * (size_t{fwd_depth()} * block + (seq & (fwd_depth() - 1)));
     }
     size_t ready() const { return fwd(0, 0) + kFwdBytes * fwd_depth() * n_in; }
+
+  private:
+    size_t stride_ = kStampBytes, small_stride_ = kStampBytes;  // stride_for(inl), (small_inl): found once
 };
 }  // namespace ctl
 
@@ -197,7 +212,10 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
-    ctl::Layout layout() const { return {n_in, inline_bytes, depth, small_inline, small_depth}; }
+    // The control block's layout of those five (build sets it): a
+    // reference, as a round's polls look at it again and again.
+    ctl::Layout lay;
+    const ctl::Layout &layout() const { return lay; }
     size_t ctl_bytes() const { return layout().ready() + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.
     size_t bytes() const;

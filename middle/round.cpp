@@ -162,7 +162,7 @@ void copy_out(Col &c) {
 }
 
 // Where this handle's slots are in every member's control block.
-ctl::Layout at(const Col &c) { return c.plan.layout(); }
+const ctl::Layout &at(const Col &c) { return c.plan.layout(); }
 
 // The depth of the ring this segment's stamps and inline bytes take
 // (plan.hpp: a tree bcast's small rounds may have a ring of their own).
@@ -178,7 +178,7 @@ size_t arrive_at(const Col &c, uint32_t block) { return at(c).arrive(block, 0, 0
 
 // Sets the segment's ring (Col::Segment::depth, turn).
 void find_ring(Col &c) {
-    const ctl::Layout l = at(c);
+    const ctl::Layout &l = at(c);
     const size_t len = seg_len(c);
     c.cur.depth = l.depth_for(len);
     c.cur.turn = l.arrive(0, c.seq, len) - l.arrive(0, 0, 0);
@@ -189,7 +189,7 @@ void find_ring(Col &c) {
 // sender that disagrees on the size wrote into the other ring, there (so
 // the round ends naming the sizes, not at ACP_TIMEOUT); a fwd slot.
 size_t signal_at(const Col &c, uint32_t slot) {
-    const ctl::Layout l = at(c);
+    const ctl::Layout &l = at(c);
     if (slot >= c.plan.n_in) return l.fwd(slot - c.plan.n_in, c.seq);
     const size_t mine = arrive_at(c, slot);
     if (l.small_inl == 0 || stamp_is(load_acquire(c.ctl_base() + mine), c.seq)) return mine;

@@ -80,10 +80,10 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         uint32_t inl, depth;
     };
     for (const Want w :
-         {Want{1, 48, 64}, Want{48, 48, 64}, Want{49, 64, 64}, Want{64, 64, 64}, Want{512, 512, 64}, Want{513, 576, 32},
-          Want{1000, 1024, 32}, Want{2048, 2048, 16}, Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4},
-          Want{8193, 8256, 2}, Want{16384, 16384, 2}, Want{16385, 16448, 2}, Want{65536, 65536, 2},
-          Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
+         {Want{1, 48, 64}, Want{48, 48, 64}, Want{49, 112, 64}, Want{64, 112, 64}, Want{112, 112, 64},
+          Want{113, 128, 64}, Want{512, 512, 64}, Want{513, 576, 32}, Want{1000, 1024, 32}, Want{2048, 2048, 16},
+          Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4}, Want{8193, 8256, 2}, Want{16384, 16384, 2},
+          Want{16385, 16448, 2}, Want{65536, 65536, 2}, Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
         Params p;
         p.kind = Kind::kBcast;
         p.members = 5;
@@ -149,6 +149,10 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         // A ring under 16 deep (slots over 2 KiB) has a small ring beside it.
         ASSERT_EQ(at.small_depth, at.depth < kSmallRingDepth ? kSmallRingDepth : 0u) << size;
         ASSERT_LE(at.ready(), before + 16 * at.depth + small_ring + 8 * at.small_depth) << size;
+        if (size > 48 && size <= 112) {  // two lines a slot with its stamps
+            ASSERT_EQ(at.arrive(0, 0, size) % 64, 0u);
+            ASSERT_EQ(at.arrive_stride(), 128u);
+        }
         if (size <= 48) {  // a line a slot with its stamps, and a fwd stamp
             ASSERT_EQ(at.ready(), 64 + 64 * (64 + 8)) << size;
             ASSERT_EQ(at.arrive(0, 0, size) % 64, 0u) << "the slot is one whole line";
@@ -158,8 +162,8 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         // Slots of different rounds and blocks never overlap: each round's
         // stamp, then its inline slot; then the small ring's; then the fwd
         // stamps; then the ready bytes.
-        ASSERT_EQ(inl == 48 ? 0u : inl % 64, 0u) << size;
-        ASSERT_EQ(at.arrive_stride(), inl == 48 ? 64u : 16 + inl);
+        ASSERT_EQ(inl == 48 || inl == 112 ? 0u : inl % 64, 0u) << size;
+        ASSERT_EQ(at.arrive_stride(), inl == 48 ? 64u : inl == 112 ? 128u : 16 + inl);
         const size_t big = inl;  // a round of the handle's size: the first ring
         ASSERT_FALSE(at.in_small(big));
         ASSERT_EQ(at.inline_at(0, 0, big), at.arrive(0, 0, big) + 16);
