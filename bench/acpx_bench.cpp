@@ -30,7 +30,7 @@ void usage(FILE *to) {
                  "             execution mode and role (measured), and modelled for 2^4..2^20\n"
                  "             members (CSV: source,handle,algo,exec,ranks,root_query_bytes,\n"
                  "             root_rss_bytes,member_query_bytes,member_rss_bytes; the model\n"
-                 "             goes to FILE_model.csv)\n"
+                 "             goes to FILE_model.csv, with the roots' plan build time and peak)\n"
                  "  calibrate  the collectives' model samples on this machine (2 ranks: 2-member\n"
                  "             rounds with and without inline slots; memcpy) as a calibration\n"
                  "             file (JSON) at --out or ~/.config/acpx/calibration.json; then on 2\n"

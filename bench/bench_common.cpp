@@ -169,16 +169,22 @@ bool wrong_data(const char *what, const RoundTimes &t, size_t size) {
     return false;
 }
 
-size_t rss_bytes() {
+namespace {
+// A "Name: N kB" line of /proc/self/status, bytes (0 if missing).
+size_t status_kb(const char *format) {
     FILE *f = std::fopen("/proc/self/status", "r");
     if (!f) return 0;
     char line[256];
     size_t kb = 0;
     while (std::fgets(line, sizeof line, f))
-        if (std::sscanf(line, "VmRSS: %zu kB", &kb) == 1) break;
+        if (std::sscanf(line, format, &kb) == 1) break;
     std::fclose(f);
     return kb * 1024;
 }
+}  // namespace
+
+size_t rss_bytes() { return status_kb("VmRSS: %zu kB"); }
+size_t hwm_bytes() { return status_kb("VmHWM: %zu kB"); }
 
 std::string transport_label() {
     const char *t = std::getenv("ACP_TRANSPORT");

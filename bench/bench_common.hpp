@@ -57,6 +57,8 @@ std::vector<acp_ga_t> gather_ga(acp_ga_t mine);
 
 // VmRSS of this process, bytes.
 size_t rss_bytes();
+// VmHWM (its peak VmRSS since start or /proc/self/clear_refs "5"), bytes.
+size_t hwm_bytes();
 
 // "ucx", "ucx:tcp" (UCX_TLS), "ofi", "ofi:shm" (FI_PROVIDER): for tables and CSV.
 std::string transport_label();

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -83,27 +84,61 @@ bool measure(const Config &c, Measured *m) {
     return *std::min_element(oks.begin(), oks.end()) == 1;
 }
 
+// The peak resident bytes f() adds to this process: the kernel's
+// high-water mark, reset first (/proc/self/clear_refs "5"), less the
+// resident bytes before. 0 where the kernel offers no reset.
+template <class F>
+size_t peak_of(F &&f) {
+    FILE *reset = std::fopen("/proc/self/clear_refs", "w");
+    const bool ok = reset && std::fputs("5", reset) >= 0;
+    if (reset) std::fclose(reset);
+    const size_t before = rss_bytes();
+    f();
+    const size_t hwm = hwm_bytes();
+    return ok && hwm > before ? hwm - before : 0;
+}
+
+double seconds_of(auto &&f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 void model_table(FILE *csv) {
     using middle::Exec;
     using middle::Kind;
     std::printf(
         "\n# Modelled in one process (the plans create builds), bytes held per process,\n"
-        "# direct handles; seed 002 estimates 48 bytes per member for the root\n");
-    std::printf("%-10s %14s %14s %14s %14s %14s %14s\n", "# Members", "root-mode root", "root-mode leaf", "deleg. root",
-                "deleg. leaf", "allg. root-mode", "seed estimate");
+        "# direct handles; seed 002 estimates 48 bytes per member for the root; the\n"
+        "# root-mode and delegated roots' plan builds (every member's GA made up, as\n"
+        "# create receives them): time and peak resident bytes added\n");
+    std::printf("%-10s %14s %14s %14s %14s %14s %14s %12s %12s %14s %14s\n", "# Members", "root-mode root",
+                "root-mode leaf", "deleg. root", "deleg. leaf", "allg. root-mode", "seed estimate", "rm build ms",
+                "dg build ms", "rm build peak", "dg build peak");
     for (uint32_t n = 16; n <= (1u << 20); n <<= 1) {
+        size_t root_mode_root = 0, delegated_root = 0;
+        double rm_s = 0, dg_s = 0;
+        const size_t rm_peak = peak_of([&] {
+            rm_s = seconds_of([&] { root_mode_root = middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, 0); });
+        });
+        const size_t dg_peak = peak_of([&] {
+            dg_s =
+                seconds_of([&] { delegated_root = middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, 0); });
+        });
         const size_t v[] = {
-            middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, 0),
+            root_mode_root,
             middle::modelled_bytes(Kind::kBcast, Exec::kRoot, 0, n, n - 1),
-            middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, 0),
+            delegated_root,
             middle::modelled_bytes(Kind::kBcast, Exec::kDelegated, 0, n, n - 1),
             // Every allgather member is the root of its own block's list.
             middle::modelled_bytes(Kind::kAllgather, Exec::kRoot, 0, n, 0),
         };
         const double seed = 48.0 * n;
-        std::printf("%-10u %14zu %14zu %14zu %14zu %14s %14.0f\n", n, v[0], v[1], v[2], v[3],
-                    v[4] ? std::to_string(v[4]).c_str() : "-", seed);
-        if (csv) std::fprintf(csv, "model,%u,%zu,%zu,%zu,%zu,%zu,%.0f\n", n, v[0], v[1], v[2], v[3], v[4], seed);
+        std::printf("%-10u %14zu %14zu %14zu %14zu %14s %14.0f %12.2f %12.2f %14zu %14zu\n", n, v[0], v[1], v[2], v[3],
+                    v[4] ? std::to_string(v[4]).c_str() : "-", seed, rm_s * 1e3, dg_s * 1e3, rm_peak, dg_peak);
+        if (csv)
+            std::fprintf(csv, "model,%u,%zu,%zu,%zu,%zu,%zu,%.0f,%.3f,%.3f,%zu,%zu\n", n, v[0], v[1], v[2], v[3], v[4],
+                         seed, rm_s * 1e3, dg_s * 1e3, rm_peak, dg_peak);
     }
 }
 
@@ -160,9 +195,11 @@ int run_memory(const Options &o) {
             path = (dot == std::string::npos ? path : path.substr(0, dot)) + "_model.csv";
             model = std::fopen(path.c_str(), "w");
             if (model)
-                std::fprintf(model,
-                             "source,members,rootmode_root,rootmode_leaf,delegated_root,"
-                             "delegated_leaf,allgather_rootmode_member,seed_estimate\n");
+                std::fprintf(
+                    model,
+                    "source,members,rootmode_root,rootmode_leaf,delegated_root,"
+                    "delegated_leaf,allgather_rootmode_member,seed_estimate,rootmode_root_build_ms,"
+                    "delegated_root_build_ms,rootmode_root_build_peak_bytes,delegated_root_build_peak_bytes\n");
         }
         model_table(model);
         if (model) std::fclose(model);
