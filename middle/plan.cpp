@@ -213,7 +213,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
     if (!bcast || me == root_index) {
         pl.executes_list = true;
         pl.block = bcast ? 0 : me;
-        for (uint32_t b = pl.block; b < (bcast ? pl.n_in : me + 1); ++b)
+        for (uint32_t b = pl.block; b < (bcast ? pl.lay.n_in : me + 1); ++b)
             pl.lists.push_back(stored_list(p, root_index, nodes, b));
         pl.lists.shrink_to_fit();
         pl.data_ga.resize(n);
@@ -225,14 +225,14 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
         pl.n_ready = n;  // indexed by member
     }
     // The blocks whose copies read from this member.
-    std::vector<uint8_t> read_from_me(pl.n_in, 0);
+    std::vector<uint8_t> read_from_me(pl.lay.n_in, 0);
     entries.each(me, [&](uint32_t b, const collectives::Command &c) {
         if (c.src == me) read_from_me[b] = 1;
         return true;
     });
     // What this member waits for and whom it tells it is ready: the
     // executor of every list that delivers to it.
-    for (uint32_t b = 0; b < pl.n_in; ++b) {
+    for (uint32_t b = 0; b < pl.lay.n_in; ++b) {
         const uint32_t exec = bcast ? root_index : b;
         if (exec == me) continue;
         pl.wait_slots.push_back(b);
@@ -241,7 +241,7 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
             pl.ready_targets.push_back(table[exec].ctl + pl.layout().ready() + me);
         // Copies reading from this member: wait until the executor says they are done.
         if (read_from_me[b]) {
-            pl.wait_slots.push_back(pl.n_in + b);
+            pl.wait_slots.push_back(pl.lay.n_in + b);
             pl.wait_from.push_back(group[exec]);
         }
     }
@@ -382,13 +382,7 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     Plan pl;
     pl.members = b.p.members;
     pl.me = b.me;
-    const ctl::Layout at = layout_of(b.p);
-    pl.n_in = at.n_in;
-    pl.inline_bytes = static_cast<uint32_t>(at.inl);
-    pl.depth = at.depth;
-    pl.small_inline = static_cast<uint32_t>(at.small_inl);
-    pl.small_depth = at.small_depth;
-    pl.lay = at;
+    pl.lay = layout_of(b.p);
     if (b.p.exec == Exec::kRoot)
         plan_root_mode(b.p, b.root_index, b.nodes, b.entries, pl, b.group, table);
     else

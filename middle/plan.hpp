@@ -186,12 +186,11 @@ static_assert(sizeof(OutEntry) == 32, "delegated memory per entry (middle/README
 
 struct Plan {
     uint32_t members = 0, me = 0;
-    uint32_t n_in = 1;          // arrive (and fwd) slots
-    uint32_t n_ready = 0;       // ready bytes
-    uint32_t inline_bytes = 0;  // per inline slot (inline_bytes_for)
-    uint32_t depth = 2;         // slots per block (ring_depth_for)
-    uint32_t small_inline = 0;  // per slot of the small ring (0: none; small_ring_for)
-    uint32_t small_depth = 0;   // its slots per block
+    uint32_t n_ready = 0;  // ready bytes
+    // The control block's layout (layout_of): its blocks (arrive and fwd
+    // slots, n_in), inline slot size, ring depths. Build sets it; the
+    // rounds' polls read it by reference.
+    ctl::Layout lay;
     // What this member waits for each round: slots of its control block,
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
@@ -212,9 +211,6 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
-    // The control block's layout of those five (build sets it): a
-    // reference, as a round's polls look at it again and again.
-    ctl::Layout lay;
     const ctl::Layout &layout() const { return lay; }
     size_t ctl_bytes() const { return layout().ready() + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.

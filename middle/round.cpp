@@ -69,7 +69,7 @@ size_t seg_len(const Col &c) {
 collectives::ByteRange block_range(const Col &c, uint32_t block) {
     const size_t base = buffered(c) ? 0 : c.offset;
     if (c.p.kind == Kind::kAllgather) return {base + size_t{block} * c.p.size, seg_len(c)};
-    const auto r = collectives::block_range(seg_len(c), c.plan.n_in, block);
+    const auto r = collectives::block_range(seg_len(c), c.plan.lay.n_in, block);
     return {base + r.offset, r.length};
 }
 
@@ -86,7 +86,7 @@ acp_ga_t failed_pair(Col &c) {
 // Small segments travel in the receivers' inline slots (plan.hpp).
 bool is_inline(const Col &c) {
     const size_t len = seg_len(c);
-    return len > 0 && len <= c.plan.inline_bytes;
+    return len > 0 && len <= c.plan.lay.inl;
 }
 
 // Segment markers (Col::Segment::out_issued, seen).
@@ -190,7 +190,7 @@ void find_ring(Col &c) {
 // the round ends naming the sizes, not at ACP_TIMEOUT); a fwd slot.
 size_t signal_at(const Col &c, uint32_t slot) {
     const ctl::Layout &l = at(c);
-    if (slot >= c.plan.n_in) return l.fwd(slot - c.plan.n_in, c.seq);
+    if (slot >= c.plan.lay.n_in) return l.fwd(slot - c.plan.lay.n_in, c.seq);
     const size_t mine = arrive_at(c, slot);
     if (l.small_inl == 0 || stamp_is(load_acquire(c.ctl_base() + mine), c.seq)) return mine;
     const size_t other = l.arrive_other(slot, c.seq, seg_len(c));
@@ -363,7 +363,7 @@ bool issue_list(Col &c) {
 // `where`: signal_at(c, slot), when the caller has it.
 bool arrived_at(const Col &c, uint32_t slot, size_t where) {
     const uint8_t *s = c.ctl_base() + where;
-    return stamp_is(load_acquire(s), c.seq) && (slot >= c.plan.n_in || stamp_is(load_acquire(s + 8), c.seq));
+    return stamp_is(load_acquire(s), c.seq) && (slot >= c.plan.lay.n_in || stamp_is(load_acquire(s + 8), c.seq));
 }
 bool arrived(const Col &c, uint32_t slot) { return arrived_at(c, slot, signal_at(c, slot)); }
 
@@ -382,8 +382,8 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     const uint64_t size = value_of(load_acquire(s));
     const std::string rank = "rank " + std::to_string(from);
     if (size == kFailedSize)
-        return (slot < c.plan.n_in ? "block " + std::to_string(slot) + " from " + rank
-                                   : "the forwards' notice from " + rank) +
+        return (slot < c.plan.lay.n_in ? "block " + std::to_string(slot) + " from " + rank
+                                       : "the forwards' notice from " + rank) +
                " failed on its way here (a copy failed, or a member it passed disagrees: that rank named why)";
     if (size != value_of(c.size))
         return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
@@ -473,7 +473,7 @@ bool check_arrivals(Col &c) {
             continue;
         }
         c.cur.seen[i] = mark(c);
-        const bool block = slot < c.plan.n_in;
+        const bool block = slot < c.plan.lay.n_in;
         if (block ? !sound_at(c, where) : value_of(load_acquire(c.ctl_base() + where)) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
@@ -522,7 +522,7 @@ void find_direct(Col &c) {
         return m.ptr;
     };
     c.direct.out.assign(pl.out.size(), {});
-    for (size_t j = 0; j < pl.out.size() && pl.inline_bytes; ++j) {
+    for (size_t j = 0; j < pl.out.size() && pl.lay.inl; ++j) {
         // The block's ring: each round's stamp and inline slot.
         const size_t ring = pl.layout().rings_bytes();
         c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
@@ -656,7 +656,7 @@ std::string pending(const Col &c) {
     for (size_t i = 0; i < c.plan.wait_slots.size(); ++i)
         if (!seen(c, i))
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
-                           (c.plan.wait_slots[i] < c.plan.n_in ? " (data)" : " (forwards done)"));
+                           (c.plan.wait_slots[i] < c.plan.lay.n_in ? " (data)" : " (forwards done)"));
     if (what.empty()) {
         // Everything was sent: a copy of this rank's is in flight. The first
         // notice not yet complete is the copy waited for (or comes right
