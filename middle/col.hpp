@@ -146,7 +146,7 @@ struct State final : basic::layer::LayerState {
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
     uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
     // The live handle last found, in front of the map: a round's send and
-    // wait find theirs twice, and the map's lookup was a fifth of a
+    // wait find theirs twice, and a map lookup costs a fifth of a
     // one-member round.
     uint64_t last_id = 0;
     Col *last_col = nullptr;

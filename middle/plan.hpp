@@ -102,8 +102,8 @@ struct Layout {
     uint32_t n_in = 1;  // blocks
     size_t inl = 0;     // bytes of an inline slot (inline_bytes_for)
     // Depths are powers of two (ring_depth_for, small_ring_for), so a
-    // round's slot is seq & (depth - 1): a division was a tenth of a small
-    // round, several times a round.
+    // round's slot is seq & (depth - 1): a division costs a tenth of a
+    // small round, and a round finds its slots several times.
     uint32_t depth = 2;        // slots a block, used round after round
     size_t small_inl = 0;      // bytes of a small ring's slot (0: no small ring)
     uint32_t small_depth = 0;  // its slots a block
@@ -114,12 +114,11 @@ struct Layout {
     // not two. A slot of up to 48 bytes takes exactly one line with its
     // stamps, one of up to 112 two (the rings start at a line, kSlots):
     // no line holds two rounds, so the receiver reading round n and the
-    // sender writing round n + 1 do not take a line from each other (2
-    // ranks, rounds of 32 and 48 B: 0.111 -> 0.086 us; 64 B 0.140 ->
-    // 0.102). Larger slots are a multiple of 16 (a pair never straddles a
-    // line; every stamp is an aligned 8-byte store whatever
-    // ACP_COL_INLINE is): whole lines for them made 1 KiB rounds slower
-    // (doc/measurements/2026-12-05-one-node-inline-cap.md).
+    // sender writing round n + 1 do not take a line from each other.
+    // Larger slots are a multiple of 16 (a pair never straddles a line;
+    // every stamp is an aligned 8-byte store whatever ACP_COL_INLINE is):
+    // in whole lines, 1 KiB rounds run slower. Figures:
+    // doc/measurements/2026-12-05-one-node-inline-cap.md.
     static size_t stride_for(size_t inl) {
         if (inl == 0) return kStampBytes;  // the pair alone
         if (inl <= 112) return inl <= 48 ? 64 : 128;

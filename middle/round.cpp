@@ -632,10 +632,10 @@ bool advance(Col &c) {
 bool overdue(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
     // The clock is read at every kPollsPerClockRead-th poll that finds the
-    // segment unfinished, and timed from the first such read: a read at
-    // every segment's start was a tenth of a small round, and reads at
-    // every poll were a fifth of a waiting member's time (perf, 128 KiB
-    // rounds), each poll that much slower to see the stamp.
+    // segment unfinished, and timed from the first such read: a read costs
+    // a tenth of a small round, and reading at every poll takes a fifth of
+    // a waiting member's time (perf, 128 KiB rounds), each poll that much
+    // slower to see the stamp.
     if (++c.cur.polls % kPollsPerClockRead != 0) return false;
     const auto now = Clock::now();
     if (c.cur.start == Clock::time_point{}) c.cur.start = now;

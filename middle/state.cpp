@@ -7,8 +7,8 @@ namespace acpx::middle {
 
 State &State::get() {
     // The slot is this layer's alone (only this function sets it): no
-    // type check, as every API call gets here (dynamic_cast took an eighth
-    // of a small round on the root; typeid compares names).
+    // type check, as every API call gets here (a dynamic_cast costs an
+    // eighth of a small round on the root; typeid compares names).
     if (auto *s = basic::layer::state()) return *static_cast<State *>(s);
     basic::layer::set_state(std::make_unique<State>());
     return *static_cast<State *>(basic::layer::state());
