@@ -77,6 +77,9 @@
  *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
  *                        "recdoubling", "neighbor" (even groups only),
  *                        "hier:tree" (each block's tree hierarchical)
+ *   ACP_COL_ALLREDUCE_ALGO "butterfly" (default and only: recursive
+ *                        doubling, members beyond the largest power of two
+ *                        folded in first)
  *   ACP_CALIBRATION      the model's calibration file (JSON, written by
  *                        acpx-bench calibrate); else
  *                        ~/.config/acpx/calibration.json, else the one
@@ -605,6 +608,62 @@ const char *acp_query_col_algorithm(acp_col_t handle);
  * name.
  */
 int acp_set_col_algorithm(const char *bcast, const char *allgather);
+
+/*
+ * Persistent allreduce: every member's vector of `count` elements of
+ * `type`, combined element by element with `op`, lands in every member's
+ * recvbuf. Buffered: any sendbuf and recvbuf each round (equal: in
+ * place); create allocates the control block, in which each member has,
+ * for each round parity, one landing slot (the vector, then an 8-byte
+ * stamp) per exchange it receives.
+ *
+ * Algorithm "butterfly" (recursive doubling): with P2 the largest power
+ * of two <= np_group, member i >= P2 first sends its vector to member
+ * i - P2, which combines op(its own, that one); then K = log2(P2)
+ * stages, in stage s member i and member i XOR 2^s exchange partials and
+ * each computes op(lower member's, upper member's); then member i - P2
+ * sends the result to member i. The order of every operation is fixed,
+ * so every member gets bit-identical results: those of the balanced
+ * pairwise tree over the members in group order. A round is K (+2)
+ * sends per member, each a plain store into an on-node peer's mapped
+ * block, or acp_copy and its stamp ordered after it; no ready signals
+ * (a slot is written once per round, and its round-parity twin only
+ * after its reader finished the round before). Rounds run delegated.
+ *
+ * Ops: SUM of integers wraps (two's complement); of doubles in IEEE
+ * order, lower member first. MAX and MIN of doubles: a NaN in any
+ * member's vector makes that element NaN; MAX(-0.0, +0.0) is +0.0, MIN
+ * -0.0.
+ * Memory: a control block of 64 + 2 x slots x (count x size rounded up,
+ * + 8, rounded up to 64) bytes (slots: K, +1 for a member that folds one
+ * in, 1 for one folded in), plus, when a partner's block is not mapped
+ * here (another node), a registered copy of each vector it sends
+ * ((K + 1) x count x size).
+ * count 0 is valid: a round does nothing. count x size must be at most
+ * 16 GiB. Members must agree on count, type, op and the algorithm.
+ */
+#define ACP_TYPE_INT32 1
+#define ACP_TYPE_INT64 2
+#define ACP_TYPE_DOUBLE 3
+#define ACP_OP_SUM 1
+#define ACP_OP_MAX 2
+#define ACP_OP_MIN 3
+/** @return the handle, or ACP_COL_NULL (bad type, op, count, group). */
+acp_col_t acp_create_allreduce(int np_group, int *group, size_t count, int type, int op);
+/**
+ * One round: op over every member's `count` elements at sendbuf into
+ * recvbuf (in place if they are equal; otherwise they must not overlap).
+ * @return the round's request (acp_wait_col, acp_test_col), or
+ * ACP_REQUEST_NULL for a NULL or overlapping buffer, or a previous round
+ * not finished here.
+ */
+acp_request_t acp_send_allreduce(acp_col_t handle, const void *sendbuf, void *recvbuf);
+/**
+ * Forces the algorithm of the allreduce handles this process creates from
+ * now on, over ACP_COL_ALLREDUCE_ALGO ("" returns to it). Local. @return
+ * 0, or -1 (reported, nothing changed) on an unknown name.
+ */
+int acp_set_col_allreduce_algorithm(const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Channels (ACP middle layer)                                         */

@@ -48,6 +48,7 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     // A group that cannot be read leaves no exchange to take part in.
     if (!check_group(fn, np_group, group, &me)) return ACP_COL_NULL;
     if (own_error.empty() && !(check_root(fn, root, np_group, group) && read_choices(fn, &p))) keep_error();
+    if (p.kind == Kind::kAllreduce) p.exec = Exec::kDelegated;  // its only way (acp.h)
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
     State &st = State::get();
@@ -57,7 +58,7 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     if (!c) return ACP_COL_NULL;
     p = c->p;  // with the algorithm
     c->algo_label = algo_name(p);
-    if (acpx::basic::layer::verbose() && (p.kind == Kind::kAllgather ? me == 0 : c->rank == root))
+    if (acpx::basic::layer::verbose() && (p.kind == Kind::kBcast ? c->rank == root : me == 0))
         std::fprintf(stderr,
                      "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s (%s), exec %s, "
                      "%zu bytes here\n",
@@ -279,6 +280,52 @@ acp_col_t acp_create_allgather_buffered(int np_group, int *group, size_t buffers
     return acpx::basic::report_exception("acp_create_allgather_buffered"), ACP_COL_NULL;
 }
 
+acp_col_t acp_create_allreduce(int np_group, int *group, size_t count, int type, int op) try {
+    constexpr const char *fn = "acp_create_allreduce";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_COL_NULL;
+    Params p;
+    p.kind = Kind::kAllreduce;
+    p.storage = Storage::kBuffered;
+    const bool type_ok = type == ACP_TYPE_INT32 || type == ACP_TYPE_INT64 || type == ACP_TYPE_DOUBLE;
+    const bool op_ok = op == ACP_OP_SUM || op == ACP_OP_MAX || op == ACP_OP_MIN;
+    p.dtype = type_ok ? static_cast<DType>(type) : DType::kNone;
+    p.op = op_ok ? static_cast<ROp>(op) : ROp::kNone;
+    constexpr size_t kMaxBytes = size_t{16} << 30;
+    const size_t elem = size_of(p.dtype);
+    const bool ok =
+        (type_ok ||
+         report(fn, "type", "%d is not ACP_TYPE_INT32 (1), ACP_TYPE_INT64 (2) or ACP_TYPE_DOUBLE (3)", type)) &&
+        (op_ok || report(fn, "op", "%d is not ACP_OP_SUM (1), ACP_OP_MAX (2) or ACP_OP_MIN (3)", op)) &&
+        (count <= kMaxBytes / elem ||
+         report(fn, "count", "%zu elements of %zu bytes is more than 16 GiB", count, elem));
+    p.size = ok ? count * elem : 0;
+    return create(fn, p, -1, np_group, group, nullptr, 0, ok);
+} catch (...) {
+    return acpx::basic::report_exception("acp_create_allreduce"), ACP_COL_NULL;
+}
+
+acp_request_t acp_send_allreduce(acp_col_t h, const void *sendbuf, void *recvbuf) try {
+    constexpr const char *fn = "acp_send_allreduce";
+    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
+    State &st = State::get();
+    Col *c = sendable(fn, st, h, Storage::kBuffered, Kind::kAllreduce);
+    if (!c) return ACP_REQUEST_NULL;
+    const size_t n = c->p.size;
+    if (n && !sendbuf) return report(fn, "sendbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
+    if (n && !recvbuf) return report(fn, "recvbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
+    const auto in = reinterpret_cast<uintptr_t>(sendbuf), out = reinterpret_cast<uintptr_t>(recvbuf);
+    if (n && in != out && in < out + n && out < in + n)
+        return report(fn, "recvbuf", "overlaps sendbuf without being equal to it (in place: pass the same pointer)"),
+               ACP_REQUEST_NULL;
+    c->offset = 0;
+    c->size = n;
+    c->in = static_cast<const char *>(sendbuf);
+    c->out = static_cast<char *>(recvbuf);
+    return start(fn, *c);
+} catch (...) {
+    return acpx::basic::report_exception("acp_send_allreduce"), ACP_REQUEST_NULL;
+}
+
 acp_request_t acp_send_bcast_direct(acp_col_t h, size_t offset, size_t size) try {
     return send_direct("acp_send_bcast_direct", h, Kind::kBcast, offset, size);
 } catch (...) {
@@ -397,6 +444,19 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather) try {
     return 0;
 } catch (...) {
     return acpx::basic::report_exception("acp_set_col_algorithm"), -1;
+}
+
+int acp_set_col_allreduce_algorithm(const char *name) try {
+    constexpr const char *fn = "acp_set_col_allreduce_algorithm";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    if (!name) return report(fn, "name", "is NULL (\"\" returns to ACP_COL_ALLREDUCE_ALGO)");
+    Params p;
+    p.kind = Kind::kAllreduce;
+    if (!parse_algorithm(fn, "name", name, &p)) return -1;
+    State::get().set_allreduce = name;
+    return 0;
+} catch (...) {
+    return acpx::basic::report_exception("acp_set_col_allreduce_algorithm"), -1;
 }
 
 }  // extern "C"

@@ -93,6 +93,11 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
     p->auto_algo = name.empty() || name == "auto";
     p->hier = 0;
     if (p->auto_algo) return true;
+    if (p->kind == Kind::kAllreduce) {
+        if (name != "butterfly") return report(fn, arg, "'%s' is not one of: auto, butterfly", name.c_str());
+        p->algo = 0;
+        return true;
+    }
     const std::string_view prefix = collectives::kHierPrefix;
     const bool hier = name.starts_with(prefix);
     const std::string flat = hier ? name.substr(prefix.size()) : name;
@@ -118,6 +123,11 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
 }
 
 bool read_algorithm(const char *fn, const State &st, Params *p) {
+    if (p->kind == Kind::kAllreduce) {
+        const char *env = basic::config_env("ACP_COL_ALLREDUCE_ALGO");
+        return !st.set_allreduce.empty() ? parse_algorithm(fn, "acp_set_col_allreduce_algorithm", st.set_allreduce, p)
+                                         : parse_algorithm(fn, "ACP_COL_ALLREDUCE_ALGO", env ? env : "", p);
+    }
     const bool bcast = p->kind == Kind::kBcast;
     const char *var = bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO";
     const std::string &set = bcast ? st.set_bcast : st.set_allgather;
@@ -128,6 +138,10 @@ bool read_algorithm(const char *fn, const State &st, Params *p) {
 
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s) {
     *predicted_s = 0;
+    if (p->kind == Kind::kAllreduce) {  // one algorithm: nothing to model yet
+        p->algo = 0;
+        return true;
+    }
     const bool bcast = p->kind == Kind::kBcast;
     if (!p->auto_algo) {
         const std::string why =

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "allreduce.hpp"
 #include "basic/layer.hpp"
 #include "channel.hpp"
 #include "segbuf.hpp"
@@ -36,13 +37,14 @@ struct Col {
     uint64_t id = 0;
     Params p;
     Plan plan;
-    int rank = 0;            // this process
-    std::string algo_label;  // acp_query_col_algorithm: "bruck", "knomial:4"
+    int rank = 0;                   // this process
+    std::string algo_label;         // acp_query_col_algorithm: "bruck", "knomial:4"
+    std::unique_ptr<Allreduce> ar;  // an allreduce's plan and round (allreduce.hpp); else nullptr
 
     // --- the memory it owns ---
     struct Memory {
         basic::layer::SharedMemory ctl;          // the control block (plan.hpp)
-        basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size
+        basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size; allreduce: acp_copy sources
         acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
         char *array = nullptr;                   // direct: the user's array
         acp_ga_t data = ACP_GA_NULL;             // GA of byte 0 of array or buffer
@@ -185,7 +187,7 @@ struct State final : basic::layer::LayerState {
     bool warned_no_net = false;  // a job across nodes, a calibration without their curves: said once
     // acp_set_col_algorithm: the forced names ("" = none: the environment
     // variable, else the model, decides).
-    std::string set_bcast, set_allgather;
+    std::string set_bcast, set_allgather, set_allreduce;
 
     static State &get();  // this runtime's (made on first use)
 };

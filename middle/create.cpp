@@ -338,10 +338,16 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     c->p = p;
     c->rank = group[me];
     // Not for a member whose own arguments are bad: p may make no sense.
+    const bool allreduce = p.kind == Kind::kAllreduce;
     std::optional<PlanBuilder> planner;
-    if (own.empty()) planner.emplace(p, me, grp, p.hier ? nodes.map : std::vector<uint32_t>{});
-    bool ok = own.empty() && basic::layer::alloc_shared(layout_of(p).ready() + planner->ready_count(), fn, &c->mem.ctl);
-    if (ok && p.storage == Storage::kDirect) {
+    if (own.empty() && !allreduce) planner.emplace(p, me, grp, p.hier ? nodes.map : std::vector<uint32_t>{});
+    const size_t ctl_bytes = !own.empty() ? 0
+                             : allreduce  ? ar::ctl_bytes(ar::Shape(n), me, p.size)
+                                          : layout_of(p).ready() + planner->ready_count();
+    bool ok = own.empty() && basic::layer::alloc_shared(ctl_bytes, fn, &c->mem.ctl);
+    if (ok && allreduce) {
+        c->mem.data = c->mem.ctl.ga;  // its slots are in the control block
+    } else if (ok && p.storage == Storage::kDirect) {
         c->mem.array = static_cast<char *>(array);
         if (array_bytes) {
             c->mem.array_key = acp_register_memory(array, array_bytes, 0);
@@ -372,7 +378,10 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         release(*c);
         return nullptr;
     }
-    c->plan = planner->build(table);
+    if (allreduce)
+        allreduce_plan(*c, me, grp, table);
+    else
+        c->plan = planner->build(table);
     c->id = st.next_id++;
     Col *out = c.get();
     st.cols[c->id] = std::move(c);

@@ -8,11 +8,17 @@
 
 namespace acpx::middle {
 
-const char *name_of(Kind k) { return k == Kind::kBcast ? "bcast" : "allgather"; }
+const char *name_of(Kind k) { return k == Kind::kBcast ? "bcast" : k == Kind::kAllgather ? "allgather" : "allreduce"; }
+const char *name_of(DType t) {
+    return t == DType::kInt32 ? "int32" : t == DType::kInt64 ? "int64" : t == DType::kDouble ? "double" : "none";
+}
+const char *name_of(ROp o) { return o == ROp::kSum ? "sum" : o == ROp::kMax ? "max" : o == ROp::kMin ? "min" : "none"; }
+size_t size_of(DType t) { return t == DType::kInt32 ? 4 : t == DType::kInt64 || t == DType::kDouble ? 8 : 0; }
 const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buffered"; }
 const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
 std::string algo_name(const Params &p) {
+    if (p.kind == Kind::kAllreduce) return "butterfly";
     return std::string(p.hier ? collectives::kHierPrefix : "") +
            (p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
                                    : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo)));
@@ -57,6 +63,10 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.members != b.members) return num("np_group", a.members, b.members);
     if (a.group_hash != b.group_hash) return "group: the same ranks in a different order";
     if (a.root != b.root) return num("root", a.root, b.root);
+    if (a.kind == Kind::kAllreduce && a.dtype != b.dtype) return str("type", name_of(a.dtype), name_of(b.dtype));
+    if (a.kind == Kind::kAllreduce && a.size != b.size)
+        return num("count", a.size / size_of(a.dtype), b.size / size_of(b.dtype));
+    if (a.kind == Kind::kAllreduce && a.op != b.op) return str("op", name_of(a.op), name_of(b.op));
     if (a.size != b.size)
         return num(a.storage == Storage::kBuffered ? "buffersize"
                    : a.kind == Kind::kBcast        ? "arraysize"

@@ -1,12 +1,16 @@
 // What every member of a persistent collective must agree on at create.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace acpx::middle {
 
-enum class Kind : uint8_t { kBcast = 1, kAllgather = 2 };
+enum class Kind : uint8_t { kBcast = 1, kAllgather = 2, kAllreduce = 3 };
+// An allreduce's element type and operation (acp.h's ACP_TYPE_*, ACP_OP_*).
+enum class DType : uint8_t { kNone = 0, kInt32 = 1, kInt64 = 2, kDouble = 3 };
+enum class ROp : uint8_t { kNone = 0, kSum = 1, kMax = 2, kMin = 3 };
 enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
 // root: the seed's way, one process issues every entry with acp_copy
 // order dependencies (remote execution by the basic layer).
@@ -50,7 +54,9 @@ struct Params {
     uint32_t ring_max = kDefaultRingMax;  // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;                 // np_group
     int32_t root = -1;                    // bcast: the root's ACP rank; allgather: -1
-    uint64_t size = 0;                    // arraysize / blocksize / buffersize
+    uint64_t size = 0;                    // arraysize / blocksize / buffersize; allreduce: count x element size
+    DType dtype = DType::kNone;           // allreduce: the elements
+    ROp op = ROp::kNone;                  // allreduce: how they combine
     uint64_t group_hash = 0;              // of the group as listed (order matters)
 };
 
@@ -67,6 +73,9 @@ bool ring_max_from_env(uint32_t *out, std::string *why);
 std::string first_difference(const Params &a, const Params &b);
 
 const char *name_of(Kind k);
+const char *name_of(DType t);
+const char *name_of(ROp o);
+size_t size_of(DType t);  // bytes of an element; 0 for kNone
 const char *name_of(Storage s);
 const char *name_of(Exec e);
 // Algorithm name for p.kind ("knomial:4" with its radix, "hier:binomial").

@@ -110,14 +110,6 @@ std::string listed(std::vector<std::string> what) {
     return out;
 }
 
-// The first error of this round on this member; acp_wait_col returns -1
-// with it.
-void note_error(Col &c, const std::string &what) {
-    if (!c.round_error.empty()) return;
-    c.round_error = what;
-    c.error_round = c.round;
-}
-
 // A GMA of this segment: the first and the last are remembered (failures
 // are looked for between them), and what it signals if it is a signal.
 acp_handle_t track(Col &c, acp_handle_t h) {
@@ -561,6 +553,12 @@ bool may_trail(const Col &c) {
 
 }  // namespace
 
+void note_error(Col &c, const std::string &what) {
+    if (!c.round_error.empty()) return;
+    c.round_error = what;
+    c.error_round = c.round;
+}
+
 bool retire_trail(Col &c, std::string *lost) {
     bool moved = false;
     while (!c.trail.empty() && basic::layer::completion(c.trail.front().last) != 1) {
@@ -575,6 +573,7 @@ bool retire_trail(Col &c, std::string *lost) {
 }
 
 bool start_round(Col &c, const char *fn) {
+    if (c.ar) return allreduce_start(c, fn);
     if (!c.direct.known) find_direct(c);
     ++c.round;
     c.active = true;
@@ -593,6 +592,7 @@ bool start_round(Col &c, const char *fn) {
 
 bool advance(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
+    if (c.ar) return allreduce_advance(c);
     bool moved = false;
     if (!c.trail.empty()) {
         std::string lost;
@@ -643,6 +643,7 @@ bool overdue(Col &c) {
 }
 
 std::string pending(const Col &c) {
+    if (c.ar) return allreduce_pending(c);
     std::vector<std::string> what;
     const uint8_t *ready = ready_bytes(c);
     if (c.plan.executes_list && !c.cur.issued)

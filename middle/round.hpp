@@ -46,6 +46,10 @@ bool say_ready(Col &c, const char *fn);
 // Releases the parked control blocks whose receivers have all caught up.
 void release_parked(State &st);
 
+// The first error of the current round on this member; acp_wait_col
+// returns -1 with it.
+void note_error(Col &c, const std::string &what);
+
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 

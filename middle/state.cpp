@@ -18,7 +18,8 @@ size_t Col::memory() const {
     return sizeof(Col) + plan.bytes() - sizeof(Plan) + mem.ctl.size + mem.buffer.size + ready_known.capacity() +
            member_known.capacity() + (cur.out_issued.capacity() + cur.seen.capacity()) * sizeof(uint32_t) +
            cur.notices.capacity() * sizeof(Notice) + direct.out.capacity() * sizeof(Direct) +
-           direct.ready.capacity() * sizeof(uint8_t *) + direct.mappings.capacity() * sizeof(std::shared_ptr<void>);
+           direct.ready.capacity() * sizeof(uint8_t *) + direct.mappings.capacity() * sizeof(std::shared_ptr<void>) +
+           (ar ? ar->memory() : 0);
 }
 
 void Col::Segment::reset() {

@@ -9,6 +9,9 @@
 //   acpx::AllgatherBuffered ag(group, 64 << 10);
 //   ag.send(std::span(mine), std::span(all)).wait();
 //
+//   acpx::Allreduce<double> sum(group, n, acpx::Op::kSum);
+//   sum.send(std::span(in), std::span(out)).wait();      // or sum.send(std::span(v)): in place
+//
 //   acpx::AllgatherDirect ring(group, std::span(v), block, acpx::Algorithm{"ring"});
 //   ring.algorithm();                                    // "ring"
 //
@@ -22,6 +25,8 @@
 #include <acp.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
 #include <span>
 #include <utility>
 
@@ -82,6 +87,15 @@ class Collective {
     static Request started(acp_request_t r, const char *what) {
         if (r == ACP_REQUEST_NULL) throw Error(what);
         return Request(r);
+    }
+    // Runs create() with `a` forced for allreduce handles.
+    template <class Create>
+    static acp_col_t forcing_allreduce(Algorithm a, Create create) {
+        if (!a.name) return create();
+        if (acp_set_col_allreduce_algorithm(a.name) != 0) return ACP_COL_NULL;
+        const acp_col_t h = create();
+        acp_set_col_allreduce_algorithm("");
+        return h;
     }
     // Runs create() with `a` forced for bcast (or allgather) handles.
     template <class Create>
@@ -181,6 +195,50 @@ class AllgatherBuffered : public Collective {
 
   private:
     std::size_t members_ = 0;
+};
+
+// How an allreduce combines its members' elements (acp.h's ACP_OP_*).
+enum class Op { kSum = ACP_OP_SUM, kMax = ACP_OP_MAX, kMin = ACP_OP_MIN };
+
+// Allreduce of `count` elements of T (int32_t, int64_t or double) per
+// member: any in and out spans of count elements each round.
+template <class T>
+class Allreduce : public Collective {
+    static_assert(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, double>,
+                  "acpx::Allreduce: T is int32_t, int64_t or double");
+    static constexpr int kType = std::is_same_v<T, std::int32_t>   ? ACP_TYPE_INT32
+                                 : std::is_same_v<T, std::int64_t> ? ACP_TYPE_INT64
+                                                                   : ACP_TYPE_DOUBLE;
+
+  public:
+    Allreduce(std::span<const int> group, std::size_t count, Op op, Algorithm algo = {})
+        : Collective(forcing_allreduce(algo,
+                                       [&] {
+                                           return acp_create_allreduce(count_of(group), ranks(group), count, kType,
+                                                                       static_cast<int>(op));
+                                       }),
+                     "acpx: acp_create_allreduce failed"),
+          count_(count) {}
+    template <std::size_t N, std::size_t M>
+    Request send(std::span<const T, N> in, std::span<T, M> out) {
+        if (in.size() != count_ || out.size() != count_)
+            throw Error(Error::Own{}, "acpx: Allreduce::send: in and out must each hold count elements");
+        return started(acp_send_allreduce(get(), in.data(), out.data()), "acpx: acp_send_allreduce failed");
+    }
+    template <std::size_t N, std::size_t M>
+    Request send(std::span<T, N> in, std::span<T, M> out) {
+        return send(std::span<const T, N>(in), out);
+    }
+    // In place: each member's elements are replaced by the result.
+    template <std::size_t N>
+    Request send(std::span<T, N> inout) {
+        return send(std::span<const T, N>(inout), inout);
+    }
+    std::size_t count() const { return count_; }
+
+  private:
+    static int count_of(std::span<const int> group) { return static_cast<int>(group.size()); }
+    std::size_t count_ = 0;
 };
 
 }  // namespace acpx

@@ -1,0 +1,111 @@
+// Persistent allreduce (acp.h: acp_create_allreduce): the butterfly's
+// shape and its landing slots, a member's steps, and its rounds. Rounds
+// run delegated, without ready signals: each slot is written once a
+// round, and a slot of round parity r % 2 is written again (round r + 2)
+// only by a writer that finished round r + 1, which took this member's
+// partial of r + 1, sent after it had finished round r.
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "basic/layer.hpp"
+#include "plan.hpp"
+
+namespace acpx::middle {
+
+struct Col;
+
+namespace ar {
+
+// P members: P2, the largest power of two <= P, run K = log2(P2)
+// butterfly stages; member j >= P2 is folded into member j - P2 first and
+// gets the result from it last.
+struct Shape {
+    explicit Shape(uint32_t members);
+    uint32_t members = 1, p2 = 1, k = 0;
+    bool folds_in(uint32_t j) const { return j + p2 < members; }  // takes member j + P2's vector
+    bool folded(uint32_t j) const { return j >= p2; }
+};
+
+// Slots of a member's control block, each a vector then its stamp, in
+// both round parities: what a folded member sends, the result a folded
+// member gets, and each butterfly stage's partial.
+inline constexpr uint32_t kFoldIn = 0, kResultIn = 1, kStage0 = 2;
+
+// A stamp: the round in bits 2-63, and what the slot holds.
+inline constexpr uint64_t kPartial = 1, kResult = 2, kFailed = 3;
+constexpr uint64_t stamp_of(uint64_t round, uint64_t what) { return round << 2 | what; }
+constexpr bool stamp_is(uint64_t stamp, uint64_t round) { return stamp >> 2 == round && (stamp & 3) != 0; }
+
+// Header words of every control block: this round's stamps of each kind
+// (the sources of stamps that go by acp_copy).
+inline constexpr size_t kHeader = 64;
+constexpr size_t stamp_word(uint64_t what) { return 8 * (what - 1); }
+
+// Bytes of a vector in a slot (a multiple of 8: its stamp follows), and
+// from one slot to the next (whole cache lines).
+size_t data_bytes(size_t bytes);
+size_t slot_stride(size_t bytes);
+// Offset of slot `id`, round `round`'s parity, in member j's control
+// block; SIZE_MAX if j has no such slot.
+size_t slot_offset(const Shape &s, uint32_t j, size_t bytes, uint32_t id, uint64_t round);
+// Bytes of member j's control block.
+size_t ctl_bytes(const Shape &s, uint32_t j, size_t bytes);
+
+// One step of a member's round, in order: send its vector (or partial, or
+// the result) into slot `id` of member `peer`, or wait for its own slot
+// `id` and combine what came (the lower member's vector first).
+struct Step {
+    bool send = false;
+    bool result = false;  // send: the result, not a partial
+    uint32_t id = 0;
+    uint32_t peer = 0;
+};
+std::vector<Step> steps_of(const Shape &s, uint32_t me);
+
+// out[i] = op(lower[i], upper[i]) for `count` elements (out may be either).
+void combine(DType t, ROp o, char *out, const char *lower, const char *upper, size_t count);
+
+}  // namespace ar
+
+// An allreduce handle's plan (made at create) and the state of its round.
+struct Allreduce {
+    explicit Allreduce(uint32_t members) : shape(members) {}
+    ar::Shape shape;
+    uint32_t me = 0;
+    std::vector<ar::Step> steps;
+    std::vector<int32_t> peer_rank;  // per step
+    std::vector<acp_ga_t> peer_ctl;  // per step: byte 0 of the peer's control block
+
+    // Found at the first round: each send step's peer block mapped here
+    // (plain stores), or nullptr (acp_copy from src_at, a registered copy).
+    bool known = false;
+    std::vector<char *> peer_mapped;
+    std::vector<size_t> src_at;  // per step: offset in Col::mem.buffer (SIZE_MAX: none)
+    std::vector<std::shared_ptr<void>> keep;
+
+    // The round.
+    size_t step = 0;
+    bool combined = false;  // the partial is in Col::out (else Col::in holds it)
+    bool failing = false;   // a failed stamp came: what is owed goes as failed stamps
+
+    size_t memory() const;
+};
+
+// Builds c.ar from the members' control blocks (create's table).
+void allreduce_plan(Col &c, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table);
+// Starts round c.round + 1 over c.in / c.out. False, reported under fn, if
+// the first round cannot allocate its sources.
+bool allreduce_start(Col &c, const char *fn);
+// Moves the round forward without waiting; true if anything moved.
+bool allreduce_advance(Col &c);
+// What the round waits for ("rank 3 (stage 2)").
+std::string allreduce_pending(const Col &c);
+
+}  // namespace acpx::middle
