@@ -26,6 +26,7 @@ void usage(FILE *to) {
                  "         true third party)\n"
                  "  bcast      persistent broadcast latency (root 0), OSU style\n"
                  "  allgather  persistent allgather latency, OSU style\n"
+                 "  allreduce  persistent allreduce latency (sum of size / 8 doubles), OSU style\n"
                  "  memory     bytes a persistent handle holds per process, by type, algorithm,\n"
                  "             execution mode and role (measured), and modelled for 2^4..2^20\n"
                  "             members (CSV: source,handle,algo,exec,ranks,root_query_bytes,\n"
@@ -118,8 +119,8 @@ int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
         return argc < 2 ? 2 : -1;
     }
     *cmd = argv[1];
-    if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "memory" && *cmd != "calibrate" &&
-        *cmd != "model-check" && *cmd != "placement" && *cmd != "channel") {
+    if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "allreduce" && *cmd != "memory" &&
+        *cmd != "calibrate" && *cmd != "model-check" && *cmd != "placement" && *cmd != "channel") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd->c_str());
         usage(stderr);
         return 2;
@@ -150,6 +151,7 @@ int main(int argc, char **argv) {
                    : cmd == "model-check" ? acpx::bench::run_model_check(o)
                    : cmd == "placement"   ? acpx::bench::run_placement(o)
                    : cmd == "channel"     ? acpx::bench::run_channel(o)
+                   : cmd == "allreduce"   ? acpx::bench::run_allreduce(o)
                                           : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

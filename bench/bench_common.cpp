@@ -152,6 +152,17 @@ std::vector<double> gather(double mine) {
     return all;
 }
 
+Stats over_ranks(double mine) {
+    const auto all = gather(mine);
+    Stats s{0, all[0], all[0]};
+    for (double v : all) {
+        s.avg += v / all.size();
+        s.min = std::min(s.min, v);
+        s.max = std::max(s.max, v);
+    }
+    return s;
+}
+
 std::vector<acp_ga_t> gather_ga(acp_ga_t mine) {
     static_assert(sizeof(acp_ga_t) == sizeof(double), "a GA travels as a double's bits");
     double bits;

@@ -52,6 +52,11 @@ double now_us();
 // Every rank's value, gathered on every rank through starter memory (its
 // first 64 + 8 x np bytes). Collective: every rank calls it.
 std::vector<double> gather(double mine);
+// The mean, least and most of every rank's value (gather).
+struct Stats {
+    double avg = 0, min = 0, max = 0;
+};
+Stats over_ranks(double mine);
 // Every rank's GA, gathered as gather() does (the 64 bits carried whole).
 std::vector<acp_ga_t> gather_ga(acp_ga_t mine);
 
@@ -128,6 +133,7 @@ int run_copy(const Options &o);
 int run_calibrate(const Options &o);
 int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
+int run_allreduce(const Options &o);
 int run_placement(const Options &o);
 int run_memory(const Options &o);
 int run_channel(const Options &o);

@@ -21,20 +21,6 @@
 namespace acpx::bench {
 namespace {
 
-struct Stats {
-    double avg = 0, min = 0, max = 0;
-};
-Stats over_ranks(double mine) {
-    const auto all = gather(mine);
-    Stats s{0, all[0], all[0]};
-    for (double v : all) {
-        s.avg += v / all.size();
-        s.min = std::min(s.min, v);
-        s.max = std::max(s.max, v);
-    }
-    return s;
-}
-
 // A direct handle's array: this process's own memory, or acp_malloc's
 // (--memory malloc), which ranks of a node reach through mapped memory.
 class Array {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages, builds acpx, and runs the main job: acpx's
-# persistent bcast and allgather against MPICH, Open MPI and OpenSHMEM,
+# persistent bcast, allgather and allreduce against MPICH, Open MPI and
+# OpenSHMEM (no reduction there),
 # latency and memory, in the same run on this machine:
 #  1. a quiet check: results/machine.txt (a warning only);
 #  2. this machine's calibration for the collectives' model, on 2 ranks

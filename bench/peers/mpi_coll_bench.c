@@ -1,13 +1,14 @@
 /*
- * The MPI peer of acpx-bench bcast/allgather: the same method, sizes and
- * CSV columns, built once per MPI found (MPICH, Open MPI).
+ * The MPI peer of acpx-bench bcast/allgather/allreduce: the same method,
+ * sizes and CSV columns, built once per MPI found (MPICH, Open MPI).
  *
- *   mpirun -np N mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick]
+ *   mpirun -np N mpi_coll_bench bcast|allgather|allreduce [--sizes MIN:MAX] [--quick]
  *                               [--max-rounds N] [--csv FILE] [--impl NAME]
  *
- * Per size, each of: the classic call (MPI_Bcast / MPI_Allgather) and the
- * persistent one (MPI-4 MPI_Bcast_init / MPI_Allgather_init, or Open MPI
- * 4.1's MPIX_ versions from mpi-ext.h), started and waited each round.
+ * Per size, each of: the classic call (MPI_Bcast / MPI_Allgather /
+ * MPI_Allreduce, a sum of size / 8 doubles) and the persistent one (MPI-4
+ * MPI_*_init, or Open MPI 4.1's MPIX_ versions from mpi-ext.h), started
+ * and waited each round.
  * Warm-up, barrier, timed loop; each rank averages its rounds; the table
  * shows mean, min and max over ranks, the CSV's latency_us is the max.
  * Then two untimed rounds of fresh bytes are checked on every rank
@@ -31,11 +32,13 @@
 #define HAVE_PERSISTENT 1
 #define BCAST_INIT MPI_Bcast_init
 #define ALLGATHER_INIT MPI_Allgather_init
+#define ALLREDUCE_INIT MPI_Allreduce_init
 #define PERSISTENT_NAME(x) "MPI_" x "_init"
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define HAVE_PERSISTENT 1
 #define BCAST_INIT MPIX_Bcast_init
 #define ALLGATHER_INIT MPIX_Allgather_init
+#define ALLREDUCE_INIT MPIX_Allreduce_init
 #define PERSISTENT_NAME(x) "MPIX_" x "_init"
 #else
 #define HAVE_PERSISTENT 0
@@ -52,7 +55,7 @@ static long rss_kb(void) {
 }
 
 struct run {
-    int bcast, persistent, me, np;
+    int bcast, allreduce, persistent, me, np;
     size_t size;
     char *buf, *out;
 };
@@ -62,6 +65,8 @@ static void round_once(struct run *r, MPI_Request *req) {
     if (r->persistent) {
         MPI_Start(req);
         MPI_Wait(req, MPI_STATUS_IGNORE);
+    } else if (r->allreduce) {
+        MPI_Allreduce(r->buf, r->out, (int)(r->size / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     } else if (r->bcast) {
         MPI_Bcast(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD);
     } else {
@@ -71,7 +76,32 @@ static void round_once(struct run *r, MPI_Request *req) {
 
 /* The checked rounds: on rank 0, how many ranks ended one of them without
  * the bytes they should hold. Every rank runs every round. */
+/* An allreduce's checked rounds: rank m's element i is peer_pattern(round,
+ * m, i), small integers whose sum is exact in any order. */
+static int check_allreduce(struct run *r, MPI_Request *req) {
+    int bad_here = 0;
+    double *in = (double *)r->buf, *out = (double *)r->out;
+    const size_t count = r->size / 8;
+    for (int round = 1; round <= PEER_CHECKED_ROUNDS; ++round) {
+        for (size_t i = 0; i < count; ++i) in[i] = peer_pattern(round, r->me, i);
+        for (size_t i = 0; i < count; ++i) out[i] = -1;
+        round_once(r, req);
+        for (size_t i = 0; i < count && !bad_here; ++i) {
+            double want = 0;
+            for (int m = 0; m < r->np; ++m) want += peer_pattern(round, m, i);
+            if (out[i] == want) continue;
+            fprintf(stderr, "rank %d: %zu elements, checked round %d: element %zu is %g, not %g\n", r->me, count, round,
+                    i, out[i], want);
+            bad_here = 1;
+        }
+    }
+    int bad = 0;
+    MPI_Reduce(&bad_here, &bad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    return bad;
+}
+
 static int check_rounds(struct run *r, MPI_Request *req) {
+    if (r->allreduce) return check_allreduce(r, req);
     int bad_here = 0;
     for (int round = 1; round <= PEER_CHECKED_ROUNDS; ++round) {
         if (r->bcast) {
@@ -100,6 +130,9 @@ static int check_rounds(struct run *r, MPI_Request *req) {
 
 static int make_request(struct run *r, MPI_Request *req) {
 #if HAVE_PERSISTENT
+    if (r->allreduce)
+        return ALLREDUCE_INIT(r->buf, r->out, (int)(r->size / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                              req);
     if (r->bcast) return BCAST_INIT(r->buf, (int)r->size, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, req);
     return ALLGATHER_INIT(r->buf, (int)r->size, MPI_BYTE, r->out, (int)r->size, MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL,
                           req);
@@ -114,15 +147,17 @@ int main(int argc, char **argv) {
     struct run r = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &r.me);
     MPI_Comm_size(MPI_COMM_WORLD, &r.np);
-    if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
+    if (argc < 2 || (strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather") && strcmp(argv[1], "allreduce"))) {
         if (r.me == 0)
             fprintf(stderr,
-                    "usage: mpi_coll_bench bcast|allgather [--sizes MIN:MAX] [--quick] [--max-rounds N] [--csv FILE] "
+                    "usage: mpi_coll_bench bcast|allgather|allreduce [--sizes MIN:MAX] [--quick] [--max-rounds N] "
+                    "[--csv FILE] "
                     "[--impl NAME] [--memory]\n");
         MPI_Finalize();
         return 2;
     }
     r.bcast = !strcmp(argv[1], "bcast");
+    r.allreduce = !strcmp(argv[1], "allreduce");
     size_t lo = 1, hi = 4u << 20;
     int quick = 0, memory = 0, max_rounds = 0;
     const char *csv = NULL, *impl = "mpi";
@@ -142,7 +177,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--impl") && i + 1 < argc)
             impl = argv[++i];
     }
-    const char *what = r.bcast ? "Bcast" : "Allgather";
+    const char *what = r.bcast ? "Bcast" : r.allreduce ? "Allreduce" : "Allgather";
+    if (r.allreduce && lo < 8) lo = 8; /* one double */
     FILE *f = NULL;
     if (csv && r.me == 0) {
         int fresh = access(csv, F_OK) != 0;
@@ -206,8 +242,11 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 const double lat = bad ? NAN : mx;
                 if (f)
-                    fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,%s\n", r.bcast ? "bcast" : "allgather", name, s, lat, s / lat,
-                            iters, r.np, impl);
+                    fprintf(f, "%s,%s,%zu,%.3f,%.1f,%d,%d,%s\n",
+                            r.bcast       ? "bcast"
+                            : r.allreduce ? "allreduce"
+                                          : "allgather",
+                            name, s, lat, s / lat, iters, r.np, impl);
             }
             if (s == hi) break;
         }

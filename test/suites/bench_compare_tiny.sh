@@ -53,6 +53,15 @@ for impl in $expect; do
         grep -q "^bcast,$impl,2,$size," "$out/collectives.csv" || { echo "no row: bcast $impl $size"; cat "$out/collectives.csv"; exit 1; }
     done
 done
+# The allreduce: acpx's and each MPI's (a sum of doubles; the tiny run's
+# sizes from 8 B: 64 KiB only), with its table.
+ar="acpx-butterfly"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && ar="$ar openmpi-MPI_Allreduce openmpi-MPIX_Allreduce_init"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && ar="$ar mpich-MPI_Allreduce mpich-MPI_Allreduce_init"
+for impl in $ar; do
+    grep -q "^allreduce,$impl,2,65536," "$out/collectives.csv" || { echo "no row: allreduce $impl"; cat "$out/collectives.csv"; exit 1; }
+done
+grep -q "^## allreduce, 2 processes" "$out/collectives.md" || { echo "no allreduce summary"; exit 1; }
 grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; exit 1; }
 # The checked rounds are accounted for; acpx is never among the points left out.
 grep -q -e "^Every point's checked rounds" -e "^\*\*Left out: wrong data" "$out/collectives.md" \
