@@ -1,6 +1,7 @@
 // The persistent allreduce's butterfly (allreduce.hpp, acp.h).
 #include "allreduce.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -16,10 +17,13 @@
 namespace acpx::middle {
 namespace ar {
 
-Shape::Shape(uint32_t n) : members(n ? n : 1) {
+Shape::Shape(uint32_t n, uint32_t mid, uint32_t end) : members(n ? n : 1), m(mid), l(end) {
     p2 = std::bit_floor(members);
     k = static_cast<uint32_t>(std::countr_zero(p2));
+    d = k / 2;
 }
+
+uint32_t partner_bit(const Shape &s, uint32_t n) { return n < s.k ? n : n < s.k + s.m ? n - s.k : n - s.k - s.m; }
 
 size_t data_bytes(size_t bytes) { return (bytes + 7) / 8 * 8; }
 size_t slot_stride(size_t bytes) { return (data_bytes(bytes) + 8 + 63) / 64 * 64; }
@@ -32,10 +36,10 @@ uint32_t slot_index(const Shape &s, uint32_t j, uint32_t id, bool *has) {
     *has = true;
     if (id == kFoldIn) return *has = fold == 1, 0;
     if (id == kResultIn) return *has = s.folded(j), 0;
-    *has = !s.folded(j) && id - kStage0 < s.k;
+    *has = !s.folded(j) && id - kStage0 < s.exchanges();
     return fold + (id - kStage0);
 }
-uint32_t slots_of(const Shape &s, uint32_t j) { return s.folded(j) ? 1 : s.k + (s.folds_in(j) ? 1 : 0); }
+uint32_t slots_of(const Shape &s, uint32_t j) { return s.folded(j) ? 1 : s.exchanges() + (s.folds_in(j) ? 1 : 0); }
 }  // namespace
 
 size_t slot_offset(const Shape &s, uint32_t j, size_t bytes, uint32_t id, uint64_t round) {
@@ -49,6 +53,11 @@ size_t ctl_bytes(const Shape &s, uint32_t j, size_t bytes) { return kHeader + sl
 
 std::vector<Step> steps_of(const Shape &s, uint32_t me) {
     std::vector<Step> out;
+    if (s.redundant()) {  // P is a power of two: nobody folds
+        for (uint32_t n = 0; n < s.exchanges(); ++n)
+            out.push_back({true, false, kStage0 + n, me ^ (uint32_t{1} << partner_bit(s, n))});
+        return out;
+    }
     if (s.folded(me)) {
         out.push_back({true, false, kFoldIn, me - s.p2});
         out.push_back({false, false, kResultIn, me - s.p2});
@@ -129,11 +138,11 @@ void combine(DType t, ROp o, char *out, const char *lower, const char *upper, si
 size_t Allreduce::memory() const {
     return sizeof(Allreduce) + steps.capacity() * sizeof(ar::Step) + peer_rank.capacity() * sizeof(int32_t) +
            peer_ctl.capacity() * sizeof(acp_ga_t) + peer_mapped.capacity() * sizeof(char *) +
-           src_at.capacity() * sizeof(size_t) + keep.capacity() * sizeof(std::shared_ptr<void>);
+           src_at.capacity() * sizeof(size_t) + keep.capacity() * sizeof(std::shared_ptr<void>) + sent.capacity();
 }
 
 void allreduce_plan(Col &c, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table) {
-    auto a = std::make_unique<Allreduce>(c.p.members);
+    auto a = std::make_unique<Allreduce>(c.p.members, c.p.mid, c.p.end);
     a->me = me;
     a->steps = ar::steps_of(a->shape, me);
     for (const ar::Step &s : a->steps) {
@@ -152,9 +161,12 @@ size_t count_of(const Col &c) { return c.p.size / size_of(c.p.dtype); }
 
 std::string step_name(const Allreduce &a, size_t i) {
     const Step &s = a.steps[i];
+    const uint32_t n = s.id - ar::kStage0, k = a.shape.k, m = a.shape.m;
     return s.id == ar::kFoldIn     ? "the folded vector"
            : s.id == ar::kResultIn ? "the result"
-                                   : "stage " + std::to_string(s.id - ar::kStage0);
+           : n < k                 ? "stage " + std::to_string(n)
+           : n < k + m             ? "mid exchange " + std::to_string(n - k)
+                                   : "end exchange " + std::to_string(n - k - m);
 }
 
 // Each send step's peer block mapped here, up to the inline cap
@@ -192,44 +204,62 @@ acp_handle_t track(Col &c, acp_handle_t h) {
 // The vector this member holds now: its own, or the partial so far.
 const char *held(const Col &c) { return c.ar->combined ? c.out : c.in; }
 
-// Step i, a send: the vector and its stamp into the peer's slot (a failed
-// stamp alone once this round failed here).
-bool send_step(Col &c, size_t i) {
+// Step i, a send: `data` and the stamp saying `what` it is into the
+// peer's slot (a failed stamp alone).
+bool send_copy(Col &c, size_t i, uint64_t what, const char *data) {
     Allreduce &a = *c.ar;
     const Step &s = a.steps[i];
     const size_t bytes = bytes_of(c);
-    const uint64_t what = a.failing ? ar::kFailed : s.result ? ar::kResult : ar::kPartial;
     const size_t off = ar::slot_offset(a.shape, s.peer, bytes, s.id, c.round);
     const size_t stamp_off = off + ar::data_bytes(bytes);
     if (char *peer = a.peer_mapped[i]) {
-        if (what != ar::kFailed) basic::copy_bytes(peer + off, held(c), bytes);
+        if (what != ar::kFailed) basic::copy_bytes(peer + off, data, bytes);
         store_release(peer + stamp_off, ar::stamp_of(c.round, what));
         return true;
     }
-    acp_handle_t data = ACP_HANDLE_NULL;
+    acp_handle_t copy = ACP_HANDLE_NULL;
     if (what != ar::kFailed) {
         char *src = static_cast<char *>(c.mem.buffer.base) + a.src_at[i];
-        basic::copy_bytes(src, held(c), bytes);
-        data = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
-        if (data == ACP_HANDLE_NULL) return false;
-        track(c, data);
+        basic::copy_bytes(src, data, bytes);
+        copy = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
+        if (copy == ACP_HANDLE_NULL) return false;
+        track(c, copy);
     }
     const acp_ga_t stamp_dst = a.peer_ctl[i] + stamp_off;
-    const acp_handle_t h = acp_copy(stamp_dst, c.mem.ctl.ga + ar::stamp_word(what), 8, data);
+    const acp_handle_t h = acp_copy(stamp_dst, c.mem.ctl.ga + ar::stamp_word(what), 8, copy);
     if (h == ACP_HANDLE_NULL) return false;
     track(c, h);
     c.cur.notices.push_back({h, stamp_dst, a.peer_rank[i], static_cast<uint32_t>(i), 8});
     return true;
 }
 
+// Step i of the plain butterfly, a send (a failed stamp once this round
+// failed here).
+bool send_step(Col &c, size_t i) {
+    const Allreduce &a = *c.ar;
+    return send_copy(c, i, a.failing ? ar::kFailed : a.steps[i].result ? ar::kResult : ar::kPartial, held(c));
+}
+
+// This round's copy in this member's slot of step i: its stamp (0 if not
+// this round's), its bytes.
+uint64_t stamp_in(const Col &c, size_t i) {
+    const Allreduce &a = *c.ar;
+    const size_t at = ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round) + ar::data_bytes(bytes_of(c));
+    const uint64_t s = load_acquire(c.ctl_base() + at);
+    return ar::stamp_is(s, c.round) ? s : 0;
+}
+const char *data_in(const Col &c, size_t i) {
+    const Allreduce &a = *c.ar;
+    return reinterpret_cast<const char *>(c.ctl_base()) +
+           ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round);
+}
+
 // Step i, a wait: has the peer's slot this round's stamp? Then takes it.
 bool take_step(Col &c, size_t i) {
     Allreduce &a = *c.ar;
     const Step &s = a.steps[i];
-    const size_t bytes = bytes_of(c);
-    const uint8_t *slot = c.ctl_base() + ar::slot_offset(a.shape, a.me, bytes, s.id, c.round);
-    const uint64_t stamp = load_acquire(slot + ar::data_bytes(bytes));
-    if (!ar::stamp_is(stamp, c.round)) return false;
+    const uint64_t stamp = stamp_in(c, i);
+    if (!stamp) return false;
     if ((stamp & 3) == ar::kFailed) {
         if (!a.failing)
             note_error(c, step_name(a, i) + " from rank " + std::to_string(a.peer_rank[i]) +
@@ -238,14 +268,110 @@ bool take_step(Col &c, size_t i) {
         return true;
     }
     if (a.failing) return true;
-    const char *theirs = reinterpret_cast<const char *>(slot);
+    const char *theirs = data_in(c, i);
     if (s.id == ar::kResultIn) {
-        basic::copy_bytes(c.out, theirs, bytes);
+        basic::copy_bytes(c.out, theirs, bytes_of(c));
     } else {
         const bool lower = a.me < s.peer;
         ar::combine(c.p.dtype, c.p.op, c.out, lower ? held(c) : theirs, lower ? theirs : held(c), count_of(c));
     }
     a.combined = true;
+    return true;
+}
+
+// The plain butterfly: its steps in order. False when broken (reported).
+bool run_steps(Col &c, bool *moved) {
+    Allreduce &a = *c.ar;
+    while (a.step < a.steps.size()) {
+        if (a.steps[a.step].send) {
+            if (!send_step(c, a.step)) return false;
+        } else if (!take_step(c, a.step)) {
+            return true;
+        }
+        ++a.step;
+        *moved = true;
+    }
+    return true;
+}
+
+bool sent_all(const Allreduce &a) { return std::find(a.sent.begin(), a.sent.end(), 0) == a.sent.end(); }
+
+// Sends exchange n's copy once.
+bool send_once(Col &c, size_t n, uint64_t what, const char *data, bool *moved) {
+    Allreduce &a = *c.ar;
+    if (a.sent[n]) return true;
+    if (!send_copy(c, n, what, data)) return false;
+    a.sent[n] = 1;
+    *moved = true;
+    return true;
+}
+
+// The redundant butterfly (seed 001): stages 0..D-1, unless a mid copy
+// (the partial of this member's 2^D members, bit-identical to its own)
+// comes first; then that partial to its M mid partners; stages D..K-1;
+// the result to its L end partners. A result in any slot is final at
+// once; every exchange not yet sent then carries it, marked as the
+// result, so each slot is written once a round and nobody waits for a
+// partial that will not come. A failed stamp anywhere before the result
+// fails the round here, and what is owed goes as failed stamps.
+bool run_redundant(Col &c, bool *moved) {
+    Allreduce &a = *c.ar;
+    const ar::Shape &sh = a.shape;
+    const size_t bytes = bytes_of(c);
+    while (!a.final_held) {
+        for (size_t n = 0; n < a.steps.size() && !a.final_held; ++n) {
+            const uint64_t st = stamp_in(c, n);
+            if ((st & 3) == ar::kFailed) {
+                note_error(c, step_name(a, n) + " from rank " + std::to_string(a.peer_rank[n]) +
+                                  " failed on its way here (a copy failed: the rank that issued it named it)");
+                a.failing = a.final_held = true;
+            } else if ((st & 3) == ar::kResult) {
+                basic::copy_bytes(c.out, data_in(c, n), bytes);
+                a.combined = a.final_held = true;
+            }
+        }
+        if (a.final_held) {
+            *moved = true;
+            break;
+        }
+        if (a.stage == sh.d && !a.mid_sent) {
+            for (uint32_t j = 0; j < sh.m; ++j)
+                if (!send_once(c, sh.k + j, ar::kPartial, held(c), moved)) return false;
+            a.mid_sent = true;
+        }
+        if (a.stage == sh.k) {
+            a.final_held = true;
+            *moved = true;
+            break;
+        }
+        if (!send_once(c, a.stage, ar::kPartial, held(c), moved)) return false;
+        if (a.stage < sh.d) {
+            bool shortcut = false;
+            for (uint32_t j = 0; j < sh.m && !shortcut; ++j)
+                if ((stamp_in(c, sh.k + j) & 3) == ar::kPartial) {
+                    basic::copy_bytes(c.out, data_in(c, sh.k + j), bytes);
+                    shortcut = true;
+                }
+            if (shortcut) {
+                a.combined = true;
+                a.stage = sh.d;
+                *moved = true;
+                continue;
+            }
+        }
+        const uint64_t st = stamp_in(c, a.stage);
+        if (!st) return true;
+        if ((st & 3) != ar::kPartial) continue;  // a result or a failure, come since the look above
+        const bool lower = a.me < a.steps[a.stage].peer;
+        const char *theirs = data_in(c, a.stage);
+        ar::combine(c.p.dtype, c.p.op, c.out, lower ? held(c) : theirs, lower ? theirs : held(c), count_of(c));
+        a.combined = true;
+        ++a.stage;
+        *moved = true;
+    }
+    const uint64_t what = a.failing ? ar::kFailed : ar::kResult;
+    for (uint32_t n = 0; n < a.steps.size(); ++n)
+        if (!send_once(c, n, what, c.out, moved)) return false;
     return true;
 }
 
@@ -287,6 +413,9 @@ bool allreduce_start(Col &c, const char *fn) {
     a.step = 0;
     a.combined = false;
     a.failing = false;
+    a.stage = 0;
+    a.mid_sent = a.final_held = false;
+    a.sent.assign(a.shape.redundant() ? a.steps.size() : 0, 0);
     uint8_t *ctl = c.ctl_base();
     for (const uint64_t what : {ar::kPartial, ar::kResult, ar::kFailed})
         store_release(ctl + ar::stamp_word(what), ar::stamp_of(c.round, what));
@@ -297,20 +426,14 @@ bool allreduce_start(Col &c, const char *fn) {
 bool allreduce_advance(Col &c) {
     Allreduce &a = *c.ar;
     bool moved = false;
-    while (a.step < a.steps.size()) {
-        if (a.steps[a.step].send) {
-            if (!send_step(c, a.step)) {
-                break_handle(c, "could not issue a copy of " + step_name(a, a.step));
-                return basic::report("acp_wait_col", "handle", "handle %llu round %llu: could not issue a copy of %s",
-                                     static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round),
-                                     step_name(a, a.step).c_str());
-            }
-        } else if (!take_step(c, a.step)) {
-            return moved;
-        }
-        ++a.step;
-        moved = true;
+    if (!(a.shape.redundant() ? run_redundant(c, &moved) : run_steps(c, &moved))) {
+        const std::string what = "could not issue a copy of a vector";
+        break_handle(c, what);
+        return basic::report("acp_wait_col", "handle", "handle %llu round %llu: %s",
+                             static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round),
+                             what.c_str());
     }
+    if (a.shape.redundant() ? !(a.final_held && sent_all(a)) : a.step < a.steps.size()) return moved;
     if (c.cur.last != ACP_HANDLE_NULL && basic::layer::poll(c.cur.last) == 1) return moved;
     if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
@@ -322,9 +445,27 @@ bool allreduce_advance(Col &c) {
 
 std::string allreduce_pending(const Col &c) {
     const Allreduce &a = *c.ar;
-    if (a.step < a.steps.size())
+    if (a.shape.redundant() && !a.final_held) {
+        std::string who;  // the stage it is at, and every copy not here yet
+        for (size_t n = 0; n < a.steps.size(); ++n)
+            if (!stamp_in(c, n) && (n >= a.shape.k || n == a.stage))
+                who += (who.empty() ? "" : ", ") +
+                       ("rank " + std::to_string(a.peer_rank[n]) + " (" + step_name(a, n) + ")");
+        return who;
+    }
+    if (!a.shape.redundant() && a.step < a.steps.size())
         return "rank " + std::to_string(a.peer_rank[a.step]) + " (" + step_name(a, a.step) + ")";
     return "this rank's own copies to complete";
+}
+
+std::string allreduce_lagging(const Col &c) {
+    const Allreduce &a = *c.ar;
+    if (c.round == 0 || c.p.size == 0) return "";
+    std::string who;
+    for (size_t n = 0; n < a.steps.size(); ++n)
+        if ((a.shape.redundant() || !a.steps[n].send) && !stamp_in(c, n))
+            who += (who.empty() ? "" : ", ") + ("rank " + std::to_string(a.peer_rank[n]));
+    return who;
 }
 
 }  // namespace acpx::middle

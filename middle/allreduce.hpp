@@ -25,18 +25,27 @@ namespace ar {
 
 // P members: P2, the largest power of two <= P, run K = log2(P2)
 // butterfly stages; member j >= P2 is folded into member j - P2 first and
-// gets the result from it last.
+// gets the result from it last. Seed 001's redundancy (butterfly:M,L, P a
+// power of two): after stage D = K / 2 each member sends the partial of
+// its 2^D members to M of them (mid exchanges), and its result to L
+// members (end exchanges); each keeps the first copy to come.
 struct Shape {
-    explicit Shape(uint32_t members);
-    uint32_t members = 1, p2 = 1, k = 0;
+    explicit Shape(uint32_t members, uint32_t mid = 0, uint32_t end = 0);
+    uint32_t members = 1, p2 = 1, k = 0, d = 0, m = 0, l = 0;
     bool folds_in(uint32_t j) const { return j + p2 < members; }  // takes member j + P2's vector
     bool folded(uint32_t j) const { return j >= p2; }
+    bool redundant() const { return m + l > 0; }
+    // The exchanges of a member that is not folded: K stages, M mid, L end.
+    uint32_t exchanges() const { return k + m + l; }
 };
 
 // Slots of a member's control block, each a vector then its stamp, in
 // both round parities: what a folded member sends, the result a folded
-// member gets, and each butterfly stage's partial.
+// member gets, and each exchange's copy: stage s (kStage0 + s), mid
+// exchange j (+ K + j), end exchange j (+ K + M + j). Exchange n's partner
+// is member XOR 2^s (stage s), XOR 2^j (mid and end j).
 inline constexpr uint32_t kFoldIn = 0, kResultIn = 1, kStage0 = 2;
+uint32_t partner_bit(const Shape &s, uint32_t exchange);
 
 // A stamp: the round in bits 2-63, and what the slot holds.
 inline constexpr uint64_t kPartial = 1, kResult = 2, kFailed = 3;
@@ -60,7 +69,10 @@ size_t ctl_bytes(const Shape &s, uint32_t j, size_t bytes);
 
 // One step of a member's round, in order: send its vector (or partial, or
 // the result) into slot `id` of member `peer`, or wait for its own slot
-// `id` and combine what came (the lower member's vector first).
+// `id` and combine what came (the lower member's vector first). A
+// redundant butterfly's steps are its exchanges, sends all: it receives
+// into the same slot ids from the same peers, in whatever order copies
+// come (allreduce.cpp).
 struct Step {
     bool send = false;
     bool result = false;  // send: the result, not a partial
@@ -76,7 +88,7 @@ void combine(DType t, ROp o, char *out, const char *lower, const char *upper, si
 
 // An allreduce handle's plan (made at create) and the state of its round.
 struct Allreduce {
-    explicit Allreduce(uint32_t members) : shape(members) {}
+    Allreduce(uint32_t members, uint32_t mid, uint32_t end) : shape(members, mid, end) {}
     ar::Shape shape;
     uint32_t me = 0;
     std::vector<ar::Step> steps;
@@ -94,6 +106,12 @@ struct Allreduce {
     size_t step = 0;
     bool combined = false;  // the partial is in Col::out (else Col::in holds it)
     bool failing = false;   // a failed stamp came: what is owed goes as failed stamps
+    // A redundant butterfly's round: the next stage, whether the mid
+    // copies went, whether the result is held, and which exchanges' copies
+    // went (each goes once a round).
+    uint32_t stage = 0;
+    bool mid_sent = false, final_held = false;
+    std::vector<uint8_t> sent;
 
     size_t memory() const;
 };
@@ -107,5 +125,9 @@ bool allreduce_start(Col &c, const char *fn);
 bool allreduce_advance(Col &c);
 // What the round waits for ("rank 3 (stage 2)").
 std::string allreduce_pending(const Col &c);
+// The ranks whose copy of the last round has not come into this member's
+// slots ("" when none): a redundant butterfly's members end a round
+// before every copy to them came, and the block must stay until it has.
+std::string allreduce_lagging(const Col &c);
 
 }  // namespace acpx::middle

@@ -1,6 +1,7 @@
 // Forced or modelled choice of a handle's algorithm (choose.hpp).
 #include "choose.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -94,8 +95,15 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
     p->hier = 0;
     if (p->auto_algo) return true;
     if (p->kind == Kind::kAllreduce) {
-        if (name != "butterfly") return report(fn, arg, "'%s' is not one of: auto, butterfly", name.c_str());
+        unsigned m = 0, l = 0;
+        char tail = 0;
+        const bool redundant = std::sscanf(name.c_str(), "butterfly:%u,%u%c", &m, &l, &tail) == 2;
+        if ((name != "butterfly" && !redundant) || m > 31 || l > 31)
+            return report(fn, arg, "'%s' is not one of: auto, butterfly, butterfly:M,L (M, L from 0 to 31)",
+                          name.c_str());
         p->algo = 0;
+        p->mid = static_cast<uint8_t>(m);
+        p->end = static_cast<uint8_t>(l);
         return true;
     }
     const std::string_view prefix = collectives::kHierPrefix;
@@ -140,7 +148,13 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     *predicted_s = 0;
     if (p->kind == Kind::kAllreduce) {  // one algorithm: nothing to model yet
         p->algo = 0;
-        return true;
+        if (p->auto_algo) p->mid = p->end = 0;
+        const uint32_t k = static_cast<uint32_t>(std::countr_zero(std::bit_floor(p->members))), d = k / 2;
+        const bool pow2 = std::has_single_bit(p->members);
+        if (!(p->mid || p->end) || (pow2 && p->mid <= d && p->end <= k)) return true;
+        return report(fn, st.set_allreduce.empty() ? "ACP_COL_ALLREDUCE_ALGO" : "acp_set_col_allreduce_algorithm",
+                      "%s needs a group of a power of two members (this one has %u), M <= D = %u and L <= K = %u",
+                      algo_name(*p).c_str(), p->members, d, k);
     }
     const bool bcast = p->kind == Kind::kBcast;
     if (!p->auto_algo) {

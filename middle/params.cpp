@@ -18,7 +18,8 @@ const char *name_of(Storage s) { return s == Storage::kDirect ? "direct" : "buff
 const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
 std::string algo_name(const Params &p) {
-    if (p.kind == Kind::kAllreduce) return "butterfly";
+    if (p.kind == Kind::kAllreduce)
+        return p.mid || p.end ? "butterfly:" + std::to_string(p.mid) + "," + std::to_string(p.end) : "butterfly";
     return std::string(p.hier ? collectives::kHierPrefix : "") +
            (p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
                                    : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo)));
@@ -85,7 +86,8 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.auto_algo != b.auto_algo)
         return str("algorithm", a.auto_algo ? "automatic" : "forced " + algo_name(a),
                    b.auto_algo ? "automatic" : "forced " + algo_name(b));
-    if (a.algo != b.algo || a.radix != b.radix || a.hier != b.hier) return str("algorithm", algo_name(a), algo_name(b));
+    if (a.algo != b.algo || a.radix != b.radix || a.hier != b.hier || a.mid != b.mid || a.end != b.end)
+        return str("algorithm", algo_name(a), algo_name(b));
     return "";
 }
 

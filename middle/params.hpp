@@ -57,6 +57,7 @@ struct Params {
     uint64_t size = 0;                    // arraysize / blocksize / buffersize; allreduce: count x element size
     DType dtype = DType::kNone;           // allreduce: the elements
     ROp op = ROp::kNone;                  // allreduce: how they combine
+    uint8_t mid = 0, end = 0;             // allreduce "butterfly:M,L": seed 001's redundant exchanges
     uint64_t group_hash = 0;              // of the group as listed (order matters)
 };
 

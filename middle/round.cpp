@@ -682,6 +682,7 @@ void each_receiver(const Col &c, F f) {
 }
 
 std::string lagging(const Col &c) {
+    if (c.ar) return allreduce_lagging(c);
     std::vector<std::string> who;
     each_receiver(c, [&](int64_t rank, size_t at_ready) {
         if (!on_other_node(c, rank) && !started(load8(c.ctl_base() + at_ready), c.seq))

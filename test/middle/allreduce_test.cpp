@@ -128,7 +128,7 @@ void run_rounds(const std::vector<int> &g, TypeOp to, size_t count, int rounds, 
         ASSERT_NE(req, ACP_REQUEST_NULL);
         ASSERT_EQ(acp_wait_col(req), 0) << "round " << r;
         const auto want = reference(to.type, to.op, count, n, r);
-        ASSERT_EQ(std::memcmp(res, want.data(), bytes), 0)
+        ASSERT_EQ(bytes ? std::memcmp(res, want.data(), bytes) : 0, 0)
             << "type " << to.type << " op " << to.op << " count " << count << " round " << r << " member " << mine;
         if (!in_place) {
             ASSERT_EQ(out[bytes], 0xEE) << "a byte past recvbuf";
@@ -169,6 +169,47 @@ TEST(Allreduce, ThroughCopiesWhereStoresAreOff) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Seed 001's redundant butterfly: every M <= D and L <= K this group
+// allows (P a power of two), results bit-identical to the plain
+// butterfly's tree, members late at random, through stores and copies.
+TEST(Allreduce, RedundantButterflyEveryMAndLIsBitIdenticalWithLateMembers) {
+    for (Shape s : {Shape::kAll, Shape::kPartial}) {
+        const std::vector<int> g = make_group(s);
+        const auto n = static_cast<uint32_t>(g.size());
+        if (!member_of(g) || n < 2 || (n & (n - 1))) continue;
+        uint32_t k = 0;
+        while ((1u << k) < n) ++k;
+        for (uint32_t m = 0; m <= k / 2; ++m)
+            for (uint32_t l = 0; l <= k; ++l) {
+                if (m + l == 0) continue;
+                ScopedEnv algo("ACP_COL_ALLREDUCE_ALGO", "butterfly:" + std::to_string(m) + "," + std::to_string(l));
+                run_rounds(g, kEvery[6], 7, 300, false, true);
+                run_rounds(g, kEvery[2], 1000, 20, true, true);
+                ScopedEnv inl("ACP_COL_INLINE", "0");
+                run_rounds(g, kEvery[7], 33, 100, false, true);
+            }
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Allreduce, RedundantButterflyNeedsAPowerOfTwoAndMAndLInRange) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    int k = 0;  // log2 of the largest power of two <= n
+    while ((2 << k) <= n) ++k;
+    // M one past D, or the group not a power of two.
+    const std::string name = (n & (n - 1)) ? "butterfly:0,1" : "butterfly:" + std::to_string(k / 2 + 1) + ",0";
+    ScopedEnv algo("ACP_COL_ALLREDUCE_ALGO", name);
+    acp_col_t h = ACP_COL_NULL;
+    const std::string err = stderr_of([&] { h = acp_create_allreduce(n, g.data(), 4, ACP_TYPE_INT32, ACP_OP_SUM); });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    // (The others say it as the group's lowest rank found it.)
+    EXPECT_NE(err.find("acp_create_allreduce: ACP_COL_ALLREDUCE_ALGO: "), std::string::npos) << err;
+    EXPECT_NE(err.find(name + " needs a group of a power of two"), std::string::npos) << err;
+    EXPECT_NE(err.find("K = " + std::to_string(k)), std::string::npos) << err;
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 TEST(Allreduce, MemoryIsTheDocumentedControlBlock) {
     const std::vector<int> g = make_group(Shape::kAll);
     const auto n = static_cast<uint32_t>(g.size());
@@ -202,7 +243,7 @@ TEST(Allreduce, BadInputIsReportedAndChangesNothing) {
                    "acp_create_allreduce", "count");
     EXPECT_EQ(h, ACP_COL_NULL);
     {
-        ScopedEnv algo("ACP_COL_ALLREDUCE_ALGO", "butterfly:1,1");
+        ScopedEnv algo("ACP_COL_ALLREDUCE_ALGO", "butterfly:1");
         EXPECT_REPORTS(stderr_of([&] { h = acp_create_allreduce(n, g.data(), 4, ACP_TYPE_INT32, ACP_OP_SUM); }),
                        "acp_create_allreduce", "ACP_COL_ALLREDUCE_ALGO");
         EXPECT_EQ(h, ACP_COL_NULL);
