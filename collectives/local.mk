@@ -10,7 +10,8 @@ libacpx_la_SOURCES += \
 	collectives/model/topology.hpp collectives/model/topology.cpp \
 	collectives/model/predict.hpp collectives/model/predict.cpp \
 	collectives/model/round_lists.hpp collectives/model/round_lists.cpp \
-	collectives/model/footprint.hpp collectives/model/footprint.cpp
+	collectives/model/footprint.hpp collectives/model/footprint.cpp \
+	collectives/model/jitter.hpp collectives/model/jitter.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # The built-in calibration: a calibration file like any other, installed

@@ -3,6 +3,7 @@
 //   acpx-model predict --algo bruck --procs 24 --size 1M [--topology torus:1x6x4] [--map FILE]
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
 //   acpx-model merge --out all.json run1.json run2.json run3.json  (merge_calibrations.hpp)
+//   acpx-model jitter --max-procs 2^18 --out results  (seed 001's simulation: jitter.hpp)
 #include <getopt.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "basic/config.hpp"
 #include "collectives/model/predict.hpp"
+#include "jitter.hpp"
 #include "merge_calibrations.hpp"
 #include "middle/plan.hpp"
 
@@ -26,12 +28,18 @@ void usage(FILE *to) {
                  "usage: acpx-model predict --algo NAME --procs P --size BYTES [options]\n"
                  "       acpx-model compare --op bcast|allgather --procs P [--sizes MIN:MAX] [options]\n"
                  "       acpx-model merge [--out FILE] CALIBRATION.json...\n"
+                 "       acpx-model jitter [--max-procs P] [--trials N[,BIG]] [--bytes 8,1K,...] [--out DIR]\n"
                  "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
                  "         and its predicted time for one round\n"
                  "compare: every algorithm's prediction per size (powers of two), the best\n"
                  "         marked, and the sizes where the best one changes (crossovers)\n"
                  "merge:   calibration files of one machine as one, each sample the median\n"
                  "         of theirs (to FILE, else standard output)\n"
+                 "jitter:  seed 001's butterfly allreduce under OS jitter, simulated for P = 2 to\n"
+                 "         --max-procs (default 2^18): the butterfly, [3] (end additions), proposed(1)\n"
+                 "         and (2) (mid additions), noise variants (a) and (b), mean and 95%% CI of the\n"
+                 "         max and of the mean over processes (--trials: 1000 up to 2^14, 100 above):\n"
+                 "         DIR/seed001.csv and seed001.md (the gate and the first P over noiseless)\n"
                  "options:\n"
                  "  --algo NAME        bcast: %s\n"
                  "                     allgather: %s\n"
@@ -241,6 +249,7 @@ int main(int argc, char **argv) {
         return argc < 2 ? 2 : 0;
     }
     if (!std::strcmp(argv[1], "merge")) return acpx::tools::merge_calibrations(argc, argv);
+    if (!std::strcmp(argv[1], "jitter")) return acpx::tools::run_jitter(argc, argv);
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;
