@@ -1,9 +1,10 @@
 // acpx-bench memory: the bytes one persistent handle holds per process.
 //  1. Measured, in this job: for each handle type, algorithm and execution
 //     mode, 100 handles over every rank (64 KiB per array or block; the
-//     user arrays are shared, so they are not counted), by role (bcast:
-//     the root, rank 0, and the largest other member; allgather: the
-//     largest member): acp_query_col_memory of one handle, and the growth
+//     user arrays are shared, so they are not counted; an allreduce of
+//     64 KiB of doubles), by role (bcast: the root, rank 0, and the
+//     largest other member; allgather and allreduce: the largest member):
+//     acp_query_col_memory of one handle, and the growth
 //     of the process's RSS per handle.
 //  2. Modelled, in rank 0 alone: the same plans create builds, for group
 //     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
@@ -30,18 +31,23 @@ namespace {
 constexpr int kHandles = 100;
 constexpr size_t kBlock = 64 * 1024;
 
+enum class Op { kBcast, kAllgather, kAllreduce };
 struct Config {
-    bool bcast, buffered;
+    Op op;
+    bool buffered;
     const char *algo, *exec;
+    bool bcast() const { return op == Op::kBcast; }
 };
 
 std::string name_of(const Config &c) {
-    return std::string(c.bcast ? "bcast" : "allgather") + "-" + (c.buffered ? "buffered" : "direct");
+    if (c.op == Op::kAllreduce) return "allreduce";
+    return std::string(c.bcast() ? "bcast" : "allgather") + "-" + (c.buffered ? "buffered" : "direct");
 }
 
 acp_col_t create(const Config &c, std::vector<int> &group, std::vector<char> &array) {
     const int n = static_cast<int>(group.size());
-    if (c.bcast)
+    if (c.op == Op::kAllreduce) return acp_create_allreduce(n, group.data(), kBlock / 8, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+    if (c.bcast())
         return c.buffered ? acp_create_bcast_buffered(0, n, group.data(), kBlock)
                           : acp_create_bcast_direct(0, n, group.data(), array.data(), kBlock);
     return c.buffered ? acp_create_allgather_buffered(n, group.data(), kBlock)
@@ -54,7 +60,10 @@ struct Measured {
 
 // Collective: every rank creates kHandles handles, then frees them.
 bool measure(const Config &c, Measured *m) {
-    setenv(c.bcast ? "ACP_COL_BCAST_ALGO" : "ACP_COL_ALLGATHER_ALGO", c.algo, 1);
+    setenv(c.op == Op::kBcast       ? "ACP_COL_BCAST_ALGO"
+           : c.op == Op::kAllgather ? "ACP_COL_ALLGATHER_ALGO"
+                                    : "ACP_COL_ALLREDUCE_ALGO",
+           c.algo, 1);
     setenv("ACP_COL_EXEC", c.exec, 1);
     const int np = acp_procs();
     std::vector<int> group(np);
@@ -73,10 +82,10 @@ bool measure(const Config &c, Measured *m) {
     const bool ok = handles.size() == static_cast<size_t>(kHandles);
     for (acp_col_t h : handles) acp_free_col(h);
     const auto queries = gather(query), rsses = gather(rss), oks = gather(ok ? 1 : 0);
-    // bcast: rank 0 is the root; allgather has no root, so every rank is a member.
-    const int first_member = c.bcast ? 1 : 0;
-    m->query_root = c.bcast ? queries[0] : 0;
-    m->rss_root = c.bcast ? rsses[0] : 0;
+    // bcast: rank 0 is the root; allgather and allreduce have none: every rank is a member.
+    const int first_member = c.bcast() ? 1 : 0;
+    m->query_root = c.bcast() ? queries[0] : 0;
+    m->rss_root = c.bcast() ? rsses[0] : 0;
     for (int r = first_member; r < np; ++r) {
         m->query_member = std::max(m->query_member, queries[r]);
         m->rss_member = std::max(m->rss_member, rsses[r]);
@@ -147,12 +156,13 @@ void model_table(FILE *csv) {
 int run_memory(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
     static const Config kConfigs[] = {
-        {true, false, "binomial", "delegated"}, {true, false, "binomial", "root"},
-        {true, false, "binary", "delegated"},   {true, false, "binary", "root"},
-        {true, true, "binomial", "delegated"},  {true, true, "binomial", "root"},
-        {false, false, "tree", "delegated"},    {false, false, "tree", "root"},
-        {false, false, "ring", "delegated"},    {false, false, "ring", "root"},
-        {false, true, "tree", "delegated"},     {false, true, "tree", "root"},
+        {Op::kBcast, false, "binomial", "delegated"},     {Op::kBcast, false, "binomial", "root"},
+        {Op::kBcast, false, "binary", "delegated"},       {Op::kBcast, false, "binary", "root"},
+        {Op::kBcast, true, "binomial", "delegated"},      {Op::kBcast, true, "binomial", "root"},
+        {Op::kAllgather, false, "tree", "delegated"},     {Op::kAllgather, false, "tree", "root"},
+        {Op::kAllgather, false, "ring", "delegated"},     {Op::kAllgather, false, "ring", "root"},
+        {Op::kAllgather, true, "tree", "delegated"},      {Op::kAllgather, true, "tree", "root"},
+        {Op::kAllreduce, true, "butterfly", "delegated"},
     };
     FILE *csv = nullptr;
     if (me == 0) {
@@ -177,14 +187,15 @@ int run_memory(const Options &o) {
         Measured m;
         if (!measure(c, &m)) rc = 1;
         if (me != 0) continue;
-        const std::string root_q = c.bcast ? std::to_string(static_cast<long>(m.query_root)) : "-";
-        const std::string root_r = c.bcast ? std::to_string(static_cast<long>(m.rss_root)) : "-";
+        const std::string root_q = c.bcast() ? std::to_string(static_cast<long>(m.query_root)) : "-";
+        const std::string root_r = c.bcast() ? std::to_string(static_cast<long>(m.rss_root)) : "-";
         std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", name_of(c).c_str(), c.algo, c.exec, root_q.c_str(),
                     root_r.c_str(), m.query_member, m.rss_member);
         std::fflush(stdout);
-        if (csv)  // allgather has no root: those cells stay empty
+        if (csv)  // allgather and allreduce have no root: those cells stay empty
             std::fprintf(csv, "acpx,%s,%s,%s,%d,%s,%s,%.0f,%.0f\n", name_of(c).c_str(), c.algo, c.exec, np,
-                         c.bcast ? root_q.c_str() : "", c.bcast ? root_r.c_str() : "", m.query_member, m.rss_member);
+                         c.bcast() ? root_q.c_str() : "", c.bcast() ? root_r.c_str() : "", m.query_member,
+                         m.rss_member);
     }
     if (me == 0 && !o.quick) {
         // The model's rows have their own columns: FILE.csv -> FILE_model.csv.
