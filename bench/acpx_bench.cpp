@@ -69,6 +69,11 @@ void usage(FILE *to) {
                  "  --near NS         placement: the pair's time to wait for (a calibration's pair_ns)\n"
                  "  --sweeps K        calibrate: measure every curve K times over, each sample the\n"
                  "                    median (default 3; 1 with --quick; at most 9)\n"
+                 "  --noise PERIOD:LEN  allreduce: each round timed; every size without, then with a\n"
+                 "                    timer per rank spinning LEN us every PERIOD us (seed 001's noise:\n"
+                 "                    10000:100); mean, p99, p99.9 (--noise-seed S: the timers' phases)\n"
+                 "  --late RANK:US:EVERY  allreduce: RANK spins US us before every EVERY-th send\n"
+                 "  --rounds N        allreduce: timed rounds per size with --noise/--late (default 100000)\n"
                  "  --skew B          copy: rank r's buffer starts r x B bytes past a page boundary\n"
                  "                    (default 0), so copies from rank r to r + 1 run B bytes apart\n"
                  "                    modulo 4096: distances some CPUs copy several times slower\n");

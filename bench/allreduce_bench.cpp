@@ -7,6 +7,9 @@
 // untimed rounds of small integers (exact in any order) are checked on
 // every member, as bench/peers/mpi_coll_bench.c checks MPI's: a wrong
 // element is reported, the CSV's latency is nan, and the exit status 1.
+// With --noise PERIOD:LEN, --late RANK:US:EVERY or --rounds N (issue 63's
+// measurement under jitter): each round timed on its own, without and
+// with the noise (peers/peer_noise.h), mean, p99 and p99.9 (run_jitter).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include "acp.h"
 #include "bench_common.hpp"
 #include "peers/peer_common.h"
+#include "peers/peer_noise.h"
 
 namespace acpx::bench {
 
@@ -40,12 +44,70 @@ bool checked_round(acp_col_t h, int me, int np, size_t count, int round, std::ve
     return true;
 }
 
+// --noise / --late / --rounds: per size, o.rounds (default 10^5) rounds
+// timed one by one on every rank, without and then with the noise; the
+// mean, p99 and p99.9 of each rank's rounds, the largest over ranks.
+int run_jitter(const Options &o, const std::vector<int> &group) {
+    const int me = acp_rank(), np = acp_procs();
+    peer_noise noise{0, 0};
+    peer_late late{-1, 0, 1};
+    if (!o.noise.empty()) peer_parse_noise(o.noise.c_str(), &noise);
+    if (!o.late.empty()) peer_parse_late(o.late.c_str(), &late);
+    const long rounds = o.rounds ? o.rounds : 100000;
+    if (me == 0) {
+        std::printf(
+            "# acpx allreduce (persistent, sum of doubles), %d processes, %ld rounds per size; noise %s us "
+            "(PERIOD:LEN), late %s (RANK:US:EVERY); per rank mean, p99, p99.9 of its rounds, the largest "
+            "over ranks (us)\n",
+            np, rounds, o.noise.empty() ? "none" : o.noise.c_str(), o.late.empty() ? "none" : o.late.c_str());
+        std::printf("%-10s %12s %12s %12s %12s %12s %12s\n", "# Size", "mean off", "p99 off", "p99.9 off", "mean on",
+                    "p99 on", "p99.9 on");
+    }
+    std::vector<double> t(static_cast<size_t>(rounds));
+    std::vector<int> g = group;
+    for (size_t size : sizes(o)) {
+        size = std::max<size_t>(size, 8);
+        acp_col_t h = acp_create_allreduce(np, g.data(), size / 8, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+        if (h == ACP_COL_NULL) return 1;
+        std::vector<double> in(size / 8, 1.0), out(size / 8);
+        peer_stats st[2] = {};
+        for (int on = 0; on < (o.noise.empty() ? 1 : 2); ++on) {
+            for (long i = 0; i < rounds / 10 + 1; ++i)
+                if (acp_wait_col(acp_send_allreduce(h, in.data(), out.data())) != 0) return 1;
+            acp_sync();
+            if (on && peer_noise_start(&noise, me, o.noise_seed) != 0) {
+                std::perror("acpx-bench allreduce: --noise: timer");
+                return 1;
+            }
+            for (long i = 0; i < rounds; ++i) {
+                const double t0 = peer_mono_us();
+                peer_late_wait(&late, me, i);
+                if (acp_wait_col(acp_send_allreduce(h, in.data(), out.data())) != 0) return 1;
+                t[static_cast<size_t>(i)] = peer_mono_us() - t0;
+            }
+            peer_noise_stop();
+            const peer_stats mine = peer_stats_of(t.data(), t.size());
+            st[on] = {over_ranks(mine.mean).max, over_ranks(mine.p99).max, over_ranks(mine.p999).max};
+        }
+        if (acp_free_col(h) != 0) return 1;
+        if (me != 0) continue;
+        std::printf("%-10zu %12.2f %12.2f %12.2f", size, st[0].mean, st[0].p99, st[0].p999);
+        if (o.noise.empty())
+            std::printf(" %12s %12s %12s\n", "-", "-", "-");
+        else
+            std::printf(" %12.2f %12.2f %12.2f\n", st[1].mean, st[1].p99, st[1].p999);
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int run_allreduce(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
+    if (!o.noise.empty() || !o.late.empty() || o.rounds) return run_jitter(o, group);
     Csv csv(me == 0 ? o.csv : "");
     const std::string what = "allreduce-butterfly";
     if (me == 0) {

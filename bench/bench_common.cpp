@@ -2,6 +2,8 @@
 // takes sizes as the ACP_* variables do (K/M/G).
 #include "bench_common.hpp"
 
+#include "peers/peer_noise.h"
+
 #include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -98,6 +100,20 @@ bool take(int c, Options *o) {
         case 'n': return near(o);
         case 'S': return count("sweeps", 1, kMaxSweeps, &n) && (o->sweeps = static_cast<int>(n), true);
         case 'K': return count("skew", 0, 4095, &n) && (o->skew = static_cast<size_t>(n), true);
+        case 'N': {
+            peer_noise v;
+            if (peer_parse_noise(optarg, &v) != 0) return bad("noise", "PERIOD:LEN in us, LEN < PERIOD");
+            o->noise = optarg;
+            return true;
+        }
+        case 'L': {
+            peer_late v;
+            if (peer_parse_late(optarg, &v) != 0) return bad("late", "RANK:US:EVERY");
+            o->late = optarg;
+            return true;
+        }
+        case 'D': return count("noise-seed", 0, 1L << 30, &n) && (o->noise_seed = static_cast<unsigned>(n), true);
+        case 'R': return count("rounds", 1, 1L << 30, &n) && (o->rounds = n, true);
         default: return false;
     }
 }
@@ -119,6 +135,10 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"near", required_argument, nullptr, 'n'},
                                    {"sweeps", required_argument, nullptr, 'S'},
                                    {"skew", required_argument, nullptr, 'K'},
+                                   {"noise", required_argument, nullptr, 'N'},
+                                   {"late", required_argument, nullptr, 'L'},
+                                   {"noise-seed", required_argument, nullptr, 'D'},
+                                   {"rounds", required_argument, nullptr, 'R'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;

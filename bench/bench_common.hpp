@@ -36,6 +36,9 @@ struct Options {
     double near_ns = 0;              // --near NS: placement waits for a pair within 2.5x (0: no wait)
     int sweeps = 0;                  // --sweeps K: calibrate's runs, merged by median (0: 3, quick: 1)
     size_t skew = 0;                 // --skew B: copy: rank r's buffer r x B bytes past a page start
+    std::string noise, late;         // --noise PERIOD:LEN, --late RANK:US:EVERY (allreduce; peers/peer_noise.h)
+    unsigned noise_seed = 1;         // --noise-seed S: the timers' phases
+    long rounds = 0;                 // --rounds N: timed rounds per size (0: the usual counts)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.

@@ -15,6 +15,9 @@
  * (peer_common.h); where one arrives wrong the table says so, each such
  * rank names the first wrong byte on stderr, and the CSV's latency is nan.
  * --memory: RSS growth of creating 100 persistent handles, per handle.
+ * allreduce with --noise PERIOD:LEN, --late RANK:US:EVERY or --rounds N
+ * (peer_noise.h): the persistent allreduce's rounds timed one by one,
+ * without and then with the noise, as acpx-bench allreduce does.
  */
 #include <math.h>
 #include <mpi.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "peer_common.h"
+#include "peer_noise.h"
 
 #if MPI_VERSION >= 4
 #define HAVE_PERSISTENT 1
@@ -128,6 +132,67 @@ static int check_rounds(struct run *r, MPI_Request *req) {
     return bad;
 }
 
+static int make_request(struct run *r, MPI_Request *req);
+
+/* The noise run (see the top): per size, mean, p99 and p99.9 of each rank's
+ * rounds, the largest over ranks, without and with the noise. */
+static int run_jitter(struct run *r, size_t lo, size_t hi, const char *impl, const char *noise_spec,
+                      const char *late_spec, unsigned seed, long rounds) {
+    struct peer_noise noise = {0, 0};
+    struct peer_late late = {-1, 1, 0};
+    if (noise_spec) peer_parse_noise(noise_spec, &noise);
+    if (late_spec) peer_parse_late(late_spec, &late);
+    if (rounds <= 0) rounds = 100000;
+    double *t = malloc(sizeof(double) * (size_t)rounds);
+    if (!t) return 1;
+    if (r->me == 0) {
+        printf(
+            "# %s %s allreduce (sum of doubles), %d processes, %ld rounds per size; noise %s us (PERIOD:LEN), "
+            "late %s (RANK:US:EVERY); per rank mean, p99, p99.9 of its rounds, the largest over ranks (us)\n",
+            impl, HAVE_PERSISTENT ? "persistent" : "blocking", r->np, rounds, noise_spec ? noise_spec : "none",
+            late_spec ? late_spec : "none");
+        printf("%-10s %12s %12s %12s %12s %12s %12s\n", "# Size", "mean off", "p99 off", "p99.9 off", "mean on",
+               "p99 on", "p99.9 on");
+    }
+    r->persistent = HAVE_PERSISTENT;
+    for (size_t s = lo; s <= hi; s *= 2) {
+        r->size = s;
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (r->persistent && make_request(r, &req) != MPI_SUCCESS) break;
+        double st[2][3] = {{0}};
+        for (int on = 0; on < (noise_spec ? 2 : 1); ++on) {
+            for (long i = 0; i < rounds / 10 + 1; ++i) round_once(r, &req);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (on && peer_noise_start(&noise, r->me, seed) != 0) {
+                perror("mpi_coll_bench: --noise: timer");
+                return 1;
+            }
+            for (long i = 0; i < rounds; ++i) {
+                const double t0 = peer_mono_us();
+                peer_late_wait(&late, r->me, i);
+                round_once(r, &req);
+                t[i] = peer_mono_us() - t0;
+            }
+            peer_noise_stop();
+            const struct peer_stats mine = peer_stats_of(t, (size_t)rounds);
+            const double v[3] = {mine.mean, mine.p99, mine.p999};
+            MPI_Reduce(v, st[on], 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        }
+        if (r->persistent) MPI_Request_free(&req);
+        if (r->me == 0) {
+            printf("%-10zu %12.2f %12.2f %12.2f", s, st[0][0], st[0][1], st[0][2]);
+            if (noise_spec)
+                printf(" %12.2f %12.2f %12.2f\n", st[1][0], st[1][1], st[1][2]);
+            else
+                printf(" %12s %12s %12s\n", "-", "-", "-");
+            fflush(stdout);
+        }
+        if (s == hi) break;
+    }
+    free(t);
+    return 0;
+}
+
 static int make_request(struct run *r, MPI_Request *req) {
 #if HAVE_PERSISTENT
     if (r->allreduce)
@@ -151,8 +216,8 @@ int main(int argc, char **argv) {
         if (r.me == 0)
             fprintf(stderr,
                     "usage: mpi_coll_bench bcast|allgather|allreduce [--sizes MIN:MAX] [--quick] [--max-rounds N] "
-                    "[--csv FILE] "
-                    "[--impl NAME] [--memory]\n");
+                    "[--csv FILE] [--impl NAME] [--memory] [--noise PERIOD:LEN] [--late RANK:US:EVERY] "
+                    "[--noise-seed S] [--rounds N]\n");
         MPI_Finalize();
         return 2;
     }
@@ -160,7 +225,9 @@ int main(int argc, char **argv) {
     r.allreduce = !strcmp(argv[1], "allreduce");
     size_t lo = 1, hi = 4u << 20;
     int quick = 0, memory = 0, max_rounds = 0;
-    const char *csv = NULL, *impl = "mpi";
+    const char *csv = NULL, *impl = "mpi", *noise = NULL, *late = NULL;
+    unsigned noise_seed = 1;
+    long rounds = 0;
     for (int i = 2; i < argc; ++i) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             char *colon = strchr(argv[++i], ':');
@@ -176,6 +243,14 @@ int main(int argc, char **argv) {
             csv = argv[++i];
         else if (!strcmp(argv[i], "--impl") && i + 1 < argc)
             impl = argv[++i];
+        else if (!strcmp(argv[i], "--noise") && i + 1 < argc)
+            noise = argv[++i];
+        else if (!strcmp(argv[i], "--late") && i + 1 < argc)
+            late = argv[++i];
+        else if (!strcmp(argv[i], "--noise-seed") && i + 1 < argc)
+            noise_seed = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = strtol(argv[++i], NULL, 10);
     }
     const char *what = r.bcast ? "Bcast" : r.allreduce ? "Allreduce" : "Allgather";
     if (r.allreduce && lo < 8) lo = 8; /* one double */
@@ -188,6 +263,18 @@ int main(int argc, char **argv) {
     r.buf = malloc(hi ? hi : 1);
     r.out = malloc((hi ? hi : 1) * (size_t)r.np);
     memset(r.buf, 1, hi ? hi : 1);
+    struct peer_noise nv;
+    struct peer_late lv;
+    if ((noise && peer_parse_noise(noise, &nv) != 0) || (late && peer_parse_late(late, &lv) != 0)) {
+        if (r.me == 0) fprintf(stderr, "mpi_coll_bench: --noise PERIOD:LEN (LEN < PERIOD), --late RANK:US:EVERY\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (r.allreduce && (noise || late || rounds)) {
+        const int rc = run_jitter(&r, lo, hi, impl, noise, late, noise_seed, rounds);
+        MPI_Finalize();
+        return rc;
+    }
     if (memory) {
         /* RSS growth per persistent handle, 100 handles of the largest size. */
 #if HAVE_PERSISTENT

@@ -37,4 +37,29 @@ fi
     && [ "$(grep -c '^usage: acprun -n N acpx-bench' "$err")" -eq 1 ] \
     && grep -q '^acprun: rank 0 (pid [0-9]*) exited with status 2; stopping the other ranks' "$err" \
     || { echo "bad --sizes: want one complaint, one usage, rank 0 named"; cat "$err"; exit 1; }
+# The allreduce: its CSV rows (sizes from 8 B), and the noise run: a row
+# per size with every figure, without and with the noise, for acpx and for
+# each MPI built; a bad --noise is refused (status 2).
+out=$(mktemp)
+trap 'rm -f "$csv" "$err" "$out"' EXIT
+"$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" allreduce --quick --sizes 1:64K --csv "$out" > /dev/null
+for size in 8 65536; do
+    grep -q "^allreduce,allreduce-butterfly,$size," "$out" || { echo "no allreduce row $size"; cat "$out"; exit 1; }
+done
+check_noise() {  # $1: label; the table on stdin
+    awk -v what="$1" '/^[0-9]/ { n++; for (i = 2; i <= 7; i++) if (!($i > 0)) bad = 1 }
+        END { if (n != 4 || bad) { print what ": want 4 rows (8..64 B) of 6 positive figures"; exit 1 } }'
+}
+"$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" allreduce --noise 1000:10 --late 1:5:10 --rounds 300 \
+    --sizes 8:64 > "$out" && check_noise acpx < "$out" || { cat "$out"; exit 1; }
+for peer in mpich openmpi; do
+    exe="$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.$peer"
+    [ -x "$exe" ] || continue
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "mpirun.$peer" -np 2 "$exe" allreduce --noise 1000:10 \
+        --late 1:5:10 --rounds 300 --sizes 8:64 --impl "$peer" > "$out" && check_noise "$peer" < "$out" \
+        || { cat "$out"; exit 1; }
+done
+st=0
+"$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" allreduce --noise 10:100 > /dev/null 2>&1 || st=$?
+[ "$st" -eq 2 ] || { echo "--noise 10:100 (LEN > PERIOD): want status 2, got $st"; exit 1; }
 echo "bench_col_quick: ok"
