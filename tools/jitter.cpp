@@ -137,6 +137,33 @@ Best line(const std::map<Key, Point> &pts, char variant, size_t bytes, uint32_t 
     return b;
 }
 
+// seed001.png by gnuplot where it is installed (as the seed's Fig. 3: mean
+// time, max over processes, against P, a line per method), variant (a)
+// left, (b) right; the first of --bytes.
+void plot(const std::string &dir, const std::string &csv, size_t bytes) {
+    FILE *gp = popen("gnuplot 2>/dev/null", "w");
+    if (!gp) return;
+    std::fprintf(gp,
+                 "set terminal png size 1400,600\nset output '%s/seed001.png'\nset datafile separator ','\n"
+                 "set logscale xy 2\nset format y '%%.0e'\nset xlabel 'processes'\nset ylabel 'mean time (s), %zu B'\n"
+                 "set key top left\nset grid\nset multiplot layout 1,2\n",
+                 dir.c_str(), bytes);
+    // Each line's rows by grep: rows of the lines alternate in the CSV.
+    auto rows = [&](char v, const char *line) {
+        return "'< grep -F \"" + std::string(1, v) + "," + std::to_string(bytes) + ",\" " + csv + " | grep -F \"," +
+               line + ",\"'";
+    };
+    for (const char v : {'a', 'b'}) {
+        std::fprintf(gp, "set title 'variant (%c): %s'\nplot ", v,
+                     v == 'a' ? "noise windows open at t = 0" : "no window open at t = 0");
+        for (const char *line : {"butterfly", "[3]", "proposed(1)", "proposed(2)"})
+            std::fprintf(gp, "%s using 3:8 with linespoints title '%s', ", rows(v, line).c_str(), line);
+        std::fprintf(gp, "%s using 3:12 with lines dashtype 2 title 'noiseless'\n", rows(v, "butterfly").c_str());
+    }
+    std::fprintf(gp, "unset multiplot\n");
+    pclose(gp);
+}
+
 }  // namespace
 
 int run_jitter(int argc, char **argv) {
@@ -227,6 +254,7 @@ int run_jitter(int argc, char **argv) {
         }
     std::fclose(csv);
     std::fclose(md);
+    plot(o.out, csv_path, o.bytes.front());
     std::printf("acpx-model jitter: %s, %s\n", csv_path.c_str(), md_path.c_str());
     return 0;
 }
