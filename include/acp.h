@@ -614,8 +614,8 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * `type`, combined element by element with `op`, lands in every member's
  * recvbuf. Buffered: any sendbuf and recvbuf each round (equal: in
  * place); create allocates the control block, in which each member has,
- * for each round parity, one landing slot (the vector, then an 8-byte
- * stamp) per exchange it receives.
+ * for each round parity, one landing slot (an 8-byte stamp, then the
+ * vector) per exchange it receives.
  *
  * Algorithm "butterfly" (recursive doubling): with P2 the largest power
  * of two <= np_group, member i >= P2 first sends its vector to member
@@ -634,11 +634,14 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * order, lower member first. MAX and MIN of doubles: a NaN in any
  * member's vector makes that element NaN; MAX(-0.0, +0.0) is +0.0, MIN
  * -0.0.
- * Memory: a control block of 64 + 2 x slots x (count x size rounded up,
- * + 8, rounded up to 64) bytes (slots: K, +1 for a member that folds one
- * in, 1 for one folded in), plus, when a partner's block is not mapped
- * here (another node), a registered copy of each vector it sends
- * ((K + 1) x count x size).
+ * Memory: a control block of 64 + 2 x slots x stride bytes (stride: the
+ * vector, count x size rounded up to 8, after its 8-byte stamp, from the
+ * next 64 bytes when over 56, rounded up to 64; slots: K, +1 for a member
+ * that folds one in, 1 for one folded in; with butterfly:M,L, K + M + L),
+ * plus a registered copy of each vector sent by acp_copy ((K + 1) x count
+ * x size at most): to an on-node member whose block is not mapped here,
+ * or over 64 KiB to another node (up to 64 KiB a vector and its stamp go
+ * there as one message).
  * count 0 is valid: a round does nothing. count x size must be at most
  * 16 GiB. Members must agree on count, type, op and the algorithm.
  */

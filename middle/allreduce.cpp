@@ -25,8 +25,9 @@ Shape::Shape(uint32_t n, uint32_t mid, uint32_t end) : members(n ? n : 1), m(mid
 
 uint32_t partner_bit(const Shape &s, uint32_t n) { return n < s.k ? n : n < s.k + s.m ? n - s.k : n - s.k - s.m; }
 
+size_t data_at(size_t bytes) { return bytes <= 56 ? 8 : 64; }
 size_t data_bytes(size_t bytes) { return (bytes + 7) / 8 * 8; }
-size_t slot_stride(size_t bytes) { return (data_bytes(bytes) + 8 + 63) / 64 * 64; }
+size_t slot_stride(size_t bytes) { return (data_at(bytes) + data_bytes(bytes) + 63) / 64 * 64; }
 
 namespace {
 // Member j's slots in order: fold-in (if it folds one in), result (if it
@@ -183,6 +184,8 @@ std::string step_name(const Allreduce &a, size_t i) {
                                    : "end exchange " + std::to_string(n - k - m);
 }
 
+bool on_node(const Col &c, int32_t rank) { return basic::layer::node_id(rank) == basic::layer::node_id(c.rank); }
+
 // Each send step's peer block mapped here, up to the inline cap
 // (ACP_COL_INLINE when set), else a registered source for acp_copy.
 bool find_peers(Col &c, const char *fn) {
@@ -201,7 +204,9 @@ bool find_peers(Col &c, const char *fn) {
             if (m.keep) a.keep.push_back(m.keep);
             a.peer_mapped[i] = m.ptr;
         }
-        if (!a.peer_mapped[i]) a.src_at[i] = ar::data_bytes(bytes) * sources++;
+        // By acp_copy (not a signal put): from a registered copy.
+        const bool by_copy = on_node(c, a.peer_rank[i]) || bytes > ar::kSignalPutMax;
+        if (!a.peer_mapped[i] && by_copy) a.src_at[i] = ar::data_bytes(bytes) * sources++;
     }
     if (sources && bytes && !basic::layer::alloc_shared(ar::data_bytes(bytes) * sources, fn, &c.mem.buffer))
         return false;
@@ -224,23 +229,32 @@ bool send_copy(Col &c, size_t i, uint64_t what, const char *data) {
     Allreduce &a = *c.ar;
     const Step &s = a.steps[i];
     const size_t bytes = bytes_of(c);
-    const size_t off = ar::slot_offset(a.shape, s.peer, bytes, s.id, c.round);
-    const size_t stamp_off = off + ar::data_bytes(bytes);
+    const size_t stamp_off = ar::slot_offset(a.shape, s.peer, bytes, s.id, c.round);
+    const size_t off = stamp_off + ar::data_at(bytes);
+    const uint64_t stamp = ar::stamp_of(c.round, what);
     if (char *peer = a.peer_mapped[i]) {
         if (what != ar::kFailed) basic::copy_bytes(peer + off, data, bytes);
-        store_release(peer + stamp_off, ar::stamp_of(c.round, what));
+        store_release(peer + stamp_off, stamp);
         return true;
     }
-    acp_handle_t copy = ACP_HANDLE_NULL;
-    if (what != ar::kFailed) {
-        char *src = static_cast<char *>(c.mem.buffer.base) + a.src_at[i];
-        basic::copy_bytes(src, data, bytes);
-        copy = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
-        if (copy == ACP_HANDLE_NULL) return false;
-        track(c, copy);
-    }
     const acp_ga_t stamp_dst = a.peer_ctl[i] + stamp_off;
-    const acp_handle_t h = acp_copy(stamp_dst, c.mem.ctl.ga + ar::stamp_word(what), 8, copy);
+    acp_handle_t h = ACP_HANDLE_NULL;
+    if (a.src_at[i] == SIZE_MAX) {  // another node: one message, its stamp stored last
+        const uint64_t head[8] = {stamp};
+        const size_t body = what == ar::kFailed ? 0 : bytes;
+        h = basic::layer::put_signal(stamp_dst, head, body ? ar::data_at(bytes) : 8, data, body, 8, ACP_HANDLE_NULL,
+                                     "acp_wait_col");
+    } else {
+        acp_handle_t copy = ACP_HANDLE_NULL;
+        if (what != ar::kFailed) {
+            char *src = static_cast<char *>(c.mem.buffer.base) + a.src_at[i];
+            basic::copy_bytes(src, data, bytes);
+            copy = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
+            if (copy == ACP_HANDLE_NULL) return false;
+            track(c, copy);
+        }
+        h = acp_copy(stamp_dst, c.mem.ctl.ga + ar::stamp_word(what), 8, copy);
+    }
     if (h == ACP_HANDLE_NULL) return false;
     track(c, h);
     c.cur.notices.push_back({h, stamp_dst, a.peer_rank[i], static_cast<uint32_t>(i), 8});
@@ -258,14 +272,14 @@ bool send_step(Col &c, size_t i) {
 // this round's), its bytes.
 uint64_t stamp_in(const Col &c, size_t i) {
     const Allreduce &a = *c.ar;
-    const size_t at = ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round) + ar::data_bytes(bytes_of(c));
+    const size_t at = ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round);
     const uint64_t s = load_acquire(c.ctl_base() + at);
     return ar::stamp_is(s, c.round) ? s : 0;
 }
 const char *data_in(const Col &c, size_t i) {
     const Allreduce &a = *c.ar;
     return reinterpret_cast<const char *>(c.ctl_base()) +
-           ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round);
+           ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round) + ar::data_at(bytes_of(c));
 }
 
 // Step i, a wait: has the peer's slot this round's stamp? Then takes it.
@@ -409,6 +423,9 @@ bool send_failure_stamps(Col &c) {
     return sent;
 }
 
+// Rounds whose copies may still be on their way to other nodes.
+constexpr size_t kMaxTrailingRounds = 16;
+
 void finish(Col &c) {
     c.active = false;
     c.done_round = c.round;
@@ -440,6 +457,11 @@ bool allreduce_start(Col &c, const char *fn) {
 bool allreduce_advance(Col &c) {
     Allreduce &a = *c.ar;
     bool moved = false;
+    if (!c.trail.empty()) {  // earlier rounds' copies to other nodes, landed since?
+        std::string lost;
+        moved = retire_trail(c, &lost);
+        if (!lost.empty()) note_error(c, lost);
+    }
     if (!(a.shape.redundant() ? run_redundant(c, &moved) : run_steps(c, &moved))) {
         const std::string what = "could not issue a copy of a vector";
         break_handle(c, what);
@@ -448,7 +470,21 @@ bool allreduce_advance(Col &c) {
                              what.c_str());
     }
     if (a.shape.redundant() ? !(a.final_held && sent_all(a)) : a.step < a.steps.size()) return moved;
-    if (c.cur.last != ACP_HANDLE_NULL && basic::layer::poll(c.cur.last) == 1) return moved;
+    if (c.cur.last != ACP_HANDLE_NULL) {
+        // Copies to other nodes whose bytes left (signal puts copy them at
+        // once): their landing is a network round trip, as long as the
+        // round; it is checked by the next rounds and by the free, as a
+        // bcast's small rounds' (Col::trail; a failure fails a later round
+        // naming this one). Each slot's next write comes after in the same
+        // pair's order, and reads its round's stamp.
+        if (c.direct.off_node && c.trail.size() < kMaxTrailingRounds && basic::layer::completion(c.cur.last) == 1 &&
+            basic::layer::sources_free(c.cur.first, c.cur.last)) {
+            c.trail.push_back({c.cur.first, c.cur.last, c.round});
+            c.cur.first = c.cur.last = ACP_HANDLE_NULL;
+        } else if (basic::layer::poll(c.cur.last) == 1) {
+            return moved;
+        }
+    }
     if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then waits for those

@@ -57,10 +57,17 @@ constexpr bool stamp_is(uint64_t stamp, uint64_t round) { return stamp >> 2 == r
 inline constexpr size_t kHeader = 64;
 constexpr size_t stamp_word(uint64_t what) { return 8 * (what - 1); }
 
-// Bytes of a vector in a slot (a multiple of 8: its stamp follows), and
-// from one slot to the next (whole cache lines).
-size_t data_bytes(size_t bytes);
-size_t slot_stride(size_t bytes);
+// A slot is its stamp, then the vector: in the stamp's cache line up to
+// 56 bytes, else from the next line (whole lines for the vector loops).
+// Stamp first, so that a copy to another node is one signal put that
+// stores the stamp last (basic::layer::put_signal).
+size_t data_at(size_t bytes);      // from the slot's start
+size_t data_bytes(size_t bytes);   // the vector rounded up to 8
+size_t slot_stride(size_t bytes);  // from one slot to the next (whole lines)
+// Vectors up to this size go to members whose blocks are not mapped here
+// as one signal put (its limit, less the stamp's line); larger ones as
+// acp_copy and the stamp ordered after it.
+inline constexpr size_t kSignalPutMax = 65536;
 // Offset of slot `id`, round `round`'s parity, in member j's control
 // block; SIZE_MAX if j has no such slot.
 size_t slot_offset(const Shape &s, uint32_t j, size_t bytes, uint32_t id, uint64_t round);

@@ -216,7 +216,7 @@ TEST(Allreduce, MemoryIsTheDocumentedControlBlock) {
     const uint32_t mine = static_cast<uint32_t>(me());
     uint32_t p2 = 1, k = 0;
     while (p2 * 2 <= n) p2 *= 2, ++k;
-    const size_t count = 1000, stride = (count * 8 + 8 + 63) / 64 * 64;
+    const size_t count = 1000, stride = (64 + count * 8 + 63) / 64 * 64;  // the stamp's line, then the vector
     const uint32_t slots = mine >= p2 ? 1 : k + (mine + p2 < n ? 1 : 0);
     acp_col_t h =
         acp_create_allreduce(static_cast<int>(n), const_cast<int *>(g.data()), count, ACP_TYPE_DOUBLE, ACP_OP_SUM);
