@@ -86,6 +86,13 @@ int run_jitter(const Options &o, const std::vector<int> &group) {
                 t[static_cast<size_t>(i)] = peer_mono_us() - t0;
             }
             peer_noise_stop();
+            // Every input is 1.0: the last round's sum is np everywhere.
+            for (const double v : out)
+                if (v != np) {
+                    std::fprintf(stderr, "rank %d: %zu bytes: an element is %g after the timed rounds, not %d\n", me,
+                                 size, v, np);
+                    return 1;
+                }
             const peer_stats mine = peer_stats_of(t.data(), t.size());
             st[on] = {over_ranks(mine.mean).max, over_ranks(mine.p99).max, over_ranks(mine.p999).max};
         }

@@ -66,7 +66,7 @@ EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/t
 # installed acpcc, as a user would, and runs them with acprun.
 EXTRA_DIST += test/programs/global_memory.c test/programs/channel_ring.c test/programs/segbuf_stream.c
 TESTS += test/suites/acp_programs.sh
-TESTS += test/suites/model_jitter.sh
+TESTS += test/suites/model_jitter.sh test/suites/middle_allreduce_np8.sh
 TESTS += test/suites/layers.sh test/suites/config_table.sh test/suites/format.sh
 EXTRA_DIST += scripts/check-layers.sh
 
