@@ -56,12 +56,15 @@
  *                        (default): "yield" when the node's ranks
  *                        outnumber the CPUs they may run on
  *   ACP_COL_EXEC         persistent collectives: "delegated" (default) or "root"
+ *                        (allreduce: always delegated)
  *   ACP_COL_INLINE       bytes per block up to which a round travels through
  *                        the control blocks, eagerly ("auto", the default:
  *                        8K on one node with a core per rank; across
  *                        nodes or on a crowded node bcast trees 64K,
  *                        allgathers 16K; else a size, at most 64K, which
- *                        allgathers take up to 16K; 0: never)
+ *                        allgathers take up to 16K; 0: never); an
+ *                        allreduce stores vectors of any size into on-node
+ *                        peers' blocks unless a size is set
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
