@@ -72,7 +72,8 @@ constexpr ConfigVar kVars[] = {
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
      kCreate},
     {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},
-    {"ACP_COL_ALLREDUCE_ALGO", "butterfly", "butterfly (recursive doubling, the only one so far)", kCreate},
+    {"ACP_COL_ALLREDUCE_ALGO", "auto",
+     "auto (the model picks per handle), butterfly, rabenseifner, or butterfly:M,L (seed 001's redundancy)", kCreate},
     {"ACP_CALIBRATION", "-",
      "the model's calibration file (acprun -n 2 acpx-bench calibrate writes one); builtin: the built-in "
      "figures",

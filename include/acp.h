@@ -80,9 +80,11 @@
  *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
  *                        "recdoubling", "neighbor" (even groups only),
  *                        "hier:tree" (each block's tree hierarchical)
- *   ACP_COL_ALLREDUCE_ALGO "butterfly" (default and only: recursive
- *                        doubling, members beyond the largest power of two
- *                        folded in first)
+ *   ACP_COL_ALLREDUCE_ALGO "auto" (default: the model picks), "butterfly"
+ *                        (recursive doubling, members beyond the largest
+ *                        power of two folded in first), "rabenseifner"
+ *                        (reduce-scatter by halving, then allgather),
+ *                        "butterfly:M,L" (seed 001's redundant exchanges)
  *   ACP_CALIBRATION      the model's calibration file (JSON, written by
  *                        acpx-bench calibrate); else
  *                        ~/.config/acpx/calibration.json, else the one
@@ -629,9 +631,18 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * so every member gets bit-identical results: those of the balanced
  * pairwise tree over the members in group order. A round is K (+2)
  * sends per member, each a plain store into an on-node peer's mapped
- * block, or acp_copy and its stamp ordered after it; no ready signals
- * (a slot is written once per round, and its round-parity twin only
- * after its reader finished the round before). Rounds run delegated.
+ * block, one message to another node (up to 64 KiB), or acp_copy and its
+ * stamp ordered after it; no ready signals (a slot is written once per
+ * round, and its round-parity twin only after its reader finished the
+ * round before). Rounds run delegated.
+ * Algorithm "rabenseifner": the same fold and K stages, each exchanging
+ * only half of the range a member still reduces (the lower member keeps
+ * the lower half; each element is combined in the butterfly's order, so
+ * results are the same bits), then K stages in reverse that gather the
+ * reduced ranges: 2 x (1 - 1/P2) of the vector sent per member, where the
+ * butterfly sends it K times. "auto" (the default) picks the faster of
+ * the two by the model (the calibration's copies and memcpy, across
+ * nodes its network curves); butterfly:M,L is forced only.
  *
  * Ops: SUM of integers wraps (two's complement); of doubles in IEEE
  * order, lower member first. MAX and MIN of doubles: a NaN in any
@@ -640,11 +651,11 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather);
  * Memory: a control block of 64 + 2 x slots x stride bytes (stride: the
  * vector, count x size rounded up to 8, after its 8-byte stamp, from the
  * next 64 bytes when over 56, rounded up to 64; slots: K, +1 for a member
- * that folds one in, 1 for one folded in; with butterfly:M,L, K + M + L),
- * plus a registered copy of each vector sent by acp_copy ((K + 1) x count
- * x size at most): to an on-node member whose block is not mapped here,
- * or over 64 KiB to another node (up to 64 KiB a vector and its stamp go
- * there as one message).
+ * that folds one in, 1 for one folded in; with butterfly:M,L, K + M + L;
+ * rabenseifner: 2K slots, stage s's and its gathering twin's of at most
+ * ceil(count / 2^(s+1)) elements), plus a registered copy of each vector
+ * (or range) sent by acp_copy: to an on-node member whose block is not
+ * mapped here, or over 64 KiB to another node.
  * count 0 is valid: a round does nothing. count x size must be at most
  * 16 GiB. Members must agree on count, type, op and the algorithm.
  */

@@ -17,13 +17,29 @@
 namespace acpx::middle {
 namespace ar {
 
-Shape::Shape(uint32_t n, uint32_t mid, uint32_t end) : members(n ? n : 1), m(mid), l(end) {
+Shape::Shape(uint32_t n, uint32_t mid, uint32_t end, bool halve, size_t cnt, size_t el)
+    : members(n ? n : 1), m(mid), l(end), halving(halve), count(cnt), elem(el ? el : 8) {
     p2 = std::bit_floor(members);
     k = static_cast<uint32_t>(std::countr_zero(p2));
     d = k / 2;
 }
 
-uint32_t partner_bit(const Shape &s, uint32_t n) { return n < s.k ? n : n < s.k + s.m ? n - s.k : n - s.k - s.m; }
+uint32_t partner_bit(const Shape &s, uint32_t n) {
+    if (s.halving) return n < s.k ? n : s.k - 1 - (n - s.k);
+    return n < s.k ? n : n < s.k + s.m ? n - s.k : n - s.k - s.m;
+}
+
+Shape shape_of(const Params &p) {
+    const size_t elem = size_of(p.dtype);
+    return Shape(p.members, p.mid, p.end, p.algo == kRabenseifner, elem ? p.size / elem : 0, elem);
+}
+
+size_t slot_elems(const Shape &s, uint32_t id) {
+    if (!s.halving || id < kStage0) return s.count;
+    const uint32_t n = id - kStage0;
+    const uint32_t level = n < s.k ? n + 1 : s.k - (n - s.k);  // its range is 1 / 2^level of the vector
+    return (s.count + (size_t{1} << level) - 1) >> level;
+}
 
 size_t data_at(size_t bytes) { return bytes <= 56 ? 8 : 64; }
 size_t data_bytes(size_t bytes) { return (bytes + 7) / 8 * 8; }
@@ -31,46 +47,78 @@ size_t slot_stride(size_t bytes) { return (data_at(bytes) + data_bytes(bytes) + 
 
 namespace {
 // Member j's slots in order: fold-in (if it folds one in), result (if it
-// is folded), then its stages (if it is not).
-uint32_t slot_index(const Shape &s, uint32_t j, uint32_t id, bool *has) {
-    const uint32_t fold = s.folds_in(j) ? 1 : 0;
-    *has = true;
-    if (id == kFoldIn) return *has = fold == 1, 0;
-    if (id == kResultIn) return *has = s.folded(j), 0;
-    *has = !s.folded(j) && id - kStage0 < s.exchanges();
-    return fold + (id - kStage0);
+// is folded), then its exchanges (if it is not).
+std::vector<uint32_t> slot_ids(const Shape &s, uint32_t j) {
+    std::vector<uint32_t> ids;
+    if (s.folds_in(j)) ids.push_back(kFoldIn);
+    if (s.folded(j)) return ids.push_back(kResultIn), ids;
+    for (uint32_t n = 0; n < s.exchanges(); ++n) ids.push_back(kStage0 + n);
+    return ids;
 }
-uint32_t slots_of(const Shape &s, uint32_t j) { return s.folded(j) ? 1 : s.exchanges() + (s.folds_in(j) ? 1 : 0); }
+size_t stride_of(const Shape &s, uint32_t id) { return slot_stride(slot_elems(s, id) * s.elem); }
 }  // namespace
 
-size_t slot_offset(const Shape &s, uint32_t j, size_t bytes, uint32_t id, uint64_t round) {
-    bool has = false;
-    const uint32_t i = slot_index(s, j, id, &has);
-    if (!has) return SIZE_MAX;
-    return kHeader + slot_stride(bytes) * (2 * size_t{i} + (round & 1));
+size_t slot_offset(const Shape &s, uint32_t j, uint32_t id, uint64_t round) {
+    size_t at = kHeader;
+    for (const uint32_t i : slot_ids(s, j)) {
+        if (i == id) return at + stride_of(s, i) * (round & 1);
+        at += 2 * stride_of(s, i);
+    }
+    return SIZE_MAX;
 }
 
-size_t ctl_bytes(const Shape &s, uint32_t j, size_t bytes) { return kHeader + slot_stride(bytes) * 2 * slots_of(s, j); }
+size_t ctl_bytes(const Shape &s, uint32_t j) {
+    size_t at = kHeader;
+    for (const uint32_t i : slot_ids(s, j)) at += 2 * stride_of(s, i);
+    return at;
+}
 
 std::vector<Step> steps_of(const Shape &s, uint32_t me) {
     std::vector<Step> out;
+    const size_t all = s.count;
     if (s.redundant()) {  // P is a power of two: nobody folds
         for (uint32_t n = 0; n < s.exchanges(); ++n)
-            out.push_back({true, false, kStage0 + n, me ^ (uint32_t{1} << partner_bit(s, n))});
+            out.push_back({true, false, kStage0 + n, me ^ (uint32_t{1} << partner_bit(s, n)), 0, all, false});
         return out;
     }
     if (s.folded(me)) {
-        out.push_back({true, false, kFoldIn, me - s.p2});
-        out.push_back({false, false, kResultIn, me - s.p2});
+        out.push_back({true, false, kFoldIn, me - s.p2, 0, all, false});
+        out.push_back({false, false, kResultIn, me - s.p2, 0, all, true});
         return out;
     }
-    if (s.folds_in(me)) out.push_back({false, false, kFoldIn, me + s.p2});
+    if (s.folds_in(me)) out.push_back({false, false, kFoldIn, me + s.p2, 0, all, false});
+    // Halving: the range this member still reduces, split at each stage:
+    // the lower member keeps the lower half. ranges[st]: the range it
+    // reduces after stage st (what it gathers back in reverse).
+    size_t lo = 0, hi = all;
+    std::vector<std::pair<size_t, size_t>> owned;
     for (uint32_t st = 0; st < s.k; ++st) {
         const uint32_t peer = me ^ (uint32_t{1} << st);
-        out.push_back({true, false, kStage0 + st, peer});
-        out.push_back({false, false, kStage0 + st, peer});
+        if (!s.halving) {
+            out.push_back({true, false, kStage0 + st, peer, 0, all, false});
+            out.push_back({false, false, kStage0 + st, peer, 0, all, false});
+            continue;
+        }
+        const size_t mid = lo + (hi - lo) / 2;
+        const bool lower = me < peer;
+        const size_t keep_lo = lower ? lo : mid, keep_hi = lower ? mid : hi;
+        const size_t give_lo = lower ? mid : lo, give_hi = lower ? hi : mid;
+        out.push_back({true, false, kStage0 + st, peer, give_lo, give_hi - give_lo, false});
+        out.push_back({false, false, kStage0 + st, peer, keep_lo, keep_hi - keep_lo, false});
+        owned.push_back({lo, hi});  // before the split: what this member and its partner hold between them
+        lo = keep_lo, hi = keep_hi;
     }
-    if (s.folds_in(me)) out.push_back({true, true, kResultIn, me + s.p2});
+    for (uint32_t t = 0; t < s.k && s.halving; ++t) {
+        // Gathering stage t: with the partner of stage K-1-t, each sends the
+        // range it holds reduced; together they hold that stage's range.
+        const uint32_t st = s.k - 1 - t, peer = me ^ (uint32_t{1} << st);
+        const auto [whole_lo, whole_hi] = owned[st];
+        const size_t got_lo = lo == whole_lo ? hi : whole_lo, got_hi = lo == whole_lo ? whole_hi : lo;
+        out.push_back({true, false, kStage0 + s.k + t, peer, lo, hi - lo, false});
+        out.push_back({false, false, kStage0 + s.k + t, peer, got_lo, got_hi - got_lo, true});
+        lo = whole_lo, hi = whole_hi;
+    }
+    if (s.folds_in(me)) out.push_back({true, true, kResultIn, me + s.p2, 0, all, false});
     return out;
 }
 
@@ -157,7 +205,7 @@ size_t Allreduce::memory() const {
 }
 
 void allreduce_plan(Col &c, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table) {
-    auto a = std::make_unique<Allreduce>(c.p.members, c.p.mid, c.p.end);
+    auto a = std::make_unique<Allreduce>(ar::shape_of(c.p));
     a->me = me;
     a->steps = ar::steps_of(a->shape, me);
     for (const ar::Step &s : a->steps) {
@@ -180,6 +228,7 @@ std::string step_name(const Allreduce &a, size_t i) {
     return s.id == ar::kFoldIn     ? "the folded vector"
            : s.id == ar::kResultIn ? "the result"
            : n < k                 ? "stage " + std::to_string(n)
+           : a.shape.halving       ? "gathering stage " + std::to_string(n - k)
            : n < k + m             ? "mid exchange " + std::to_string(n - k)
                                    : "end exchange " + std::to_string(n - k - m);
 }
@@ -192,24 +241,26 @@ bool find_peers(Col &c, const char *fn) {
     Allreduce &a = *c.ar;
     const size_t bytes = bytes_of(c);
     const bool stores = c.p.inline_max == kInlineAuto || bytes <= c.p.inline_max;
+    size_t src_bytes = 0;
     a.peer_mapped.assign(a.steps.size(), nullptr);
     a.src_at.assign(a.steps.size(), SIZE_MAX);
-    size_t sources = 0;
-    const uint64_t here = basic::layer::node_id(c.rank);
     for (size_t i = 0; i < a.steps.size(); ++i) {
-        if (basic::layer::node_id(a.peer_rank[i]) != here) c.direct.off_node = true;
+        if (!on_node(c, a.peer_rank[i])) c.direct.off_node = true;
         if (!a.steps[i].send) continue;
         if (stores) {
-            const auto m = basic::layer::mapped(a.peer_ctl[i], ar::ctl_bytes(a.shape, a.steps[i].peer, bytes));
+            const auto m = basic::layer::mapped(a.peer_ctl[i], ar::ctl_bytes(a.shape, a.steps[i].peer));
             if (m.keep) a.keep.push_back(m.keep);
             a.peer_mapped[i] = m.ptr;
         }
         // By acp_copy (not a signal put): from a registered copy.
-        const bool by_copy = on_node(c, a.peer_rank[i]) || bytes > ar::kSignalPutMax;
-        if (!a.peer_mapped[i] && by_copy) a.src_at[i] = ar::data_bytes(bytes) * sources++;
+        const size_t step_bytes = a.steps[i].count * a.shape.elem;
+        const bool by_copy = on_node(c, a.peer_rank[i]) || step_bytes > ar::kSignalPutMax;
+        if (!a.peer_mapped[i] && by_copy && step_bytes) {
+            a.src_at[i] = src_bytes;
+            src_bytes += ar::data_bytes(step_bytes);
+        }
     }
-    if (sources && bytes && !basic::layer::alloc_shared(ar::data_bytes(bytes) * sources, fn, &c.mem.buffer))
-        return false;
+    if (src_bytes && !basic::layer::alloc_shared(src_bytes, fn, &c.mem.buffer)) return false;
     a.known = true;
     return true;
 }
@@ -223,14 +274,15 @@ acp_handle_t track(Col &c, acp_handle_t h) {
 // The vector this member holds now: its own, or the partial so far.
 const char *held(const Col &c) { return c.ar->combined ? c.out : c.in; }
 
-// Step i, a send: `data` and the stamp saying `what` it is into the
-// peer's slot (a failed stamp alone).
+// Step i, a send: its elements of `data` (a whole vector) and the stamp
+// saying `what` they are into the peer's slot (a failed stamp alone).
 bool send_copy(Col &c, size_t i, uint64_t what, const char *data) {
     Allreduce &a = *c.ar;
     const Step &s = a.steps[i];
-    const size_t bytes = bytes_of(c);
-    const size_t stamp_off = ar::slot_offset(a.shape, s.peer, bytes, s.id, c.round);
-    const size_t off = stamp_off + ar::data_at(bytes);
+    const size_t elem = a.shape.elem, bytes = s.count * elem;
+    data += s.first * elem;
+    const size_t stamp_off = ar::slot_offset(a.shape, s.peer, s.id, c.round);
+    const size_t at = ar::data_at(ar::slot_elems(a.shape, s.id) * elem), off = stamp_off + at;
     const uint64_t stamp = ar::stamp_of(c.round, what);
     if (char *peer = a.peer_mapped[i]) {
         if (what != ar::kFailed) basic::copy_bytes(peer + off, data, bytes);
@@ -239,20 +291,16 @@ bool send_copy(Col &c, size_t i, uint64_t what, const char *data) {
     }
     const acp_ga_t stamp_dst = a.peer_ctl[i] + stamp_off;
     acp_handle_t h = ACP_HANDLE_NULL;
-    if (a.src_at[i] == SIZE_MAX) {  // another node: one message, its stamp stored last
+    const size_t body = what == ar::kFailed ? 0 : bytes;
+    if (a.src_at[i] == SIZE_MAX || body == 0) {  // another node, or a stamp alone: one message, its stamp stored last
         const uint64_t head[8] = {stamp};
-        const size_t body = what == ar::kFailed ? 0 : bytes;
-        h = basic::layer::put_signal(stamp_dst, head, body ? ar::data_at(bytes) : 8, data, body, 8, ACP_HANDLE_NULL,
-                                     "acp_wait_col");
+        h = basic::layer::put_signal(stamp_dst, head, body ? at : 8, data, body, 8, ACP_HANDLE_NULL, "acp_wait_col");
     } else {
-        acp_handle_t copy = ACP_HANDLE_NULL;
-        if (what != ar::kFailed) {
-            char *src = static_cast<char *>(c.mem.buffer.base) + a.src_at[i];
-            basic::copy_bytes(src, data, bytes);
-            copy = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
-            if (copy == ACP_HANDLE_NULL) return false;
-            track(c, copy);
-        }
+        char *src = static_cast<char *>(c.mem.buffer.base) + a.src_at[i];
+        basic::copy_bytes(src, data, bytes);
+        const acp_handle_t copy = acp_copy(a.peer_ctl[i] + off, c.mem.buffer.ga + a.src_at[i], bytes, ACP_HANDLE_NULL);
+        if (copy == ACP_HANDLE_NULL) return false;
+        track(c, copy);
         h = acp_copy(stamp_dst, c.mem.ctl.ga + ar::stamp_word(what), 8, copy);
     }
     if (h == ACP_HANDLE_NULL) return false;
@@ -269,17 +317,17 @@ bool send_step(Col &c, size_t i) {
 }
 
 // This round's copy in this member's slot of step i: its stamp (0 if not
-// this round's), its bytes.
+// this round's), its elements (from the step's first).
 uint64_t stamp_in(const Col &c, size_t i) {
     const Allreduce &a = *c.ar;
-    const size_t at = ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round);
-    const uint64_t s = load_acquire(c.ctl_base() + at);
+    const uint64_t s = load_acquire(c.ctl_base() + ar::slot_offset(a.shape, a.me, a.steps[i].id, c.round));
     return ar::stamp_is(s, c.round) ? s : 0;
 }
 const char *data_in(const Col &c, size_t i) {
     const Allreduce &a = *c.ar;
-    return reinterpret_cast<const char *>(c.ctl_base()) +
-           ar::slot_offset(a.shape, a.me, bytes_of(c), a.steps[i].id, c.round) + ar::data_at(bytes_of(c));
+    const uint32_t id = a.steps[i].id;
+    return reinterpret_cast<const char *>(c.ctl_base()) + ar::slot_offset(a.shape, a.me, id, c.round) +
+           ar::data_at(ar::slot_elems(a.shape, id) * a.shape.elem);
 }
 
 // Step i, a wait: has the peer's slot this round's stamp? Then takes it.
@@ -297,13 +345,30 @@ bool take_step(Col &c, size_t i) {
     }
     if (a.failing) return true;
     const char *theirs = data_in(c, i);
-    if (s.id == ar::kResultIn) {
-        basic::copy_bytes(c.out, theirs, bytes_of(c));
+    const size_t at = s.first * a.shape.elem;
+    if (s.gather) {  // the result, or a reduced range: into place
+        basic::copy_bytes(c.out + at, theirs, s.count * a.shape.elem);
     } else {
+        const char *mine = held(c) + at;
         const bool lower = a.me < s.peer;
-        ar::combine(c.p.dtype, c.p.op, c.out, lower ? held(c) : theirs, lower ? theirs : held(c), count_of(c));
+        ar::combine(c.p.dtype, c.p.op, c.out + at, lower ? mine : theirs, lower ? theirs : mine, s.count);
     }
     a.combined = true;
+    return true;
+}
+
+bool send_failure_stamps(Col &c);
+
+// A member waiting for a copy: has one of its own copies of this round
+// failed? Its receiver may be the member it waits for (Rabenseifner
+// gathers from its first partner last), so the failed stamps go now, not
+// at the round's end, and what it still sends goes as failed stamps.
+// Looked at every 16th wait: a look costs a walk of the round's GMAs.
+// Always true (a broken handle is the caller's).
+bool blocked(Col &c) {
+    Allreduce &a = *c.ar;
+    if (a.failing || c.cur.failing || c.cur.first == ACP_HANDLE_NULL || ++a.waits % 16 != 0) return true;
+    if (acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c)) a.failing = true;
     return true;
 }
 
@@ -314,7 +379,7 @@ bool run_steps(Col &c, bool *moved) {
         if (a.steps[a.step].send) {
             if (!send_step(c, a.step)) return false;
         } else if (!take_step(c, a.step)) {
-            return true;
+            return blocked(c);
         }
         ++a.step;
         *moved = true;
@@ -388,7 +453,7 @@ bool run_redundant(Col &c, bool *moved) {
             }
         }
         const uint64_t st = stamp_in(c, a.stage);
-        if (!st) return true;
+        if (!st) return blocked(c);
         if ((st & 3) != ar::kPartial) continue;  // a result or a failure, come since the look above
         const bool lower = a.me < a.steps[a.stage].peer;
         const char *theirs = data_in(c, a.stage);

@@ -16,6 +16,7 @@
 #include "col.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/model/predict.hpp"
+#include "allreduce.hpp"
 #include "plan.hpp"
 
 namespace acpx::middle {
@@ -82,7 +83,37 @@ bool load_model(const char *fn, State &st) {
     return true;
 }
 
+// One exchange of `bytes` each way at once between two members: on one
+// node plain stores into the peer's block, priced as a round through the
+// inline slots (comm; on the 2-core VM a 2-rank butterfly of 8-64 KiB took
+// 0.7-1.1x comm + memcpy); across nodes comm_net slowed by the transfer
+// the other way.
+double exchange_seconds(const cm::Calibration &cal, double bytes, bool across) {
+    if (across) return cal.copy(false, false, true).at(bytes) * cal.net_pair_slow(bytes);
+    return cal.comm.at(bytes);
+}
+
 }  // namespace
+
+double allreduce_seconds(const cm::Calibration &cal, const ar::Shape &s, bool across_nodes) {
+    const double bytes = static_cast<double>(s.count * s.elem);
+    // Combining b bytes reads two vectors and writes one: priced as a memcpy of b.
+    auto step = [&](double b) { return exchange_seconds(cal, b, across_nodes) + cal.memcpy.at(b); };
+    double t = s.members > s.p2 ? step(bytes) + exchange_seconds(cal, bytes, across_nodes) : 0;  // fold, result
+    for (uint32_t st = 1; st <= s.k; ++st) {
+        if (!s.halving) {
+            t += step(bytes);
+            continue;
+        }
+        // Whole elements, at least one: an empty range still costs a
+        // message, and the curves' 0-byte samples are rounds without data.
+        const size_t elems = std::max<size_t>(1, (s.count + (size_t{1} << st) - 1) >> st);
+        const auto part = static_cast<double>(elems * s.elem);
+        // Halving, then gathering back (a copy out of the slot).
+        t += step(part) + exchange_seconds(cal, part, across_nodes) + cal.memcpy.at(part);
+    }
+    return t;
+}
 
 cm::Topology nodes_of(const std::vector<int> &ranks) {
     std::vector<uint64_t> ids;
@@ -98,10 +129,11 @@ bool parse_algorithm(const char *fn, const char *arg, const std::string &name, P
         unsigned m = 0, l = 0;
         char tail = 0;
         const bool redundant = std::sscanf(name.c_str(), "butterfly:%u,%u%c", &m, &l, &tail) == 2;
-        if ((name != "butterfly" && !redundant) || m > 31 || l > 31)
-            return report(fn, arg, "'%s' is not one of: auto, butterfly, butterfly:M,L (M, L from 0 to 31)",
+        if ((name != "butterfly" && name != "rabenseifner" && !redundant) || m > 31 || l > 31)
+            return report(fn, arg,
+                          "'%s' is not one of: auto, butterfly, rabenseifner, butterfly:M,L (M, L from 0 to 31)",
                           name.c_str());
-        p->algo = 0;
+        p->algo = name == "rabenseifner" ? ar::kRabenseifner : ar::kButterfly;
         p->mid = static_cast<uint8_t>(m);
         p->end = static_cast<uint8_t>(l);
         return true;
@@ -146,9 +178,21 @@ bool read_algorithm(const char *fn, const State &st, Params *p) {
 
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s) {
     *predicted_s = 0;
-    if (p->kind == Kind::kAllreduce) {  // one algorithm: nothing to model yet
-        p->algo = 0;
-        if (p->auto_algo) p->mid = p->end = 0;
+    if (p->kind == Kind::kAllreduce) {
+        if (p->auto_algo) {
+            p->mid = p->end = 0;
+            p->algo = ar::kButterfly;
+            if (p->members <= 1 || p->size == 0) return true;
+            if (!load_model(fn, st)) return false;
+            const bool across = nodes_of(group).nodes() > 1;
+            Params r = *p;
+            r.algo = ar::kRabenseifner;
+            const double butterfly = allreduce_seconds(st.calibration, ar::shape_of(*p), across),
+                         halving = allreduce_seconds(st.calibration, ar::shape_of(r), across);
+            if (halving < butterfly) p->algo = ar::kRabenseifner;
+            *predicted_s = std::min(butterfly, halving);
+            return true;
+        }
         const uint32_t k = static_cast<uint32_t>(std::countr_zero(std::bit_floor(p->members))), d = k / 2;
         const bool pow2 = std::has_single_bit(p->members);
         if (!(p->mid || p->end) || (pow2 && p->mid <= d && p->end <= k)) return true;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "allreduce.hpp"
+#include "collectives/model/calibration.hpp"
 #include "collectives/model/topology.hpp"
 #include "params.hpp"
 
@@ -36,5 +38,13 @@ collectives::model::Topology nodes_of(const std::vector<int> &ranks);
 // the calibration file or the topology cannot be used; a forced algorithm
 // that cannot run on this group (neighbor exchange, odd) also fails here.
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s);
+
+// The model's seconds for an allreduce round of shape s (allreduce.hpp):
+// per stage an exchange each way at once and the combine (a memcpy of its
+// bytes); a folded member's vector and result; Rabenseifner's stages move
+// halves, then gather them back (an exchange and a copy out each). Create
+// picks the faster of the butterfly and Rabenseifner by it
+// (ACP_COL_ALLREDUCE_ALGO=auto, the default), the butterfly on a tie.
+double allreduce_seconds(const collectives::model::Calibration &cal, const ar::Shape &s, bool across_nodes);
 
 }  // namespace acpx::middle

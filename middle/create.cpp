@@ -342,7 +342,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     std::optional<PlanBuilder> planner;
     if (own.empty() && !allreduce) planner.emplace(p, me, grp, p.hier ? nodes.map : std::vector<uint32_t>{});
     const size_t ctl_bytes = !own.empty() ? 0
-                             : allreduce  ? ar::ctl_bytes(ar::Shape(n, p.mid, p.end), me, p.size)
+                             : allreduce  ? ar::ctl_bytes(ar::shape_of(p), me)
                                           : layout_of(p).ready() + planner->ready_count();
     bool ok = own.empty() && basic::layer::alloc_shared(ctl_bytes, fn, &c->mem.ctl);
     if (ok && allreduce) {

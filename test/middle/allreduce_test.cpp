@@ -139,14 +139,49 @@ void run_rounds(const std::vector<int> &g, TypeOp to, size_t count, int rounds, 
 
 }  // namespace
 
-TEST(Allreduce, EveryTypeOpAndShapeIsBitIdenticalToThePairwiseTree) {
+// Both algorithms combine each element in the same order: the same bits.
+class AllreduceAlgo : public ::testing::TestWithParam<const char *> {
+  protected:
+    ScopedEnv algo_{"ACP_COL_ALLREDUCE_ALGO", GetParam()};
+};
+
+TEST_P(AllreduceAlgo, EveryTypeOpAndShapeIsBitIdenticalToThePairwiseTree) {
     for (Shape s : {Shape::kAll, Shape::kPermuted, Shape::kPartial}) {
         const std::vector<int> g = make_group(s);
         if (!member_of(g)) continue;
         for (const TypeOp to : kEvery)
-            for (const size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{20000}})
+            for (const size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{20001}})
                 run_rounds(g, to, count, count > 1000 ? 3 : 20, false);
     }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST_P(AllreduceAlgo, InPlaceThroughCopiesAndLateMembers) {
+    const std::vector<int> g = make_group(Shape::kPermuted);
+    run_rounds(g, kEvery[6], 7, 300, true, true);
+    run_rounds(g, kEvery[0], 5001, 20, true, true);
+    ScopedEnv inl("ACP_COL_INLINE", "0");
+    run_rounds(g, kEvery[6], 3, 50, false, true);
+    run_rounds(g, kEvery[4], 5001, 10, true, true);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(Allreduce, TheModelPicksTheButterflyForSmallVectorsAndRabenseifnerForLargeOnes) {
+    const std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    ScopedEnv cal("ACP_CALIBRATION", "builtin");
+    for (const size_t count : {size_t{1}, size_t{1} << 19}) {
+        acp_col_t h = acp_create_allreduce(n, const_cast<int *>(g.data()), count, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+        ASSERT_NE(h, ACP_COL_NULL);
+        EXPECT_STREQ(acp_query_col_algorithm(h), n > 1 && count > 1 ? "rabenseifner" : "butterfly") << count;
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
+    ASSERT_EQ(acp_set_col_allreduce_algorithm("rabenseifner"), 0);
+    acp_col_t h = acp_create_allreduce(n, const_cast<int *>(g.data()), 1, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+    ASSERT_EQ(acp_set_col_allreduce_algorithm(""), 0);
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_STREQ(acp_query_col_algorithm(h), "rabenseifner");
+    EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 
@@ -218,6 +253,7 @@ TEST(Allreduce, MemoryIsTheDocumentedControlBlock) {
     while (p2 * 2 <= n) p2 *= 2, ++k;
     const size_t count = 1000, stride = (64 + count * 8 + 63) / 64 * 64;  // the stamp's line, then the vector
     const uint32_t slots = mine >= p2 ? 1 : k + (mine + p2 < n ? 1 : 0);
+    acp_set_col_allreduce_algorithm("butterfly");
     acp_col_t h =
         acp_create_allreduce(static_cast<int>(n), const_cast<int *>(g.data()), count, ACP_TYPE_DOUBLE, ACP_OP_SUM);
     ASSERT_NE(h, ACP_COL_NULL);
@@ -226,6 +262,21 @@ TEST(Allreduce, MemoryIsTheDocumentedControlBlock) {
     EXPECT_LT(mem, ctl + 2048) << "bookkeeping beyond the control block";
     EXPECT_STREQ(acp_query_col_algorithm(h), "butterfly");
     EXPECT_EQ(acp_free_col(h), 0);
+    // Rabenseifner: stage s and its gathering twin hold ceil(count / 2^(s+1)) each.
+    acp_set_col_allreduce_algorithm("rabenseifner");
+    h = acp_create_allreduce(static_cast<int>(n), const_cast<int *>(g.data()), count, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+    ASSERT_NE(h, ACP_COL_NULL);
+    size_t halving = 64;
+    auto stride_of = [](size_t bytes) { return ((bytes <= 56 ? 8 : 64) + (bytes + 7) / 8 * 8 + 63) / 64 * 64; };
+    if (mine >= p2) halving += 2 * stride_of(count * 8);     // the result
+    if (mine + p2 < n) halving += 2 * stride_of(count * 8);  // the folded vector
+    for (uint32_t s = 0; s < k && mine < p2; ++s)
+        halving += 4 * stride_of((count + (size_t{2} << s) - 1) / (size_t{2} << s) * 8);
+    const size_t got = acp_query_col_memory(h);
+    EXPECT_GE(got, halving);
+    EXPECT_LT(got, halving + 2048);
+    EXPECT_EQ(acp_free_col(h), 0);
+    acp_set_col_allreduce_algorithm("");
     EXPECT_EQ(acp_sync(), 0);
 }
 
@@ -285,7 +336,7 @@ TEST(Allreduce, BadInputIsReportedAndChangesNothing) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
-TEST(Allreduce, AFailedCopyFailsItsIssuerAndReceiverAndNoRoundSucceedsWithWrongBytes) {
+TEST_P(AllreduceAlgo, AFailedCopyFailsItsIssuerAndReceiverAndNoRoundSucceedsWithWrongBytes) {
     const std::vector<int> g = make_group(Shape::kAll);
     const auto n = static_cast<uint32_t>(g.size());
     if (n < 2) GTEST_SKIP() << "one member copies nothing";
@@ -301,12 +352,15 @@ TEST(Allreduce, AFailedCopyFailsItsIssuerAndReceiverAndNoRoundSucceedsWithWrongB
         if (r == 2 && me() == 0) {
             EXPECT_EQ(acpx_test_fail("data:1"), 0);
         }
-        int rc = 0;
+        int rc = -2;  // (the send failed)
+        const auto t0 = std::chrono::steady_clock::now();
         const std::string err = stderr_of([&] {
             acp_request_t req = acp_send_allreduce(h, in.data(), out.data());
             ASSERT_NE(req, ACP_REQUEST_NULL);
             rc = acp_wait_col(req);
         });
+        // At once, not at ACP_TIMEOUT: failed stamps go as soon as a copy fails.
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0) << err;
         acpx_test_fail("data:1000000000");
         const auto want = reference(to.type, to.op, count, n, r);
         if (rc == 0) {
@@ -346,3 +400,6 @@ TEST(Allreduce, CxxHandle) {
     EXPECT_EQ(x, static_cast<int64_t>(g.size()) - 1);
     EXPECT_EQ(acp_sync(), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, AllreduceAlgo, ::testing::Values("butterfly", "rabenseifner"),
+                         [](const auto &info) { return std::string(info.param); });
