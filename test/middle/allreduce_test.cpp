@@ -1,9 +1,11 @@
 // Persistent allreduce: results bit-identical to the pairwise tree over
 // the members in group order (computed here on its own) for every type,
-// op and shape of group, in place and not, through plain stores and
-// through acp_copy (ACP_COL_INLINE=0), with late members; bad input; a
-// failed copy fails the round on its issuer and on the member it was for,
-// and never leaves wrong bytes behind a success.
+// op and shape of group, both algorithms and seed 001's redundant
+// butterfly, in place and not, through plain stores and through acp_copy
+// (ACP_COL_INLINE=0), with late members and made-up OS jitter; the
+// model's picks; bad input; a failed copy fails the round on its issuer
+// and on the member it was for, at once, and never leaves wrong bytes
+// behind a success.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <thread>
 
 #include "../../basic/fault_injection.hpp"
+#include "../../bench/peers/peer_noise.h"
 #include "../report_util.hpp"
 #include "acpx/collectives.hpp"
 #include "col_util.hpp"
@@ -185,9 +188,15 @@ TEST(Allreduce, TheModelPicksTheButterflyForSmallVectorsAndRabenseifnerForLargeO
     EXPECT_EQ(acp_sync(), 0);
 }
 
-TEST(Allreduce, InPlaceAndLateMembersOverAThousandRounds) {
+// Issue 63's check: every type and op, 1,000 rounds each, in place, with
+// late members and under made-up OS jitter (bench/peers/peer_noise.h: a
+// timer per rank spinning 10 us every 1 ms, at a phase of its own).
+TEST_P(AllreduceAlgo, EveryTypeAndOpOverAThousandRoundsWithLateMembersAndNoise) {
     const std::vector<int> g = make_group(Shape::kPermuted);
-    for (const TypeOp to : {kEvery[0], kEvery[6], kEvery[7]}) run_rounds(g, to, 7, 1000, true, true);
+    const peer_noise noise{1000, 10};
+    ASSERT_EQ(peer_noise_start(&noise, me(), 7), 0);
+    for (const TypeOp to : kEvery) run_rounds(g, to, 7, 1000, true, true);
+    peer_noise_stop();
     EXPECT_EQ(acp_sync(), 0);
 }
 
@@ -218,7 +227,10 @@ TEST(Allreduce, RedundantButterflyEveryMAndLIsBitIdenticalWithLateMembers) {
             for (uint32_t l = 0; l <= k; ++l) {
                 if (m + l == 0) continue;
                 ScopedEnv algo("ACP_COL_ALLREDUCE_ALGO", "butterfly:" + std::to_string(m) + "," + std::to_string(l));
-                run_rounds(g, kEvery[6], 7, 300, false, true);
+                const peer_noise noise{1000, 10};
+                ASSERT_EQ(peer_noise_start(&noise, me(), m * 31 + l), 0);
+                run_rounds(g, kEvery[6], 7, 1000, false, true);
+                peer_noise_stop();
                 run_rounds(g, kEvery[2], 1000, 20, true, true);
                 ScopedEnv inl("ACP_COL_INLINE", "0");
                 run_rounds(g, kEvery[7], 33, 100, false, true);
