@@ -153,7 +153,11 @@ TEST_P(AllreduceAlgo, EveryTypeOpAndShapeIsBitIdenticalToThePairwiseTree) {
         const std::vector<int> g = make_group(s);
         if (!member_of(g)) continue;
         for (const TypeOp to : kEvery)
-            for (const size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{20001}})
+            // 8190 and 8192 doubles: just under and at 64 KiB, the most one
+            // signal put to another node carries (16380, 16384: Rabenseifner's
+            // halves); 20001: over it.
+            for (const size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{8190}, size_t{8192},
+                                       size_t{16380}, size_t{16384}, size_t{20001}})
                 run_rounds(g, to, count, count > 1000 ? 3 : 20, false);
     }
     EXPECT_EQ(acp_sync(), 0);
@@ -206,7 +210,7 @@ TEST(Allreduce, ThroughCopiesWhereStoresAreOff) {
     ScopedEnv inl("ACP_COL_INLINE", "0");
     const std::vector<int> g = make_group(Shape::kAll);
     for (const TypeOp to : {kEvery[1], kEvery[6]})
-        for (const size_t count : {size_t{1}, size_t{5000}}) {
+        for (const size_t count : {size_t{1}, size_t{5000}, size_t{20001}}) {  // 20001 doubles: over 64 KiB
             run_rounds(g, to, count, 50, false, true);
             run_rounds(g, to, count, 5, true);
         }
@@ -354,42 +358,43 @@ TEST_P(AllreduceAlgo, AFailedCopyFailsItsIssuerAndReceiverAndNoRoundSucceedsWith
     if (n < 2) GTEST_SKIP() << "one member copies nothing";
     ScopedEnv inl("ACP_COL_INLINE", "0");  // copies, not stores, on one node too
     const TypeOp to = kEvery[3];
-    const size_t count = 64;
-    acp_col_t h = acp_create_allreduce(static_cast<int>(n), const_cast<int *>(g.data()), count, to.type, to.op);
-    ASSERT_NE(h, ACP_COL_NULL);
-    std::vector<unsigned char> in(count * 8), out(count * 8);
-    // In round 2 rank 0's first data copy (stage 0, to rank 1) fails.
-    for (uint64_t r = 1; r <= 3; ++r) {
-        fill(to.type, in.data(), count, static_cast<uint32_t>(me()), n, r);
-        if (r == 2 && me() == 0) {
-            EXPECT_EQ(acpx_test_fail("data:1"), 0);
+    for (const size_t count : {size_t{64}, size_t{20000}}) {  // 20000 x 8 bytes: over 64 KiB
+        acp_col_t h = acp_create_allreduce(static_cast<int>(n), const_cast<int *>(g.data()), count, to.type, to.op);
+        ASSERT_NE(h, ACP_COL_NULL);
+        std::vector<unsigned char> in(count * 8), out(count * 8);
+        // In round 2 rank 0's first data copy (stage 0, to rank 1) fails.
+        for (uint64_t r = 1; r <= 3; ++r) {
+            fill(to.type, in.data(), count, static_cast<uint32_t>(me()), n, r);
+            if (r == 2 && me() == 0) {
+                EXPECT_EQ(acpx_test_fail("data:1"), 0);
+            }
+            int rc = -2;  // (the send failed)
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::string err = stderr_of([&] {
+                acp_request_t req = acp_send_allreduce(h, in.data(), out.data());
+                ASSERT_NE(req, ACP_REQUEST_NULL);
+                rc = acp_wait_col(req);
+            });
+            // At once, not at ACP_TIMEOUT: failed stamps go as soon as a copy fails.
+            EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0) << err;
+            acpx_test_fail("data:1000000000");
+            const auto want = reference(to.type, to.op, count, n, r);
+            if (rc == 0) {
+                EXPECT_EQ(std::memcmp(out.data(), want.data(), out.size()), 0) << "round " << r << " succeeded";
+            }
+            if (r != 2) {
+                EXPECT_EQ(rc, 0) << err;
+                continue;
+            }
+            if (me() == 0 || me() == 1) {
+                EXPECT_EQ(rc, -1) << "rank " << me();
+                EXPECT_NE(err.find(me() == 0 ? "a copy this rank issued failed" : "failed on its way here"),
+                          std::string::npos)
+                    << err;
+            }
         }
-        int rc = -2;  // (the send failed)
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::string err = stderr_of([&] {
-            acp_request_t req = acp_send_allreduce(h, in.data(), out.data());
-            ASSERT_NE(req, ACP_REQUEST_NULL);
-            rc = acp_wait_col(req);
-        });
-        // At once, not at ACP_TIMEOUT: failed stamps go as soon as a copy fails.
-        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0) << err;
-        acpx_test_fail("data:1000000000");
-        const auto want = reference(to.type, to.op, count, n, r);
-        if (rc == 0) {
-            EXPECT_EQ(std::memcmp(out.data(), want.data(), out.size()), 0) << "round " << r << " succeeded";
-        }
-        if (r != 2) {
-            EXPECT_EQ(rc, 0) << err;
-            continue;
-        }
-        if (me() == 0 || me() == 1) {
-            EXPECT_EQ(rc, -1) << "rank " << me();
-            EXPECT_NE(err.find(me() == 0 ? "a copy this rank issued failed" : "failed on its way here"),
-                      std::string::npos)
-                << err;
-        }
+        EXPECT_EQ(acp_free_col(h), 0);
     }
-    EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 
