@@ -57,7 +57,7 @@ struct Shape {
 inline constexpr uint32_t kFoldIn = 0, kResultIn = 1, kStage0 = 2;
 uint32_t partner_bit(const Shape &s, uint32_t exchange);
 // Params::algo of an allreduce.
-inline constexpr uint8_t kButterfly = 0, kRabenseifner = 1;
+inline constexpr uint8_t kButterfly = kAllreduceButterfly, kRabenseifner = kAllreduceRabenseifner;
 // A handle's shape (members, M and L, algorithm, vector).
 Shape shape_of(const Params &p);
 // Elements slot `id` holds at most: the vector, or with halving at stage s

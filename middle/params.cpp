@@ -19,9 +19,9 @@ const char *name_of(Exec e) { return e == Exec::kRoot ? "root" : "delegated"; }
 
 std::string algo_name(const Params &p) {
     if (p.kind == Kind::kAllreduce)
-        return p.algo == 1      ? "rabenseifner"
-               : p.mid || p.end ? "butterfly:" + std::to_string(p.mid) + "," + std::to_string(p.end)
-                                : "butterfly";
+        return p.algo == kAllreduceRabenseifner ? "rabenseifner"
+               : p.mid || p.end                 ? "butterfly:" + std::to_string(p.mid) + "," + std::to_string(p.end)
+                                                : "butterfly";
     return std::string(p.hier ? collectives::kHierPrefix : "") +
            (p.kind == Kind::kBcast ? collectives::name_of(static_cast<collectives::BcastAlgo>(p.algo), p.radix)
                                    : collectives::name_of(static_cast<collectives::AllgatherAlgo>(p.algo)));

@@ -11,6 +11,8 @@ enum class Kind : uint8_t { kBcast = 1, kAllgather = 2, kAllreduce = 3 };
 // An allreduce's element type and operation (acp.h's ACP_TYPE_*, ACP_OP_*).
 enum class DType : uint8_t { kNone = 0, kInt32 = 1, kInt64 = 2, kDouble = 3 };
 enum class ROp : uint8_t { kNone = 0, kSum = 1, kMax = 2, kMin = 3 };
+// An allreduce's Params::algo (allreduce.hpp).
+inline constexpr uint8_t kAllreduceButterfly = 0, kAllreduceRabenseifner = 1;
 enum class Storage : uint8_t { kDirect = 1, kBuffered = 2 };
 // root: the seed's way, one process issues every entry with acp_copy
 // order dependencies (remote execution by the basic layer).
@@ -44,7 +46,7 @@ struct Params {
     Kind kind = Kind::kBcast;
     Storage storage = Storage::kDirect;
     Exec exec = Exec::kDelegated;
-    uint8_t algo = 0;                     // collectives::BcastAlgo or AllgatherAlgo
+    uint8_t algo = 0;                     // collectives::BcastAlgo or AllgatherAlgo; allreduce: kAllreduce*
     uint8_t radix = 2;                    // bcast knomial: its k
     uint8_t auto_algo = 0;                // 1: chosen by the model (choose.hpp), not forced
     uint8_t hier = 0;                     // 1: hierarchical over the members' nodes ("hier:" names)
