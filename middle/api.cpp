@@ -185,10 +185,9 @@ bool members_caught_up(const char *fn, State &st, Col &c) {
         const std::string who = lagging(c);
         if (who.empty()) return true;
         if (Clock::now() - start > limit)
-            return report(fn, "handle",
-                          "handle %llu: waited %.0f s (ACP_TIMEOUT) for %s to send round %llu; freed anyway",
+            return report(fn, "handle", "handle %llu: waited %.0f s (ACP_TIMEOUT) for %s %s round %llu; freed anyway",
                           static_cast<unsigned long long>(c.id), limit.count(), who.c_str(),
-                          static_cast<unsigned long long>(c.round)),
+                          c.ar ? "to copy their part of" : "to send", static_cast<unsigned long long>(c.round)),
                    false;
         idle = progress_all(st) ? 0 : idle + 1;
         // Copies from other nodes may land only in this process's transport

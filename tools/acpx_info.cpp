@@ -137,7 +137,7 @@ void print_variables() {
     }
     std::printf("  bcast algorithms: %s\n", acpx::collectives::bcast_algo_names().c_str());
     std::printf("  allgather algorithms: %s\n", acpx::collectives::allgather_algo_names().c_str());
-    std::printf("  allreduce algorithms: butterfly\n");
+    std::printf("  allreduce algorithms: butterfly, rabenseifner (butterfly:M,L: seed 001's redundant exchanges)\n");
     namespace cm = acpx::collectives::model;
     cm::Calibration cal;
     std::string why;
