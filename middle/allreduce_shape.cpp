@@ -40,31 +40,36 @@ size_t data_bytes(size_t bytes) { return (bytes + 7) / 8 * 8; }
 size_t slot_stride(size_t bytes) { return (data_at(bytes) + data_bytes(bytes) + 63) / 64 * 64; }
 
 namespace {
-// Member j's slots in order: fold-in (if it folds one in), result (if it
-// is folded), then its exchanges (if it is not).
-std::vector<uint32_t> slot_ids(const Shape &s, uint32_t j) {
-    std::vector<uint32_t> ids;
-    if (s.folds_in(j)) ids.push_back(kFoldIn);
-    if (s.folded(j)) return ids.push_back(kResultIn), ids;
-    for (uint32_t n = 0; n < s.exchanges(); ++n) ids.push_back(kStage0 + n);
-    return ids;
-}
 size_t stride_of(const Shape &s, uint32_t id) { return slot_stride(slot_elems(s, id) * s.elem); }
+// Bytes of both parities of member j's slots before slot `id`, in their
+// order: fold-in (if it folds one in), result (if it is folded), then its
+// exchanges (if it is not); SIZE_MAX if j has no slot `id`. Arithmetic
+// only: a wait polls its slot's stamp through it. (Slots of one size
+// but Rabenseifner's: its loop walks at most 2K of them.)
+size_t before(const Shape &s, uint32_t j, uint32_t id) {
+    size_t at = 0;
+    if (s.folds_in(j)) {
+        if (id == kFoldIn) return at;
+        at += 2 * stride_of(s, kFoldIn);
+    }
+    if (s.folded(j)) return id == kResultIn ? at : SIZE_MAX;
+    if (id < kStage0 || id - kStage0 >= s.exchanges()) return SIZE_MAX;
+    if (!s.halving) return at + 2 * size_t{id - kStage0} * stride_of(s, kStage0);
+    for (uint32_t n = kStage0; n < id; ++n) at += 2 * stride_of(s, n);
+    return at;
+}
 }  // namespace
 
 size_t slot_offset(const Shape &s, uint32_t j, uint32_t id, uint64_t round) {
-    size_t at = kHeader;
-    for (const uint32_t i : slot_ids(s, j)) {
-        if (i == id) return at + stride_of(s, i) * (round & 1);
-        at += 2 * stride_of(s, i);
-    }
-    return SIZE_MAX;
+    const size_t at = before(s, j, id);
+    return at == SIZE_MAX ? SIZE_MAX : kHeader + at + stride_of(s, id) * (round & 1);
 }
 
 size_t ctl_bytes(const Shape &s, uint32_t j) {
-    size_t at = kHeader;
-    for (const uint32_t i : slot_ids(s, j)) at += 2 * stride_of(s, i);
-    return at;
+    if (s.folded(j)) return kHeader + 2 * stride_of(s, kResultIn);
+    const uint32_t last = kStage0 + s.exchanges() - 1;
+    return s.exchanges() ? kHeader + before(s, j, last) + 2 * stride_of(s, last)
+                         : kHeader + (s.folds_in(j) ? 2 * stride_of(s, kFoldIn) : 0);
 }
 
 std::vector<Step> steps_of(const Shape &s, uint32_t me) {
