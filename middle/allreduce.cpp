@@ -80,12 +80,6 @@ bool find_peers(Col &c, const char *fn) {
     return true;
 }
 
-acp_handle_t track(Col &c, acp_handle_t h) {
-    if (c.cur.first == ACP_HANDLE_NULL) c.cur.first = h;
-    c.cur.last = h;
-    return h;
-}
-
 // The vector this member holds now: its own, or the partial so far.
 const char *held(const Col &c) { return c.ar->combined ? c.out : c.in; }
 
@@ -336,12 +330,7 @@ bool allreduce_start(Col &c, const char *fn) {
 
 bool allreduce_advance(Col &c) {
     Allreduce &a = *c.ar;
-    bool moved = false;
-    if (!c.trail.empty()) {  // earlier rounds' copies to other nodes, landed since?
-        std::string lost;
-        moved = retire_trail(c, &lost);
-        if (!lost.empty()) note_error(c, lost);
-    }
+    bool moved = retire_trail_into_round(c);  // earlier rounds' copies to other nodes, landed since?
     if (!(a.shape.redundant() ? run_redundant(c, &moved) : run_steps(c, &moved))) {
         const std::string what = "could not issue a copy of a vector";
         break_handle(c, what);

@@ -110,13 +110,7 @@ std::string listed(std::vector<std::string> what) {
     return out;
 }
 
-// A GMA of this segment: the first and the last are remembered (failures
-// are looked for between them), and what it signals if it is a signal.
-acp_handle_t track(Col &c, acp_handle_t h) {
-    if (c.cur.first == ACP_HANDLE_NULL) c.cur.first = h;
-    c.cur.last = h;
-    return h;
-}
+// What it signals if it is a signal.
 void notice(Col &c, acp_handle_t h, acp_ga_t slot, uint32_t block, uint32_t bytes) {
     c.cur.notices.push_back({h, slot, static_cast<int32_t>(basic::ga::decode(slot).rank), block, bytes});
 }
@@ -553,6 +547,20 @@ bool may_trail(const Col &c) {
 
 }  // namespace
 
+acp_handle_t track(Col &c, acp_handle_t h) {
+    if (c.cur.first == ACP_HANDLE_NULL) c.cur.first = h;
+    c.cur.last = h;
+    return h;
+}
+
+bool retire_trail_into_round(Col &c) {
+    if (c.trail.empty()) return false;
+    std::string lost;
+    const bool moved = retire_trail(c, &lost);
+    if (!lost.empty()) note_error(c, lost);
+    return moved;
+}
+
 void note_error(Col &c, const std::string &what) {
     if (!c.round_error.empty()) return;
     c.round_error = what;
@@ -593,12 +601,7 @@ bool start_round(Col &c, const char *fn) {
 bool advance(Col &c) {
     if (!c.active || !c.broken.empty()) return false;
     if (c.ar) return allreduce_advance(c);
-    bool moved = false;
-    if (!c.trail.empty()) {
-        std::string lost;
-        moved = retire_trail(c, &lost);
-        if (!lost.empty()) note_error(c, lost);
-    }
+    bool moved = retire_trail_into_round(c);
     if (c.plan.executes_list && !c.cur.issued && all_ready(c)) {
         if (!issue_list(c)) return false;
         moved = true;

@@ -46,6 +46,13 @@ bool say_ready(Col &c, const char *fn);
 // Releases the parked control blocks whose receivers have all caught up.
 void release_parked(State &st);
 
+// A GMA of the current segment: the first and the last are remembered
+// (failures are looked for between them). Returns h.
+acp_handle_t track(Col &c, acp_handle_t h);
+// Retires the trail (retire_trail); a copy found lost there fails the
+// current round (note_error). True if any retired.
+bool retire_trail_into_round(Col &c);
+
 // The first error of the current round on this member; acp_wait_col
 // returns -1 with it.
 void note_error(Col &c, const std::string &what);
