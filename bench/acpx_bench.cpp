@@ -27,6 +27,8 @@ void usage(FILE *to) {
                  "  bcast      persistent broadcast latency (root 0), OSU style\n"
                  "  allgather  persistent allgather latency, OSU style\n"
                  "  allreduce  persistent allreduce latency (sum of size / 8 doubles), OSU style\n"
+                 "  overlap    bcast and allgather rounds while the members compute (osu_ibcast's\n"
+                 "             method): overall, compute, pure round time and overlap %% per size\n"
                  "  memory     bytes a persistent handle holds per process, by type, algorithm,\n"
                  "             execution mode and role (measured), and modelled for 2^4..2^20\n"
                  "             members (CSV: source,handle,algo,exec,ranks,root_query_bytes,\n"
@@ -124,8 +126,8 @@ int parse(int argc, char **argv, std::string *cmd, acpx::bench::Options *o) {
         return argc < 2 ? 2 : -1;
     }
     *cmd = argv[1];
-    if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "allreduce" && *cmd != "memory" &&
-        *cmd != "calibrate" && *cmd != "model-check" && *cmd != "placement" && *cmd != "channel") {
+    if (*cmd != "copy" && *cmd != "bcast" && *cmd != "allgather" && *cmd != "allreduce" && *cmd != "overlap" &&
+        *cmd != "memory" && *cmd != "calibrate" && *cmd != "model-check" && *cmd != "placement" && *cmd != "channel") {
         std::fprintf(stderr, "acpx-bench: unknown subcommand '%s'\n", cmd->c_str());
         usage(stderr);
         return 2;
@@ -157,6 +159,7 @@ int main(int argc, char **argv) {
                    : cmd == "placement"   ? acpx::bench::run_placement(o)
                    : cmd == "channel"     ? acpx::bench::run_channel(o)
                    : cmd == "allreduce"   ? acpx::bench::run_allreduce(o)
+                   : cmd == "overlap"     ? acpx::bench::run_overlap(o)
                                           : acpx::bench::run_collective(o, cmd == "bcast");
     return acp_finalize() == 0 ? rc : 1;
 }

@@ -137,6 +137,7 @@ int run_calibrate(const Options &o);
 int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
 int run_allreduce(const Options &o);
+int run_overlap(const Options &o);
 int run_placement(const Options &o);
 int run_memory(const Options &o);
 int run_channel(const Options &o);

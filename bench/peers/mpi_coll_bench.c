@@ -18,6 +18,9 @@
  * allreduce with --noise PERIOD:LEN, --late RANK:US:EVERY or --rounds N
  * (peer_noise.h): the persistent allreduce's rounds timed one by one,
  * without and then with the noise, as acpx-bench allreduce does.
+ * --overlap (bcast, allgather): the persistent collective started, a
+ * calibrated compute loop, then waited, as acpx-bench overlap measures it
+ * (its method, columns and CSV).
  */
 #include <math.h>
 #include <mpi.h>
@@ -134,6 +137,97 @@ static int check_rounds(struct run *r, MPI_Request *req) {
 
 static int make_request(struct run *r, MPI_Request *req);
 
+static volatile double sink;
+
+/* acpx-bench overlap's compute loop (bench/overlap_bench.cpp). */
+static void compute(long n) {
+    double x = sink;
+    for (long i = 0; i < n; ++i) x = x * 0.9999999 + 1e-7;
+    sink = x;
+}
+
+static double ns_per_step(void) {
+    const long steps = 1L << 21;
+    double best = 1e300;
+    for (int i = 0; i < 5; ++i) {
+        const double t0 = MPI_Wtime();
+        compute(steps);
+        const double ns = (MPI_Wtime() - t0) * 1e9 / steps;
+        if (ns < best) best = ns;
+    }
+    double worst = 0;
+    MPI_Allreduce(&best, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static double mean_over_ranks(double v, int np) {
+    double sum = 0;
+    MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum / np;
+}
+
+/* The overlap run (see the top): per size, pure, compute alone, overall. */
+static int run_overlap(struct run *r, size_t lo, size_t hi, int quick, int max_rounds, const char *impl, FILE *f) {
+    if (!HAVE_PERSISTENT) {
+        if (r->me == 0) fprintf(stderr, "mpi_coll_bench: --overlap: this MPI has no persistent collectives\n");
+        return 1;
+    }
+    r->persistent = 1;
+    const double step_ns = ns_per_step();
+    const char *what = r->bcast ? "Bcast" : "Allgather";
+    if (r->me == 0) {
+        printf("# %s persistent %s overlap, %d processes\n", impl, what, r->np);
+        printf("%-10s %14s %14s %14s %16s %12s %12s\n", "# Size", "Overall(us)", "Compute(us)", "Alone(us)",
+               "Pure Comm.(us)", "Overlap(%)", "Iterations");
+    }
+    for (size_t s = lo; s <= hi; s = quick && s < hi ? hi : s * 2) {
+        r->size = s;
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (make_request(r, &req) != MPI_SUCCESS) return 1;
+        const int iters = peer_rounds(s, quick, max_rounds);
+        for (int i = 0; i < iters / 10 + 1; ++i) round_once(r, &req);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; ++i) round_once(r, &req);
+        const double pure = (MPI_Wtime() - t0) * 1e6 / iters;
+        double slowest = 0;
+        MPI_Allreduce(&pure, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        long steps = (long)(slowest * 1e3 / step_ns + 0.5);
+        if (steps < 1) steps = 1;
+        t0 = MPI_Wtime();
+        for (int i = 0; i < iters; ++i) compute(steps);
+        const double alone = (MPI_Wtime() - t0) * 1e6 / iters;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double inside = 0;
+        t0 = MPI_Wtime();
+        for (int i = 0; i < iters; ++i) {
+            MPI_Start(&req);
+            const double c0 = MPI_Wtime();
+            compute(steps);
+            inside += MPI_Wtime() - c0;
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        const double overall = (MPI_Wtime() - t0) * 1e6 / iters;
+        inside = inside * 1e6 / iters;
+        const int bad = check_rounds(r, &req);
+        MPI_Request_free(&req);
+        const double o = mean_over_ranks(overall, r->np), c = mean_over_ranks(inside, r->np),
+                     a = mean_over_ranks(alone, r->np), p = mean_over_ranks(pure, r->np);
+        double pct = 100.0 * (1.0 - (o - c) / p);
+        pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+        if (r->me == 0) {
+            printf("%-10zu %14.2f %14.2f %14.2f %16.2f %12.1f %12d\n", s, o, c, a, p, pct, iters);
+            if (bad) printf("# %zu: WRONG DATA on %d of %d ranks in the checked rounds: not a figure\n", s, bad, r->np);
+            fflush(stdout);
+            if (f)
+                fprintf(f, "overlap,%s-%s,%zu,%.3f,%.3f,%.3f,%.3f,%.1f,%d,%d,%s\n", r->bcast ? "bcast" : "allgather",
+                        impl, s, o, c, a, p, bad ? NAN : pct, iters, r->np, impl);
+        }
+        if (s == hi) break;
+    }
+    return 0;
+}
+
 /* The noise run (see the top): per size, mean, p99 and p99.9 of each rank's
  * rounds, the largest over ranks, without and with the noise. */
 static int run_jitter(struct run *r, size_t lo, size_t hi, const char *impl, const char *noise_spec,
@@ -217,14 +311,14 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: mpi_coll_bench bcast|allgather|allreduce [--sizes MIN:MAX] [--quick] [--max-rounds N] "
                     "[--csv FILE] [--impl NAME] [--memory] [--noise PERIOD:LEN] [--late RANK:US:EVERY] "
-                    "[--noise-seed S] [--rounds N]\n");
+                    "[--noise-seed S] [--rounds N] [--overlap]\n");
         MPI_Finalize();
         return 2;
     }
     r.bcast = !strcmp(argv[1], "bcast");
     r.allreduce = !strcmp(argv[1], "allreduce");
     size_t lo = 1, hi = 4u << 20;
-    int quick = 0, memory = 0, max_rounds = 0;
+    int quick = 0, memory = 0, max_rounds = 0, overlap = 0;
     const char *csv = NULL, *impl = "mpi", *noise = NULL, *late = NULL;
     unsigned noise_seed = 1;
     long rounds = 0;
@@ -239,6 +333,8 @@ int main(int argc, char **argv) {
             max_rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--memory"))
             memory = 1;
+        else if (!strcmp(argv[i], "--overlap"))
+            overlap = 1;
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csv = argv[++i];
         else if (!strcmp(argv[i], "--impl") && i + 1 < argc)
@@ -258,7 +354,11 @@ int main(int argc, char **argv) {
     if (csv && r.me == 0) {
         int fresh = access(csv, F_OK) != 0;
         f = fopen(csv, "a");
-        if (f && fresh) fprintf(f, "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
+        if (f && fresh)
+            fprintf(f, overlap
+                           ? "benchmark,op,size,overall_us,compute_us,alone_us,pure_us,overlap_pct,iterations,ranks,"
+                             "transport\n"
+                           : "benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport\n");
     }
     r.buf = malloc(hi ? hi : 1);
     r.out = malloc((hi ? hi : 1) * (size_t)r.np);
@@ -272,6 +372,12 @@ int main(int argc, char **argv) {
     }
     if (r.allreduce && (noise || late || rounds)) {
         const int rc = run_jitter(&r, lo, hi, impl, noise, late, noise_seed, rounds);
+        MPI_Finalize();
+        return rc;
+    }
+    if (overlap && !r.allreduce) {
+        const int rc = run_overlap(&r, lo, hi, quick, max_rounds, impl, f);
+        if (f) fclose(f);
         MPI_Finalize();
         return rc;
     }

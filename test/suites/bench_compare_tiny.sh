@@ -77,6 +77,19 @@ for peer in mpich openmpi; do
     grep -q "^$peer,bcast-persistent,-,-,2," "$out/memory.csv" || { echo "no $peer memory row"; cat "$out/memory.csv"; exit 1; }
 done
 grep -q "^## Memory per process" "$out/collectives.md" || { echo "no memory summary"; exit 1; }
+# Overlap: acpx with and without the agent and each MPI peer, bcast and
+# allgather, an overlap % in [0, 100] per point; its section in the report.
+ov="acpx acpx-calls"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && ov="$ov openmpi"
+[ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && ov="$ov mpich mpich-async"
+for impl in $ov; do
+    awk -F, -v i="$impl" '$1 == "bcast" && $2 == i && $3 == 2 && $4 == 65536 && $5 >= 0 && $5 <= 100 { ok = 1 }
+        END { exit !ok }' "$out/overlap.csv" || { echo "no overlap row: bcast $impl"; cat "$out/overlap.csv"; exit 1; }
+done
+for kind in bcast allgather; do
+    grep -q "^$kind,acpx,2,1," "$out/overlap.csv" || { echo "no overlap row: $kind acpx"; cat "$out/overlap.csv"; exit 1; }
+done
+grep -q "^## Overlap: rounds while the members compute" "$out/collectives.md" || { echo "no overlap summary"; exit 1; }
 # Across two emulated hosts, one rank on each: a row per implementation,
 # and said in the report.
 python3 "$ACPX_SRCDIR/bench/compare" "$ACPX_BUILDDIR" "$out/hosts" --tiny --np 2 --two-hosts > "$out/hosts.txt" 2>&1 \
