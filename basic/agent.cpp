@@ -3,10 +3,15 @@
 // application computes. Idle, it sleeps in epoll on the transport's event
 // fd (armed first). It also wakes every 500 ms, a safety net for anything
 // that arrived without an event: an idle rank costs ~0.1-0.3% of a core.
+// While the upper layer has rounds in flight it asks to be called again
+// within tens of microseconds (layer::set_agent_work) and the sleep is that
+// long.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -16,15 +21,27 @@
 
 namespace acpx::basic {
 
+thread_local bool Runtime::Agent::on_agent_thread __attribute__((tls_model("initial-exec"))) = false;
+
 void Runtime::start_agent() {
     agent.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     agent.thread = std::thread([this] {
+        Agent::on_agent_thread = true;
+        // The upper layer's rounds ask for looks tens of microseconds
+        // apart; the default 50 us of timer slack would stretch each.
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
         try {
             agent_main();
         } catch (const std::exception &e) {  // out of memory handling a message: end the job, say why
             fatal("progress agent: %s", e.what());
         }
     });
+}
+
+void Runtime::wake_agent() {
+    const uint64_t one = 1;
+    if (agent.wake_fd >= 0 && write(agent.wake_fd, &one, sizeof one) < 0) { /* the safety wake-up comes anyway */
+    }
 }
 
 namespace {
@@ -53,9 +70,20 @@ void Runtime::agent_main() {
     constexpr auto kAppPolls = std::chrono::microseconds(500);
     std::unique_lock lk(mu);
     while (!agent.stop) {
+        // The upper layer's rounds first (outside the lock: they call the
+        // API): `due` microseconds at most until they want another look.
+        unsigned due = 0;
+        if (auto *work = agent.upper_work.load(std::memory_order_acquire); work && !finalizing) {
+            lk.unlock();
+            due = work();
+            lk.lock();
+            if (agent.stop) break;
+        }
+        const auto pause = due ? std::min<std::chrono::microseconds>(kAppPolls, std::chrono::microseconds(due))
+                               : std::chrono::microseconds(kAppPolls);
         if (Agent::now_ns() - agent.app_polled_ns.load(std::memory_order_relaxed) <
             std::chrono::nanoseconds(kAppPolls).count()) {
-            agent.resume.wait_for(lk, kAppPolls);
+            agent.resume.wait_for(lk, pause);
             continue;
         }
         const uint64_t handled = mail.handled;
@@ -79,7 +107,10 @@ void Runtime::agent_main() {
         }
         lk.unlock();
         epoll_event out[2];
-        const int ready = epoll_wait(ep, out, 2, kSafetyWakeMs);
+        timespec wait{};
+        wait.tv_sec = due ? 0 : kSafetyWakeMs / 1000;
+        wait.tv_nsec = due ? static_cast<long>(due) * 1000 : (kSafetyWakeMs % 1000) * 1000000L;
+        const int ready = epoll_pwait2(ep, out, 2, &wait, nullptr);
         for (int i = 0; i < ready; ++i)
             if (out[i].data.fd == agent.wake_fd) {
                 uint64_t v;
@@ -95,9 +126,7 @@ void Runtime::stop_agent_thread(std::unique_lock<std::mutex> &lk) {
     if (!agent.thread.joinable()) return;
     agent.stop = true;
     agent.resume.notify_all();
-    const uint64_t one = 1;
-    if (write(agent.wake_fd, &one, sizeof one) < 0) { /* the safety wake-up ends the wait anyway */
-    }
+    wake_agent();
     lk.unlock();
     agent.thread.join();
     lk.lock();

@@ -149,7 +149,7 @@ extern "C" int acp_inquire(acp_handle_t handle) try {
     // the agent stays off the lock meanwhile (as in wait_locked).
     if (rt->completed < h) rt->hurry(Runtime::kPollAsksAfterNs);
     const unsigned progressed = rt->progress_locked();
-    rt->agent.app_polled_ns.store(Runtime::Agent::now_ns(), std::memory_order_relaxed);
+    rt->note_app_polled();
     const int state = rt->completion(h);
     // An empty poll on a node with more ranks than CPUs gives the core
     // away (ACP_IDLE): the peer this loop waits for may need it.

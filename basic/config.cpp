@@ -51,6 +51,11 @@ constexpr ConfigVar kVars[] = {
      "yielding it, yield yields after every poll that found nothing; auto: yield when "
      "this node's ranks outnumber the CPUs they may run on, else spin",
      kInit},
+    {"ACP_PROGRESS", "agent",
+     "agent: once every member has called send, the progress threads carry a persistent collective's "
+     "round through while the application computes; calls: rounds move only inside acp_* calls (and "
+     "root-mode copies in the agents)",
+     kInit},
     {"ACP_HUGEPAGES", "0",
      "1: acp_register_memory moves each 2 MiB-aligned block inside the range whose "
      "pages are all in memory onto a huge page (MADV_COLLAPSE), so that peers on this "
@@ -180,6 +185,10 @@ bool Config::load() {
     ofi_agent_atomics = atomics == "agent";
     if (!idle::parse(env_or_default("ACP_IDLE"), &idle_policy))
         return report("acp_init", "ACP_IDLE", "'%s' is not auto, spin or yield", env_or_default("ACP_IDLE"));
+    const std::string progress = env_or_default("ACP_PROGRESS");
+    if (progress != "agent" && progress != "calls")
+        return report("acp_init", "ACP_PROGRESS", "'%s' is neither agent nor calls", progress.c_str());
+    agent_rounds = progress == "agent";
     const std::string huge = env_or_default("ACP_HUGEPAGES");
     if (huge != "0" && huge != "1") return report("acp_init", "ACP_HUGEPAGES", "'%s' is neither 0 nor 1", huge.c_str());
     huge_pages = huge == "1";

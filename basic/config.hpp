@@ -41,6 +41,7 @@ struct Config {
     bool ofi_agent_atomics = false;                  // ACP_OFI_ATOMICS=agent
     idle::Policy idle_policy = idle::Policy::kAuto;  // ACP_IDLE
     bool huge_pages = false;                         // ACP_HUGEPAGES
+    bool agent_rounds = true;                        // ACP_PROGRESS=agent
 
     // Reads the environment. On a malformed value, reports it (naming the
     // variable) and returns false.

@@ -50,7 +50,7 @@ void progress() {
     if (Runtime *rt = runtime()) {
         auto lk = rt->lock_api();
         rt->progress_locked();
-        rt->agent.app_polled_ns.store(Runtime::Agent::now_ns(), std::memory_order_relaxed);
+        rt->note_app_polled();
     }
 }
 
@@ -166,6 +166,22 @@ LayerState *state() {
 
 void set_state(std::unique_ptr<LayerState> s) {
     if (Runtime *rt = runtime()) rt->upper = std::move(s);
+}
+
+void set_agent_work(unsigned (*work)()) {
+    if (Runtime *rt = runtime()) {
+        rt->agent.upper_work.store(work, std::memory_order_release);
+        rt->wake_agent();  // it may sleep for 500 ms without a reason to look
+    }
+}
+
+void wake_agent() {
+    if (Runtime *rt = runtime()) rt->wake_agent();
+}
+
+bool agent_runs_rounds() {
+    Runtime *rt = runtime();
+    return rt && rt->cfg.agent_rounds;
 }
 
 }  // namespace acpx::basic::layer

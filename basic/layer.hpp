@@ -118,6 +118,18 @@ unsigned node_cpus();
 // (exchanged at start-up); 0 for a rank out of range or outside acp_init.
 uint64_t node_id(int rank);
 
+// The upper layer's share of the progress agent (seed 002's remote
+// execution): the agent thread calls `work` at every turn of its loop,
+// outside the runtime's lock, until acp_finalize begins. It returns how
+// many microseconds may pass, at most, before the next call (0: nothing
+// in flight; the agent sleeps as it would without it). Set once, after
+// set_state; never with ACP_PROGRESS=calls (agent_runs_rounds).
+void set_agent_work(unsigned (*work)());
+// Ends the agent's sleep at once (an eventfd write): the upper layer has
+// rounds in flight again after the agent was told there were none.
+void wake_agent();
+bool agent_runs_rounds();
+
 // The upper layer's state for this runtime; nullptr until set.
 struct LayerState {
     virtual ~LayerState() = default;

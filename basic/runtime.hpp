@@ -381,7 +381,18 @@ class Runtime {
         std::thread thread;
         int wake_fd = -1;
         bool stop = false;
+        // The upper layer's rounds (layer::set_agent_work); nullptr: none.
+        std::atomic<unsigned (*)()> upper_work{nullptr};
+        // Set in the agent thread: its own polls are not the application's.
+        static thread_local bool on_agent_thread;
     };
+    // The application thread polls (the agent stays away meanwhile); not
+    // when the agent itself runs the upper layer's rounds.
+    void note_app_polled() {
+        if (!Agent::on_agent_thread) agent.app_polled_ns.store(Agent::now_ns(), std::memory_order_relaxed);
+    }
+    // Ends the agent's sleep (its wake-up eventfd).
+    void wake_agent();
     Agent agent;
     void agent_main();
     void start_agent();

@@ -56,7 +56,7 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
         // for a collective's wait (layer::progress). Two threads of each
         // rank taking turns at the lock made an 8 B put and its
         // completion between two hosts cost twice the messages' time.
-        agent.app_polled_ns.store(Agent::now_ns(), std::memory_order_relaxed);
+        note_app_polled();
         if (progress_locked() != 0) {
             idle = 0;
             if (++busy % kBusyPassesPerClockRead != 0) continue;
@@ -86,7 +86,7 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
                                   : "");
         }
         if (idle < kSpin) continue;
-        if (idle < kSpin + kYield) {
+        if (idle < kSpin + kYield || Agent::on_agent_thread) {  // nobody else would wake the agent
             lk.unlock();
             sched_yield();
             lk.lock();

@@ -43,6 +43,10 @@
  *                        provider's atomics when it has every one acpx
  *                        needs, else the target's agent carries them out;
  *                        "agent": always the target's agent
+ *   ACP_PROGRESS         "agent" (default): the progress threads carry a
+ *                        persistent collective's round through while the
+ *                        application computes (see acp_wait_col);
+ *                        "calls": rounds move only inside acpx calls
  *   ACP_HUGEPAGES        "1": acp_register_memory moves the range's
  *                        whole 2 MiB-aligned blocks that are in memory
  *                        onto huge pages (see there); "0" (default): it
@@ -460,7 +464,18 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * acprun -v prints each choice.
  *
  * A round moves forward inside acp_send_*, acp_test_col and acp_wait_col
- * of the members (any handle's), and in root mode also in the agents.
+ * of the members (any handle's), and, with ACP_PROGRESS=agent (the
+ * default), in each member's progress thread while the member is out of
+ * this layer's calls: once every member has called send, the round
+ * completes without another call of any member (seed 002's remote
+ * execution), and its acp_wait_col then returns at once. The thread and
+ * the calls never run rounds at the same time: a call entered while the
+ * thread polls waits for that poll. The thread looks at the rounds in
+ * flight rarely while the application is in its calls (they move the
+ * rounds themselves; at most every 10 ms), every 50 us once it is away
+ * (between a send and its wait), and polls them while they move: each
+ * look takes the core it shares with the application for a few
+ * microseconds, so a round shorter than that finishes in the wait.
  *
  * Small rounds travel through the members' control blocks, eagerly: a
  * sender may deliver round n+1 there while a receiver still finishes

@@ -301,7 +301,7 @@ bool send_failure_stamps(Col &c) {
 constexpr size_t kMaxTrailingRounds = 16;
 
 void finish(Col &c) {
-    c.active = false;
+    c.set_active(false);
     c.done_round = c.round;
 }
 
@@ -313,7 +313,7 @@ bool allreduce_start(Col &c, const char *fn) {
     // handle at once.)
     if (!a.known && bytes_of(c) > 0 && !find_peers(c, fn)) return false;
     ++c.round;
-    c.active = true;
+    c.set_active(true);
     c.cur.reset();
     a.step = 0;
     a.combined = false;

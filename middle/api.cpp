@@ -52,6 +52,7 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     p.members = static_cast<uint32_t>(np_group);
     p.root = root;
     State &st = State::get();
+    AppCall call(st.owner);
     double predicted_s = 0;
     Col *c = create_col(fn, st, p, me, group, array, array_bytes, own_error, &predicted_s);
     if (!c && !own_error.empty()) acpx::basic::restore_last_error(own_line, own_arg, own_reason);
@@ -105,6 +106,7 @@ bool check_range(const char *fn, const Col &c, size_t offset, size_t size) {
 acp_request_t send_direct(const char *fn, acp_col_t h, Kind kind, size_t offset, size_t size) {
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     Col *c = sendable(fn, st, h, Storage::kDirect, kind);
     if (!c || !check_range(fn, *c, offset, size)) return ACP_REQUEST_NULL;
     c->offset = offset;
@@ -115,6 +117,7 @@ acp_request_t send_direct(const char *fn, acp_col_t h, Kind kind, size_t offset,
 acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out, size_t size) {
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     Col *c = sendable(fn, st, h, Storage::kBuffered, kind);
     if (!c) return ACP_REQUEST_NULL;
     if (size > ctl::kMaxSize)
@@ -310,6 +313,7 @@ acp_request_t acp_send_allreduce(acp_col_t h, const void *sendbuf, void *recvbuf
     constexpr const char *fn = "acp_send_allreduce";
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     Col *c = sendable(fn, st, h, Storage::kBuffered, Kind::kAllreduce);
     if (!c) return ACP_REQUEST_NULL;
     const size_t n = c->p.size;
@@ -356,6 +360,7 @@ int acp_test_col(acp_request_t req) try {
     constexpr const char *fn = "acp_test_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
+    AppCall call(st.owner);
     uint64_t r = 0;
     Col *c = find_request(st, req, fn, &r);
     if (!c) return -1;
@@ -369,6 +374,7 @@ int acp_wait_col(acp_request_t req) try {
     constexpr const char *fn = "acp_wait_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
+    AppCall call(st.owner);
     uint64_t r = 0;
     Col *c = find_request(st, req, fn, &r);
     if (!c) return -1;
@@ -385,6 +391,7 @@ int acp_free_col(acp_col_t h) try {
     constexpr const char *fn = "acp_free_col";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
+    AppCall call(st.owner);
     Col *c = find_col(st, h, fn);
     if (!c) return -1;
     if (c->active) advance(*c);
@@ -415,7 +422,9 @@ int acp_free_col(acp_col_t h) try {
 size_t acp_query_col_memory(acp_col_t h) try {
     constexpr const char *fn = "acp_query_col_memory";
     if (!acpx::basic::layer::initialized(fn)) return 0;
-    Col *c = find_col(State::get(), h, fn);
+    State &st = State::get();
+    AppCall call(st.owner);
+    Col *c = find_col(st, h, fn);
     return c ? c->memory() : 0;
 } catch (...) {
     return acpx::basic::report_exception("acp_query_col_memory"), 0;
@@ -424,7 +433,9 @@ size_t acp_query_col_memory(acp_col_t h) try {
 const char *acp_query_col_algorithm(acp_col_t h) try {
     constexpr const char *fn = "acp_query_col_algorithm";
     if (!acpx::basic::layer::initialized(fn)) return nullptr;
-    Col *c = find_col(State::get(), h, fn);
+    State &st = State::get();
+    AppCall call(st.owner);
+    Col *c = find_col(st, h, fn);
     return c ? c->algo_label.c_str() : nullptr;
 } catch (...) {
     return acpx::basic::report_exception("acp_query_col_algorithm"), nullptr;
@@ -434,6 +445,7 @@ int acp_set_col_algorithm(const char *bcast, const char *allgather) try {
     constexpr const char *fn = "acp_set_col_algorithm";
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
+    AppCall call(st.owner);
     // Checked with the parser create uses, before anything changes.
     Params b, a;
     b.kind = Kind::kBcast;

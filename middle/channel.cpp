@@ -417,6 +417,7 @@ bool timed_out(State &st, ChRequest &r, const char *fn) {
 acp_request_t post(const char *fn, acp_ch_t h, ChRequest::Kind kind, void *buf, size_t size) {
     if (!basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     Channel *ch = find_channel(st, h, fn);
     if (!ch) return ACP_REQUEST_NULL;
     const bool send = kind == ChRequest::Kind::kSend;
@@ -476,6 +477,7 @@ acp_ch_t acp_create_ch(int sender, int receiver) try {
                       receiver),
                ACP_CH_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     auto ch = std::make_unique<Channel>();
     ch->sender = sender;
     ch->receiver = receiver;
@@ -513,6 +515,7 @@ acp_request_t acp_nbfree_ch(acp_ch_t h) try {
     constexpr const char *fn = "acp_nbfree_ch";
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
+    AppCall call(st.owner);
     Channel *ch = find_channel(st, h, fn);
     if (!ch) return ACP_REQUEST_NULL;
     if (ch->freeing) return report(fn, "ch", "%s is being freed already", name(*ch).c_str()), ACP_REQUEST_NULL;
@@ -531,6 +534,7 @@ size_t acp_wait_ch(acp_request_t req) try {
     constexpr size_t kFailed = static_cast<size_t>(-1);
     if (!acpx::basic::layer::initialized(fn)) return kFailed;
     State &st = State::get();
+    AppCall call(st.owner);
     ChRequest *r = find_ch_request(st, req, fn);
     if (!r) return kFailed;
     const uint64_t id = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(req)) & ~kChRequestBit;

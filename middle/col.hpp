@@ -17,6 +17,7 @@
 #include "allreduce.hpp"
 #include "basic/layer.hpp"
 #include "channel.hpp"
+#include "owner.hpp"
 #include "segbuf.hpp"
 #include "collectives/model/calibration.hpp"
 #include "collectives/model/predict.hpp"
@@ -57,7 +58,13 @@ struct Col {
     // numbers internal rounds alike, seq, and stamps its signals with it.
     uint64_t round = 0;       // user rounds started
     uint64_t done_round = 0;  // user rounds finished here
-    bool active = false;
+    bool active = false;      // a round is in flight here (set_active)
+    Owner *owner = nullptr;   // State::owner: counts the rounds in flight
+    void set_active(bool a) {
+        if (a == active) return;
+        active = a;
+        a ? owner->round_started() : owner->round_ended();
+    }
     std::string broken;       // why the handle is unusable ("" if usable)
     std::string round_error;  // a finished round's error (sizes disagree)
     uint64_t error_round = 0;
@@ -131,6 +138,11 @@ struct Col {
     };
     DirectStores direct;
 
+    Col() = default;
+    Col(const Col &) = delete;
+    Col &operator=(const Col &) = delete;
+    ~Col() { set_active(false); }  // a handle that goes with a round in flight (acp_finalize)
+
     // Bytes this handle holds in this process (acp_query_col_memory).
     size_t memory() const;
     uint8_t *ctl_base() const { return static_cast<uint8_t *>(mem.ctl.base); }
@@ -145,6 +157,7 @@ struct CreateKey {
 };
 
 struct State final : basic::layer::LayerState {
+    Owner owner;  // who moves the rounds: the application or the agent (owner.hpp)
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
     uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
     // The live handle last found, in front of the map: a round's send and

@@ -335,6 +335,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         if (own.empty()) own = basic::last_error_arg() + ": " + basic::last_error_reason();
     }
     auto c = std::make_unique<Col>();
+    c->owner = &st.owner;
     c->p = p;
     c->rank = group[me];
     // Not for a member whose own arguments are bad: p may make no sense.

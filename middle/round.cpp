@@ -584,7 +584,7 @@ bool start_round(Col &c, const char *fn) {
     if (c.ar) return allreduce_start(c, fn);
     if (!c.direct.known) find_direct(c);
     ++c.round;
-    c.active = true;
+    c.set_active(true);
     c.seg = 0;
     c.nseg = 1;
     if (buffered(c) && c.size > c.p.size) c.nseg = static_cast<uint32_t>((c.size + c.p.size - 1) / c.p.size);
@@ -627,7 +627,7 @@ bool advance(Col &c) {
         begin_segment(c, "acp_wait_col");
         return true;
     }
-    c.active = false;
+    c.set_active(false);
     c.done_round = c.round;
     return true;
 }
@@ -757,7 +757,7 @@ bool progress_all(State &st) {
 
 void break_handle(Col &c, const std::string &why) {
     c.broken = why;
-    c.active = false;
+    c.set_active(false);
 }
 
 }  // namespace acpx::middle

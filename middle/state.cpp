@@ -11,6 +11,7 @@ State &State::get() {
     // eighth of a small round on the root; typeid compares names).
     if (auto *s = basic::layer::state()) return *static_cast<State *>(s);
     basic::layer::set_state(std::make_unique<State>());
+    if (basic::layer::agent_runs_rounds()) basic::layer::set_agent_work(&agent_work);
     return *static_cast<State *>(basic::layer::state());
 }
 
