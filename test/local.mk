@@ -58,7 +58,7 @@ TESTS += test/suites/basic_acprun_np2.sh test/suites/basic_acprun_np3.sh \
 endif
 AM_TESTS_ENVIRONMENT = ACPX_SRCDIR='$(abs_top_srcdir)' ACPX_BUILDDIR='$(abs_top_builddir)'; \
 	export ACPX_SRCDIR ACPX_BUILDDIR;
-EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/two_hosts.sh test/suites test/lsan.supp
+EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/two_hosts.sh test/suites test/lsan.supp test/tsan.supp
 
 # The house: includes point down the layers, every ACP_* variable is in
 # the one table.
