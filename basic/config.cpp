@@ -72,6 +72,11 @@ constexpr ConfigVar kVars[] = {
      "per rank; across nodes or on a crowded node 64K for bcast trees and 16K for allgathers; 0: never; at "
      "most 64K)",
      kCreate},
+    {"ACP_COL_CACHE", "16:64M",
+     "the one-call collectives (acp_bcast, acp_allgather, acp_allreduce): per group, at most ENTRIES "
+     "cached handles and BYTES of their buffers (ENTRIES[:BYTES]; 0: a handle per call, freed after it); "
+     "read at a group's first call",
+     kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",

@@ -92,7 +92,12 @@ bool take(int c, Options *o) {
             o->starter = word == "starter";
             o->malloc_memory = word == "malloc";
             return true;
-        case 'M': return one_of("mode", "direct", "buffered", &o->storage);
+        case 'M':
+            word = optarg;
+            if (word != "direct" && word != "buffered" && word != "one-call")
+                return bad("mode", "direct, buffered or one-call");
+            o->storage = word;
+            return true;
         case 'e': return one_of("exec", "root", "delegated", &o->exec);
         case 't': return transport();
         case 'o': o->out = optarg; return true;

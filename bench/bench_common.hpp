@@ -29,7 +29,7 @@ struct Options {
     bool quick = false;              // 2 sizes, few iterations (make check)
     bool starter = false;            // --memory starter: buffers in starter memory (acpx-allocated)
     bool malloc_memory = false;      // --memory malloc: buffers from acp_malloc (acpx-allocated)
-    std::string storage = "direct";  // --mode direct|buffered (collectives)
+    std::string storage = "direct";  // --mode direct|buffered|one-call (collectives)
     std::string exec;                // --exec root|delegated (collectives; "" = the default)
     std::string out;                 // --out FILE: calibrate's JSON, model-check's CSV
     bool predict_only = false;       // --predict-only: model-check writes predictions alone
@@ -136,6 +136,9 @@ int run_copy(const Options &o);
 int run_calibrate(const Options &o);
 int run_model_check(const Options &o);
 int run_collective(const Options &o, bool bcast);
+// acp_bcast / acp_allgather timed as time_rounds times a handle's rounds
+// (its first call, which creates the cached handle, is create_us).
+bool time_one_call(bool bcast, std::vector<int> &group, size_t size, int iters, RoundTimes *out);
 int run_allreduce(const Options &o);
 int run_overlap(const Options &o);
 int run_placement(const Options &o);

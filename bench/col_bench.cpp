@@ -85,7 +85,9 @@ int run_collective(const Options &o, bool bcast) {
     for (size_t size : sizes(o)) {
         const int iters = rounds_for(o, size);
         RoundTimes t;
-        if (!time_rounds(bcast, buffered, group, size, iters, &t, 0, o.malloc_memory)) return 1;
+        if (o.storage == "one-call" ? !time_one_call(bcast, group, size, iters, &t)
+                                    : !time_rounds(bcast, buffered, group, size, iters, &t, 0, o.malloc_memory))
+            return 1;
         if (create_us == 0) {
             create_us = t.create_us;
             free_us = t.free_us;

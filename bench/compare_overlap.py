@@ -16,6 +16,8 @@ import tempfile
 from collections import defaultdict
 
 OVERLAP_KINDS = ("bcast", "allgather")
+# A launch of one implementation's sizes takes seconds; past this it hangs.
+RUN_LIMIT_S = 180
 
 
 def overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi):
@@ -30,7 +32,9 @@ def overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi):
             continue
         variants = [(name, {})] + ([("mpich-async", {"MPIR_CVAR_ASYNC_PROGRESS": "1"})] if name == "mpich" else [])
         for label, env in variants:
-            for kind in OVERLAP_KINDS:
+            # Debian 12's MPICH 4.0.2: MPI_Allgather_init delivers wrong blocks (bench/README.md),
+            # and with the progress thread on it hung across two hosts: bcast only there.
+            for kind in OVERLAP_KINDS if label != "mpich-async" else ("bcast",):
                 out.append((label, lambda n, launcher=launcher, extra=extra, path=path, kind=kind, name=name, label=label:
                             (hosts.mpi(name, launcher, n) if hosts else [launcher]) + extra
                             + ["-np", str(n), path, kind, "--overlap", "--sizes", sizes_arg, "--impl", label] + q,
@@ -54,10 +58,11 @@ def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi,
                 settle()
                 try:
                     r = subprocess.run(argv_of(n) + ["--csv", path], env={**os.environ, **env},
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                       timeout=RUN_LIMIT_S)
                     code, err = r.returncode, r.stderr
                 except subprocess.TimeoutExpired:
-                    code, err = "timeout", "no end after 600 s"
+                    code, err = "timeout", f"no end after {RUN_LIMIT_S} s"
                 if not os.path.exists(path):
                     failures.append(f"{label}, {n} processes, repetition {rep}: exit {code}: "
                                     + (err.strip().splitlines() or ["(nothing on stderr)"])[-1][-200:])

@@ -3,7 +3,7 @@ bin_PROGRAMS += acpx-bench
 acpx_bench_SOURCES = bench/acpx_bench.cpp bench/bench_common.cpp bench/bench_common.hpp bench/col_bench.cpp \
 	bench/copy_bench.cpp bench/memory_bench.cpp bench/calibrate_bench.cpp bench/model_check_bench.cpp \
 	bench/placement.cpp bench/placement.hpp bench/channel_bench.cpp bench/allreduce_bench.cpp \
-	bench/col_handle.cpp bench/col_handle.hpp bench/overlap_bench.cpp
+	bench/col_handle.cpp bench/col_handle.hpp bench/overlap_bench.cpp bench/one_call_bench.cpp
 acpx_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_bench_LDADD = libacpx.la
 EXTRA_DIST += bench/compare_copy.sh bench/compare_channel.sh bench/model_check bench/compare bench/compare_overlap.py \

@@ -69,6 +69,8 @@
  *                        allgathers take up to 16K; 0: never); an
  *                        allreduce stores vectors of any size into on-node
  *                        peers' blocks unless a size is set
+ *   ACP_COL_CACHE        one-call collectives: ENTRIES[:BYTES] per group
+ *                        (default 16:64M; see acp_bcast)
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
@@ -696,6 +698,36 @@ acp_request_t acp_send_allreduce(acp_col_t handle, const void *sendbuf, void *re
  * 0, or -1 (reported, nothing changed) on an unknown name.
  */
 int acp_set_col_allreduce_algorithm(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* One-call collectives                                                */
+/* ------------------------------------------------------------------ */
+/*
+ * Blocking, MPI-like: each returns once this member's part is done (its
+ * array or recvbuf holds the result), 0, or -1 (reported under its own
+ * name, after the line of the inner call that failed). Every member of
+ * the group calls them in the same order, with the same root, size,
+ * blocksize, count, type and op; arrays may differ from call to call and
+ * from member to member.
+ * Behind them, a cache of persistent handles per group (seed 002: create
+ * happens inside the first call): buffered handles (bcast, allgather)
+ * whose buffer is the round's bytes rounded up to a power of two (64 B to
+ * 1 MiB; larger rounds go through it in pipelined segments), and
+ * allreduce handles, keyed by what every member passes alike: never an
+ * array's address, so every member finds, creates and evicts the same
+ * handle at the same call without a message. Per group at most ENTRIES
+ * handles and BYTES of their buffers (ACP_COL_CACHE=ENTRIES[:BYTES],
+ * default 16:64M: a bcast counts its buffer, an allgather 2 x np_group
+ * blocks, an allreduce 2 x the vector); past either the least recently
+ * used go (acp_free_col), on every member at the same call. A round that
+ * fails drops its handle on every member (a failed round fails on all of
+ * them). The first call of a key costs a create (a message exchange
+ * through the group); the others cost a buffered round of an explicit
+ * handle. The handles live until acp_finalize.
+ */
+int acp_bcast(int root, int np_group, int *group, void *array, size_t size);
+int acp_allgather(int np_group, int *group, const void *sendbuf, void *recvbuf, size_t blocksize);
+int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, size_t count, int type, int op);
 
 /* ------------------------------------------------------------------ */
 /* Channels (ACP middle layer)                                         */

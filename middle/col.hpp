@@ -180,6 +180,9 @@ struct State final : basic::layer::LayerState {
     std::map<CreateKey, std::vector<basic::layer::Bytes>> mailbox;
     ChannelTable channels;  // acp_create_ch's (channel.cpp)
     SegbufTable segbufs;    // acp_create_*_segbuf's (segbuf.cpp)
+    // The one-call collectives' handle caches (one_call.cpp; its type is
+    // its own, so this header does not carry it).
+    std::shared_ptr<void> one_call;
     // Control blocks of freed handles that receivers on other nodes may
     // still write their last ready byte into (acp_free_col, round.cpp): each
     // goes once every byte listed reads its round (or the one after).

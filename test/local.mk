@@ -78,7 +78,8 @@ test_middle_middle_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_uti
 	test/middle/bcast_test.cpp test/middle/allgather_test.cpp test/middle/rounds_test.cpp \
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
 	test/middle/choice_test.cpp test/middle/failure_test.cpp test/middle/channel_test.cpp \
-	test/middle/segbuf_test.cpp test/middle/allreduce_test.cpp test/middle/agent_rounds_test.cpp
+	test/middle/segbuf_test.cpp test/middle/allreduce_test.cpp test/middle/agent_rounds_test.cpp \
+	test/middle/one_call_test.cpp
 test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # acpx-bench bcast / allgather in quick mode, every storage and execution
-# mode: they run, and the CSV has the documented columns and one row per
+# mode, and the one-call functions: they run, and the CSV has the documented columns and one row per
 # (configuration, size) with a positive latency.
 set -eu
 csv=$(mktemp)
@@ -12,13 +12,16 @@ for kind in bcast allgather; do
                 --mode $mode --exec $exec --csv "$csv" > /dev/null
         done
     done
+    # acp_bcast / acp_allgather (cached handles), the default execution mode.
+    "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" $kind --quick --sizes 1:64K --mode one-call \
+        --csv "$csv" > /dev/null
 done
 head -1 "$csv" | grep -qx 'benchmark,op,size,latency_us,bandwidth_MBps,iterations,ranks,transport' \
     || { echo "bad CSV header: $(head -1 "$csv")"; exit 1; }
 rows=$(($(wc -l < "$csv") - 1))
-[ "$rows" -eq 16 ] || { echo "expected 16 rows (8 configurations x 2 sizes), got $rows"; cat "$csv"; exit 1; }
+[ "$rows" -eq 20 ] || { echo "expected 20 rows (10 configurations x 2 sizes), got $rows"; cat "$csv"; exit 1; }
 for kind in bcast allgather; do
-    for op in direct-delegated direct-root buffered-delegated buffered-root; do
+    for op in direct-delegated direct-root buffered-delegated buffered-root one-call-delegated; do
         for size in 1 65536; do
             grep -q "^$kind,$kind-$op,$size," "$csv" || { echo "missing row $kind $op $size"; cat "$csv"; exit 1; }
         done

@@ -44,7 +44,7 @@ if any(sorted(r) != todo for r in reps) or len({r[0] for r in reps}) != 3 or rep
 if compare.rotated([7], 2, 3) != [7] or compare.rotated([], 1, 3) != []:
     sys.exit("rotated: one run or none")
 PY
-expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated"
+expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated acpx-one-call-delegated"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && expect="$expect openmpi-MPI_Bcast openmpi-MPIX_Bcast_init"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && expect="$expect mpich-MPI_Bcast mpich-MPI_Bcast_init"
 [ -x "$ACPX_BUILDDIR/bench/peers/shmem_coll_bench" ] && expect="$expect oshmem-shmem_broadcast64"

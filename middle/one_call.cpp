@@ -1,0 +1,224 @@
+// The one-call collectives (acp.h: acp_bcast, acp_allgather,
+// acp_allreduce): blocking, MPI-like, over a cache of persistent handles
+// (seed 002, section 3: create inside the first send, a buffered handle's
+// buffer chosen by the library).
+//
+// Every member of a group makes the group's calls in the same order (as
+// MPI asks of a communicator's collectives), so a cache per group, keyed
+// by what every member passes alike, finds, creates and evicts the same
+// handle on every member at the same call: no message decides it. A
+// member's array address is its own, so it is not in the key and the
+// handles are buffered (any array, copied in and out); a direct handle
+// would need every member's array where it was at create.
+#include "one_call.hpp"
+
+#include <acp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <map>
+#include <vector>
+
+#include "basic/config.hpp"
+#include "basic/errors.hpp"
+#include "col.hpp"
+
+using acpx::basic::report;
+
+namespace acpx::middle {
+namespace {
+
+// A buffered handle's buffer: the round's bytes rounded up to a power of
+// two (at least 64, so sizes that differ a little share a handle), at most
+// kMaxBuffer: larger rounds go through it in segments, pipelined along the
+// tree (acp.h, buffered handles).
+constexpr size_t kMinBuffer = 64, kMaxBuffer = size_t{1} << 20;
+
+size_t buffer_for(size_t bytes) {
+    size_t b = kMinBuffer;
+    while (b < bytes && b < kMaxBuffer) b <<= 1;
+    return b;
+}
+
+struct Key {
+    Kind kind;
+    int root;       // bcast; else -1
+    size_t buffer;  // bcast, allgather: buffer_for(size); allreduce: the vector's bytes
+    int type, op;   // allreduce; else 0
+    bool operator==(const Key &) const = default;
+};
+
+struct Entry {
+    Key key;
+    acp_col_t h;
+    size_t charge;  // what the group's byte bound counts for it
+};
+
+// One group's handles, most recently used first.
+struct GroupCache {
+    size_t max_entries = 16, max_bytes = size_t{64} << 20;  // ACP_COL_CACHE, read at each miss
+    size_t bytes = 0;
+    std::list<Entry> lru;
+};
+
+// The bound's charge of a handle: the buffer bytes it holds on a member
+// (the same figure on every member, from the key alone).
+size_t charge_of(const Key &k, int np_group) {
+    if (k.kind == Kind::kAllgather) return k.buffer * static_cast<size_t>(np_group) * 2;  // in + out blocks
+    if (k.kind == Kind::kAllreduce) return k.buffer * 2;                                  // landing slots
+    return k.buffer;
+}
+
+// ACP_COL_CACHE: ENTRIES[:BYTES] per group (else 16:64M).
+bool read_bounds(const char *fn, GroupCache *g) {
+    g->max_entries = 16;
+    g->max_bytes = size_t{64} << 20;
+    const char *v = basic::config_env("ACP_COL_CACHE");
+    if (!v) return true;
+    char *end = nullptr;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (end == v || (*end && *end != ':') || n > 4096)
+        return report(fn, "ACP_COL_CACHE", "'%s' is not ENTRIES (0-4096) or ENTRIES:BYTES", v);
+    g->max_entries = n;
+    if (*end == ':' && !basic::parse_size(end + 1, &g->max_bytes))
+        return report(fn, "ACP_COL_CACHE", "'%s': '%s' is not a size (K/M/G)", v, end + 1);
+    return true;
+}
+
+struct Caches {
+    std::map<std::vector<int>, GroupCache> groups;
+};
+
+Caches &caches(State &st) {
+    if (!st.one_call) st.one_call = std::make_shared<Caches>();
+    return *std::static_pointer_cast<Caches>(st.one_call);
+}
+
+// Passes an inner call's failure on under the user's function.
+bool failed(const char *fn) {
+    return report(fn, basic::last_error_arg().empty() ? "round" : basic::last_error_arg().c_str(), "%s",
+                  basic::last_error_reason().c_str());
+}
+
+// The group's handle for `key`, created (and the least recently used ones
+// freed, past the bounds) on a miss; ACP_COL_NULL, reported under fn.
+acp_col_t handle_for(const char *fn, int np_group, int *group, const Key &key) {
+    if (np_group <= 0 || !group)
+        return report(fn, group ? "np_group" : "group", group ? "%d is not a group size" : "is NULL", np_group),
+               ACP_COL_NULL;
+    State &st = State::get();
+    std::vector<int> members(group, group + np_group);
+    GroupCache &g = caches(st).groups[members];
+    for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
+        if (e->key == key) {
+            g.lru.splice(g.lru.begin(), g.lru, e);
+            return e->h;
+        }
+    // Read at each miss, as the other ACP_COL_* variables at each create:
+    // every member reads it at the same call.
+    if (!read_bounds(fn, &g)) return ACP_COL_NULL;
+    const size_t charge = charge_of(key, np_group);
+    // Every member frees the same handles here: the list is the same on all.
+    while (!g.lru.empty() && (g.lru.size() >= g.max_entries || g.bytes + charge > g.max_bytes)) {
+        const Entry old = g.lru.back();
+        g.lru.pop_back();
+        g.bytes -= old.charge;
+        if (acp_free_col(old.h) != 0) failed(fn);  // reported; the handle is gone either way
+    }
+    acp_col_t h = ACP_COL_NULL;
+    switch (key.kind) {
+        case Kind::kBcast: h = acp_create_bcast_buffered(key.root, np_group, group, key.buffer); break;
+        case Kind::kAllgather: h = acp_create_allgather_buffered(np_group, group, key.buffer); break;
+        case Kind::kAllreduce: {
+            const size_t elem = key.type == ACP_TYPE_INT32 ? 4 : 8;
+            h = acp_create_allreduce(np_group, group, key.buffer / elem, key.type, key.op);
+            break;
+        }
+    }
+    if (h == ACP_COL_NULL) return failed(fn), ACP_COL_NULL;
+    if (g.max_entries == 0) return h;  // no caching: the caller frees it
+    g.lru.push_front({key, h, charge});
+    g.bytes += charge;
+    return h;
+}
+
+// Runs one round on h. Frees h after it when the group caches nothing,
+// or when the round failed: a handle is unusable after that, and a failed
+// round fails on every member (failed stamps are passed on; acp.h), so
+// every member drops it at this call.
+int run(const char *fn, int np_group, int *group, acp_col_t h, acp_request_t r) {
+    const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
+    GroupCache &g = caches(State::get()).groups[std::vector<int>(group, group + np_group)];
+    if (g.max_entries != 0 && rc == 0) return 0;
+    for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
+        if (e->h == h) {
+            g.bytes -= e->charge;
+            g.lru.erase(e);
+            break;
+        }
+    if (acp_free_col(h) != 0 && rc == 0) return failed(fn), -1;
+    return rc;
+}
+
+}  // namespace
+
+size_t cached_handles(int np_group, const int *group) {
+    State &st = State::get();
+    if (!st.one_call || np_group <= 0 || !group) return 0;
+    auto &groups = caches(st).groups;
+    auto it = groups.find(std::vector<int>(group, group + np_group));
+    return it == groups.end() ? 0 : it->second.lru.size();
+}
+
+}  // namespace acpx::middle
+
+using namespace acpx::middle;
+
+extern "C" {
+
+int acp_bcast(int root, int np_group, int *group, void *array, size_t size) try {
+    constexpr const char *fn = "acp_bcast";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    if (size && !array) return report(fn, "array", "is NULL but size is %zu", size), -1;
+    State &st = State::get();
+    AppCall call(st.owner);
+    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kBcast, root, buffer_for(size), 0, 0});
+    if (h == ACP_COL_NULL) return -1;
+    return run(fn, np_group, group, h, acp_send_bcast_buffered(h, array, size));
+} catch (...) {
+    return acpx::basic::report_exception("acp_bcast"), -1;
+}
+
+int acp_allgather(int np_group, int *group, const void *sendbuf, void *recvbuf, size_t blocksize) try {
+    constexpr const char *fn = "acp_allgather";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    if (blocksize && !sendbuf) return report(fn, "sendbuf", "is NULL but blocksize is %zu", blocksize), -1;
+    if (blocksize && !recvbuf) return report(fn, "recvbuf", "is NULL but blocksize is %zu", blocksize), -1;
+    State &st = State::get();
+    AppCall call(st.owner);
+    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kAllgather, -1, buffer_for(blocksize), 0, 0});
+    if (h == ACP_COL_NULL) return -1;
+    return run(fn, np_group, group, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
+} catch (...) {
+    return acpx::basic::report_exception("acp_allgather"), -1;
+}
+
+int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, size_t count, int type, int op) try {
+    constexpr const char *fn = "acp_allreduce";
+    if (!acpx::basic::layer::initialized(fn)) return -1;
+    if (type != ACP_TYPE_INT32 && type != ACP_TYPE_INT64 && type != ACP_TYPE_DOUBLE)
+        return report(fn, "type", "%d is not ACP_TYPE_INT32, ACP_TYPE_INT64 or ACP_TYPE_DOUBLE", type), -1;
+    const size_t elem = type == ACP_TYPE_INT32 ? 4 : 8;
+    if (count > (size_t{16} << 30) / elem)
+        return report(fn, "count", "%zu elements of %zu bytes is more than 16 GiB", count, elem), -1;
+    State &st = State::get();
+    AppCall call(st.owner);
+    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kAllreduce, -1, count * elem, type, op});
+    if (h == ACP_COL_NULL) return -1;
+    return run(fn, np_group, group, h, acp_send_allreduce(h, sendbuf, recvbuf));
+} catch (...) {
+    return acpx::basic::report_exception("acp_allreduce"), -1;
+}
+
+}  // extern "C"

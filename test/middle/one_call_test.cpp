@@ -1,0 +1,144 @@
+// The one-call collectives (acp_bcast, acp_allgather, acp_allreduce):
+// the right bytes on every member with arrays that move between calls,
+// sizes that take several segments, the cache's bound on every member
+// alike (eviction at the same call), many groups, explicit handles in
+// between, bad input.
+#include <algorithm>
+#include <vector>
+
+#include "../report_util.hpp"
+#include "col_util.hpp"
+#include "middle/one_call.hpp"
+
+using namespace acpx::test;
+using acpx::middle::cached_handles;
+
+namespace {
+
+// One call of each kind over g with fresh arrays, checked; `seed` varies
+// the bytes and the root.
+void each_kind_once(std::vector<int> &g, size_t size, uint64_t seed) {
+    const int n = static_cast<int>(g.size());
+    const int mine = index_in(g, me());
+    const int root = g[seed % g.size()];
+    std::vector<unsigned char> a(size + 1, 0xEE);  // a new array every call
+    if (me() == root) fill_pattern(a.data(), size, seed);
+    ASSERT_EQ(acp_bcast(root, n, g.data(), a.data(), size), 0) << size << " B";
+    EXPECT_EQ(first_mismatch(a.data(), size, seed), -1) << "bcast " << size << " B";
+    EXPECT_EQ(a[size], 0xEE) << "bcast wrote past the array";
+
+    std::vector<unsigned char> in(size), out(size * n + 1, 0xEE);
+    fill_pattern(in.data(), size, seed + mine);
+    ASSERT_EQ(acp_allgather(n, g.data(), in.data(), out.data(), size), 0) << size << " B";
+    for (int m = 0; m < n; ++m)
+        EXPECT_EQ(first_mismatch(out.data() + m * size, size, seed + m), -1) << "allgather block " << m;
+    EXPECT_EQ(out[size * n], 0xEE);
+
+    const size_t count = size / 8;
+    std::vector<int64_t> v(count), sum(count);
+    for (size_t i = 0; i < count; ++i) v[i] = static_cast<int64_t>(seed + mine * 1000 + i);
+    ASSERT_EQ(acp_allreduce(n, g.data(), v.data(), sum.data(), count, ACP_TYPE_INT64, ACP_OP_SUM), 0);
+    for (size_t i = 0; i < count; ++i) {
+        const int64_t want = static_cast<int64_t>(n * (seed + i) + 1000 * n * (n - 1) / 2);
+        ASSERT_EQ(sum[i], want) << "allreduce element " << i;
+    }
+}
+
+}  // namespace
+
+TEST(OneCall, EveryKindAndSizeWithArraysThatMove) {
+    std::vector<int> g = make_group(Shape::kPermuted);
+    // 0 and 1 byte; a buffer class boundary; over one buffer (1 MiB): segments.
+    const size_t sizes[] = {0, 1, 64, 65, 4096, 70000, (size_t{1} << 20) + 24};
+    uint64_t seed = 1;
+    for (int pass = 0; pass < 2; ++pass)  // the second pass finds every handle cached
+        for (size_t s : sizes) each_kind_once(g, s, seed++);
+    EXPECT_LE(cached_handles(static_cast<int>(g.size()), g.data()), 16u);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(OneCall, TheBoundEvictsTheSameHandlesOnEveryMember) {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::reverse(g.begin(), g.end());
+    ScopedEnv bound("ACP_COL_CACHE", "2");
+    uint64_t seed = 100;
+    // The bound is read at a miss: a size no earlier test used misses.
+    each_kind_once(g, 12345, seed++);
+    EXPECT_LE(cached_handles(static_cast<int>(g.size()), g.data()), 2u);
+    for (int round = 0; round < 3; ++round)
+        for (size_t s : {size_t{8}, size_t{200}, size_t{3000}, size_t{50000}, size_t{8}}) {
+            each_kind_once(g, s, seed++);
+            EXPECT_LE(cached_handles(static_cast<int>(g.size()), g.data()), 2u);
+        }
+    // Three kinds a call: the last two handles stay.
+    EXPECT_EQ(cached_handles(static_cast<int>(g.size()), g.data()), 2u);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(OneCall, NoCacheCreatesAndFreesAHandlePerCall) {
+    std::vector<int> g = make_group(Shape::kAll);
+    std::rotate(g.begin(), g.begin() + g.size() / 2, g.end());
+    ScopedEnv none("ACP_COL_CACHE", "0");
+    // The first call misses (a size no earlier test used) and frees what
+    // the group held; every later one creates and frees its own.
+    for (uint64_t seed = 200; seed < 204; ++seed) each_kind_once(g, 1000 + 8 * (seed - 200), seed);
+    EXPECT_EQ(cached_handles(static_cast<int>(g.size()), g.data()), 0u);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(OneCall, ByteBoundCountsBuffers) {
+    std::vector<int> g = make_group(Shape::kPartial);
+    if (!member_of(g)) return (void)acp_sync();
+    std::swap(g.front(), g.back());
+    ScopedEnv bound("ACP_COL_CACHE", "16:200K");
+    // Each call: a 64 KiB bcast buffer, an allgather's 2 x n blocks of 64
+    // KiB, an allreduce's 2 x ~40 KB: 200K holds one call's at most, less
+    // the allgather's beyond 1 member.
+    for (uint64_t seed = 300; seed < 306; ++seed) {
+        each_kind_once(g, 40000 + 8 * seed, seed);
+        EXPECT_LE(cached_handles(static_cast<int>(g.size()), g.data()), 2u);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(OneCall, ManyGroupsAndExplicitHandlesInBetween) {
+    // Every pair of neighbours (ranks i and i+1) and the whole job; an
+    // explicit bcast handle's rounds between the calls.
+    std::vector<int> all = make_group(Shape::kAll);
+    std::vector<unsigned char> arr(5000);
+    acp_col_t h = acp_create_bcast_direct(0, static_cast<int>(all.size()), all.data(), arr.data(), arr.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    uint64_t seed = 400;
+    for (int i = 0; i + 1 < np(); ++i) {
+        std::vector<int> pair = {i, i + 1};
+        if (member_of(pair)) each_kind_once(pair, 777, seed);
+        if (me() == 0) fill_pattern(arr.data(), arr.size(), seed);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, arr.size())), 0);
+        EXPECT_EQ(first_mismatch(arr.data(), arr.size(), seed), -1);
+        each_kind_once(all, 123, seed++);
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+TEST(OneCall, BadInputIsReportedAndTheNextCallWorks) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    unsigned char b[8] = {};
+    int64_t v = 1, w = 0;
+    int rc = 0;
+    EXPECT_REPORTS(stderr_of([&] { rc = acp_bcast(g[0], n, g.data(), nullptr, 8); }), "acp_bcast", "array");
+    EXPECT_EQ(rc, -1);
+    EXPECT_REPORTS(stderr_of([&] { rc = acp_bcast(g[0], 0, g.data(), b, 8); }), "acp_bcast", "np_group");
+    EXPECT_EQ(rc, -1);
+    EXPECT_REPORTS(stderr_of([&] { rc = acp_bcast(g[0], n, nullptr, b, 8); }), "acp_bcast", "group");
+    EXPECT_EQ(rc, -1);
+    EXPECT_REPORTS(stderr_of([&] { rc = acp_allgather(n, g.data(), nullptr, b, 8); }), "acp_allgather", "sendbuf");
+    EXPECT_EQ(rc, -1);
+    EXPECT_REPORTS(stderr_of([&] { rc = acp_allreduce(n, g.data(), &v, &w, 1, 99, ACP_OP_SUM); }), "acp_allreduce",
+                   "type");
+    EXPECT_EQ(rc, -1);
+    EXPECT_EQ(acp_allreduce(n, g.data(), &v, &w, 1, ACP_TYPE_INT64, ACP_OP_SUM), 0);
+    EXPECT_EQ(w, n);
+    EXPECT_EQ(acp_sync(), 0);
+}
