@@ -88,11 +88,25 @@ bool read_bounds(const char *fn, GroupCache *g) {
 
 struct Caches {
     std::map<std::vector<int>, GroupCache> groups;
+    // The group of the last call, in front of the map: a program calls on
+    // one group many times in a row, and the look-up by the group's
+    // members would cost a third of a small round.
+    const std::vector<int> *last_members = nullptr;
+    GroupCache *last = nullptr;
 };
 
 Caches &caches(State &st) {
     if (!st.one_call) st.one_call = std::make_shared<Caches>();
-    return *std::static_pointer_cast<Caches>(st.one_call);
+    return *static_cast<Caches *>(st.one_call.get());
+}
+
+GroupCache &group_cache(Caches &c, int np_group, const int *group) {
+    const auto n = static_cast<size_t>(np_group);
+    if (c.last && c.last_members->size() == n && std::memcmp(c.last_members->data(), group, n * sizeof(int)) == 0)
+        return *c.last;
+    auto it = c.groups.try_emplace(std::vector<int>(group, group + np_group)).first;
+    c.last_members = &it->first;
+    return *(c.last = &it->second);
 }
 
 // Passes an inner call's failure on under the user's function.
@@ -103,16 +117,15 @@ bool failed(const char *fn) {
 
 // The group's handle for `key`, created (and the least recently used ones
 // freed, past the bounds) on a miss; ACP_COL_NULL, reported under fn.
-acp_col_t handle_for(const char *fn, int np_group, int *group, const Key &key) {
+acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const Key &key, GroupCache **cache) {
     if (np_group <= 0 || !group)
         return report(fn, group ? "np_group" : "group", group ? "%d is not a group size" : "is NULL", np_group),
                ACP_COL_NULL;
-    State &st = State::get();
-    std::vector<int> members(group, group + np_group);
-    GroupCache &g = caches(st).groups[members];
+    GroupCache &g = group_cache(caches(st), np_group, group);
+    *cache = &g;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
         if (e->key == key) {
-            g.lru.splice(g.lru.begin(), g.lru, e);
+            if (e != g.lru.begin()) g.lru.splice(g.lru.begin(), g.lru, e);
             return e->h;
         }
     // Read at each miss, as the other ACP_COL_* variables at each create:
@@ -147,9 +160,8 @@ acp_col_t handle_for(const char *fn, int np_group, int *group, const Key &key) {
 // or when the round failed: a handle is unusable after that, and a failed
 // round fails on every member (failed stamps are passed on; acp.h), so
 // every member drops it at this call.
-int run(const char *fn, int np_group, int *group, acp_col_t h, acp_request_t r) {
+int run(const char *fn, GroupCache &g, acp_col_t h, acp_request_t r) {
     const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
-    GroupCache &g = caches(State::get()).groups[std::vector<int>(group, group + np_group)];
     if (g.max_entries != 0 && rc == 0) return 0;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
         if (e->h == h) {
@@ -183,9 +195,10 @@ int acp_bcast(int root, int np_group, int *group, void *array, size_t size) try 
     if (size && !array) return report(fn, "array", "is NULL but size is %zu", size), -1;
     State &st = State::get();
     AppCall call(st.owner);
-    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kBcast, root, buffer_for(size), 0, 0});
+    GroupCache *g = nullptr;
+    const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kBcast, root, buffer_for(size), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, np_group, group, h, acp_send_bcast_buffered(h, array, size));
+    return run(fn, *g, h, acp_send_bcast_buffered(h, array, size));
 } catch (...) {
     return acpx::basic::report_exception("acp_bcast"), -1;
 }
@@ -197,9 +210,10 @@ int acp_allgather(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     if (blocksize && !recvbuf) return report(fn, "recvbuf", "is NULL but blocksize is %zu", blocksize), -1;
     State &st = State::get();
     AppCall call(st.owner);
-    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kAllgather, -1, buffer_for(blocksize), 0, 0});
+    GroupCache *g = nullptr;
+    const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllgather, -1, buffer_for(blocksize), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, np_group, group, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
+    return run(fn, *g, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
 } catch (...) {
     return acpx::basic::report_exception("acp_allgather"), -1;
 }
@@ -214,9 +228,10 @@ int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, 
         return report(fn, "count", "%zu elements of %zu bytes is more than 16 GiB", count, elem), -1;
     State &st = State::get();
     AppCall call(st.owner);
-    const acp_col_t h = handle_for(fn, np_group, group, {Kind::kAllreduce, -1, count * elem, type, op});
+    GroupCache *g = nullptr;
+    const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllreduce, -1, count * elem, type, op}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, np_group, group, h, acp_send_allreduce(h, sendbuf, recvbuf));
+    return run(fn, *g, h, acp_send_allreduce(h, sendbuf, recvbuf));
 } catch (...) {
     return acpx::basic::report_exception("acp_allreduce"), -1;
 }
