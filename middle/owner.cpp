@@ -19,9 +19,9 @@ int membarrier(int cmd) { return static_cast<int>(syscall(SYS_membarrier, cmd, 0
 
 // The agent's looks while a round is in flight. A look wakes the agent on
 // the core it shares with the application, and a wake-up costs that core
-// ~27 us of its work on this machine's VM (a timer, two context switches,
-// cold caches: measured with a thread sleeping 10 us to 1 ms beside a
-// computing one), a few microseconds on bare metal. So the agent looks
+// ~28 us of its work on the reference VM when they come every 10-50 us (a
+// timer, two context switches, cold caches; nothing measurable at one a
+// millisecond: doc/measurements/2026-12-05-agent-rounds.md). So the agent looks
 // rarely unless the application is away:
 // - it was in a call (send, wait: they move the rounds themselves), or no
 //   round is in flight: the next look comes twice as late as the last, up
