@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 
@@ -68,6 +69,7 @@ void Runtime::agent_main() {
     // lock and the transport, which costs a small round across two hosts
     // about half its time. It looks again after kAppPolls.
     constexpr auto kAppPolls = std::chrono::microseconds(500);
+    bool pwait2_missing = false;
     std::unique_lock lk(mu);
     while (!agent.stop) {
         // The upper layer's rounds first (outside the lock: they call the
@@ -110,7 +112,13 @@ void Runtime::agent_main() {
         timespec wait{};
         wait.tv_sec = due ? 0 : kSafetyWakeMs / 1000;
         wait.tv_nsec = due ? static_cast<long>(due) * 1000 : (kSafetyWakeMs % 1000) * 1000000L;
-        const int ready = epoll_pwait2(ep, out, 2, &wait, nullptr);
+        // epoll_pwait2 (Linux 5.11) takes microseconds; before it, epoll_wait
+        // rounds the upper layer's looks up to a millisecond.
+        int ready = pwait2_missing ? -1 : epoll_pwait2(ep, out, 2, &wait, nullptr);
+        if (ready < 0 && (pwait2_missing || errno == ENOSYS)) {
+            pwait2_missing = true;
+            ready = epoll_wait(ep, out, 2, due ? static_cast<int>((due + 999) / 1000) : kSafetyWakeMs);
+        }
         for (int i = 0; i < ready; ++i)
             if (out[i].data.fd == agent.wake_fd) {
                 uint64_t v;
