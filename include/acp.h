@@ -474,10 +474,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * the calls never run rounds at the same time: a call entered while the
  * thread polls waits for that poll. The thread looks at the rounds in
  * flight rarely while the application is in its calls (they move the
- * rounds themselves; at most every 10 ms), every 50 us once it is away
- * (between a send and its wait), and polls them while they move: each
- * look takes the core it shares with the application for a few
- * microseconds, so a round shorter than that finishes in the wait.
+ * rounds themselves; the looks' spacing doubles up to 10 ms), every 50 us
+ * once it is away (between a send and its wait; every millisecond on
+ * kernels before Linux 5.11), and polls them while they move. Each look
+ * takes the core it shares with the application for a wake-up, so a
+ * round shorter than ~100 us still finishes in the wait.
  *
  * Small rounds travel through the members' control blocks, eagerly: a
  * sender may deliver round n+1 there while a receiver still finishes
