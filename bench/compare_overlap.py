@@ -16,8 +16,6 @@ import tempfile
 from collections import defaultdict
 
 OVERLAP_KINDS = ("bcast", "allgather")
-# A launch of one implementation's sizes takes seconds; past this it hangs.
-RUN_LIMIT_S = 180
 
 
 def overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi):
@@ -42,8 +40,9 @@ def overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi):
     return out
 
 
-def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi, settle, log):
-    """Measures; returns collectives.md's overlap section (a list of lines)."""
+def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi, settle, log, limit):
+    """Measures; returns collectives.md's overlap section (a list of lines). A launch
+    that has not ended after `limit` seconds is stopped and counts as failed."""
     todo = overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi)
     samples = defaultdict(list)  # (kind, impl, n, size) -> [(overlap %, overall us)]
     failures, wrong = [], set()
@@ -59,10 +58,10 @@ def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi,
                 try:
                     r = subprocess.run(argv_of(n) + ["--csv", path], env={**os.environ, **env},
                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                       timeout=RUN_LIMIT_S)
+                                       timeout=limit)
                     code, err = r.returncode, r.stderr
                 except subprocess.TimeoutExpired:
-                    code, err = "timeout", f"no end after {RUN_LIMIT_S} s"
+                    code, err = "timeout", f"no end after {limit} s"
                 if not os.path.exists(path):
                     failures.append(f"{label}, {n} processes, repetition {rep}: exit {code}: "
                                     + (err.strip().splitlines() or ["(nothing on stderr)"])[-1][-200:])
