@@ -41,6 +41,9 @@ size_t buffer_for(size_t bytes) {
     return b;
 }
 
+// ACP_COL_CACHE's default (basic/config.cpp's table says "16:64M").
+constexpr size_t kDefaultEntries = 16, kDefaultBytes = size_t{64} << 20;
+
 struct Key {
     Kind kind;
     int root;       // bcast; else -1
@@ -57,7 +60,7 @@ struct Entry {
 
 // One group's handles, most recently used first.
 struct GroupCache {
-    size_t max_entries = 16, max_bytes = size_t{64} << 20;  // ACP_COL_CACHE, read at each miss
+    size_t max_entries = kDefaultEntries, max_bytes = kDefaultBytes;  // ACP_COL_CACHE, read at each miss
     size_t bytes = 0;
     std::list<Entry> lru;
 };
@@ -72,8 +75,8 @@ size_t charge_of(const Key &k, int np_group) {
 
 // ACP_COL_CACHE: ENTRIES[:BYTES] per group (else 16:64M).
 bool read_bounds(const char *fn, GroupCache *g) {
-    g->max_entries = 16;
-    g->max_bytes = size_t{64} << 20;
+    g->max_entries = kDefaultEntries;
+    g->max_bytes = kDefaultBytes;
     const char *v = basic::config_env("ACP_COL_CACHE");
     if (!v) return true;
     char *end = nullptr;
@@ -144,8 +147,8 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
         case Kind::kBcast: h = acp_create_bcast_buffered(key.root, np_group, group, key.buffer); break;
         case Kind::kAllgather: h = acp_create_allgather_buffered(np_group, group, key.buffer); break;
         case Kind::kAllreduce: {
-            const size_t elem = key.type == ACP_TYPE_INT32 ? 4 : 8;
-            h = acp_create_allreduce(np_group, group, key.buffer / elem, key.type, key.op);
+            h = acp_create_allreduce(np_group, group, key.buffer / size_of(static_cast<DType>(key.type)), key.type,
+                                     key.op);
             break;
         }
     }
@@ -223,7 +226,7 @@ int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     if (!acpx::basic::layer::initialized(fn)) return -1;
     if (type != ACP_TYPE_INT32 && type != ACP_TYPE_INT64 && type != ACP_TYPE_DOUBLE)
         return report(fn, "type", "%d is not ACP_TYPE_INT32, ACP_TYPE_INT64 or ACP_TYPE_DOUBLE", type), -1;
-    const size_t elem = type == ACP_TYPE_INT32 ? 4 : 8;
+    const size_t elem = size_of(static_cast<DType>(type));
     if (count > (size_t{16} << 30) / elem)
         return report(fn, "count", "%zu elements of %zu bytes is more than 16 GiB", count, elem), -1;
     State &st = State::get();
