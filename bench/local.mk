@@ -20,7 +20,7 @@ bench_peers_tcp_pingpong_CFLAGS = -std=gnu11 -O2 -Wall -Wextra -Werror
 peer_cflags = -O2 -Wall
 if HAVE_MPICH
 noinst_SCRIPTS_peers_mpich = bench/peers/mpi_coll_bench.mpich bench/peers/mpi_p2p_bench.mpich
-bench/peers/mpi_coll_bench.mpich: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h $(srcdir)/bench/peers/peer_noise.h
+bench/peers/mpi_coll_bench.mpich: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h $(srcdir)/bench/peers/peer_noise.h $(srcdir)/bench/peers/peer_compute.h
 	@mkdir -p bench/peers
 	$(AM_V_CC)$(MPICC_MPICH) $(peer_cflags) -o $@ $(srcdir)/bench/peers/mpi_coll_bench.c
 bench/peers/mpi_p2p_bench.mpich: $(srcdir)/bench/peers/mpi_p2p_bench.c $(srcdir)/bench/peers/peer_common.h
@@ -29,7 +29,7 @@ bench/peers/mpi_p2p_bench.mpich: $(srcdir)/bench/peers/mpi_p2p_bench.c $(srcdir)
 endif
 if HAVE_OPENMPI
 noinst_SCRIPTS_peers_openmpi = bench/peers/mpi_coll_bench.openmpi bench/peers/mpi_p2p_bench.openmpi
-bench/peers/mpi_coll_bench.openmpi: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h $(srcdir)/bench/peers/peer_noise.h
+bench/peers/mpi_coll_bench.openmpi: $(srcdir)/bench/peers/mpi_coll_bench.c $(srcdir)/bench/peers/peer_common.h $(srcdir)/bench/peers/peer_noise.h $(srcdir)/bench/peers/peer_compute.h
 	@mkdir -p bench/peers
 	$(AM_V_CC)$(MPICC_OPENMPI) $(peer_cflags) -o $@ $(srcdir)/bench/peers/mpi_coll_bench.c
 bench/peers/mpi_p2p_bench.openmpi: $(srcdir)/bench/peers/mpi_p2p_bench.c $(srcdir)/bench/peers/peer_common.h
@@ -46,4 +46,4 @@ noinst_SCRIPTS = $(noinst_SCRIPTS_peers_mpich) $(noinst_SCRIPTS_peers_openmpi) $
 CLEANFILES += bench/peers/mpi_coll_bench.mpich bench/peers/mpi_coll_bench.openmpi bench/peers/shmem_coll_bench \
 	bench/peers/mpi_p2p_bench.mpich bench/peers/mpi_p2p_bench.openmpi
 EXTRA_DIST += bench/peers/mpi_coll_bench.c bench/peers/shmem_coll_bench.c bench/peers/peer_common.h \
-	bench/peers/peer_noise.h bench/peers/mpi_p2p_bench.c
+	bench/peers/peer_noise.h bench/peers/peer_compute.h bench/peers/mpi_p2p_bench.c

@@ -23,31 +23,10 @@
 #include "bench_common.hpp"
 #include "col_handle.hpp"
 #include "peers/peer_common.h"
+#include "peers/peer_compute.h"
 
 namespace acpx::bench {
 namespace {
-
-volatile double sink;
-
-// `n` steps of a dependent multiply-add chain: a core's worth of work
-// that no compiler folds away and no memory traffic disturbs.
-void compute(long n) {
-    double x = sink;
-    for (long i = 0; i < n; ++i) x = x * 0.9999999 + 1e-7;
-    sink = x;
-}
-
-// Nanoseconds per compute step: the least of five timed runs of ~2 ms.
-double ns_per_step() {
-    constexpr long kSteps = 1L << 21;
-    double best = 1e300;
-    for (int i = 0; i < 5; ++i) {
-        const double t0 = now_us();
-        compute(kSteps);
-        best = std::min(best, (now_us() - t0) * 1e3 / kSteps);
-    }
-    return best;
-}
 
 struct Overlap {
     double overall = 0, compute = 0, alone = 0, pure = 0, percent = 0;
@@ -69,7 +48,7 @@ bool measure(bool bcast, bool buffered, std::vector<int> &group, size_t size, in
     const double pure = (now_us() - t0) / iters;
     const long steps = std::max(1L, std::lround(over_ranks(pure).max * 1e3 / step_ns));
     t0 = now_us();
-    for (int i = 0; i < iters; ++i) compute(steps);
+    for (int i = 0; i < iters; ++i) peer_compute(steps);
     const double alone = (now_us() - t0) / iters;
     acp_sync();
     double inside = 0;
@@ -77,7 +56,7 @@ bool measure(bool bcast, bool buffered, std::vector<int> &group, size_t size, in
     for (int i = 0; i < iters; ++i) {
         const acp_request_t r = send(x, bcast, buffered, size);
         const double c0 = now_us();
-        compute(steps);
+        peer_compute(steps);
         inside += now_us() - c0;
         if (acp_wait_col(r) != 0) return false;
     }
@@ -101,7 +80,7 @@ int run_overlap(const Options &o) {
     const bool buffered = o.storage == "buffered";
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
-    const double step_ns = over_ranks(ns_per_step()).max;
+    const double step_ns = over_ranks(peer_ns_per_step()).max;
     FILE *csv = nullptr;
     if (me == 0 && !o.csv.empty()) {
         const bool fresh = !std::fopen(o.csv.c_str(), "r");

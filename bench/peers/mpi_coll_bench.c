@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "peer_common.h"
+#include "peer_compute.h"
 #include "peer_noise.h"
 
 #if MPI_VERSION >= 4
@@ -137,24 +138,9 @@ static int check_rounds(struct run *r, MPI_Request *req) {
 
 static int make_request(struct run *r, MPI_Request *req);
 
-static volatile double sink;
-
-/* acpx-bench overlap's compute loop (bench/overlap_bench.cpp). */
-static void compute(long n) {
-    double x = sink;
-    for (long i = 0; i < n; ++i) x = x * 0.9999999 + 1e-7;
-    sink = x;
-}
-
+/* The slowest rank's ns per compute step (peer_compute.h, as acpx-bench overlap). */
 static double ns_per_step(void) {
-    const long steps = 1L << 21;
-    double best = 1e300;
-    for (int i = 0; i < 5; ++i) {
-        const double t0 = MPI_Wtime();
-        compute(steps);
-        const double ns = (MPI_Wtime() - t0) * 1e9 / steps;
-        if (ns < best) best = ns;
-    }
+    const double best = peer_ns_per_step();
     double worst = 0;
     MPI_Allreduce(&best, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return worst;
@@ -195,7 +181,7 @@ static int run_overlap(struct run *r, size_t lo, size_t hi, int quick, int max_r
         long steps = (long)(slowest * 1e3 / step_ns + 0.5);
         if (steps < 1) steps = 1;
         t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) compute(steps);
+        for (int i = 0; i < iters; ++i) peer_compute(steps);
         const double alone = (MPI_Wtime() - t0) * 1e6 / iters;
         MPI_Barrier(MPI_COMM_WORLD);
         double inside = 0;
@@ -203,7 +189,7 @@ static int run_overlap(struct run *r, size_t lo, size_t hi, int quick, int max_r
         for (int i = 0; i < iters; ++i) {
             MPI_Start(&req);
             const double c0 = MPI_Wtime();
-            compute(steps);
+            peer_compute(steps);
             inside += MPI_Wtime() - c0;
             MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
