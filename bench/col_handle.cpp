@@ -50,7 +50,8 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size) {
                     : acp_send_allgather_direct(x.h, 0, size);
 }
 
-bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size, int round) {
+bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size, int round,
+                   const std::function<bool()> &run) {
     const int me = acp_rank(), n = static_cast<int>(group.size());
     const int mine = static_cast<int>(std::find(group.begin(), group.end(), me) - group.begin());
     const size_t block = size ? size : 1;
@@ -68,7 +69,7 @@ bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector
         std::memset(blocks, PEER_POISON, block * n);
         peer_fill(own, size, round, mine);
     }
-    if (acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
+    if (run ? !run() : acp_wait_col(send(x, bcast, buffered, size)) != 0) return false;
     for (int src = 0; src < (bcast ? 1 : n); ++src) {
         const char *got = blocks + src * block;
         const long at = peer_first_bad(got, size, round, src);

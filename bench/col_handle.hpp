@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "acp.h"
@@ -45,7 +46,9 @@ acp_request_t send(const Handle &x, bool bcast, bool buffered, size_t size);
 
 // Whether this member holds, after checked round `round`, what it should:
 // fills the sources' blocks and poisons the rest first. On a wrong byte it
-// names it on stderr.
-bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size, int round);
+// names it on stderr. The round is `run` (false if it failed), by default
+// a send on x.h and its wait; buffered: blocks in x.in / x.out (bcast: x.array).
+bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector<int> &group, size_t size, int round,
+                   const std::function<bool()> &run = nullptr);
 
 }  // namespace acpx::bench
