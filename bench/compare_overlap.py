@@ -40,9 +40,10 @@ def overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi):
     return out
 
 
-def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi, settle, log, limit):
+def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi, settle, gnuplot, log, limit):
     """Measures; returns collectives.md's overlap section (a list of lines). A launch
-    that has not ended after `limit` seconds is stopped and counts as failed."""
+    that has not ended after `limit` seconds is stopped and counts as failed; settle
+    and gnuplot are compare's (quiet CPUs before a launch; a plot if gnuplot is here)."""
     todo = overlap_runs(b, peers, sizes_arg, tiny, hosts, env_mpi)
     samples = defaultdict(list)  # (kind, impl, n, size) -> [(overlap %, overall us)]
     failures, wrong = [], set()
@@ -89,13 +90,10 @@ def run_overlap(b, outdir, peers, nps, repeats, sizes_arg, tiny, hosts, env_mpi,
                         statistics.median(o for _, o, _ in samples[key]),
                         statistics.median(p for _, _, p in samples[key]))
             w.writerow(list(key) + [f"{v:.3f}" for v in med[key]] + [len(pcts)])
-    return summary(outdir, med, nps, repeats, failures, wrong)
+    return summary(outdir, med, nps, repeats, failures, wrong, gnuplot)
 
 
-def plot(outdir, kind, n, med, impls, sizes):
-    from shutil import which
-    if not which("gnuplot"):
-        return
+def plot(outdir, kind, n, med, impls, sizes, gnuplot):
     data = os.path.join(outdir, f"overlap-{kind}-np{n}.dat")
     with open(data, "w") as f:
         f.write("size " + " ".join(impls) + "\n")
@@ -103,7 +101,7 @@ def plot(outdir, kind, n, med, impls, sizes):
             f.write(f"{s} " + " ".join(str(med[(kind, i, n, s)][0]) if (kind, i, n, s) in med else "NaN"
                                        for i in impls) + "\n")
     lines = ", ".join(f"'{data}' using 1:{c + 2} with linespoints title '{i}'" for c, i in enumerate(impls))
-    subprocess.run(["gnuplot"], text=True, check=False, input=f"""set terminal png size 1000,650
+    gnuplot(f"""set terminal png size 1000,650
 set output '{os.path.join(outdir, f"overlap-{kind}-np{n}.png")}'
 set title '{kind}: overlap of a persistent round with compute, {n} processes (osu_ibcast method; median)'
 set logscale x
@@ -116,7 +114,7 @@ plot {lines}
 """)
 
 
-def summary(outdir, med, nps, repeats, failures, wrong):
+def summary(outdir, med, nps, repeats, failures, wrong, gnuplot):
     out = ["## Overlap: rounds while the members compute", "",
            "osu_ibcast's method (bench/overlap_bench.cpp): per size the pure round time t; then rounds of",
            "send, a calibrated compute loop of t (no call into the library), wait; overlap % = 100 x",
@@ -137,7 +135,7 @@ def summary(outdir, med, nps, repeats, failures, wrong):
             sizes = sorted({s for (k, _, r, s) in med if k == kind and r == n})
             if not impls:
                 continue
-            plot(outdir, kind, n, med, impls, sizes)
+            plot(outdir, kind, n, med, impls, sizes, gnuplot)
             out += [f"### {kind}, {n} processes: overlap % (overall us)", "",
                     "| size | " + " | ".join(impls) + " | target |", "|---:|" + "---:|" * len(impls) + "---|"]
             for s in sizes:
