@@ -11,7 +11,11 @@ libacpx_la_SOURCES += \
 	collectives/model/predict.hpp collectives/model/predict.cpp \
 	collectives/model/round_lists.hpp collectives/model/round_lists.cpp \
 	collectives/model/footprint.hpp collectives/model/footprint.cpp \
-	collectives/model/jitter.hpp collectives/model/jitter.cpp
+	collectives/model/jitter.hpp collectives/model/jitter.cpp \
+	collectives/place/pattern.hpp collectives/place/pattern.cpp \
+	collectives/place/log_cut.hpp collectives/place/log_cut.cpp \
+	collectives/place/objective.hpp collectives/place/objective.cpp \
+	collectives/place/anneal.hpp collectives/place/anneal.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # The built-in calibration: a calibration file like any other, installed

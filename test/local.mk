@@ -66,7 +66,7 @@ EXTRA_DIST += test/run-mp.sh test/run-cma-denied.sh test/run-two-hosts.sh test/t
 # installed acpcc, as a user would, and runs them with acprun.
 EXTRA_DIST += test/programs/global_memory.c test/programs/channel_ring.c test/programs/segbuf_stream.c
 TESTS += test/suites/acp_programs.sh
-TESTS += test/suites/model_jitter.sh test/suites/middle_allreduce_np8.sh
+TESTS += test/suites/model_jitter.sh test/suites/model_place.sh test/suites/middle_allreduce_np8.sh
 TESTS += test/suites/layers.sh test/suites/config_table.sh test/suites/format.sh
 EXTRA_DIST += scripts/check-layers.sh
 
@@ -102,7 +102,7 @@ check_PROGRAMS += test/collectives/model_test
 test_collectives_model_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_collectives_model_test_SOURCES = test/collectives/model_fixtures.hpp \
 	test/collectives/calibration_test.cpp test/collectives/topology_test.cpp \
-	test/collectives/model_test.cpp test/collectives/jitter_test.cpp
+	test/collectives/model_test.cpp test/collectives/jitter_test.cpp test/collectives/place_test.cpp
 test_collectives_model_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_collectives_model_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 TESTS += test/collectives/model_test

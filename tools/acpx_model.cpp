@@ -4,6 +4,7 @@
 //   acpx-model compare --op allgather --procs 24 [--sizes 8:4M] [--topology ...]
 //   acpx-model merge --out all.json run1.json run2.json run3.json  (merge_calibrations.hpp)
 //   acpx-model jitter --max-procs 2^18 --out results  (seed 001's simulation: jitter.hpp)
+//   acpx-model place --pattern cg:64 --topology torus:... --method tac3  (seed 000's placement: place.hpp)
 #include <getopt.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "collectives/model/predict.hpp"
 #include "jitter.hpp"
 #include "merge_calibrations.hpp"
+#include "place.hpp"
 #include "middle/plan.hpp"
 
 namespace {
@@ -29,6 +31,7 @@ void usage(FILE *to) {
                  "       acpx-model compare --op bcast|allgather --procs P [--sizes MIN:MAX] [options]\n"
                  "       acpx-model merge [--out FILE] CALIBRATION.json...\n"
                  "       acpx-model jitter [--max-procs P] [--trials N[,BIG]] [--bytes 8,1K,...] [--out DIR]\n"
+                 "       acpx-model place --pattern PATTERN --topology TOPO --method METHOD|--eval MAPFILE [...]\n"
                  "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
                  "         and its predicted time for one round\n"
                  "compare: every algorithm's prediction per size (powers of two), the best\n"
@@ -40,6 +43,8 @@ void usage(FILE *to) {
                  "         and (2) (mid additions), noise variants (a) and (b), mean and 95%% CI of the\n"
                  "         max and of the mean over processes (--trials: 1000 up to 2^14, 100 above):\n"
                  "         DIR/seed001.csv and seed001.md (the gate and the first P over noiseless)\n"
+                 "place:   seed 000's task placement (TAC3) and its baselines: a map of tasks to\n"
+                 "         nodes, searched or evaluated (acpx-model place --help)\n"
                  "options:\n"
                  "  --algo NAME        bcast: %s\n"
                  "                     allgather: %s\n"
@@ -250,6 +255,7 @@ int main(int argc, char **argv) {
     }
     if (!std::strcmp(argv[1], "merge")) return acpx::tools::merge_calibrations(argc, argv);
     if (!std::strcmp(argv[1], "jitter")) return acpx::tools::run_jitter(argc, argv);
+    if (!std::strcmp(argv[1], "place")) return acpx::tools::run_place(argc, argv);
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;

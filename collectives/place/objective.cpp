@@ -1,0 +1,115 @@
+#include "objective.hpp"
+
+#include <algorithm>
+
+namespace acpx::collectives::place {
+namespace {
+
+// Routes kept in a dense table up to this many nodes (512^2 routes), in
+// a hash map above.
+constexpr uint64_t kDenseRouteNodes = 512;
+
+}  // namespace
+
+Evaluator::Evaluator(const model::Topology &t, const Pattern &p, double bandwidth)
+    : t_(t), p_(p), bandwidth_(bandwidth), nodes_(t.nodes()) {
+    t_.map.clear();
+    const uint64_t links = nodes_ * t_.dims.size() * 2;
+    load_.assign(links, 0);
+    link_bytes_.assign(links, 0);
+    if (nodes_ <= kDenseRouteNodes) {
+        routes_.resize(nodes_ * nodes_);
+        routed_.assign(nodes_ * nodes_, 0);
+    }
+}
+
+const std::vector<uint32_t> &Evaluator::route(uint32_t a, uint32_t b) {
+    static thread_local std::vector<uint32_t> scratch;
+    const bool dense = nodes_ <= kDenseRouteNodes;
+    std::vector<uint32_t> &r = dense ? routes_[uint64_t{a} * nodes_ + b] : scratch;
+    if (dense && routed_[uint64_t{a} * nodes_ + b]) return r;
+    r.clear();
+    for (const model::Link &l : model::route(t_, a, b))
+        r.push_back(static_cast<uint32_t>((l.node * t_.dims.size() + l.dim) * 2 + (l.dir > 0)));
+    if (dense) routed_[uint64_t{a} * nodes_ + b] = 1;
+    return r;
+}
+
+double Evaluator::eq1_of(const std::vector<uint32_t> &pi, uint32_t *max_coll, std::vector<uint32_t> *per_ccs) {
+    double total = 0;
+    uint32_t most = 1;
+    for (const Ccs &ccs : p_.ccs) {
+        for (const Message &m : ccs)
+            for (uint32_t l : route(pi[m.src], pi[m.dst])) ++load_[l];
+        double slowest = 0;
+        uint32_t here = 1;
+        for (const Message &m : ccs) {
+            uint32_t coll = 1;
+            for (uint32_t l : route(pi[m.src], pi[m.dst])) coll = std::max(coll, load_[l]);
+            here = std::max(here, coll);
+            slowest = std::max(slowest, static_cast<double>(m.bytes) * coll);
+        }
+        for (const Message &m : ccs)
+            for (uint32_t l : route(pi[m.src], pi[m.dst])) load_[l] = 0;
+        total += slowest / bandwidth_;
+        most = std::max(most, here);
+        if (per_ccs) per_ccs->push_back(here);
+    }
+    if (max_coll) *max_coll = most;
+    return total;
+}
+
+double Evaluator::eq1(const std::vector<uint32_t> &pi) { return eq1_of(pi, nullptr); }
+
+std::vector<uint32_t> Evaluator::coll_per_ccs(const std::vector<uint32_t> &pi) {
+    std::vector<uint32_t> per;
+    eq1_of(pi, nullptr, &per);
+    return per;
+}
+
+double Evaluator::eq1_ports(const std::vector<uint32_t> &pi) {
+    t_.map = pi;
+    double total = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> msgs;
+    for (const Ccs &ccs : p_.ccs) {
+        msgs.clear();
+        for (const Message &m : ccs) msgs.emplace_back(m.src, m.dst);
+        const std::vector<uint32_t> coll = model::collisions(&t_, msgs);
+        double slowest = 0;
+        for (size_t i = 0; i < ccs.size(); ++i)
+            slowest = std::max(slowest, static_cast<double>(ccs[i].bytes) * coll[i]);
+        total += slowest / bandwidth_;
+    }
+    t_.map.clear();
+    return total;
+}
+
+double Evaluator::eq2(const std::vector<uint32_t> &pi) {
+    double total = 0;
+    for (const Message &m : p_.traffic)
+        total += static_cast<double>(route(pi[m.src], pi[m.dst]).size()) * static_cast<double>(m.bytes);
+    return total;
+}
+
+double Evaluator::eq3(const std::vector<uint32_t> &pi) {
+    double hop_bytes = 0;
+    uint64_t max_link = 0;
+    for (const Message &m : p_.traffic) {
+        const std::vector<uint32_t> &r = route(pi[m.src], pi[m.dst]);
+        hop_bytes += static_cast<double>(r.size()) * static_cast<double>(m.bytes);
+        for (uint32_t l : r) max_link = std::max(max_link, link_bytes_[l] += m.bytes);
+    }
+    for (const Message &m : p_.traffic)
+        for (uint32_t l : route(pi[m.src], pi[m.dst])) link_bytes_[l] = 0;
+    return hop_bytes * static_cast<double>(max_link);
+}
+
+Scores Evaluator::all(const std::vector<uint32_t> &pi) {
+    Scores s;
+    s.eq1 = p_.ccs.empty() ? 0 : eq1_of(pi, &s.max_coll);
+    s.eq2 = eq2(pi);
+    s.eq3 = eq3(pi);
+    return s;
+}
+
+}  // namespace acpx::collectives::place

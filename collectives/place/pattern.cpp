@@ -1,0 +1,248 @@
+#include "pattern.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "collectives/model/predict.hpp"
+#include "log_cut.hpp"
+
+namespace acpx::collectives::place {
+namespace {
+
+bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+uint32_t log2_of(uint64_t v) {
+    uint32_t k = 0;
+    while (v > 1) v >>= 1, ++k;
+    return k;
+}
+
+// A decimal count with an optional K, M or G (powers of 1024).
+bool parse_count(const std::string &s, uint64_t *out) {
+    if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+    if (errno) return false;
+    uint64_t mult = 1;
+    if (*end == 'K' || *end == 'k')
+        mult = 1 << 10, ++end;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1 << 20, ++end;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1 << 30, ++end;
+    if (*end) return false;
+    if (v > UINT64_MAX / mult) return false;
+    *out = v * mult;
+    return true;
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t at; (at = s.find(sep, start)) != std::string::npos; start = at + 1)
+        parts.push_back(s.substr(start, at - start));
+    parts.push_back(s.substr(start));
+    return parts;
+}
+
+// "bcast:binomial:64[:BYTES]", "allgather:bruck:64[:BYTES]": one CCS per
+// step of the model's schedule of the round (predict.hpp), on one
+// fully connected node: the messages the steps start at once.
+bool collective_pattern(const std::vector<std::string> &parts, Pattern *out, std::string *why) {
+    namespace cm = model;
+    const std::string &op = parts[0];
+    if (parts.size() < 3 || parts.size() > 5) return *why = op + ": want " + op + ":ALGO:P[:BYTES]", false;
+    // An algorithm with a parameter (knomial:4, pipeline:8) has a colon of
+    // its own: the part after the algorithm's name is the parameter when
+    // one more part follows it.
+    std::string algo = parts[1];
+    size_t next = 2;
+    if (parts.size() >= 4 && (algo == "knomial" || algo == "pipeline")) algo += ":" + parts[next++];
+    uint64_t procs = 0, bytes = kDefaultBytes;
+    if (next >= parts.size() || !parse_count(parts[next], &procs) || procs < 1 || procs > (1u << 16))
+        return *why = op + ": want a task count of 1..65536 after the algorithm", false;
+    if (next + 1 < parts.size() && (!parse_count(parts[next + 1], &bytes) || bytes == 0))
+        return *why = op + ": '" + parts[next + 1] + "' is not a message size (bytes, e.g. 1M)", false;
+    if (next + 2 < parts.size()) return *why = op + ": want " + op + ":ALGO:P[:BYTES]", false;
+    cm::Case c;
+    c.members = static_cast<uint32_t>(procs);
+    c.bytes = bytes;
+    if (op == "bcast") {
+        const auto b = parse_bcast_algo(algo);
+        if (!b) return *why = "bcast: '" + algo + "' is no bcast algorithm (" + bcast_algo_names() + ")", false;
+        c.op = cm::Op::kBcast;
+        c.algo = static_cast<uint8_t>(b->algo);
+        c.radix = b->radix;
+    } else {
+        const auto g = parse_allgather_algo(algo);
+        if (!g)
+            return *why = "allgather: '" + algo + "' is no allgather algorithm (" + allgather_algo_names() + ")", false;
+        if (const std::string no = allgather_applies(*g, c.members); !no.empty())
+            return *why = "allgather: " + no, false;
+        if (c.members > cm::kMaxModelledAllgather)
+            return *why = "allgather: up to " + std::to_string(cm::kMaxModelledAllgather) + " tasks", false;
+        c.op = cm::Op::kAllgather;
+        c.algo = static_cast<uint8_t>(*g);
+    }
+    const cm::Prediction pred = cm::predict(c, cm::builtin_calibration(), nullptr);
+    Pattern p;
+    p.tasks = c.members;
+    for (const cm::Step &s : pred.steps) {
+        Ccs ccs;
+        for (const cm::Message &m : s.msgs) ccs.push_back({m.src, m.dst, m.bytes});
+        if (!ccs.empty()) p.ccs.push_back(std::move(ccs));
+    }
+    p.traffic = traffic_of(p.tasks, p.ccs);
+    *out = std::move(p);
+    return true;
+}
+
+}  // namespace
+
+std::vector<Message> traffic_of(uint32_t tasks, const std::vector<Ccs> &ccs) {
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sum;
+    for (const Ccs &c : ccs)
+        for (const Message &m : c)
+            if (m.src != m.dst && m.src < tasks && m.dst < tasks) sum[{m.src, m.dst}] += m.bytes;
+    std::vector<Message> out;
+    out.reserve(sum.size());
+    for (const auto &[pair, bytes] : sum) out.push_back({pair.first, pair.second, bytes});
+    return out;
+}
+
+bool cg_pattern(uint32_t n, uint64_t bytes, Pattern *out, std::string *why) {
+    if (!is_pow2(n) || n < 2) return *why = "cg:" + std::to_string(n) + ": N must be a power of two, at least 2", false;
+    const uint32_t k = log2_of(n);
+    // NPB: npcols = nprows for an even log2(n), else npcols = 2 * nprows.
+    const uint32_t npcols = 1u << ((k + 1) / 2), nprows = n / npcols;
+    Pattern p;
+    p.tasks = n;
+    for (uint32_t span = npcols >> 1; span > 0; span >>= 1) {  // step s = 1..: npcols >> s
+        Ccs ccs;
+        for (uint32_t t = 0; t < n; ++t) {
+            const uint32_t row = t / npcols, col = t % npcols;
+            ccs.push_back({t, row * npcols + (col ^ span), bytes});
+        }
+        p.ccs.push_back(std::move(ccs));
+    }
+    Ccs transpose;
+    for (uint32_t me = 0; me < n; ++me) {
+        const uint32_t exch = npcols == nprows ? (me % nprows) * nprows + me / nprows
+                                               : 2 * ((me / 2 % nprows) * nprows + me / 2 / nprows) + me % 2;
+        if (exch != me) transpose.push_back({me, exch, bytes});
+    }
+    if (!transpose.empty()) p.ccs.push_back(std::move(transpose));
+    p.traffic = traffic_of(p.tasks, p.ccs);
+    *out = std::move(p);
+    return true;
+}
+
+std::string single_port_problem(const Pattern &p) {
+    for (size_t t = 0; t < p.ccs.size(); ++t) {
+        std::vector<uint8_t> sends(p.tasks, 0), recvs(p.tasks, 0);
+        for (const Message &m : p.ccs[t]) {
+            if (sends[m.src]++)
+                return "CCS " + std::to_string(t) + ": task " + std::to_string(m.src) + " sends twice; use tac3-ports";
+            if (recvs[m.dst]++)
+                return "CCS " + std::to_string(t) + ": task " + std::to_string(m.dst) +
+                       " receives twice; use tac3-ports";
+        }
+    }
+    return "";
+}
+
+bool read_matrix(const std::string &path, Pattern *out, std::string *why) {
+    std::ifstream f(path);
+    if (!f) return *why = path + ": cannot be read", false;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sum;
+    uint32_t tasks = 0;
+    std::string line;
+    for (int lineno = 1; std::getline(f, line); ++lineno) {
+        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+        std::istringstream in(line);
+        std::string a, b, c, extra;
+        if (!(in >> a)) continue;
+        uint64_t src = 0, dst = 0, bytes = 0;
+        if (!(in >> b >> c) || (in >> extra) || !parse_count(a, &src) || !parse_count(b, &dst) ||
+            !parse_count(c, &bytes) || src >= (1u << 24) || dst >= (1u << 24))
+            return *why = path + ":" + std::to_string(lineno) + ": want SRC DST BYTES (tasks below 2^24)", false;
+        tasks = std::max<uint32_t>(tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
+        if (src != dst) sum[{static_cast<uint32_t>(src), static_cast<uint32_t>(dst)}] += bytes;
+    }
+    if (tasks == 0) return *why = path + ": no pairs", false;
+    Pattern p;
+    p.tasks = tasks;
+    for (const auto &[pair, bytes] : sum) p.traffic.push_back({pair.first, pair.second, bytes});
+    *out = std::move(p);
+    return true;
+}
+
+bool read_ccs(const std::string &path, Pattern *out, std::string *why) {
+    std::ifstream f(path);
+    if (!f) return *why = path + ": cannot be read", false;
+    Pattern p;
+    Ccs cur;
+    std::string line;
+    for (int lineno = 1; std::getline(f, line); ++lineno) {
+        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+        std::istringstream in(line);
+        std::string a, b, c, extra;
+        if (!(in >> a)) continue;
+        if (a == "--") {
+            if (!cur.empty()) p.ccs.push_back(std::move(cur));
+            cur.clear();
+            continue;
+        }
+        uint64_t src = 0, dst = 0, bytes = kDefaultBytes;
+        in >> b >> c >> extra;
+        if (b.empty() || !extra.empty() || !parse_count(a, &src) || !parse_count(b, &dst) ||
+            (!c.empty() && !parse_count(c, &bytes)) || src >= (1u << 24) || dst >= (1u << 24))
+            return *why = path + ":" + std::to_string(lineno) + ": want SRC DST [BYTES] or -- (tasks below 2^24)",
+                   false;
+        p.tasks = std::max<uint32_t>(p.tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
+        cur.push_back({static_cast<uint32_t>(src), static_cast<uint32_t>(dst), bytes});
+    }
+    if (!cur.empty()) p.ccs.push_back(std::move(cur));
+    if (p.ccs.empty()) return *why = path + ": no messages", false;
+    p.traffic = traffic_of(p.tasks, p.ccs);
+    *out = std::move(p);
+    return true;
+}
+
+bool parse_pattern(const std::string &spec, Pattern *out, std::string *why) {
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    if (kind == "log") {
+        if (rest.empty()) return *why = "log: want log:FILE", false;
+        return read_log_pattern(rest, out, why);
+    }
+    if (kind == "ccs") {
+        if (rest.empty()) return *why = "ccs: want ccs:FILE", false;
+        return read_ccs(rest, out, why);
+    }
+    if (kind == "matrix") {
+        if (rest.empty()) return *why = "matrix: want matrix:FILE", false;
+        return read_matrix(rest, out, why);
+    }
+    const std::vector<std::string> parts = split(spec, ':');
+    if (kind == "cg") {
+        uint64_t n = 0, bytes = kDefaultBytes;
+        if (parts.size() < 2 || parts.size() > 3 || !parse_count(parts[1], &n) || n > (1u << 24))
+            return *why = "cg: want cg:N[:BYTES], N a power of two", false;
+        if (parts.size() == 3 && (!parse_count(parts[2], &bytes) || bytes == 0))
+            return *why = "cg: '" + parts[2] + "' is not a message size (bytes, e.g. 1M)", false;
+        return cg_pattern(static_cast<uint32_t>(n), bytes, out, why);
+    }
+    if (kind == "bcast" || kind == "allgather") return collective_pattern(parts, out, why);
+    return *why =
+               "'" + spec + "' is no pattern (cg:N, bcast:ALGO:P, allgather:ALGO:P, log:FILE, ccs:FILE, matrix:FILE)",
+           false;
+}
+
+}  // namespace acpx::collectives::place

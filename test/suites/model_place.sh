@@ -1,0 +1,95 @@
+#!/bin/sh
+# acpx-model place from the command line (seed 000): the section 3 example
+# evaluated and searched, a CG search on one of the seed's shapes with few
+# trials, its map read back by --eval and by predict --map (ACP_TOPOLOGY_MAP's
+# format), the same seed giving the same map; every bad input one line
+# "acpx-model: place: ..." and exit 2.
+set -eu
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "model_place: $*"; exit 1; }
+M="$ACPX_BUILDDIR/acpx-model"
+last() { tail -n 1 "$1"; }
+
+# Section 3: tasks 1..6 there are 0..5 here; 1 MiB both ways between each pair.
+cat > "$dir/sec3.ccs" <<'EOF'
+0 1
+1 0
+--
+3 4
+4 3
+--
+0 2
+2 0
+3 5
+5 3
+--
+0 5
+5 0
+1 3
+3 1
+2 4
+4 2
+EOF
+printf '0\n0\n0\n1\n1\n1\n' > "$dir/first.map"
+printf '0\n1\n0\n1\n0\n1\n' > "$dir/second.map"
+"$M" place --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --eval "$dir/first.map" > "$dir/first.txt"
+"$M" place --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --eval "$dir/second.map" > "$dir/second.txt"
+# 6 M/B and 4 M/B (M = 2^20, B = 5e9), the same byte-hops.
+[ "$(last "$dir/first.txt")" = "# eq1 0.0012582912 eq2 6291456 eq3 1.97912093e+13 max_coll 3" ] ||
+    fail "first placement: $(last "$dir/first.txt")"
+[ "$(last "$dir/second.txt")" = "# eq1 0.0008388608 eq2 6291456 eq3 1.97912093e+13 max_coll 1" ] ||
+    fail "second placement: $(last "$dir/second.txt")"
+"$M" place --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --per-node 3 --method tac3 --trials 200 \
+    --out "$dir/sec3.map" > "$dir/sec3.txt" || fail "section 3 search: exit $?"
+last "$dir/sec3.txt" | grep -q '^# eq1 0.0008388608 ' || fail "section 3 search: $(last "$dir/sec3.txt")"
+
+# CG on 32 tasks, shape 4 of the seed, few trials: a map of 32 distinct nodes.
+T='torus:1x2x2x2x3x2:order=XYZACB:wrap=000010'
+for s in 1 1 2; do
+    "$M" place --pattern cg:32 --topology "$T" --method tac3 --trials 100 --seed $s --out "$dir/cg$s.map" \
+        >> "$dir/cg$s.txt" || fail "cg:32 search: exit $?"
+done
+grep -q '^# accepted % per level:' "$dir/cg1.txt" || fail "no acceptance rates"
+[ "$(grep -v '^#' "$dir/cg1.map" | sort -u | wc -l)" -eq 32 ] || fail "cg:32: not 32 distinct nodes"
+a=$(tail -n 1 "$dir/cg1.txt")
+[ "$(grep -c '^# eq1' "$dir/cg1.txt")" -eq 2 ] && [ "$(grep '^# eq1' "$dir/cg1.txt" | sort -u | wc -l)" -eq 1 ] ||
+    fail "seed 1 twice: different maps"
+"$M" place --pattern cg:32 --topology "$T" --eval "$dir/cg1.map" > "$dir/eval.txt"
+[ "$(last "$dir/eval.txt")" = "$a" ] || fail "--eval of the map: $(last "$dir/eval.txt") vs $a"
+"$M" predict --algo ring --procs 32 --size 1M --topology "$T" --map "$dir/cg1.map" > /dev/null ||
+    fail "predict --map cannot read the map"
+for m in tac3-ports tahb o2f no-ring; do
+    "$M" place --pattern cg:32 --topology "$T" --method $m --trials 20 > "$dir/$m.txt" || fail "$m: exit $?"
+    last "$dir/$m.txt" | grep -Eq '^# eq1 [0-9.e+-]+ eq2 [0-9.e+-]+ eq3 [0-9.e+-]+ max_coll [0-9]+$' ||
+        fail "$m: $(last "$dir/$m.txt")"
+done
+
+# Bad inputs: one line each, naming the problem, exit 2.
+printf '0 1 100\n1 0 100\n' > "$dir/matrix"
+printf '0\n1\n99\n' > "$dir/nodes"
+printf '0 send 1\n1 recv 0\n1 send 0\n' > "$dir/bad.log"
+printf '0 1\n0 2\n' > "$dir/twice.ccs"
+bad() {
+    want=$1
+    shift
+    st=0
+    "$M" place "$@" > "$dir/out" 2> "$dir/err" || st=$?
+    [ "$st" -eq 2 ] || fail "$*: exit $st, want 2"
+    [ "$(wc -l < "$dir/err")" -eq 1 ] || fail "$*: not one line: $(cat "$dir/err")"
+    grep -q "^acpx-model: place: .*$want" "$dir/err" || fail "$*: $(cat "$dir/err") (want '$want')"
+}
+bad "--topology: '2xq': dimension 'q' is not a size" --pattern cg:32 --topology torus:2xq --method tac3
+bad "48 node slots (48 nodes x 1) for 64 tasks" --pattern cg:64 --topology "$T" --method tac3
+bad "nodes:3: '99' is not a node index below 48" --pattern cg:32 --topology "$T" --nodes "$dir/nodes" --method tac3
+bad "CCS 0: task 0 sends twice; use tac3-ports" --pattern "ccs:$dir/twice.ccs" --topology mesh:3 --method tac3
+bad "has no CCS" --pattern "matrix:$dir/matrix" --topology mesh:2 --method tac3
+bad "power of two" --pattern cg:24 --topology "$T" --method tahb
+bad "T0 must exceed Tend" --pattern cg:32 --topology "$T" --method tac3 --t0 1e-9
+bad "the cooling factor must lie in (0, 1)" --pattern cg:32 --topology "$T" --method tac3 --factor 1.5
+bad "trials per temperature must be at least 1" --pattern cg:32 --topology "$T" --method tac3 --trials 0
+bad "bad.log: task 1: send 0 (line 3): no matching receive at task 0" --pattern "log:$dir/bad.log" --topology mesh:2 \
+    --method tahb
+bad "give --method" --pattern cg:32 --topology "$T"
+"$M" place --pattern "matrix:$dir/matrix" --topology mesh:2 --method tahb > /dev/null || fail "tahb on a matrix"
+echo "model_place: ok"
