@@ -12,6 +12,7 @@ libacpx_la_SOURCES += \
 	collectives/model/round_lists.hpp collectives/model/round_lists.cpp \
 	collectives/model/footprint.hpp collectives/model/footprint.cpp \
 	collectives/model/jitter.hpp collectives/model/jitter.cpp \
+	collectives/model/flowsim.hpp collectives/model/flowsim.cpp \
 	collectives/place/pattern.hpp collectives/place/pattern.cpp \
 	collectives/place/log_cut.hpp collectives/place/log_cut.cpp \
 	collectives/place/objective.hpp collectives/place/objective.cpp \

@@ -102,7 +102,8 @@ check_PROGRAMS += test/collectives/model_test
 test_collectives_model_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_collectives_model_test_SOURCES = test/collectives/model_fixtures.hpp \
 	test/collectives/calibration_test.cpp test/collectives/topology_test.cpp \
-	test/collectives/model_test.cpp test/collectives/jitter_test.cpp test/collectives/place_test.cpp
+	test/collectives/model_test.cpp test/collectives/jitter_test.cpp test/collectives/place_test.cpp \
+	test/collectives/flowsim_test.cpp
 test_collectives_model_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_collectives_model_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 TESTS += test/collectives/model_test

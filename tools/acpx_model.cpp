@@ -5,6 +5,8 @@
 //   acpx-model merge --out all.json run1.json run2.json run3.json  (merge_calibrations.hpp)
 //   acpx-model jitter --max-procs 2^18 --out results  (seed 001's simulation: jitter.hpp)
 //   acpx-model place --pattern cg:64 --topology torus:... --method tac3  (seed 000's placement: place.hpp)
+//   acpx-model flowsim --pattern cg:64 --topology torus:... --map MAP  (the flow simulator: flowsim.hpp)
+//   acpx-model seed000 --out results  (seed 000's Table 1 reproduced: seed000.hpp)
 #include <getopt.h>
 
 #include <algorithm>
@@ -17,7 +19,9 @@
 #include "collectives/model/predict.hpp"
 #include "jitter.hpp"
 #include "merge_calibrations.hpp"
+#include "flowsim.hpp"
 #include "place.hpp"
+#include "seed000.hpp"
 #include "middle/plan.hpp"
 
 namespace {
@@ -32,6 +36,8 @@ void usage(FILE *to) {
                  "       acpx-model merge [--out FILE] CALIBRATION.json...\n"
                  "       acpx-model jitter [--max-procs P] [--trials N[,BIG]] [--bytes 8,1K,...] [--out DIR]\n"
                  "       acpx-model place --pattern PATTERN --topology TOPO --method METHOD|--eval MAPFILE [...]\n"
+                 "       acpx-model flowsim --pattern PATTERN --topology TOPO [--map FILE] [--barrier] [...]\n"
+                 "       acpx-model seed000 [--out DIR] [--maps 10] [--trials 2500] [--shapes 1,2,3,4]\n"
                  "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
                  "         and its predicted time for one round\n"
                  "compare: every algorithm's prediction per size (powers of two), the best\n"
@@ -45,6 +51,10 @@ void usage(FILE *to) {
                  "         DIR/seed001.csv and seed001.md (the gate and the first P over noiseless)\n"
                  "place:   seed 000's task placement (TAC3) and its baselines: a map of tasks to\n"
                  "         nodes, searched or evaluated (acpx-model place --help)\n"
+                 "flowsim: a pattern's CCS as flows sharing the links max-min fairly, iteration\n"
+                 "         after iteration: the time a placement takes (acpx-model flowsim --help)\n"
+                 "seed000: seed 000's Table 1 reproduced: every method's maps on its four shapes,\n"
+                 "         timed by flowsim: DIR/seed000.md and seed000.csv (minutes)\n"
                  "options:\n"
                  "  --algo NAME        bcast: %s\n"
                  "                     allgather: %s\n"
@@ -256,6 +266,8 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[1], "merge")) return acpx::tools::merge_calibrations(argc, argv);
     if (!std::strcmp(argv[1], "jitter")) return acpx::tools::run_jitter(argc, argv);
     if (!std::strcmp(argv[1], "place")) return acpx::tools::run_place(argc, argv);
+    if (!std::strcmp(argv[1], "flowsim")) return acpx::tools::run_flowsim(argc, argv);
+    if (!std::strcmp(argv[1], "seed000")) return acpx::tools::run_seed000(argc, argv);
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;

@@ -13,9 +13,10 @@ if ACPX_HAVE_UCX
 acpx_info_LDADD += -luct
 endif
 
-# acpx-model: the model from the command line (predict, compare, merge, jitter, place).
+# acpx-model: the model from the command line (predict, compare, merge, jitter, place, flowsim, seed000).
 acpx_model_SOURCES = tools/acpx_model.cpp tools/merge_calibrations.hpp tools/merge_calibrations.cpp \
-	tools/jitter.hpp tools/jitter.cpp tools/place.hpp tools/place.cpp
+	tools/jitter.hpp tools/jitter.cpp tools/place.hpp tools/place.cpp \
+	tools/flowsim.hpp tools/flowsim.cpp tools/seed000.hpp tools/seed000.cpp
 acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 acpx_model_LDADD = libacpx.la -lpthread
 EXTRA_DIST += tools/README.md

@@ -214,6 +214,16 @@ bool read_ccs(const std::string &path, Pattern *out, std::string *why) {
     return true;
 }
 
+std::vector<model::flowsim::Step> flow_steps(const Pattern &p) {
+    std::vector<model::flowsim::Step> steps;
+    for (const Ccs &c : p.ccs) {
+        model::flowsim::Step s;
+        for (const Message &m : c) s.push_back({m.src, m.dst, m.bytes});
+        steps.push_back(std::move(s));
+    }
+    return steps;
+}
+
 bool parse_pattern(const std::string &spec, Pattern *out, std::string *why) {
     const auto colon = spec.find(':');
     const std::string kind = spec.substr(0, colon);

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "collectives/model/flowsim.hpp"
+
 namespace acpx::collectives::place {
 
 struct Message {
@@ -69,6 +71,9 @@ bool read_matrix(const std::string &path, Pattern *out, std::string *why);
 // 1 MiB), a line "--" between two CCS (# comments, blank lines skipped);
 // the task count is the largest index + 1.
 bool read_ccs(const std::string &path, Pattern *out, std::string *why);
+
+// The CCS as the flow simulator's steps (model/flowsim.hpp).
+std::vector<model::flowsim::Step> flow_steps(const Pattern &p);
 
 // Any of the sources above, by spec. Errors name the spec's part.
 bool parse_pattern(const std::string &spec, Pattern *out, std::string *why);

@@ -65,6 +65,32 @@ for m in tac3-ports tahb o2f no-ring; do
         fail "$m: $(last "$dir/$m.txt")"
 done
 
+# The flow simulator on the section 3 example, second placement, one
+# iteration. Steps 1 and 2 share no task, so they run together, and both
+# cross the link each way: alpha + 2M/B. Step 3 follows them, step 4 step
+# 3, each alpha + M/B: 3 alpha + 4M/B (M/B = 209.7152 us). Behind
+# barriers the steps run one by one: 4 alpha + 3 beta + 4M/B.
+"$M" flowsim --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --map "$dir/second.map" --iterations 1 \
+    > "$dir/flow.txt" || fail "flowsim: exit $?"
+[ "$(last "$dir/flow.txt")" = "# seconds 0.0009798608" ] || fail "flowsim: $(last "$dir/flow.txt")"
+"$M" flowsim --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --map "$dir/second.map" --iterations 1 --barrier \
+    > "$dir/flow.txt" || fail "flowsim --barrier: exit $?"
+[ "$(last "$dir/flow.txt")" = "# seconds 0.0010388608" ] || fail "flowsim --barrier: $(last "$dir/flow.txt")"
+st=0
+"$M" flowsim --pattern cg:64 --topology "$T" > /dev/null 2>&1 || st=$?
+[ "$st" -eq 2 ] || fail "flowsim, 64 tasks on 48 nodes without a map: exit $st, want 2"
+
+# Seed 000's reproduction, small: shapes 3 and 4, 2 maps, 100 trials a level, 10 iterations.
+"$M" seed000 --shapes 3,4 --maps 2 --trials 100 --iterations 10 --out "$dir" > "$dir/seed000.txt" ||
+    fail "seed000: exit $?"
+head -n 1 "$dir/seed000.csv" | grep -qx 'shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s' ||
+    fail "seed000.csv: bad header"
+[ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 22 ] || fail "seed000.csv: want 22 rows (2 shapes x (no-ring + 5 methods x 2))"
+for line in '^| 3 1x1x4x2x3x2 |' '^| 4 1x2x2x2x3x2 |' '^- TAC3 faster than TAHB and O2F in every shape: \*\*' \
+    '^Gate (shapes 2-4, every TAC3 map collision-free): \*\*' '^| 2048 | '; do
+    grep -q "$line" "$dir/seed000.md" || fail "seed000.md: no line $line"
+done
+
 # Bad inputs: one line each, naming the problem, exit 2.
 printf '0 1 100\n1 0 100\n' > "$dir/matrix"
 printf '0\n1\n99\n' > "$dir/nodes"

@@ -1,0 +1,371 @@
+// acpx-model seed000: seed 000's Table 1 on its four shapes of the FX10's
+// 6D torus, each method's maps searched as acpx-model place searches them
+// and timed by the flow simulator, with the analogues of its Tables 2 and
+// 3, the gates of issue 64 and the solve times.
+#include "seed000.hpp"
+
+#include <getopt.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "basic/config.hpp"
+#include "collectives/model/flowsim.hpp"
+#include "collectives/place/anneal.hpp"
+#include "collectives/place/objective.hpp"
+#include "collectives/place/pattern.hpp"
+
+namespace acpx::tools {
+namespace {
+
+namespace cm = acpx::collectives::model;
+namespace cp = acpx::collectives::place;
+
+// The seed's shapes (section 5.2) and its Table 1 (s): the FX10's default
+// map, no-ring, TAHB, O2F, RMATT, TAC3, TAC3 with barriers.
+struct Shape {
+    int id;
+    const char *dims;
+    uint32_t tasks;
+    double fx10[7];
+};
+constexpr Shape kShapes[] = {{1, "1x2x4x2x3x2", 64, {1.671, 2.398, 1.501, 1.585, 1.762, 1.207, 1.126}},
+                             {2, "2x2x2x2x3x2", 64, {1.241, 1.936, 1.478, 1.466, 1.843, 1.032, 1.049}},
+                             {3, "1x1x4x2x3x2", 32, {1.236, 1.667, 1.255, 1.316, 1.419, 1.025, 1.039}},
+                             {4, "1x2x2x2x3x2", 32, {1.427, 1.455, 1.260, 1.300, 1.415, 1.027, 1.041}}};
+enum Col { kDefault, kNoRing, kTahb, kO2f, kRmatt, kTac3, kTac3Barrier };
+// Table 3: no barrier / barrier, 32 KB .. 2048 KB.
+constexpr double kSeedTable3[] = {0.910, 0.887, 0.953, 0.994, 1.161, 1.215, 1.248};
+// Section 6.2: solve times (s) of TAC3, TAHB, O2F at 48 and 96 nodes.
+constexpr double kSeedSolve48[] = {128, 35, 122}, kSeedSolve96[] = {272, 72, 257};
+
+struct Options {
+    std::string out = ".";
+    std::vector<int> shapes = {1, 2, 3, 4};
+    uint32_t maps = 10, trials = 2500, iterations = 1000;
+    uint64_t seed = 1;
+    bool wrap_all = false;
+};
+
+// What the search methods are: the objective and whether it is divided by
+// the starting placement's value (the --normalize variant).
+struct Method {
+    const char *name;
+    const char *objective;  // tac3, tahb, o2f
+    bool normalize;
+};
+constexpr Method kMethods[] = {{"tac3", "tac3", false},
+                               {"tahb", "tahb", false},
+                               {"o2f", "o2f", false},
+                               {"tahb-n", "tahb", true},
+                               {"o2f-n", "o2f", true}};
+
+struct Run {
+    int shape = 0;
+    const Method *method = nullptr;  // nullptr: no-ring
+    uint32_t map_no = 0;
+    uint64_t seed = 0;
+    std::vector<uint32_t> map;
+    cp::Scores scores;
+    double seconds = 0, barrier = NAN, solve = 0;
+};
+
+std::string topology_of(const Shape &s, bool wrap_all) {
+    return std::string("torus:") + s.dims + ":order=XYZACB" + (wrap_all ? "" : ":wrap=000010");
+}
+
+bool parse(int argc, char **argv, Options *o, std::string *why) {
+    static const option opts[] = {{"out", required_argument, nullptr, 'o'},
+                                  {"shapes", required_argument, nullptr, 's'},
+                                  {"maps", required_argument, nullptr, 'm'},
+                                  {"trials", required_argument, nullptr, 't'},
+                                  {"iterations", required_argument, nullptr, 'i'},
+                                  {"seed", required_argument, nullptr, 'S'},
+                                  {"wrap-all", no_argument, nullptr, 'w'},
+                                  {"help", no_argument, nullptr, 'h'},
+                                  {nullptr, 0, nullptr, 0}};
+    optind = 2;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
+        size_t n = 0;
+        switch (c) {
+            case 'o': o->out = optarg; break;
+            case 's': {
+                o->shapes.clear();
+                std::stringstream in(optarg);
+                for (std::string part; std::getline(in, part, ',');) {
+                    if (part.size() != 1 || part[0] < '1' || part[0] > '4')
+                        return *why = "--shapes: want a list of 1..4, e.g. 3,4", false;
+                    o->shapes.push_back(part[0] - '0');
+                }
+                if (o->shapes.empty()) return *why = "--shapes: want a list of 1..4, e.g. 3,4", false;
+                break;
+            }
+            case 'm':
+                if (!acpx::basic::parse_size(optarg, &n) || n == 0 || n > 1000)
+                    return *why = "--maps: want 1..1000", false;
+                o->maps = static_cast<uint32_t>(n);
+                break;
+            case 't':
+                if (!acpx::basic::parse_size(optarg, &n) || n == 0 || n > 10000000)
+                    return *why = "--trials: want 1..10^7", false;
+                o->trials = static_cast<uint32_t>(n);
+                break;
+            case 'i':
+                if (!acpx::basic::parse_size(optarg, &n) || n == 0 || n > 1000000)
+                    return *why = "--iterations: want 1..10^6", false;
+                o->iterations = static_cast<uint32_t>(n);
+                break;
+            case 'S':
+                if (!acpx::basic::parse_size(optarg, &n)) return *why = "--seed: want a non-negative integer", false;
+                o->seed = n;
+                break;
+            case 'w': o->wrap_all = true; break;
+            case 'h':
+                std::printf(
+                    "usage: acpx-model seed000 [--out DIR] [--shapes 1,2,3,4] [--maps 10] [--trials 2500]\n"
+                    "                          [--iterations 1000] [--seed S] [--wrap-all]\n"
+                    "Seed 000's Table 1 (NPB CG, 1 MiB messages) on its four shapes: no-ring, and --maps\n"
+                    "maps each of TAC3, TAHB, O2F (and TAHB, O2F normalised) searched by the seed's\n"
+                    "annealing (--trials a level), timed by the flow simulator over --iterations; the\n"
+                    "gates, the analogues of Tables 2 and 3, solve times: DIR/seed000.md, seed000.csv.\n"
+                    "--wrap-all: every dimension wraps (base: only B, the seed's 3)\n");
+                std::exit(0);
+            default:
+                return *why = std::string("unknown option '") + (argv[optind - 1] ? argv[optind - 1] : "") + "'", false;
+        }
+    }
+    if (optind < argc) return *why = "unexpected argument '" + std::string(argv[optind]) + "'", false;
+    return true;
+}
+
+// Searches (or lays out, for no-ring) one run's map, scores it and times
+// it in the flow simulator, without and (TAC3) with barriers.
+void execute(Run &r, const Options &o) {
+    const Shape &s = kShapes[r.shape - 1];
+    cm::Topology t;
+    std::string why;
+    cm::parse_topology(topology_of(s, o.wrap_all), &t, &why);
+    cp::Pattern pat;
+    cp::cg_pattern(s.tasks, cp::kDefaultBytes, &pat, &why);
+    cp::Evaluator ev(t, pat);
+    std::vector<uint32_t> slots(t.nodes());
+    for (uint32_t n = 0; n < slots.size(); ++n) slots[n] = n;
+    const auto start = std::chrono::steady_clock::now();
+    if (!r.method) {
+        r.map.assign(slots.begin(), slots.begin() + s.tasks);
+    } else {
+        cp::AnnealParams a;
+        a.trials = o.trials;
+        a.seed = r.seed;
+        a.normalize = r.method->normalize;
+        const std::string obj = r.method->objective;
+        r.map = cp::anneal(
+                    s.tasks, slots,
+                    [&](const std::vector<uint32_t> &pi) {
+                        return obj == "tac3" ? ev.eq1(pi) : obj == "tahb" ? ev.eq2(pi) : ev.eq3(pi);
+                    },
+                    a)
+                    .map;
+    }
+    r.solve = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.scores = ev.all(r.map);
+    cm::flowsim::Params fp;
+    fp.iterations = o.iterations;
+    const auto steps = cp::flow_steps(pat);
+    r.seconds = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+    if (r.method && std::string(r.method->name) == "tac3") {
+        fp.barrier = true;
+        r.barrier = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+    }
+}
+
+double mean_of(const std::vector<Run> &runs, int shape, const char *method, bool barrier = false) {
+    double sum = 0;
+    int n = 0;
+    for (const Run &r : runs)
+        if (r.shape == shape && (method ? r.method && !std::strcmp(r.method->name, method) : !r.method))
+            sum += barrier ? r.barrier : r.seconds, ++n;
+    return n ? sum / n : NAN;
+}
+
+double mean_solve(const std::vector<Run> &runs, int shape, const char *method) {
+    double sum = 0;
+    int n = 0;
+    for (const Run &r : runs)
+        if (r.shape == shape && r.method && !std::strcmp(r.method->name, method)) sum += r.solve, ++n;
+    return n ? sum / n : NAN;
+}
+
+// eq. (1) of a collision-free CG map: one M/B a CCS.
+bool collision_free(const Run &r) { return r.scores.max_coll <= 1; }
+
+std::string fmt(const char *f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+}  // namespace
+
+int run_seed000(int argc, char **argv) {
+    Options o;
+    std::string why;
+    if (!parse(argc, argv, &o, &why)) return std::fprintf(stderr, "acpx-model: seed000: %s\n", why.c_str()), 2;
+    std::vector<Run> runs;
+    for (const int s : o.shapes) {
+        runs.push_back({s, nullptr, 0, 0, {}, {}, 0, NAN, 0});
+        for (const Method &m : kMethods)
+            for (uint32_t k = 1; k <= o.maps; ++k) runs.push_back({s, &m, k, o.seed * 1000 + k, {}, {}, 0, NAN, 0});
+    }
+    // Runs in parallel, a core each: each builds its own evaluator. The
+    // solve times are per run, on one core.
+    std::atomic<size_t> next{0};
+    std::mutex print;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto worker = [&] {
+        for (size_t i; (i = next++) < runs.size();) {
+            execute(runs[i], o);
+            const Run &r = runs[i];
+            std::lock_guard<std::mutex> lock(print);
+            std::printf("# shape %d %s map %u: eq1 %.4g s (max coll %u), %.4f s simulated, solved in %.1f s\n", r.shape,
+                        r.method ? r.method->name : "no-ring", r.map_no, r.scores.eq1, r.scores.max_coll, r.seconds,
+                        r.solve);
+            std::fflush(stdout);
+        }
+    };
+    std::vector<std::thread> pool;
+    const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
+    for (auto &th : pool) th.join();
+
+    // Table 3's analogue: shape 1's TAC3 maps (or the first shape run)
+    // at the seed's message sizes, without and with barriers.
+    const int t3_shape = o.shapes.front();
+    const Shape &ts = kShapes[t3_shape - 1];
+    std::vector<double> t3_ratio;
+    {
+        cm::Topology t;
+        cm::parse_topology(topology_of(ts, o.wrap_all), &t, &why);
+        for (uint64_t kb = 32; kb <= 2048; kb *= 2) {
+            cp::Pattern pat;
+            cp::cg_pattern(ts.tasks, kb << 10, &pat, &why);
+            const auto steps = cp::flow_steps(pat);
+            double without = 0, with = 0;
+            for (const Run &r : runs) {
+                if (r.shape != t3_shape || !r.method || std::strcmp(r.method->name, "tac3")) continue;
+                cm::flowsim::Params fp;
+                fp.iterations = o.iterations;
+                without += cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+                fp.barrier = true;
+                with += cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+            }
+            t3_ratio.push_back(without / with);
+        }
+    }
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    std::ofstream csv(o.out + "/seed000.csv"), md(o.out + "/seed000.md");
+    if (!csv || !md) {
+        std::fprintf(stderr, "acpx-model: seed000: cannot write %s/seed000.csv and .md\n", o.out.c_str());
+        return 1;
+    }
+    csv << "shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s\n";
+    for (const Run &r : runs)
+        csv << r.shape << "," << (r.method ? r.method->name : "no-ring") << "," << r.map_no << "," << r.seed << ","
+            << fmt("%.9g", r.scores.eq1) << "," << fmt("%.9g", r.scores.eq2) << "," << fmt("%.9g", r.scores.eq3) << ","
+            << r.scores.max_coll << "," << fmt("%.6f", r.seconds) << ","
+            << (std::isnan(r.barrier) ? "" : fmt("%.6f", r.barrier)) << "," << fmt("%.3f", r.solve) << "\n";
+
+    md << "# Seed 000 reproduced: TAC3 and its baselines on the seed's shapes\n\n"
+       << "`acpx-model seed000 --maps " << o.maps << " --trials " << o.trials << " --iterations " << o.iterations
+       << " --seed " << o.seed << (o.wrap_all ? " --wrap-all" : "") << "` (" << fmt("%.0f", took)
+       << " s). NPB CG (`cg:32`, `cg:64`), 1 MiB messages; maps searched by `acpx-model place`'s annealing "
+       << "(T0 10, Tend 1e-8, factor 0.9, " << o.trials << " trials a level, a random start), " << o.maps
+       << " maps a method (seeds " << o.seed * 1000 + 1 << ".." << o.seed * 1000 + o.maps
+       << "); each timed by the flow simulator (`acpx-model flowsim`: 5 GB/s links shared max-min fairly, alpha "
+          "47 us, beta 4 us) over "
+       << o.iterations << " iterations. Torus `order=XYZACB`"
+       << (o.wrap_all ? ", every dimension wrapping" : ", B wrapping only")
+       << ". The seed's FX10 figures in brackets; its default map and RMATT are quoted only (neither is "
+          "available).\n\n";
+    md << "## Table 1 (seconds, mean over the maps)\n\n"
+       << "| shape | no-ring | TAHB | O2F | TAC3 | TAC3 barrier | TAHB norm. | O2F norm. | FX10 default | RMATT |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const int s : o.shapes) {
+        const double *f = kShapes[s - 1].fx10;
+        md << "| " << s << " " << kShapes[s - 1].dims << " | " << fmt("%.3f", mean_of(runs, s, nullptr)) << " ("
+           << fmt("%.3f", f[kNoRing]) << ") | " << fmt("%.3f", mean_of(runs, s, "tahb")) << " ("
+           << fmt("%.3f", f[kTahb]) << ") | " << fmt("%.3f", mean_of(runs, s, "o2f")) << " (" << fmt("%.3f", f[kO2f])
+           << ") | " << fmt("%.3f", mean_of(runs, s, "tac3")) << " (" << fmt("%.3f", f[kTac3]) << ") | "
+           << fmt("%.3f", mean_of(runs, s, "tac3", true)) << " (" << fmt("%.3f", f[kTac3Barrier]) << ") | "
+           << fmt("%.3f", mean_of(runs, s, "tahb-n")) << " | " << fmt("%.3f", mean_of(runs, s, "o2f-n")) << " | ("
+           << fmt("%.3f", f[kDefault]) << ") | (" << fmt("%.3f", f[kRmatt]) << ") |\n";
+    }
+    md << "\n## Gates\n\n";
+    bool faster = true;
+    std::string ratios;
+    for (const int s : o.shapes) {
+        const double tac3 = mean_of(runs, s, "tac3"), tahb = mean_of(runs, s, "tahb"), o2f = mean_of(runs, s, "o2f");
+        faster = faster && tac3 < tahb && tac3 < o2f;
+        const double *f = kShapes[s - 1].fx10;
+        ratios += "| " + std::to_string(s) + " | " + fmt("%.2f", tahb / tac3) + " (" +
+                  fmt("%.2f", f[kTahb] / f[kTac3]) + ") | " + fmt("%.2f", o2f / tac3) + " (" +
+                  fmt("%.2f", f[kO2f] / f[kTac3]) + ") |\n";
+    }
+    md << "- TAC3 faster than TAHB and O2F in every shape: **" << (faster ? "yes" : "no") << "**\n\n"
+       << "| shape | TAHB / TAC3 | O2F / TAC3 |\n|---|---|---|\n"
+       << ratios;
+    bool all_free = true;
+    md << "\n- TAC3 maps at eq. (1) = 4 M/B (no collision in any CCS); the gate asks all in shapes 2-4 "
+          "(the seed's shape 1: 6 of 10):\n\n| shape | collision-free TAC3 maps |\n|---|---|\n";
+    for (const int s : o.shapes) {
+        uint32_t free = 0;
+        for (const Run &r : runs)
+            if (r.shape == s && r.method && !std::strcmp(r.method->name, "tac3")) free += collision_free(r);
+        if (s >= 2 && free < o.maps) all_free = false;
+        md << "| " << s << " | " << free << " of " << o.maps << " |\n";
+    }
+    md << "\nGate (shapes 2-4, every TAC3 map collision-free): **" << (all_free ? "met" : "not met") << "**\n\n";
+    md << "## Table 2 analogue: shape " << t3_shape << "'s TAC3 maps\n\n"
+       << "| map | eq. (1) / (M/B) | max coll | no barrier s | barrier s | barrier gain |\n|---|---|---|---|---|---|\n";
+    for (const Run &r : runs) {
+        if (r.shape != t3_shape || !r.method || std::strcmp(r.method->name, "tac3")) continue;
+        md << "| " << r.map_no << " | " << fmt("%.0f", r.scores.eq1 / (cp::kDefaultBytes / cp::kSeedBandwidth)) << " | "
+           << r.scores.max_coll << " | " << fmt("%.3f", r.seconds) << " | " << fmt("%.3f", r.barrier) << " | "
+           << fmt("%.0f%%", 100 * (1 - r.barrier / r.seconds)) << " |\n";
+    }
+    md << "\n## Table 3 analogue: no barrier / barrier, shape " << t3_shape
+       << "'s TAC3 maps (mean), by message size\n\n"
+       << "| KB | simulated | seed (FX10) |\n|---|---|---|\n";
+    for (size_t i = 0; i < t3_ratio.size(); ++i)
+        md << "| " << (32u << i) << " | " << fmt("%.3f", t3_ratio[i]) << " | " << fmt("%.3f", kSeedTable3[i]) << " |\n";
+    md << "\n## Solve times (s a map, one core; the seed's at 48 / 96 nodes in brackets)\n\n"
+       << "| shape | nodes | TAC3 | TAHB | O2F |\n|---|---|---|---|---|\n";
+    for (const int s : o.shapes) {
+        const bool big = kShapes[s - 1].tasks == 64;
+        const double *seed = big ? kSeedSolve96 : kSeedSolve48;
+        md << "| " << s << " | " << (big ? 96 : 48) << " | " << fmt("%.1f", mean_solve(runs, s, "tac3")) << " ("
+           << fmt("%.0f", seed[0]) << ") | " << fmt("%.1f", mean_solve(runs, s, "tahb")) << " (" << fmt("%.0f", seed[1])
+           << ") | " << fmt("%.1f", mean_solve(runs, s, "o2f")) << " (" << fmt("%.0f", seed[2]) << ") |\n";
+    }
+    md << "\nSimGrid, the independent simulator of issue 64, is not run by this version.\n";
+    if (!csv.flush() || !md.flush()) {
+        std::fprintf(stderr, "acpx-model: seed000: cannot write %s/seed000.csv and .md\n", o.out.c_str());
+        return 1;
+    }
+    std::printf("# wrote %s/seed000.md and seed000.csv in %.0f s\n", o.out.c_str(), took);
+    return 0;
+}
+
+}  // namespace acpx::tools
