@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs, from Debian 12 packages, everything acpx needs to build and
 # test (python3: the benchmark suites' checks run bench/compare and
-# bench/model_check); with --bench also the benchmark peers (MPICH; Open
+# bench/model_check; SimGrid: seed 000's independent check); with --bench also the benchmark peers (MPICH; Open
 # MPI, which brings OpenSHMEM, is there already) and what draws the
 # plots. Run as root.
 #   install-deps.sh [--bench]
@@ -14,6 +14,6 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential g++ make autoconf automake libtool pkg-config \
     libucx-dev ucx-utils libfabric-dev libpmix-dev libhwloc-dev libgtest-dev \
-    nlohmann-json3-dev python3 \
+    nlohmann-json3-dev python3 libsimgrid-dev \
     openmpi-bin libopenmpi-dev \
     ca-certificates procps clang-format $bench

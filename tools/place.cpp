@@ -19,6 +19,7 @@
 #include "collectives/place/anneal.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
+#include "simgrid_platform.hpp"
 
 namespace acpx::tools {
 namespace {
@@ -46,7 +47,9 @@ void usage(FILE *to) {
                  "--out      the map in ACP_TOPOLOGY_MAP's format (default: standard output)\n"
                  "annealing: --t0 10 --tend 1e-8 --factor 0.9 --trials 2500 (per level), --seed 1,\n"
                  "           --normalize (each cost divided by the starting placement's)\n"
-                 "--bandwidth B  link bytes/s for eq. 1 (default 5e9)\n");
+                 "--bandwidth B  link bytes/s for eq. 1 (default 5e9)\n"
+                 "--simgrid DIR  also write DIR/platform.xml and DIR/hostfile: the network and the map\n"
+                 "           for SimGrid's smpirun (tools/simgrid/cg_kernel.c; acpx-model seed000 runs it)\n");
 }
 
 int fail(const std::string &why) {
@@ -55,7 +58,7 @@ int fail(const std::string &why) {
 }
 
 struct Options {
-    std::string pattern, topology, nodes, method, out, eval;
+    std::string pattern, topology, nodes, method, out, eval, simgrid;
     uint32_t per_node = 1;
     double bandwidth = cp::kSeedBandwidth;
     cp::AnnealParams anneal;
@@ -91,15 +94,23 @@ bool read_nodes(const std::string &path, uint64_t nodes, std::vector<uint32_t> *
 }
 
 bool parse(int argc, char **argv, Options *o, std::string *why) {
-    static const option opts[] = {
-        {"pattern", required_argument, nullptr, 'p'}, {"topology", required_argument, nullptr, 't'},
-        {"nodes", required_argument, nullptr, 'n'},   {"per-node", required_argument, nullptr, 'c'},
-        {"method", required_argument, nullptr, 'm'},  {"seed", required_argument, nullptr, 's'},
-        {"out", required_argument, nullptr, 'o'},     {"eval", required_argument, nullptr, 'e'},
-        {"t0", required_argument, nullptr, '0'},      {"tend", required_argument, nullptr, '1'},
-        {"factor", required_argument, nullptr, 'f'},  {"trials", required_argument, nullptr, 'r'},
-        {"normalize", no_argument, nullptr, 'N'},     {"bandwidth", required_argument, nullptr, 'b'},
-        {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0}};
+    static const option opts[] = {{"pattern", required_argument, nullptr, 'p'},
+                                  {"topology", required_argument, nullptr, 't'},
+                                  {"nodes", required_argument, nullptr, 'n'},
+                                  {"per-node", required_argument, nullptr, 'c'},
+                                  {"method", required_argument, nullptr, 'm'},
+                                  {"seed", required_argument, nullptr, 's'},
+                                  {"out", required_argument, nullptr, 'o'},
+                                  {"eval", required_argument, nullptr, 'e'},
+                                  {"t0", required_argument, nullptr, '0'},
+                                  {"tend", required_argument, nullptr, '1'},
+                                  {"factor", required_argument, nullptr, 'f'},
+                                  {"trials", required_argument, nullptr, 'r'},
+                                  {"normalize", no_argument, nullptr, 'N'},
+                                  {"bandwidth", required_argument, nullptr, 'b'},
+                                  {"simgrid", required_argument, nullptr, 'g'},
+                                  {"help", no_argument, nullptr, 'h'},
+                                  {nullptr, 0, nullptr, 0}};
     optind = 2;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
@@ -136,6 +147,7 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
                 o->anneal.trials = static_cast<uint32_t>(n);
                 break;
             case 'N': o->anneal.normalize = true; break;
+            case 'g': o->simgrid = v; break;
             case 'b':
                 if (!parse_double(optarg, &o->bandwidth) || !(o->bandwidth > 0))
                     return *why = "--bandwidth: want bytes/s above 0", false;
@@ -184,6 +196,22 @@ std::string map_text(const Options &o, const std::vector<uint32_t> &map, const c
     return text;
 }
 
+// --simgrid: the platform and hostfile of the map, and how to run it.
+int write_simgrid(const Options &o, const cm::Topology &topo, const std::vector<uint32_t> &map) {
+    std::string why;
+    SimgridLinks links;
+    links.bandwidth = o.bandwidth;
+    if (!write_simgrid_platform(topo, map, links, o.simgrid, &why)) {
+        std::fprintf(stderr, "acpx-model: place: --simgrid: %s\n", why.c_str());
+        return 1;
+    }
+    std::string cfg;
+    for (const std::string &c : smpi_config(links)) cfg += " '" + c + "'";
+    std::printf("# SimGrid: smpirun -np %zu -platform %s/platform.xml -hostfile %s/hostfile%s PROGRAM\n", map.size(),
+                o.simgrid.c_str(), o.simgrid.c_str(), cfg.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int run_place(int argc, char **argv) {
@@ -214,6 +242,8 @@ int run_place(int argc, char **argv) {
         with_map.map.resize(pat.tasks);
         std::printf("# acpx-model place --eval %s: %s, %u tasks, %zu CCS; %s\n", o.eval.c_str(), o.pattern.c_str(),
                     pat.tasks, pat.ccs.size(), topo.describe().c_str());
+        if (!o.simgrid.empty())
+            if (const int st = write_simgrid(o, topo, with_map.map)) return st;
         print_ccs(ev, with_map.map);
         print_scores(ev.all(with_map.map));
         return 0;
@@ -268,6 +298,8 @@ int run_place(int argc, char **argv) {
         }
         std::printf("# map written to %s\n", o.out.c_str());
     }
+    if (!o.simgrid.empty())
+        if (const int st = write_simgrid(o, topo, map)) return st;
     print_ccs(ev, map);
     print_scores(s);
     return 0;

@@ -5,6 +5,7 @@
 #include "seed000.hpp"
 
 #include <getopt.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +25,7 @@
 #include "collectives/place/anneal.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
+#include "simgrid_platform.hpp"
 
 namespace acpx::tools {
 namespace {
@@ -53,6 +55,8 @@ struct Options {
     std::string out = ".";
     std::vector<int> shapes = {1, 2, 3, 4};
     uint32_t maps = 10, trials = 2500, iterations = 1000;
+    uint32_t simgrid_iterations = 100;  // 0: no SimGrid
+    std::string kernel;                 // the CG kernel for smpirun ("": SimGrid not run)
     uint64_t seed = 1;
     bool wrap_all = false;
 };
@@ -78,6 +82,10 @@ struct Run {
     std::vector<uint32_t> map;
     cp::Scores scores;
     double seconds = 0, barrier = NAN, solve = 0;
+    // SimGrid over simgrid_iterations, and the flow simulator over as
+    // many (their agreement); NAN where not run.
+    double sg = NAN, sg_barrier = NAN, fs_short = NAN, fs_short_barrier = NAN;
+    std::string sg_error;
 };
 
 std::string topology_of(const Shape &s, bool wrap_all) {
@@ -92,6 +100,7 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
                                   {"iterations", required_argument, nullptr, 'i'},
                                   {"seed", required_argument, nullptr, 'S'},
                                   {"wrap-all", no_argument, nullptr, 'w'},
+                                  {"simgrid-iterations", required_argument, nullptr, 'g'},
                                   {"help", no_argument, nullptr, 'h'},
                                   {nullptr, 0, nullptr, 0}};
     optind = 2;
@@ -131,15 +140,22 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
                 o->seed = n;
                 break;
             case 'w': o->wrap_all = true; break;
+            case 'g':
+                if (!acpx::basic::parse_size(optarg, &n) || n > 1000000)
+                    return *why = "--simgrid-iterations: want 0..10^6", false;
+                o->simgrid_iterations = static_cast<uint32_t>(n);
+                break;
             case 'h':
                 std::printf(
                     "usage: acpx-model seed000 [--out DIR] [--shapes 1,2,3,4] [--maps 10] [--trials 2500]\n"
-                    "                          [--iterations 1000] [--seed S] [--wrap-all]\n"
+                    "                          [--iterations 1000] [--seed S] [--wrap-all] [--simgrid-iterations 100]\n"
                     "Seed 000's Table 1 (NPB CG, 1 MiB messages) on its four shapes: no-ring, and --maps\n"
                     "maps each of TAC3, TAHB, O2F (and TAHB, O2F normalised) searched by the seed's\n"
                     "annealing (--trials a level), timed by the flow simulator over --iterations; the\n"
                     "gates, the analogues of Tables 2 and 3, solve times: DIR/seed000.md, seed000.csv.\n"
-                    "--wrap-all: every dimension wraps (base: only B, the seed's 3)\n");
+                    "--wrap-all: every dimension wraps (base: only B, the seed's 3)\n"
+                    "--simgrid-iterations: each map also under SimGrid's smpirun (tools/simgrid/cg_kernel.c)\n"
+                    "           for this many iterations, scaled to --iterations (0: not run)\n");
                 std::exit(0);
             default:
                 return *why = std::string("unknown option '") + (argv[optind - 1] ? argv[optind - 1] : "") + "'", false;
@@ -184,18 +200,44 @@ void execute(Run &r, const Options &o) {
     fp.iterations = o.iterations;
     const auto steps = cp::flow_steps(pat);
     r.seconds = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
-    if (r.method && std::string(r.method->name) == "tac3") {
+    const bool tac3 = r.method && std::string(r.method->name) == "tac3";
+    if (tac3) {
         fp.barrier = true;
         r.barrier = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
     }
+    if (o.kernel.empty() || o.simgrid_iterations == 0) return;
+    // SimGrid: the map's platform in a directory of its own, the kernel
+    // without and (TAC3) with barriers; the flow simulator over as many
+    // iterations beside it.
+    char tmpl[] = "/tmp/acpx-seed000.XXXXXX";
+    if (!mkdtemp(tmpl)) return void(r.sg_error = "cannot make a temporary directory");
+    const std::string dir = tmpl;
+    SimgridLinks links;
+    fp.iterations = o.simgrid_iterations;
+    fp.barrier = false;
+    r.fs_short = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+    fp.barrier = true;
+    if (tac3) r.fs_short_barrier = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
+    if (write_simgrid_platform(t, r.map, links, dir, &why) &&
+        run_cg_kernel(o.kernel, dir, r.map.size(), o.simgrid_iterations, cp::kDefaultBytes, false, links, &r.sg,
+                      &why) &&
+        (!tac3 || run_cg_kernel(o.kernel, dir, r.map.size(), o.simgrid_iterations, cp::kDefaultBytes, true, links,
+                                &r.sg_barrier, &why)))
+        why.clear();
+    r.sg_error = why;
+    std::remove((dir + "/platform.xml").c_str());
+    std::remove((dir + "/hostfile").c_str());
+    rmdir(dir.c_str());
 }
 
-double mean_of(const std::vector<Run> &runs, int shape, const char *method, bool barrier = false) {
+// The mean of a field of a method's runs on a shape (method nullptr:
+// no-ring); NAN without any.
+double mean_of(const std::vector<Run> &runs, int shape, const char *method, double Run::*field = &Run::seconds) {
     double sum = 0;
     int n = 0;
     for (const Run &r : runs)
         if (r.shape == shape && (method ? r.method && !std::strcmp(r.method->name, method) : !r.method))
-            sum += barrier ? r.barrier : r.seconds, ++n;
+            sum += r.*field, ++n;
     return n ? sum / n : NAN;
 }
 
@@ -222,11 +264,24 @@ int run_seed000(int argc, char **argv) {
     Options o;
     std::string why;
     if (!parse(argc, argv, &o, &why)) return std::fprintf(stderr, "acpx-model: seed000: %s\n", why.c_str()), 2;
+    std::string no_simgrid;
+    if (o.simgrid_iterations == 0)
+        no_simgrid = "not asked (--simgrid-iterations 0)";
+    else if ((o.kernel = find_cg_kernel(&why)).empty())
+        no_simgrid = why;
     std::vector<Run> runs;
     for (const int s : o.shapes) {
-        runs.push_back({s, nullptr, 0, 0, {}, {}, 0, NAN, 0});
+        Run base;
+        base.shape = s;
+        runs.push_back(base);  // no-ring
         for (const Method &m : kMethods)
-            for (uint32_t k = 1; k <= o.maps; ++k) runs.push_back({s, &m, k, o.seed * 1000 + k, {}, {}, 0, NAN, 0});
+            for (uint32_t k = 1; k <= o.maps; ++k) {
+                Run r = base;
+                r.method = &m;
+                r.map_no = k;
+                r.seed = o.seed * 1000 + k;
+                runs.push_back(r);
+            }
     }
     // Runs in parallel, a core each: each builds its own evaluator. The
     // solve times are per run, on one core.
@@ -280,12 +335,15 @@ int run_seed000(int argc, char **argv) {
         std::fprintf(stderr, "acpx-model: seed000: cannot write %s/seed000.csv and .md\n", o.out.c_str());
         return 1;
     }
-    csv << "shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s\n";
+    csv << "shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s,"
+           "simgrid_s,simgrid_barrier_s,flowsim_short_s,flowsim_short_barrier_s\n";
+    auto opt = [](double v) { return std::isnan(v) ? std::string() : fmt("%.6f", v); };
     for (const Run &r : runs)
         csv << r.shape << "," << (r.method ? r.method->name : "no-ring") << "," << r.map_no << "," << r.seed << ","
             << fmt("%.9g", r.scores.eq1) << "," << fmt("%.9g", r.scores.eq2) << "," << fmt("%.9g", r.scores.eq3) << ","
-            << r.scores.max_coll << "," << fmt("%.6f", r.seconds) << ","
-            << (std::isnan(r.barrier) ? "" : fmt("%.6f", r.barrier)) << "," << fmt("%.3f", r.solve) << "\n";
+            << r.scores.max_coll << "," << fmt("%.6f", r.seconds) << "," << opt(r.barrier) << ","
+            << fmt("%.3f", r.solve) << "," << opt(r.sg) << "," << opt(r.sg_barrier) << "," << opt(r.fs_short) << ","
+            << opt(r.fs_short_barrier) << "\n";
 
     md << "# Seed 000 reproduced: TAC3 and its baselines on the seed's shapes\n\n"
        << "`acpx-model seed000 --maps " << o.maps << " --trials " << o.trials << " --iterations " << o.iterations
@@ -308,7 +366,7 @@ int run_seed000(int argc, char **argv) {
            << fmt("%.3f", f[kNoRing]) << ") | " << fmt("%.3f", mean_of(runs, s, "tahb")) << " ("
            << fmt("%.3f", f[kTahb]) << ") | " << fmt("%.3f", mean_of(runs, s, "o2f")) << " (" << fmt("%.3f", f[kO2f])
            << ") | " << fmt("%.3f", mean_of(runs, s, "tac3")) << " (" << fmt("%.3f", f[kTac3]) << ") | "
-           << fmt("%.3f", mean_of(runs, s, "tac3", true)) << " (" << fmt("%.3f", f[kTac3Barrier]) << ") | "
+           << fmt("%.3f", mean_of(runs, s, "tac3", &Run::barrier)) << " (" << fmt("%.3f", f[kTac3Barrier]) << ") | "
            << fmt("%.3f", mean_of(runs, s, "tahb-n")) << " | " << fmt("%.3f", mean_of(runs, s, "o2f-n")) << " | ("
            << fmt("%.3f", f[kDefault]) << ") | (" << fmt("%.3f", f[kRmatt]) << ") |\n";
     }
@@ -359,7 +417,56 @@ int run_seed000(int argc, char **argv) {
            << fmt("%.0f", seed[0]) << ") | " << fmt("%.1f", mean_solve(runs, s, "tahb")) << " (" << fmt("%.0f", seed[1])
            << ") | " << fmt("%.1f", mean_solve(runs, s, "o2f")) << " (" << fmt("%.0f", seed[2]) << ") |\n";
     }
-    md << "\nSimGrid, the independent simulator of issue 64, is not run by this version.\n";
+    md << "\n## SimGrid, the independent check\n\n";
+    std::string first_error;
+    for (const Run &r : runs)
+        if (first_error.empty() && !r.sg_error.empty()) first_error = r.sg_error;
+    if (!no_simgrid.empty()) {
+        md << "Not run: " << no_simgrid << ".\n";
+    } else {
+        const double scale = static_cast<double>(o.iterations) / o.simgrid_iterations;
+        md << "Every map's CG kernel (`tools/simgrid/cg_kernel.c`: NPB's irecv, send, wait) under `smpirun`, "
+           << o.simgrid_iterations
+           << " iterations, on a platform `acpx-model place --simgrid` writes: a Full zone, a link per direction "
+              "(5 GB/s, the routes of the flow simulator), each message's start-up alpha a link of its sender's; "
+              "SMPI's model (CM02) without factors on bandwidth or cross traffic. Seconds scaled to "
+           << o.iterations << " iterations:\n\n"
+           << "| shape | no-ring | TAHB | O2F | TAC3 | TAC3 barrier | TAHB norm. | O2F norm. |\n"
+           << "|---|---|---|---|---|---|---|---|\n";
+        bool faster = true;
+        for (const int s : o.shapes) {
+            const double tac3 = mean_of(runs, s, "tac3", &Run::sg);
+            faster = faster && tac3 < mean_of(runs, s, "tahb", &Run::sg) && tac3 < mean_of(runs, s, "o2f", &Run::sg);
+            md << "| " << s << " | " << fmt("%.3f", scale * mean_of(runs, s, nullptr, &Run::sg));
+            for (const char *m : {"tahb", "o2f", "tac3"})
+                md << " | " << fmt("%.3f", scale * mean_of(runs, s, m, &Run::sg));
+            md << " | " << fmt("%.3f", scale * mean_of(runs, s, "tac3", &Run::sg_barrier));
+            for (const char *m : {"tahb-n", "o2f-n"}) md << " | " << fmt("%.3f", scale * mean_of(runs, s, m, &Run::sg));
+            md << " |\n";
+        }
+        md << "\nTAC3 faster than TAHB and O2F in every shape, by SimGrid: **" << (faster ? "yes" : "no") << "**\n\n"
+           << "Agreement, SimGrid / flow simulator over the same " << o.simgrid_iterations
+           << " iterations, every map (without and with barriers):\n\n"
+           << "| shape | runs | mean | min | max | within 10% |\n|---|---|---|---|---|---|\n";
+        for (const int s : o.shapes) {
+            std::vector<double> ratios;
+            for (const Run &r : runs) {
+                if (r.shape != s) continue;
+                if (!std::isnan(r.sg)) ratios.push_back(r.sg / r.fs_short);
+                if (!std::isnan(r.sg_barrier)) ratios.push_back(r.sg_barrier / r.fs_short_barrier);
+            }
+            if (ratios.empty()) continue;
+            double sum = 0, lo = ratios[0], hi = ratios[0];
+            size_t within = 0;
+            for (const double x : ratios) {
+                sum += x, lo = std::min(lo, x), hi = std::max(hi, x);
+                within += std::fabs(x - 1) <= 0.1;
+            }
+            md << "| " << s << " | " << ratios.size() << " | " << fmt("%.3f", sum / ratios.size()) << " | "
+               << fmt("%.3f", lo) << " | " << fmt("%.3f", hi) << " | " << within << " of " << ratios.size() << " |\n";
+        }
+        if (!first_error.empty()) md << "\nSome runs failed; the first: " << first_error << "\n";
+    }
     if (!csv.flush() || !md.flush()) {
         std::fprintf(stderr, "acpx-model: seed000: cannot write %s/seed000.csv and .md\n", o.out.c_str());
         return 1;

@@ -44,6 +44,13 @@ printf '0\n1\n0\n1\n0\n1\n' > "$dir/second.map"
     --out "$dir/sec3.map" > "$dir/sec3.txt" || fail "section 3 search: exit $?"
 last "$dir/sec3.txt" | grep -q '^# eq1 0.0008388608 ' || fail "section 3 search: $(last "$dir/sec3.txt")"
 
+# The map for SimGrid: a platform of the two hosts and a hostfile of the six ranks.
+"$M" place --pattern "ccs:$dir/sec3.ccs" --topology mesh:2 --eval "$dir/second.map" --simgrid "$dir" > /dev/null ||
+    fail "--simgrid: exit $?"
+[ "$(cat "$dir/hostfile" | tr '\n' ' ')" = "n0 n1 n0 n1 n0 n1 " ] || fail "--simgrid: hostfile $(cat "$dir/hostfile")"
+grep -q '<route src="n0" dst="n1" symmetrical="NO"><link_ctn id="up0"/><link_ctn id="l0_0+"/></route>' \
+    "$dir/platform.xml" || fail "--simgrid: no route n0 -> n1 in platform.xml"
+
 # CG on 32 tasks, shape 4 of the seed, few trials: a map of 32 distinct nodes.
 T='torus:1x2x2x2x3x2:order=XYZACB:wrap=000010'
 for s in 1 1 2; do
@@ -81,15 +88,27 @@ st=0
 [ "$st" -eq 2 ] || fail "flowsim, 64 tasks on 48 nodes without a map: exit $st, want 2"
 
 # Seed 000's reproduction, small: shapes 3 and 4, 2 maps, 100 trials a level, 10 iterations.
-"$M" seed000 --shapes 3,4 --maps 2 --trials 100 --iterations 10 --out "$dir" > "$dir/seed000.txt" ||
-    fail "seed000: exit $?"
-head -n 1 "$dir/seed000.csv" | grep -qx 'shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s' ||
+"$M" seed000 --shapes 3,4 --maps 2 --trials 100 --iterations 10 --simgrid-iterations 10 --out "$dir" \
+    > "$dir/seed000.txt" || fail "seed000: exit $?"
+head -n 1 "$dir/seed000.csv" |
+    grep -qx 'shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s,simgrid_s,simgrid_barrier_s,flowsim_short_s,flowsim_short_barrier_s' ||
     fail "seed000.csv: bad header"
 [ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 22 ] || fail "seed000.csv: want 22 rows (2 shapes x (no-ring + 5 methods x 2))"
 for line in '^| 3 1x1x4x2x3x2 |' '^| 4 1x2x2x2x3x2 |' '^- TAC3 faster than TAHB and O2F in every shape: \*\*' \
     '^Gate (shapes 2-4, every TAC3 map collision-free): \*\*' '^| 2048 | '; do
     grep -q "$line" "$dir/seed000.md" || fail "seed000.md: no line $line"
 done
+# SimGrid (Debian's libsimgrid-dev, which the README's test command
+# installs) runs every map; the simulators agree within 10% on these
+# shapes' small maps.
+if command -v smpirun > /dev/null; then
+    for s in 3 4; do
+        grep -Eq "^\| $s \| 13 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 13 of 13 \|$" "$dir/seed000.md" ||
+            fail "seed000.md: shape $s: SimGrid and the flow simulator disagree: $(grep "^| $s | 13 |" "$dir/seed000.md")"
+    done
+else
+    grep -q '^Not run: smpirun was not found' "$dir/seed000.md" || fail "seed000.md: SimGrid neither run nor said not run"
+fi
 
 # Bad inputs: one line each, naming the problem, exit 2.
 printf '0 1 100\n1 0 100\n' > "$dir/matrix"

@@ -1,0 +1,121 @@
+#include "simgrid_platform.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+namespace acpx::tools {
+namespace {
+
+namespace cm = acpx::collectives::model;
+
+std::string link_name(const cm::Link &l) {
+    return "l" + std::to_string(l.node) + "_" + std::to_string(l.dim) + (l.dir > 0 ? "+" : "-");
+}
+
+std::string num(double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return b;
+}
+
+// One argument for sh -c, quoted.
+std::string quoted(const std::string &s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+}  // namespace
+
+std::string find_cg_kernel(std::string *why) {
+#ifdef ACPX_SMPIRUN
+    if (!*ACPX_SMPIRUN) return *why = "smpirun was not found at configure (Debian: libsimgrid-dev)", "";
+#endif
+    if (const char *env = std::getenv("ACPX_CG_KERNEL")) {
+        if (access(env, X_OK) == 0) return env;
+        return *why = std::string("ACPX_CG_KERNEL=") + env + ": not an executable", "";
+    }
+#ifdef ACPX_CG_KERNEL_BUILT
+    if (access(ACPX_CG_KERNEL_BUILT, X_OK) == 0) return ACPX_CG_KERNEL_BUILT;
+    if (access(ACPX_CG_KERNEL_INSTALLED, X_OK) == 0) return ACPX_CG_KERNEL_INSTALLED;
+#endif
+    return *why = "the CG kernel for smpirun was not built (smpicc: Debian's libsimgrid-dev)", "";
+}
+
+bool run_cg_kernel(const std::string &kernel, const std::string &dir, size_t np, uint32_t iterations, uint64_t bytes,
+                   bool barrier, const SimgridLinks &links, double *seconds, std::string *why) {
+#ifdef ACPX_SMPIRUN
+    std::string cmd = quoted(ACPX_SMPIRUN);
+#else
+    std::string cmd = "smpirun";
+#endif
+    cmd += " -np " + std::to_string(np) + " -platform " + quoted(dir + "/platform.xml") + " -hostfile " +
+           quoted(dir + "/hostfile");
+    for (const std::string &c : smpi_config(links)) cmd += " " + quoted(c);
+    cmd += " " + quoted(kernel) + " " + std::to_string(iterations) + " " + std::to_string(bytes) +
+           (barrier ? " barrier" : "") + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p) return *why = "cannot start smpirun", false;
+    char line[4096];
+    std::string last;
+    bool found = false;
+    while (std::fgets(line, sizeof line, p)) {
+        if (std::sscanf(line, "seconds %lf", seconds) == 1) found = true;
+        if (line[0] != '[') last = line;  // SimGrid's own log lines begin with the time
+    }
+    const int st = pclose(p);
+    if (st != 0 || !found) {
+        while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+        return *why = "smpirun failed (status " + std::to_string(st) + "): " + last, false;
+    }
+    return true;
+}
+
+bool write_simgrid_platform(const cm::Topology &t, const std::vector<uint32_t> &map, const SimgridLinks &links,
+                            const std::string &dir, std::string *why) {
+    const std::set<uint32_t> hosts(map.begin(), map.end());
+    std::ofstream p(dir + "/platform.xml"), h(dir + "/hostfile");
+    if (!p || !h) return *why = dir + ": cannot write platform.xml and hostfile", false;
+    p << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      << "<!-- " << t.describe() << ": a host per node a rank runs on, a link per direction (acpx-model) -->\n"
+      << "<platform version=\"4.1\">\n<zone id=\"net\" routing=\"Full\">\n";
+    for (const uint32_t n : hosts) p << "  <host id=\"n" << n << "\" speed=\"1Gf\"/>\n";
+    for (const uint32_t n : hosts)
+        p << "  <link id=\"up" << n << "\" bandwidth=\"" << num(links.bandwidth * 1000) << "Bps\" latency=\""
+          << num(links.small_alpha) << "s\" sharing_policy=\"FATPIPE\"/>\n";
+    // Every link a route crosses, once.
+    std::set<std::string> declared;
+    for (const uint32_t a : hosts)
+        for (const uint32_t b : hosts)
+            for (const cm::Link &l : cm::route(t, a, b))
+                if (declared.insert(link_name(l)).second)
+                    p << "  <link id=\"" << link_name(l) << "\" bandwidth=\"" << num(links.bandwidth)
+                      << "Bps\" latency=\"0s\"/>\n";
+    for (const uint32_t a : hosts)
+        for (const uint32_t b : hosts) {
+            if (a == b) continue;
+            p << "  <route src=\"n" << a << "\" dst=\"n" << b << "\" symmetrical=\"NO\"><link_ctn id=\"up" << a
+              << "\"/>";
+            for (const cm::Link &l : cm::route(t, a, b)) p << "<link_ctn id=\"" << link_name(l) << "\"/>";
+            p << "</route>\n";
+        }
+    p << "</zone>\n</platform>\n";
+    for (const uint32_t n : map) h << "n" << n << "\n";
+    if (!p.flush() || !h.flush()) return *why = dir + ": cannot write platform.xml and hostfile", false;
+    return true;
+}
+
+std::vector<std::string> smpi_config(const SimgridLinks &links) {
+    // SMPI's network model is CM02 with a factor on each message's
+    // bandwidth and latency by its size: none on bandwidth, and on latency
+    // alpha / small_alpha from 64 KiB.
+    return {"--cfg=network/model:SMPI", "--cfg=network/crosstraffic:0", "--cfg=smpi/bw-factor:0:1",
+            "--cfg=smpi/lat-factor:65536:" + num(links.alpha / links.small_alpha) + ";0:1",
+            "--cfg=smpi/simulate-computation:0"};
+}
+
+}  // namespace acpx::tools
