@@ -16,7 +16,8 @@ libacpx_la_SOURCES += \
 	collectives/place/pattern.hpp collectives/place/pattern.cpp \
 	collectives/place/log_cut.hpp collectives/place/log_cut.cpp \
 	collectives/place/objective.hpp collectives/place/objective.cpp \
-	collectives/place/anneal.hpp collectives/place/anneal.cpp
+	collectives/place/anneal.hpp collectives/place/anneal.cpp \
+	collectives/place/no_ring.hpp collectives/place/no_ring.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 
 # The built-in calibration: a calibration file like any other, installed

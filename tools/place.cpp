@@ -17,6 +17,7 @@
 #include "basic/config.hpp"
 #include "collectives/model/topology.hpp"
 #include "collectives/place/anneal.hpp"
+#include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
 #include "simgrid_platform.hpp"
@@ -30,7 +31,7 @@ namespace cp = acpx::collectives::place;
 void usage(FILE *to) {
     std::fprintf(to,
                  "usage: acpx-model place --pattern PATTERN --topology TOPO [--nodes FILE] [--per-node C]\n"
-                 "                        --method tac3|tac3-ports|tahb|o2f|no-ring [--seed S] [--out MAPFILE]\n"
+                 "                        --method tac3|tac3-ports|tahb|o2f|no-ring[-c] [--seed S] [--out MAPFILE]\n"
                  "       acpx-model place --pattern PATTERN --topology TOPO --eval MAPFILE\n"
                  "Searches a placement of the pattern's tasks on the topology's nodes by simulated\n"
                  "annealing (seed 000), or evaluates MAPFILE; ends with the line\n"
@@ -43,7 +44,8 @@ void usage(FILE *to) {
                  "--nodes    the allocation: node indices, one per line (default: every node)\n"
                  "--per-node tasks a node may take (default 1)\n"
                  "--method   tac3 (eq. 1), tac3-ports (eq. 1, ports counted), tahb (eq. 2),\n"
-                 "           o2f (eq. 3), no-ring (task i on the allocation's i-th slot, no search)\n"
+                 "           o2f (eq. 3), no-ring (no search: task i on the allocation's i-th node in index\n"
+                 "           order, X fastest), no-ring-c (the same with the last dimension, C, fastest)\n"
                  "--out      the map in ACP_TOPOLOGY_MAP's format (default: standard output)\n"
                  "annealing: --t0 10 --tend 1e-8 --factor 0.9 --trials 2500 (per level), --seed 1,\n"
                  "           --normalize (each cost divided by the starting placement's)\n"
@@ -162,8 +164,8 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
     if (o->topology.empty()) return *why = "--topology is required", false;
     if (o->eval.empty() == o->method.empty()) return *why = "give --method (to search) or --eval MAPFILE", false;
     if (!o->method.empty() && o->method != "tac3" && o->method != "tac3-ports" && o->method != "tahb" &&
-        o->method != "o2f" && o->method != "no-ring")
-        return *why = "--method: '" + o->method + "' is none of tac3, tac3-ports, tahb, o2f, no-ring", false;
+        o->method != "o2f" && o->method != "no-ring" && o->method != "no-ring-c")
+        return *why = "--method: '" + o->method + "' is none of tac3, tac3-ports, tahb, o2f, no-ring, no-ring-c", false;
     if (const std::string bad = cp::check_params(o->anneal); !bad.empty()) return *why = "annealing: " + bad, false;
     return true;
 }
@@ -266,8 +268,8 @@ int run_place(int argc, char **argv) {
     std::printf("# acpx-model place: %s, %s: %u tasks, %zu CCS; %s; %zu nodes x %u\n", o.method.c_str(),
                 o.pattern.c_str(), pat.tasks, pat.ccs.size(), topo.describe().c_str(), nodes.size(), o.per_node);
     std::vector<uint32_t> map;
-    if (o.method == "no-ring") {
-        map.assign(slots.begin(), slots.begin() + pat.tasks);
+    if (o.method == "no-ring" || o.method == "no-ring-c") {
+        map = cp::no_ring(topo, slots, pat.tasks, o.method == "no-ring");
     } else {
         std::function<double(const std::vector<uint32_t> &)> cost;
         if (o.method == "tac3") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq1(pi); };

@@ -9,6 +9,7 @@
 #include "collectives/model/topology.hpp"
 #include "collectives/place/anneal.hpp"
 #include "collectives/place/log_cut.hpp"
+#include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
 
@@ -279,4 +280,14 @@ TEST(Place, AnnealingIsReproducibleAndFindsTheSection3Optimum) {
     std::vector<uint32_t> identity(nodes.begin(), nodes.begin() + 32);
     EXPECT_LE(r3.cost, ev2.eq1(identity));
     EXPECT_GE(r3.cost, 4.0 * m / cp::kSeedBandwidth * (1 - 1e-12));  // four CCS of at least M / B
+}
+
+// no-ring: X fastest is node index order; the variant runs the last
+// dimension fastest. On a 2x3 mesh (node = x + 2y): 0, 2, 4, 1, 3, 5.
+TEST(Place, NoRingLaysTasksInCoordinateOrder) {
+    const cm::Topology t = topo("mesh:2x3");
+    const std::vector<uint32_t> slots = {5, 4, 3, 2, 1, 0};
+    EXPECT_EQ(cp::no_ring(t, slots, 4), (std::vector<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(cp::no_ring(t, slots, 6, false), (std::vector<uint32_t>{0, 2, 4, 1, 3, 5}));
+    EXPECT_EQ(cp::no_ring(t, {1, 1, 0, 0}, 3), (std::vector<uint32_t>{0, 0, 1}));  // two tasks a node
 }

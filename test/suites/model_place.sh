@@ -66,7 +66,7 @@ a=$(tail -n 1 "$dir/cg1.txt")
 [ "$(last "$dir/eval.txt")" = "$a" ] || fail "--eval of the map: $(last "$dir/eval.txt") vs $a"
 "$M" predict --algo ring --procs 32 --size 1M --topology "$T" --map "$dir/cg1.map" > /dev/null ||
     fail "predict --map cannot read the map"
-for m in tac3-ports tahb o2f no-ring; do
+for m in tac3-ports tahb o2f no-ring no-ring-c; do
     "$M" place --pattern cg:32 --topology "$T" --method $m --trials 20 > "$dir/$m.txt" || fail "$m: exit $?"
     last "$dir/$m.txt" | grep -Eq '^# eq1 [0-9.e+-]+ eq2 [0-9.e+-]+ eq3 [0-9.e+-]+ max_coll [0-9]+$' ||
         fail "$m: $(last "$dir/$m.txt")"
@@ -93,7 +93,7 @@ st=0
 head -n 1 "$dir/seed000.csv" |
     grep -qx 'shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s,simgrid_s,simgrid_barrier_s,flowsim_short_s,flowsim_short_barrier_s' ||
     fail "seed000.csv: bad header"
-[ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 22 ] || fail "seed000.csv: want 22 rows (2 shapes x (no-ring + 5 methods x 2))"
+[ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 24 ] || fail "seed000.csv: want 24 rows (2 shapes x (2 no-ring + 5 methods x 2))"
 for line in '^| 3 1x1x4x2x3x2 |' '^| 4 1x2x2x2x3x2 |' '^- TAC3 faster than TAHB and O2F in every shape: \*\*' \
     '^Gate (shapes 2-4, every TAC3 map collision-free): \*\*' '^| 2048 | '; do
     grep -q "$line" "$dir/seed000.md" || fail "seed000.md: no line $line"
@@ -103,8 +103,8 @@ done
 # shapes' small maps.
 if command -v smpirun > /dev/null; then
     for s in 3 4; do
-        grep -Eq "^\| $s \| 13 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 13 of 13 \|$" "$dir/seed000.md" ||
-            fail "seed000.md: shape $s: SimGrid and the flow simulator disagree: $(grep "^| $s | 13 |" "$dir/seed000.md")"
+        grep -Eq "^\| $s \| 14 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 14 of 14 \|$" "$dir/seed000.md" ||
+            fail "seed000.md: shape $s: SimGrid and the flow simulator disagree: $(grep "^| $s | 14 |" "$dir/seed000.md")"
     done
 else
     grep -q '^Not run: smpirun was not found' "$dir/seed000.md" || fail "seed000.md: SimGrid neither run nor said not run"
