@@ -49,6 +49,8 @@ void usage(FILE *to) {
                  "--out      the map in ACP_TOPOLOGY_MAP's format (default: standard output)\n"
                  "annealing: --t0 10 --tend 1e-8 --factor 0.9 --trials 2500 (per level), --seed 1,\n"
                  "           --normalize (each cost divided by the starting placement's)\n"
+                 "--tiebreak hop-bytes|none  tac3, tac3-ports: among maps of equal eq. 1 the one of fewer\n"
+                 "           byte-hops wins (default; eq. 1 still decides), or plain eq. 1 (the seed's)\n"
                  "--bandwidth B  link bytes/s for eq. 1 (default 5e9)\n"
                  "--simgrid DIR  also write DIR/platform.xml and DIR/hostfile: the network and the map\n"
                  "           for SimGrid's smpirun (tools/simgrid/cg_kernel.c; acpx-model seed000 runs it)\n");
@@ -62,6 +64,7 @@ int fail(const std::string &why) {
 struct Options {
     std::string pattern, topology, nodes, method, out, eval, simgrid;
     uint32_t per_node = 1;
+    bool tiebreak = true;  // tac3, tac3-ports: eq. (2) breaks ties (objective.hpp)
     double bandwidth = cp::kSeedBandwidth;
     cp::AnnealParams anneal;
 };
@@ -96,23 +99,16 @@ bool read_nodes(const std::string &path, uint64_t nodes, std::vector<uint32_t> *
 }
 
 bool parse(int argc, char **argv, Options *o, std::string *why) {
-    static const option opts[] = {{"pattern", required_argument, nullptr, 'p'},
-                                  {"topology", required_argument, nullptr, 't'},
-                                  {"nodes", required_argument, nullptr, 'n'},
-                                  {"per-node", required_argument, nullptr, 'c'},
-                                  {"method", required_argument, nullptr, 'm'},
-                                  {"seed", required_argument, nullptr, 's'},
-                                  {"out", required_argument, nullptr, 'o'},
-                                  {"eval", required_argument, nullptr, 'e'},
-                                  {"t0", required_argument, nullptr, '0'},
-                                  {"tend", required_argument, nullptr, '1'},
-                                  {"factor", required_argument, nullptr, 'f'},
-                                  {"trials", required_argument, nullptr, 'r'},
-                                  {"normalize", no_argument, nullptr, 'N'},
-                                  {"bandwidth", required_argument, nullptr, 'b'},
-                                  {"simgrid", required_argument, nullptr, 'g'},
-                                  {"help", no_argument, nullptr, 'h'},
-                                  {nullptr, 0, nullptr, 0}};
+    static const option opts[] = {
+        {"pattern", required_argument, nullptr, 'p'}, {"topology", required_argument, nullptr, 't'},
+        {"nodes", required_argument, nullptr, 'n'},   {"per-node", required_argument, nullptr, 'c'},
+        {"method", required_argument, nullptr, 'm'},  {"seed", required_argument, nullptr, 's'},
+        {"out", required_argument, nullptr, 'o'},     {"eval", required_argument, nullptr, 'e'},
+        {"t0", required_argument, nullptr, '0'},      {"tend", required_argument, nullptr, '1'},
+        {"factor", required_argument, nullptr, 'f'},  {"trials", required_argument, nullptr, 'r'},
+        {"normalize", no_argument, nullptr, 'N'},     {"bandwidth", required_argument, nullptr, 'b'},
+        {"simgrid", required_argument, nullptr, 'g'}, {"tiebreak", required_argument, nullptr, 'T'},
+        {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0}};
     optind = 2;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "", opts, nullptr)) != -1;) {
@@ -150,6 +146,10 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
                 break;
             case 'N': o->anneal.normalize = true; break;
             case 'g': o->simgrid = v; break;
+            case 'T':
+                if (v != "hop-bytes" && v != "none") return *why = "--tiebreak: want hop-bytes or none", false;
+                o->tiebreak = v == "hop-bytes";
+                break;
             case 'b':
                 if (!parse_double(optarg, &o->bandwidth) || !(o->bandwidth > 0))
                     return *why = "--bandwidth: want bytes/s above 0", false;
@@ -272,16 +272,20 @@ int run_place(int argc, char **argv) {
         map = cp::no_ring(topo, slots, pat.tasks, o.method == "no-ring");
     } else {
         std::function<double(const std::vector<uint32_t> &)> cost;
-        if (o.method == "tac3") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq1(pi); };
-        if (o.method == "tac3-ports") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq1_ports(pi); };
+        const bool tie = o.tiebreak;
+        if (o.method == "tac3")
+            cost = [&](const std::vector<uint32_t> &pi) { return tie ? ev.with_tiebreak(pi) : ev.eq1(pi); };
+        if (o.method == "tac3-ports")
+            cost = [&](const std::vector<uint32_t> &pi) { return tie ? ev.with_tiebreak(pi, true) : ev.eq1_ports(pi); };
         if (o.method == "tahb") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq2(pi); };
         if (o.method == "o2f") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq3(pi); };
         const auto start = std::chrono::steady_clock::now();
         const cp::AnnealResult r = cp::anneal(pat.tasks, slots, cost, o.anneal);
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::printf("# annealing: T0 %g, Tend %g, factor %g, %u trials a level, %zu levels, seed %llu%s: %.2f s\n",
+        std::printf("# annealing: T0 %g, Tend %g, factor %g, %u trials a level, %zu levels, seed %llu%s%s: %.2f s\n",
                     o.anneal.t0, o.anneal.tend, o.anneal.factor, o.anneal.trials, r.levels.size(),
-                    static_cast<unsigned long long>(o.anneal.seed), o.anneal.normalize ? ", normalized" : "", took);
+                    static_cast<unsigned long long>(o.anneal.seed), o.anneal.normalize ? ", normalized" : "",
+                    o.method.rfind("tac3", 0) == 0 ? (tie ? ", ties by hop-bytes" : ", plain eq. 1") : "", took);
         std::string rates = "# accepted % per level:";
         for (const cp::Level &l : r.levels)
             rates += l.tried ? " " + std::to_string(static_cast<int>(std::lround(100.0 * l.accepted / l.tried))) : " -";

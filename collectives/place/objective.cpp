@@ -21,6 +21,18 @@ Evaluator::Evaluator(const model::Topology &t, const Pattern &p, double bandwidt
         routes_.resize(nodes_ * nodes_);
         routed_.assign(nodes_ * nodes_, 0);
     }
+    // eq. (2) is at most every byte over the longest route, which crosses
+    // no more links than the sizes of the dimensions add up to (a switch:
+    // 2); the tie-break stays under half of the smallest message's M / B.
+    double hops = t_.switched ? 2 : 0, bytes = 0;
+    if (!t_.switched)
+        for (const uint32_t d : t_.dims) hops += d;
+    for (const Message &m : p_.traffic) bytes += static_cast<double>(m.bytes);
+    uint64_t smallest = 0;
+    for (const Ccs &c : p_.ccs)
+        for (const Message &m : c)
+            if (m.bytes && (!smallest || m.bytes < smallest)) smallest = m.bytes;
+    if (smallest && bytes > 0) tie_scale_ = static_cast<double>(smallest) / bandwidth_ / 2 / (bytes * hops + 1);
 }
 
 const std::vector<uint32_t> &Evaluator::route(uint32_t a, uint32_t b) {
@@ -82,6 +94,10 @@ double Evaluator::eq1_ports(const std::vector<uint32_t> &pi) {
     }
     t_.map.clear();
     return total;
+}
+
+double Evaluator::with_tiebreak(const std::vector<uint32_t> &pi, bool ports) {
+    return (ports ? eq1_ports(pi) : eq1(pi)) + (tie_scale_ > 0 ? tie_scale_ * eq2(pi) : 0);
 }
 
 double Evaluator::eq2(const std::vector<uint32_t> &pi) {

@@ -13,6 +13,16 @@
 //                   link carries over the whole kernel (the seed's
 //                   "max_link"; our reading)
 // B is the link bandwidth, 5 GB/s in the seed (section 5.2).
+//
+// eq. (1) is flat: most moves of a task change no CCS's largest coll, and
+// a CCS gets cheaper only once all of its worst collisions are gone at
+// once. The annealing then drifts, and with the seed's parameters rarely
+// ends collision-free on 96 nodes (doc/measurements/2026-12-05-placement-
+// seed000.md). with_tiebreak adds eq. (2) scaled to stay under half of
+// the smallest message's bytes / B: among placements of equal eq. (1) the
+// one with fewer byte-hops wins, and for a pattern of one message size
+// (the seed's kernels, section 4.2) it never reverses which of two
+// placements has the lower eq. (1).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +52,10 @@ class Evaluator {
 
     double eq1(const std::vector<uint32_t> &pi);
     double eq1_ports(const std::vector<uint32_t> &pi);  // tac3-ports
+    // eq. (1) (ports: tac3-ports) plus the tie-break by eq. (2) above.
+    double with_tiebreak(const std::vector<uint32_t> &pi, bool ports = false);
+    // What a byte-hop adds in with_tiebreak.
+    double tiebreak_scale() const { return tie_scale_; }
     double eq2(const std::vector<uint32_t> &pi);
     double eq3(const std::vector<uint32_t> &pi);
     // Per CCS: eq. (1)'s largest coll (the CCS costs bytes x that / B).
@@ -60,6 +74,7 @@ class Evaluator {
     model::Topology t_;
     const Pattern &p_;
     double bandwidth_;
+    double tie_scale_ = 0;
     uint64_t nodes_;
     std::vector<std::vector<uint32_t>> routes_;  // a * nodes + b; filled on first use
     std::vector<uint8_t> routed_;

@@ -291,3 +291,33 @@ TEST(Place, NoRingLaysTasksInCoordinateOrder) {
     EXPECT_EQ(cp::no_ring(t, slots, 6, false), (std::vector<uint32_t>{0, 2, 4, 1, 3, 5}));
     EXPECT_EQ(cp::no_ring(t, {1, 1, 0, 0}, 3), (std::vector<uint32_t>{0, 0, 1}));  // two tasks a node
 }
+
+// The tie-break adds eq. (2) under half of M/B: placements of equal eq.
+// (1) are told apart by byte-hops, and eq. (1) still decides otherwise.
+TEST(Place, TieBreakByHopBytesNeverOutweighsEq1) {
+    const uint64_t m = 1 << 20;
+    cp::Pattern p;
+    std::string why;
+    ASSERT_TRUE(cp::cg_pattern(32, m, &p, &why));
+    cp::Evaluator ev(topo("torus:1x2x2x2x3x2:order=XYZACB:wrap=000010"), p);
+    const double quantum = m / cp::kSeedBandwidth;
+    std::vector<uint32_t> pi(32);
+    for (uint32_t i = 0; i < 32; ++i) pi[i] = i;
+    // The farthest anyone can be: every byte over the longest route.
+    EXPECT_GT(ev.tiebreak_scale(), 0);
+    EXPECT_LT(ev.with_tiebreak(pi) - ev.eq1(pi), quantum / 2);
+    EXPECT_NEAR(ev.with_tiebreak(pi) - ev.eq1(pi), ev.tiebreak_scale() * ev.eq2(pi), 1e-18);
+    // Spread the tasks over the far corner: more byte-hops; if eq. (1) is
+    // equal the tie-broken cost is higher, else it follows eq. (1).
+    std::vector<uint32_t> far(32);
+    for (uint32_t i = 0; i < 32; ++i) far[i] = 47 - i;
+    const double d1 = ev.eq1(far) - ev.eq1(pi), dt = ev.with_tiebreak(far) - ev.with_tiebreak(pi);
+    if (d1 != 0)
+        EXPECT_EQ(d1 > 0, dt > 0);
+    else
+        EXPECT_EQ(ev.eq2(far) > ev.eq2(pi), dt > 0);
+    // Section 3: the second placement stays the cheaper.
+    const cp::Pattern s3 = section3(m);
+    cp::Evaluator ev3(topo("mesh:2"), s3);
+    EXPECT_LT(ev3.with_tiebreak({0, 1, 0, 1, 0, 1}), ev3.with_tiebreak({0, 0, 0, 1, 1, 1}));
+}

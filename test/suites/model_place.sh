@@ -93,7 +93,7 @@ st=0
 head -n 1 "$dir/seed000.csv" |
     grep -qx 'shape,method,map,seed,eq1_s,eq2_byte_hops,eq3,max_coll,seconds,seconds_barrier,solve_s,simgrid_s,simgrid_barrier_s,flowsim_short_s,flowsim_short_barrier_s' ||
     fail "seed000.csv: bad header"
-[ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 24 ] || fail "seed000.csv: want 24 rows (2 shapes x (2 no-ring + 5 methods x 2))"
+[ "$(grep -c '^[34],' "$dir/seed000.csv")" -eq 28 ] || fail "seed000.csv: want 28 rows (2 shapes x (2 no-ring + 6 methods x 2))"
 for line in '^| 3 1x1x4x2x3x2 |' '^| 4 1x2x2x2x3x2 |' '^- TAC3 faster than TAHB and O2F in every shape: \*\*' \
     '^Gate (shapes 2-4, every TAC3 map collision-free): \*\*' '^| 2048 | '; do
     grep -q "$line" "$dir/seed000.md" || fail "seed000.md: no line $line"
@@ -103,8 +103,8 @@ done
 # shapes' small maps.
 if command -v smpirun > /dev/null; then
     for s in 3 4; do
-        grep -Eq "^\| $s \| 14 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 14 of 14 \|$" "$dir/seed000.md" ||
-            fail "seed000.md: shape $s: SimGrid and the flow simulator disagree: $(grep "^| $s | 14 |" "$dir/seed000.md")"
+        grep -Eq "^\| $s \| 16 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 16 of 16 \|$" "$dir/seed000.md" ||
+            fail "seed000.md: shape $s: SimGrid and the flow simulator disagree: $(grep "^| $s | 16 |" "$dir/seed000.md")"
     done
 else
     grep -q '^Not run: smpirun was not found' "$dir/seed000.md" || fail "seed000.md: SimGrid neither run nor said not run"
