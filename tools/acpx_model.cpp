@@ -7,6 +7,7 @@
 //   acpx-model place --pattern cg:64 --topology torus:... --method tac3  (seed 000's placement: place.hpp)
 //   acpx-model flowsim --pattern cg:64 --topology torus:... --map MAP  (the flow simulator: flowsim.hpp)
 //   acpx-model seed000 --out results  (seed 000's Table 1 reproduced: seed000.hpp)
+//   acpx-model simcheck --out results  (the collision model against two simulators: simcheck.hpp)
 #include <getopt.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "flowsim.hpp"
 #include "place.hpp"
 #include "seed000.hpp"
+#include "simcheck.hpp"
 #include "middle/plan.hpp"
 
 namespace {
@@ -38,6 +40,7 @@ void usage(FILE *to) {
                  "       acpx-model place --pattern PATTERN --topology TOPO --method METHOD|--eval MAPFILE [...]\n"
                  "       acpx-model flowsim --pattern PATTERN --topology TOPO [--map FILE] [--barrier] [...]\n"
                  "       acpx-model seed000 [--out DIR] [--maps 10] [--trials 2500] [--shapes 1,2,3,4]\n"
+                 "       acpx-model simcheck [--topology SPEC]... [--op bcast|allgather|both] [--out DIR]\n"
                  "predict: one algorithm's steps (messages, largest collision count C, bytes)\n"
                  "         and its predicted time for one round\n"
                  "compare: every algorithm's prediction per size (powers of two), the best\n"
@@ -54,7 +57,9 @@ void usage(FILE *to) {
                  "flowsim: a pattern's CCS as flows sharing the links max-min fairly, iteration\n"
                  "         after iteration: the time a placement takes (acpx-model flowsim --help)\n"
                  "seed000: seed 000's Table 1 reproduced: every method's maps on its four shapes,\n"
-                 "         timed by flowsim: DIR/seed000.md and seed000.csv (minutes)\n"
+                 "         timed by flowsim and SimGrid: DIR/seed000.md and seed000.csv (minutes)\n"
+                 "simcheck: the collision model against flowsim and SimGrid, every algorithm on\n"
+                 "         seed 003's and seed 000's tori: DIR/simcheck.md and simcheck.csv (minutes)\n"
                  "options:\n"
                  "  --algo NAME        bcast: %s\n"
                  "                     allgather: %s\n"
@@ -268,6 +273,7 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[1], "place")) return acpx::tools::run_place(argc, argv);
     if (!std::strcmp(argv[1], "flowsim")) return acpx::tools::run_flowsim(argc, argv);
     if (!std::strcmp(argv[1], "seed000")) return acpx::tools::run_seed000(argc, argv);
+    if (!std::strcmp(argv[1], "simcheck")) return acpx::tools::run_simcheck(argc, argv);
     Args a;
     if (!parse(argc, argv, &a)) return 2;
     std::string why;

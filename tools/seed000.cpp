@@ -216,16 +216,15 @@ void execute(Run &r, const Options &o) {
     if (!mkdtemp(tmpl)) return void(r.sg_error = "cannot make a temporary directory");
     const std::string dir = tmpl;
     SimgridLinks links;
+    const std::string iters = std::to_string(o.simgrid_iterations), bytes = std::to_string(cp::kDefaultBytes);
     fp.iterations = o.simgrid_iterations;
     fp.barrier = false;
     r.fs_short = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
     fp.barrier = true;
     if (tac3) r.fs_short_barrier = cm::flowsim::simulate(t, r.map, steps, fp).seconds;
     if (write_simgrid_platform(t, r.map, links, dir, &why) &&
-        run_cg_kernel(o.kernel, dir, r.map.size(), o.simgrid_iterations, cp::kDefaultBytes, false, links, &r.sg,
-                      &why) &&
-        (!tac3 || run_cg_kernel(o.kernel, dir, r.map.size(), o.simgrid_iterations, cp::kDefaultBytes, true, links,
-                                &r.sg_barrier, &why)))
+        run_kernel(o.kernel, dir, r.map.size(), {iters, bytes}, links, &r.sg, &why) &&
+        (!tac3 || run_kernel(o.kernel, dir, r.map.size(), {iters, bytes, "barrier"}, links, &r.sg_barrier, &why)))
         why.clear();
     r.sg_error = why;
     std::remove((dir + "/platform.xml").c_str());
@@ -270,7 +269,7 @@ int run_seed000(int argc, char **argv) {
     std::string no_simgrid;
     if (o.simgrid_iterations == 0)
         no_simgrid = "not asked (--simgrid-iterations 0)";
-    else if ((o.kernel = find_cg_kernel(&why)).empty())
+    else if ((o.kernel = find_kernel("cg_kernel", &why)).empty())
         no_simgrid = why;
     std::vector<Run> runs;
     for (const int s : o.shapes) {

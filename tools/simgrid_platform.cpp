@@ -31,23 +31,24 @@ std::string quoted(const std::string &s) {
 
 }  // namespace
 
-std::string find_cg_kernel(std::string *why) {
+std::string find_kernel(const std::string &name, std::string *why) {
 #ifdef ACPX_SMPIRUN
     if (!*ACPX_SMPIRUN) return *why = "smpirun was not found at configure (Debian: libsimgrid-dev)", "";
 #endif
-    if (const char *env = std::getenv("ACPX_CG_KERNEL")) {
-        if (access(env, X_OK) == 0) return env;
-        return *why = std::string("ACPX_CG_KERNEL=") + env + ": not an executable", "";
+    if (const char *env = std::getenv("ACPX_SIMGRID_KERNELS")) {
+        const std::string path = std::string(env) + "/" + name;
+        if (access(path.c_str(), X_OK) == 0) return path;
+        return *why = "ACPX_SIMGRID_KERNELS: no executable " + path, "";
     }
-#ifdef ACPX_CG_KERNEL_BUILT
-    if (access(ACPX_CG_KERNEL_BUILT, X_OK) == 0) return ACPX_CG_KERNEL_BUILT;
-    if (access(ACPX_CG_KERNEL_INSTALLED, X_OK) == 0) return ACPX_CG_KERNEL_INSTALLED;
+#ifdef ACPX_KERNELS_BUILT
+    for (const std::string dir : {ACPX_KERNELS_BUILT, ACPX_KERNELS_INSTALLED})
+        if (access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
 #endif
-    return *why = "the CG kernel for smpirun was not built (smpicc: Debian's libsimgrid-dev)", "";
+    return *why = name + " for smpirun was not built (smpicc: Debian's libsimgrid-dev)", "";
 }
 
-bool run_cg_kernel(const std::string &kernel, const std::string &dir, size_t np, uint32_t iterations, uint64_t bytes,
-                   bool barrier, const SimgridLinks &links, double *seconds, std::string *why) {
+bool run_kernel(const std::string &kernel, const std::string &dir, size_t np, const std::vector<std::string> &args,
+                const SimgridLinks &links, double *seconds, std::string *why) {
 #ifdef ACPX_SMPIRUN
     std::string cmd = quoted(ACPX_SMPIRUN);
 #else
@@ -56,8 +57,9 @@ bool run_cg_kernel(const std::string &kernel, const std::string &dir, size_t np,
     cmd += " -np " + std::to_string(np) + " -platform " + quoted(dir + "/platform.xml") + " -hostfile " +
            quoted(dir + "/hostfile");
     for (const std::string &c : smpi_config(links)) cmd += " " + quoted(c);
-    cmd += " " + quoted(kernel) + " " + std::to_string(iterations) + " " + std::to_string(bytes) +
-           (barrier ? " barrier" : "") + " 2>&1";
+    cmd += " " + quoted(kernel);
+    for (const std::string &a : args) cmd += " " + quoted(a);
+    cmd += " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     if (!p) return *why = "cannot start smpirun", false;
     char line[4096];

@@ -33,16 +33,15 @@ bool write_simgrid_platform(const collectives::model::Topology &t, const std::ve
 // is its messages').
 std::vector<std::string> smpi_config(const SimgridLinks &links);
 
-// The CG kernel built for smpirun: ACPX_CG_KERNEL if set, else the
-// build tree's, else the installed one; "" with *why if there is none or
-// smpirun is missing.
-std::string find_cg_kernel(std::string *why);
+// A kernel built for smpirun (tools/simgrid/: "cg_kernel", "ccs_kernel"):
+// in $ACPX_SIMGRID_KERNELS if set, else the build tree's, else the
+// installed one; "" with *why if there is none or smpirun is missing.
+std::string find_kernel(const std::string &name, std::string *why);
 
-// Runs the kernel under smpirun on DIR's platform and hostfile (np ranks,
-// `iterations` of `bytes` messages, a barrier before each CCS if asked);
-// *seconds: its simulated time. False with *why (the command's last
+// Runs `kernel args...` under smpirun on DIR's platform and hostfile (np
+// ranks); *seconds: the "seconds S" it prints. False with *why (its last
 // output line) if it fails.
-bool run_cg_kernel(const std::string &kernel, const std::string &dir, size_t np, uint32_t iterations, uint64_t bytes,
-                   bool barrier, const SimgridLinks &links, double *seconds, std::string *why);
+bool run_kernel(const std::string &kernel, const std::string &dir, size_t np, const std::vector<std::string> &args,
+                const SimgridLinks &links, double *seconds, std::string *why);
 
 }  // namespace acpx::tools

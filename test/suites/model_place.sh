@@ -110,6 +110,21 @@ else
     grep -q '^Not run: smpirun was not found' "$dir/seed000.md" || fail "seed000.md: SimGrid neither run nor said not run"
 fi
 
+# The collision model against the simulators, small: seed 003's 2x3x4
+# torus, the allgathers, 64-256 KiB. The ring's steps collide nowhere: the
+# model prices it as both simulators time it; every row has all three.
+if command -v smpirun > /dev/null; then sg=; else sg=--no-simgrid; fi
+"$M" simcheck --topology torus:2x3x4 --op allgather --sizes 64K:256K --out "$dir" $sg > "$dir/simcheck.txt" ||
+    fail "simcheck: exit $?"
+head -n 1 "$dir/simcheck.csv" |
+    grep -qx 'topology,op,algo,procs,size,predicted_us,flowsim_steps_us,flowsim_flows_us,simgrid_us' ||
+    fail "simcheck.csv: bad header"
+awk -F, -v sg="$sg" 'NR > 1 { n++; if ($3 == "ring") { r = $6 / $7; if (r < 0.95 || r > 1.05) bad = bad " ring/flowsim " r }
+        if (sg == "") { q = $9 / $7; if (q < 0.9 || q > 1.1) bad = bad " " $3 "@" $5 " simgrid/flowsim " q } }
+    END { if (n != 15) bad = bad " rows " n; if (bad != "") { print bad; exit 1 } }' "$dir/simcheck.csv" ||
+    fail "simcheck.csv: $(awk -F, 'NR > 1' "$dir/simcheck.csv" | head -3)"
+grep -q '^| `torus:2x3x4` | allgather | 15 |' "$dir/simcheck.md" || fail "simcheck.md: no summary row"
+
 # Bad inputs: one line each, naming the problem, exit 2.
 printf '0 1 100\n1 0 100\n' > "$dir/matrix"
 printf '0\n1\n99\n' > "$dir/nodes"
