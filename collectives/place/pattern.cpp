@@ -51,18 +51,21 @@ std::vector<std::string> split(const std::string &s, char sep) {
 }
 
 // "bcast:binomial:64[:BYTES]", "allgather:bruck:64[:BYTES]": one CCS per
-// step of the model's schedule of the round (predict.hpp), on one
-// fully connected node: the messages the steps start at once.
+// step of the model's schedule of the round (predict.hpp), each member on
+// a node of its own (a switch: copies between nodes leave at once), the
+// messages the steps start at once.
 bool collective_pattern(const std::vector<std::string> &parts, Pattern *out, std::string *why) {
     namespace cm = model;
     const std::string &op = parts[0];
     if (parts.size() < 3 || parts.size() > 5) return *why = op + ": want " + op + ":ALGO:P[:BYTES]", false;
-    // An algorithm with a parameter (knomial:4, pipeline:8) has a colon of
-    // its own: the part after the algorithm's name is the parameter when
-    // one more part follows it.
+    // knomial and pipeline take their parameter here (knomial:4:64): with
+    // it optional, bcast:knomial:16:1M could be K 16 over 1M tasks.
     std::string algo = parts[1];
     size_t next = 2;
-    if (parts.size() >= 4 && (algo == "knomial" || algo == "pipeline")) algo += ":" + parts[next++];
+    if (algo == "knomial" || algo == "pipeline") {
+        if (parts.size() < 4) return *why = op + ": want " + op + ":" + algo + ":PARAMETER:P[:BYTES]", false;
+        algo += ":" + parts[next++];
+    }
     uint64_t procs = 0, bytes = kDefaultBytes;
     if (next >= parts.size() || !parse_count(parts[next], &procs) || procs < 1 || procs > (1u << 16))
         return *why = op + ": want a task count of 1..65536 after the algorithm", false;
@@ -89,7 +92,10 @@ bool collective_pattern(const std::vector<std::string> &parts, Pattern *out, std
         c.op = cm::Op::kAllgather;
         c.algo = static_cast<uint8_t>(*g);
     }
-    const cm::Prediction pred = cm::predict(c, cm::builtin_calibration(), nullptr);
+    cm::Topology own_nodes;
+    std::string bad;
+    cm::parse_topology("switch:" + std::to_string(c.members), &own_nodes, &bad);
+    const cm::Prediction pred = cm::predict(c, cm::builtin_calibration(), &own_nodes);
     Pattern p;
     p.tasks = c.members;
     for (const cm::Step &s : pred.steps) {

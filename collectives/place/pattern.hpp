@@ -9,6 +9,8 @@
 //   cg:N[:BYTES]                 NPB CG's kernel on N tasks (cg_pattern)
 //   bcast:ALGO:P[:BYTES]         a persistent collective's command lists,
 //   allgather:ALGO:P[:BYTES]       one CCS per step of the model's schedule
+//                                (knomial and pipeline with their parameter:
+//                                bcast:knomial:4:64)
 //   log:FILE                     a per-task communication log, cut into
 //                                CCS by the seed's Fig. 2 (log_cut.hpp)
 //   ccs:FILE                     CCS given by hand (read_ccs), as the seed's
