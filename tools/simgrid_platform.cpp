@@ -114,9 +114,10 @@ bool write_simgrid_platform(const cm::Topology &t, const std::vector<uint32_t> &
 std::vector<std::string> smpi_config(const SimgridLinks &links) {
     // SMPI's network model is CM02 with a factor on each message's
     // bandwidth and latency by its size: none on bandwidth, and on latency
-    // alpha / small_alpha from 64 KiB.
+    // alpha / small_alpha from 64 bytes (an MPI_Barrier's messages are
+    // 9-16 bytes; the patterns' blocks at least 64).
     return {"--cfg=network/model:SMPI", "--cfg=network/crosstraffic:0", "--cfg=smpi/bw-factor:0:1",
-            "--cfg=smpi/lat-factor:65536:" + num(links.alpha / links.small_alpha) + ";0:1",
+            "--cfg=smpi/lat-factor:64:" + num(links.alpha / links.small_alpha) + ";0:1",
             "--cfg=smpi/simulate-computation:0"};
 }
 

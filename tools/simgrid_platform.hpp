@@ -13,8 +13,8 @@ namespace acpx::tools {
 // The flow simulator's link model in SimGrid's terms (CM02).
 struct SimgridLinks {
     double bandwidth = 5e9;     // bytes/s a directed link
-    double alpha = 47e-6;       // s: a message's start-up, large messages
-    double small_alpha = 1e-6;  // s: messages under 64 KiB (a barrier's)
+    double alpha = 47e-6;       // s: a message's start-up (64 bytes and more)
+    double small_alpha = 1e-6;  // s: messages under 64 bytes (a barrier's)
 };
 
 // Writes DIR/platform.xml: one Full routing zone, a host per node the map
@@ -22,7 +22,7 @@ struct SimgridLinks {
 // ("l<node>_<dim><+|->", `bandwidth`) and a route between every two
 // hosts from model::route(), behind a start-up link of the sender's
 // ("up<node>": no bandwidth limit, the latency small_alpha, which
-// smpi_config()'s lat-factor raises to alpha for large messages); and
+// smpi_config()'s lat-factor raises to alpha from 64 bytes); and
 // DIR/hostfile: rank i's host on line i. False with *why.
 bool write_simgrid_platform(const collectives::model::Topology &t, const std::vector<uint32_t> &map,
                             const SimgridLinks &links, const std::string &dir, std::string *why);
