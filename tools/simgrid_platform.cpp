@@ -86,9 +86,15 @@ bool write_simgrid_platform(const cm::Topology &t, const std::vector<uint32_t> &
       << "<!-- " << t.describe() << ": a host per node a rank runs on, a link per direction (acpx-model) -->\n"
       << "<platform version=\"4.1\">\n<zone id=\"net\" routing=\"Full\">\n";
     for (const uint32_t n : hosts) p << "  <host id=\"n" << n << "\" speed=\"1Gf\"/>\n";
-    for (const uint32_t n : hosts)
-        p << "  <link id=\"up" << n << "\" bandwidth=\"" << num(links.bandwidth * 1000) << "Bps\" latency=\""
-          << num(links.small_alpha) << "s\" sharing_policy=\"FATPIPE\"/>\n";
+    for (const uint32_t n : hosts) {
+        if (links.ports)
+            p << "  <link id=\"up" << n << "\" bandwidth=\"" << num(links.bandwidth) << "Bps\" latency=\""
+              << num(links.small_alpha) << "s\"/>\n  <link id=\"down" << n << "\" bandwidth=\"" << num(links.bandwidth)
+              << "Bps\" latency=\"0s\"/>\n";
+        else
+            p << "  <link id=\"up" << n << "\" bandwidth=\"" << num(links.bandwidth * 1000) << "Bps\" latency=\""
+              << num(links.small_alpha) << "s\" sharing_policy=\"FATPIPE\"/>\n";
+    }
     // Every link a route crosses, once.
     std::set<std::string> declared;
     for (const uint32_t a : hosts)
@@ -103,6 +109,7 @@ bool write_simgrid_platform(const cm::Topology &t, const std::vector<uint32_t> &
             p << "  <route src=\"n" << a << "\" dst=\"n" << b << "\" symmetrical=\"NO\"><link_ctn id=\"up" << a
               << "\"/>";
             for (const cm::Link &l : cm::route(t, a, b)) p << "<link_ctn id=\"" << link_name(l) << "\"/>";
+            if (links.ports) p << "<link_ctn id=\"down" << b << "\"/>";
             p << "</route>\n";
         }
     p << "</zone>\n</platform>\n";

@@ -15,6 +15,10 @@ struct SimgridLinks {
     double bandwidth = 5e9;     // bytes/s a directed link
     double alpha = 47e-6;       // s: a message's start-up (64 bytes and more)
     double small_alpha = 1e-6;  // s: messages under 64 bytes (a barrier's)
+    // A node's injection ("up") and ejection ("down") port limited to
+    // `bandwidth` and shared by its messages (flowsim's Params::ports);
+    // without, "up" carries the start-up only and there is no "down".
+    bool ports = false;
 };
 
 // Writes DIR/platform.xml: one Full routing zone, a host per node the map

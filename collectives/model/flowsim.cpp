@@ -27,14 +27,24 @@ struct Flow {
 // clock: starts come in (at their time), ends go out through on_end.
 class Fluid {
   public:
-    Fluid(const Topology &t, double bandwidth)
-        : t_(t), bw_(bandwidth), nodes_(t.nodes()), cap_(nodes_ * t.dims.size() * 2), count_(cap_.size(), 0) {}
+    // ports: each node's way into and out of the network is a link of
+    // its own too (after the network's links in the arrays).
+    Fluid(const Topology &t, double bandwidth, bool ports)
+        : t_(t),
+          bw_(bandwidth),
+          nodes_(t.nodes()),
+          ports_(ports),
+          cap_(nodes_ * t.dims.size() * 2 + (ports ? 2 * nodes_ : 0)),
+          count_(cap_.size(), 0) {}
 
     const std::vector<uint32_t> *route(uint32_t a, uint32_t b) {
         auto [it, fresh] = routes_.try_emplace(uint64_t{a} * nodes_ + b);
-        if (fresh)
-            for (const Link &l : model::route(t_, a, b))
-                it->second.push_back(static_cast<uint32_t>((l.node * t_.dims.size() + l.dim) * 2 + (l.dir > 0)));
+        if (!fresh) return &it->second;
+        const uint64_t ports_at = nodes_ * t_.dims.size() * 2;
+        if (ports_ && a != b) it->second.push_back(static_cast<uint32_t>(ports_at + a));
+        for (const Link &l : model::route(t_, a, b))
+            it->second.push_back(static_cast<uint32_t>((l.node * t_.dims.size() + l.dim) * 2 + (l.dir > 0)));
+        if (ports_ && a != b) it->second.push_back(static_cast<uint32_t>(ports_at + nodes_ + b));
         return &it->second;
     }
 
@@ -120,6 +130,7 @@ class Fluid {
     const Topology &t_;
     double bw_;
     uint64_t nodes_;
+    bool ports_;
     std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;
     std::vector<double> cap_;
     std::vector<uint32_t> count_, touched_;
@@ -144,7 +155,7 @@ Result simulate(const Topology &t, const std::vector<uint32_t> &map, const std::
     }
     Result r;
     if (steps.empty() || p.iterations == 0) return r;
-    Fluid net(t, p.bandwidth);
+    Fluid net(t, p.bandwidth, p.ports);
     const uint64_t n = steps.size(), instances = n * p.iterations;
     auto flow_of = [&](uint64_t inst, const Message &m) {
         ++r.flows;

@@ -42,6 +42,11 @@ struct Params {
     double beta = 4e-6;      // s a barrier adds before each step after the first
     bool barrier = false;
     uint32_t iterations = 1;
+    // Each node's injection and ejection port is a link of `bandwidth`
+    // too: what a node sends (receives) at once shares one port, as on a
+    // node with one network interface (the model's rule, predict.hpp).
+    // Without: a node sends on all its links at once.
+    bool ports = false;
 };
 
 struct Result {

@@ -47,7 +47,8 @@ struct Scores {
 // each and kept, link loads live in a flat array reset after each CCS.
 class Evaluator {
   public:
-    // t: its map is ignored (placements come with each call).
+    // t: its map is ignored (placements come with each call); p is kept
+    // by reference and must outlive the evaluator.
     Evaluator(const model::Topology &t, const Pattern &p, double bandwidth = kSeedBandwidth);
 
     double eq1(const std::vector<uint32_t> &pi);

@@ -86,3 +86,17 @@ TEST(FlowSim, CollisionFreeStepsTakeTheSeedsTime) {
     EXPECT_EQ(r.flows, 8000u);
     EXPECT_NEAR(kAlpha + kT, 256.7e-6, 0.1e-6);
 }
+
+// With a port per node, what a node sends at once shares its injection
+// port: two messages to its two neighbours on a line take 2M/B, where
+// links alone let both go at full speed.
+TEST(FlowSim, PortsMakeANodesMessagesShareItsInterface) {
+    const std::vector<uint32_t> map = {1, 0, 2};  // task 0 in the middle
+    const fs::Step s = {{0, 1, kM}, {0, 2, kM}};
+    fs::Params p = params();
+    EXPECT_NEAR(fs::simulate(topo("mesh:3"), map, {s}, p).seconds, kAlpha + kT, 1e-12);
+    p.ports = true;
+    EXPECT_NEAR(fs::simulate(topo("mesh:3"), map, {s}, p).seconds, kAlpha + 2 * kT, 1e-12);
+    // Receiving from two at once shares the ejection port alike.
+    EXPECT_NEAR(fs::simulate(topo("mesh:3"), map, {{{1, 0, kM}, {2, 0, kM}}}, p).seconds, kAlpha + 2 * kT, 1e-12);
+}
