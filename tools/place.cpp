@@ -75,26 +75,17 @@ bool parse_double(const char *s, double *out) {
     return end != s && !*end && std::isfinite(*out);
 }
 
-// The allocation: node indices, one per line (# comments); each must be
-// below the network's node count and listed once.
-bool read_nodes(const std::string &path, uint64_t nodes, std::vector<uint32_t> *out, std::string *why) {
-    std::ifstream f(path);
-    if (!f) return *why = path + ": cannot be read", false;
-    std::vector<uint8_t> seen(nodes, 0);
-    std::string line;
-    for (int lineno = 1; std::getline(f, line); ++lineno) {
-        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
-        line.erase(0, line.find_first_not_of(" \t\r"));
-        line.erase(line.find_last_not_of(" \t\r") + 1);
-        if (line.empty()) continue;
-        size_t v = 0;
-        const std::string at = path + ":" + std::to_string(lineno) + ": ";
-        if (line[0] < '0' || line[0] > '9' || !acpx::basic::parse_size(line.c_str(), &v) || v >= nodes)
-            return *why = at + "'" + line + "' is not a node index below " + std::to_string(nodes), false;
-        if (seen[v]++) return *why = at + "node " + line + " is listed twice", false;
-        out->push_back(static_cast<uint32_t>(v));
-    }
-    if (out->empty()) return *why = path + ": lists no node", false;
+// The allocation: node indices, one per line (# comments), as a map file
+// lists them (model::read_node_map: each below the network's node count,
+// else PATH:LINE and why); each listed once.
+bool read_nodes(const std::string &path, const cm::Topology &t, std::vector<uint32_t> *out, std::string *why) {
+    cm::Topology listed = t;
+    if (!cm::read_node_map(path, &listed, why)) return false;
+    if (listed.map.empty()) return *why = path + ": lists no node", false;
+    std::vector<uint8_t> seen(t.nodes(), 0);
+    for (const uint32_t n : listed.map)
+        if (seen[n]++) return *why = path + ": node " + std::to_string(n) + " is listed twice", false;
+    *out = listed.map;
     return true;
 }
 
@@ -253,7 +244,7 @@ int run_place(int argc, char **argv) {
 
     std::vector<uint32_t> nodes;
     if (!o.nodes.empty()) {
-        if (!read_nodes(o.nodes, topo.nodes(), &nodes, &why)) return fail("--nodes: " + why);
+        if (!read_nodes(o.nodes, topo, &nodes, &why)) return fail("--nodes: " + why);
     } else {
         if (topo.nodes() > (1u << 24)) return fail("--topology: over 2^24 nodes");
         for (uint32_t n = 0; n < topo.nodes(); ++n) nodes.push_back(n);

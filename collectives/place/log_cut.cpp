@@ -2,9 +2,8 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <algorithm>
 #include <map>
-#include <sstream>
 
 namespace acpx::collectives::place {
 namespace {
@@ -109,42 +108,40 @@ bool cut_log(const std::vector<std::vector<LogCall>> &calls, std::vector<Ccs> *o
 }
 
 bool read_log_pattern(const std::string &path, Pattern *out, std::string *why) {
-    std::ifstream f(path);
-    if (!f) return *why = path + ": cannot be read", false;
+    static const std::map<std::string, LogCall::Kind> kinds = {{"send", LogCall::kSend},
+                                                               {"isend", LogCall::kIsend},
+                                                               {"recv", LogCall::kRecv},
+                                                               {"irecv", LogCall::kIrecv},
+                                                               {"wait", LogCall::kWait}};
     std::vector<std::vector<LogCall>> calls;
-    std::string line;
-    for (int lineno = 1; std::getline(f, line); ++lineno) {
-        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
-        std::istringstream in(line);
-        std::string task, op, peer, bytes, extra;
-        if (!(in >> task)) continue;
-        in >> op >> peer >> bytes >> extra;
-        const std::string at = path + ":" + std::to_string(lineno) + ": ";
-        static const std::map<std::string, LogCall::Kind> kinds = {{"send", LogCall::kSend},
-                                                                   {"isend", LogCall::kIsend},
-                                                                   {"recv", LogCall::kRecv},
-                                                                   {"irecv", LogCall::kIrecv},
-                                                                   {"wait", LogCall::kWait}};
-        const auto kind = kinds.find(op);
-        if (kind == kinds.end()) return *why = at + "'" + op + "' is no call (send, isend, recv, irecv, wait)", false;
-        char *e1 = nullptr, *e2 = nullptr;
+    auto index = [](const std::string &s, unsigned long *v) {
+        char *end = nullptr;
         errno = 0;
-        const unsigned long t = std::strtoul(task.c_str(), &e1, 10);
-        const unsigned long p = std::strtoul(peer.c_str(), &e2, 10);
-        if (task.empty() || peer.empty() || *e1 || *e2 || errno || t >= (1u << 24) || p >= (1u << 24) ||
-            task[0] == '-' || peer[0] == '-' || !extra.empty())
-            return *why = at + "want TASK OP PEER [BYTES], tasks below 2^24", false;
-        LogCall c{kind->second, static_cast<uint32_t>(p), kDefaultBytes, lineno};
-        if (!bytes.empty()) {
-            char *e3 = nullptr;
-            const unsigned long long b = std::strtoull(bytes.c_str(), &e3, 10);
-            if (*e3 || bytes[0] == '-' || errno) return *why = at + "'" + bytes + "' is not a byte count", false;
-            c.bytes = b;
-        }
-        const size_t need = std::max<size_t>(t, p) + 1;
-        if (calls.size() < need) calls.resize(need);
-        calls[t].push_back(c);
-    }
+        *v = std::strtoul(s.c_str(), &end, 10);
+        return !s.empty() && s[0] >= '0' && s[0] <= '9' && !*end && !errno && *v < (1u << 24);
+    };
+    const bool read = read_words(
+        path,
+        [&](int lineno, const std::vector<std::string> &w) -> std::string {
+            unsigned long t = 0, p = 0;
+            if (w.size() < 3 || w.size() > 4 || !index(w[0], &t) || !index(w[2], &p))
+                return "want TASK OP PEER [BYTES], tasks below 2^24";
+            const auto kind = kinds.find(w[1]);
+            if (kind == kinds.end()) return "'" + w[1] + "' is no call (send, isend, recv, irecv, wait)";
+            LogCall c{kind->second, static_cast<uint32_t>(p), kDefaultBytes, lineno};
+            if (w.size() == 4) {
+                char *end = nullptr;
+                errno = 0;
+                c.bytes = std::strtoull(w[3].c_str(), &end, 10);
+                if (*end || w[3][0] < '0' || w[3][0] > '9' || errno) return "'" + w[3] + "' is not a byte count";
+            }
+            const size_t need = std::max<size_t>(t, p) + 1;
+            if (calls.size() < need) calls.resize(need);
+            calls[t].push_back(c);
+            return "";
+        },
+        why);
+    if (!read) return false;
     if (calls.empty()) return *why = path + ": no calls", false;
     Pattern pat;
     pat.tasks = static_cast<uint32_t>(calls.size());

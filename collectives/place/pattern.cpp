@@ -162,24 +162,39 @@ std::string single_port_problem(const Pattern &p) {
     return "";
 }
 
-bool read_matrix(const std::string &path, Pattern *out, std::string *why) {
+bool read_words(const std::string &path, const std::function<std::string(int, const std::vector<std::string> &)> &take,
+                std::string *why) {
     std::ifstream f(path);
     if (!f) return *why = path + ": cannot be read", false;
-    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sum;
-    uint32_t tasks = 0;
     std::string line;
     for (int lineno = 1; std::getline(f, line); ++lineno) {
         if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
         std::istringstream in(line);
-        std::string a, b, c, extra;
-        if (!(in >> a)) continue;
-        uint64_t src = 0, dst = 0, bytes = 0;
-        if (!(in >> b >> c) || (in >> extra) || !parse_count(a, &src) || !parse_count(b, &dst) ||
-            !parse_count(c, &bytes) || src >= (1u << 24) || dst >= (1u << 24))
-            return *why = path + ":" + std::to_string(lineno) + ": want SRC DST BYTES (tasks below 2^24)", false;
-        tasks = std::max<uint32_t>(tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
-        if (src != dst) sum[{static_cast<uint32_t>(src), static_cast<uint32_t>(dst)}] += bytes;
+        std::vector<std::string> words;
+        for (std::string w; in >> w;) words.push_back(w);
+        if (words.empty()) continue;
+        if (const std::string bad = take(lineno, words); !bad.empty())
+            return *why = path + ":" + std::to_string(lineno) + ": " + bad, false;
     }
+    return true;
+}
+
+bool read_matrix(const std::string &path, Pattern *out, std::string *why) {
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sum;
+    uint32_t tasks = 0;
+    const bool read = read_words(
+        path,
+        [&](int, const std::vector<std::string> &w) -> std::string {
+            uint64_t src = 0, dst = 0, bytes = 0;
+            if (w.size() != 3 || !parse_count(w[0], &src) || !parse_count(w[1], &dst) || !parse_count(w[2], &bytes) ||
+                src >= (1u << 24) || dst >= (1u << 24))
+                return "want SRC DST BYTES (tasks below 2^24)";
+            tasks = std::max<uint32_t>(tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
+            if (src != dst) sum[{static_cast<uint32_t>(src), static_cast<uint32_t>(dst)}] += bytes;
+            return "";
+        },
+        why);
+    if (!read) return false;
     if (tasks == 0) return *why = path + ": no pairs", false;
     Pattern p;
     p.tasks = tasks;
@@ -189,30 +204,26 @@ bool read_matrix(const std::string &path, Pattern *out, std::string *why) {
 }
 
 bool read_ccs(const std::string &path, Pattern *out, std::string *why) {
-    std::ifstream f(path);
-    if (!f) return *why = path + ": cannot be read", false;
     Pattern p;
     Ccs cur;
-    std::string line;
-    for (int lineno = 1; std::getline(f, line); ++lineno) {
-        if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
-        std::istringstream in(line);
-        std::string a, b, c, extra;
-        if (!(in >> a)) continue;
-        if (a == "--") {
-            if (!cur.empty()) p.ccs.push_back(std::move(cur));
-            cur.clear();
-            continue;
-        }
-        uint64_t src = 0, dst = 0, bytes = kDefaultBytes;
-        in >> b >> c >> extra;
-        if (b.empty() || !extra.empty() || !parse_count(a, &src) || !parse_count(b, &dst) ||
-            (!c.empty() && !parse_count(c, &bytes)) || src >= (1u << 24) || dst >= (1u << 24))
-            return *why = path + ":" + std::to_string(lineno) + ": want SRC DST [BYTES] or -- (tasks below 2^24)",
-                   false;
-        p.tasks = std::max<uint32_t>(p.tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
-        cur.push_back({static_cast<uint32_t>(src), static_cast<uint32_t>(dst), bytes});
-    }
+    const bool read = read_words(
+        path,
+        [&](int, const std::vector<std::string> &w) -> std::string {
+            if (w.size() == 1 && w[0] == "--") {
+                if (!cur.empty()) p.ccs.push_back(std::move(cur));
+                cur.clear();
+                return "";
+            }
+            uint64_t src = 0, dst = 0, bytes = kDefaultBytes;
+            if (w.size() < 2 || w.size() > 3 || !parse_count(w[0], &src) || !parse_count(w[1], &dst) ||
+                (w.size() == 3 && !parse_count(w[2], &bytes)) || src >= (1u << 24) || dst >= (1u << 24))
+                return "want SRC DST [BYTES] or -- (tasks below 2^24)";
+            p.tasks = std::max<uint32_t>(p.tasks, static_cast<uint32_t>(std::max(src, dst)) + 1);
+            cur.push_back({static_cast<uint32_t>(src), static_cast<uint32_t>(dst), bytes});
+            return "";
+        },
+        why);
+    if (!read) return false;
     if (!cur.empty()) p.ccs.push_back(std::move(cur));
     if (p.ccs.empty()) return *why = path + ": no messages", false;
     p.traffic = traffic_of(p.tasks, p.ccs);

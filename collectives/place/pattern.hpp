@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,13 @@ bool read_matrix(const std::string &path, Pattern *out, std::string *why);
 // 1 MiB), a line "--" between two CCS (# comments, blank lines skipped);
 // the task count is the largest index + 1.
 bool read_ccs(const std::string &path, Pattern *out, std::string *why);
+
+// The pattern files' reader: each line of the file at `path` as its
+// words, after a # comment is cut, blank lines skipped. take(line number,
+// words) returns "" or why the line is bad; then false, *why
+// "PATH:LINE: why".
+bool read_words(const std::string &path, const std::function<std::string(int, const std::vector<std::string> &)> &take,
+                std::string *why);
 
 // The CCS as the flow simulator's steps (model/flowsim.hpp).
 std::vector<model::flowsim::Step> flow_steps(const Pattern &p);

@@ -4,18 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "collectives/model/flowsim.hpp"
+#include "model_fixtures.hpp"
 
 namespace cm = acpx::collectives::model;
 namespace fs = acpx::collectives::model::flowsim;
 
-namespace {
+using model_fixtures::topo;
 
-cm::Topology topo(const std::string &spec) {
-    cm::Topology t;
-    std::string why;
-    EXPECT_TRUE(cm::parse_topology(spec, &t, &why)) << why;
-    return t;
-}
+namespace {
 
 constexpr double kB = 5e9, kAlpha = 47e-6, kBeta = 4e-6;
 constexpr uint64_t kM = 1 << 20;

@@ -12,18 +12,14 @@
 #include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
+#include "model_fixtures.hpp"
 
 namespace cm = acpx::collectives::model;
 namespace cp = acpx::collectives::place;
 
-namespace {
+using model_fixtures::topo;
 
-cm::Topology topo(const std::string &spec) {
-    cm::Topology t;
-    std::string why;
-    EXPECT_TRUE(cm::parse_topology(spec, &t, &why)) << why;
-    return t;
-}
+namespace {
 
 cp::Pattern of_ccs(uint32_t tasks, std::vector<cp::Ccs> ccs) {
     cp::Pattern p;
