@@ -88,6 +88,7 @@ struct Run {
     // many (their agreement); NAN where not run.
     double sg = NAN, sg_barrier = NAN, fs_short = NAN, fs_short_barrier = NAN;
     std::string sg_error;
+    std::vector<double> accepted;  // % of a level's moves taken, level by level
 };
 
 std::string topology_of(const Shape &s, bool wrap_all) {
@@ -188,14 +189,15 @@ void execute(Run &r, const Options &o) {
         a.seed = r.seed;
         a.normalize = r.method->normalize;
         const std::string obj = r.method->objective;
-        r.map = cp::anneal(
-                    s.tasks, slots,
-                    [&](const std::vector<uint32_t> &pi) {
-                        if (obj == "tac3") return r.method->tiebreak ? ev.with_tiebreak(pi) : ev.eq1(pi);
-                        return obj == "tahb" ? ev.eq2(pi) : ev.eq3(pi);
-                    },
-                    a)
-                    .map;
+        const cp::AnnealResult found = cp::anneal(
+            s.tasks, slots,
+            [&](const std::vector<uint32_t> &pi) {
+                if (obj == "tac3") return r.method->tiebreak ? ev.with_tiebreak(pi) : ev.eq1(pi);
+                return obj == "tahb" ? ev.eq2(pi) : ev.eq3(pi);
+            },
+            a);
+        r.map = found.map;
+        for (const cp::Level &l : found.levels) r.accepted.push_back(l.tried ? 100.0 * l.accepted / l.tried : NAN);
     }
     r.solve = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.scores = ev.all(r.map);
@@ -417,6 +419,22 @@ int run_seed000(int argc, char **argv) {
        << "| KB | simulated | seed (FX10) |\n|---|---|---|\n";
     for (size_t i = 0; i < t3_ratio.size(); ++i)
         md << "| " << (32u << i) << " | " << fmt("%.3f", t3_ratio[i]) << " | " << fmt("%.3f", kSeedTable3[i]) << " |\n";
+    md << "\n## Acceptance (% of the moves taken at each level, every 10th level, mean over a method's maps)\n\n"
+       << "| shape | method | levels 0, 10, 20, ... |\n|---|---|---|\n";
+    for (const int s : o.shapes)
+        for (const Method &m : kMethods) {
+            std::vector<double> sum;
+            std::vector<int> n;
+            for (const Run &r : runs) {
+                if (r.shape != s || r.method != &m) continue;
+                sum.resize(std::max(sum.size(), r.accepted.size()), 0), n.resize(sum.size(), 0);
+                for (size_t i = 0; i < r.accepted.size(); ++i)
+                    if (!std::isnan(r.accepted[i])) sum[i] += r.accepted[i], ++n[i];
+            }
+            md << "| " << s << " | " << m.name << " |";
+            for (size_t i = 0; i < sum.size(); i += 10) md << " " << (n[i] ? fmt("%.0f", sum[i] / n[i]) : "-");
+            md << " |\n";
+        }
     md << "\n## Solve times (s a map, one core; the seed's at 48 / 96 nodes in brackets)\n\n"
        << "| shape | nodes | TAC3 | TAHB | O2F |\n|---|---|---|---|---|\n";
     for (const int s : o.shapes) {
