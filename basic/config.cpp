@@ -82,6 +82,10 @@ constexpr ConfigVar kVars[] = {
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
      kCreate},
     {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},
+    {"ACP_COL_PLACE", "none",
+     "tac3 (tac3:TRIALS, 250 a level unless given): the group's lowest rank chooses which member plays which "
+     "place of a bcast's lists on ACP_TOPOLOGY, so that the copies of a step collide least (seed 000)",
+     kCreate},
     {"ACP_COL_ALLREDUCE_ALGO", "auto",
      "auto (the model picks per handle), butterfly, rabenseifner, or butterfly:M,L (seed 001's redundancy)", kCreate},
     {"ACP_CALIBRATION", "-",

@@ -86,6 +86,13 @@
  *   ACP_COL_ALLGATHER_ALGO "auto" (default), "tree", "ring", "bruck",
  *                        "recdoubling", "neighbor" (even groups only),
  *                        "hier:tree" (each block's tree hierarchical)
+ *   ACP_COL_PLACE        "none" (default), "tac3", "tac3:TRIALS": a bcast's
+ *                        create chooses which member plays which place of
+ *                        its command lists on ACP_TOPOLOGY's network (the
+ *                        root keeps its own), by seed 000's annealing
+ *                        (TRIALS a level, 250 unless given) over the
+ *                        model's steps, counting the copies that share a
+ *                        link or a port; an error without ACP_TOPOLOGY
  *   ACP_COL_ALLREDUCE_ALGO "auto" (default: the model picks), "butterfly"
  *                        (recursive doubling, members beyond the largest
  *                        power of two folded in first), "rabenseifner"

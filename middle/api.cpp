@@ -61,10 +61,10 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     c->algo_label = algo_name(p);
     if (acpx::basic::layer::verbose() && (p.kind == Kind::kBcast ? c->rank == root : me == 0))
         std::fprintf(stderr,
-                     "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s (%s), exec %s, "
+                     "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s%s (%s), exec %s, "
                      "%zu bytes here\n",
                      c->rank, name_of(p.kind), name_of(p.storage), static_cast<unsigned long long>(c->id), p.members,
-                     algo_name(p).c_str(),
+                     algo_name(p).c_str(), c->placed ? " placed by tac3" : "",
                      p.auto_algo ? ("model: " + std::to_string(predicted_s * 1e6) + " us a round of " +
                                     std::to_string(p.size) + " B")
                                        .c_str()

@@ -16,6 +16,8 @@
 #include "col.hpp"
 #include "collectives/algorithms.hpp"
 #include "collectives/model/predict.hpp"
+#include "collectives/place/anneal.hpp"
+#include "collectives/place/objective.hpp"
 #include "allreduce.hpp"
 #include "plan.hpp"
 
@@ -91,6 +93,14 @@ bool load_model(const char *fn, State &st) {
 double exchange_seconds(const cm::Calibration &cal, double bytes, bool across) {
     if (across) return cal.copy(false, false, true).at(bytes) * cal.net_pair_slow(bytes);
     return cal.comm.at(bytes);
+}
+
+// ACP_TOPOLOGY with its map by group index: member i on its rank's node.
+cm::Topology network_of(const State &st, const std::vector<int> &group) {
+    cm::Topology t = st.topology;
+    t.map.resize(group.size());
+    for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
+    return t;
 }
 
 }  // namespace
@@ -231,14 +241,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     // The model numbers members by group index: give it their nodes. With
     // no network named, a group across nodes has them on a switch (as one
     // node it would run all its members on one node's cores).
-    cm::Topology t;
-    if (st.has_topology) {
-        t = st.topology;
-        t.map.resize(group.size());
-        for (size_t i = 0; i < group.size(); ++i) t.map[i] = st.topology.node_of(static_cast<uint32_t>(group[i]));
-    } else {
-        t = nodes_of(group);
-    }
+    cm::Topology t = st.has_topology ? network_of(st, group) : nodes_of(group);
     const bool networked = st.has_topology || t.nodes() > 1;
     // Their nodes also offer the hierarchical trees (candidates).
     if (networked) c.nodes = std::make_shared<const std::vector<uint32_t>>(t.map);
@@ -246,6 +249,49 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     p->algo = pick.algo;
     p->radix = static_cast<uint8_t>(pick.radix);
     p->hier = pick.hier;
+    return true;
+}
+
+bool place_members(const char *fn, State &st, const std::vector<int> &group, const Params &p,
+                   std::vector<uint32_t> *order, double *predicted_s) {
+    order->clear();
+    if (!p.place_trials || p.kind != Kind::kBcast || p.members < 3 || p.hier) return true;
+    if (!load_model(fn, st)) return false;
+    if (!st.has_topology)
+        return report(fn, "ACP_COL_PLACE", "tac3 places members on ACP_TOPOLOGY's network, and none is set");
+    const cm::Topology t = network_of(st, group);
+    cm::Case c;
+    c.op = cm::Op::kBcast;
+    c.algo = p.algo;
+    c.radix = p.radix;
+    c.members = p.members;
+    c.root = root_index_of(p, group);
+    c.bytes = p.size;
+    c.buffered = p.storage == Storage::kBuffered;
+    c.inline_bytes = inline_bytes_for(p);
+    // The lists' copies step by step, between member indices: the CCS.
+    namespace cp = collectives::place;
+    cp::Pattern steps;
+    steps.tasks = p.members;
+    for (const cm::Step &s : cm::predict(c, st.calibration, &t).steps) {
+        cp::Ccs ccs;
+        for (const cm::Message &m : s.msgs) ccs.push_back({m.src, m.dst, m.bytes ? m.bytes : 1});
+        if (!ccs.empty()) steps.ccs.push_back(std::move(ccs));
+    }
+    steps.traffic = cp::traffic_of(steps.tasks, steps.ccs);
+    cp::Evaluator ev(t, steps);
+    std::vector<uint32_t> pinned(p.members, UINT32_MAX);
+    pinned[c.root] = c.root;
+    cp::AnnealParams a;
+    a.trials = p.place_trials;
+    a.seed = p.group_hash;
+    const auto cost = [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); };
+    const cp::AnnealResult found = cp::anneal(p.members, t.map, cost, a, pinned);
+    if (found.cost >= cost(t.map)) return true;  // the group's own order is as good
+    *order = found.slot;
+    cm::Topology placed = t;
+    for (uint32_t j = 0; j < p.members; ++j) placed.map[j] = t.map[found.slot[j]];
+    *predicted_s = cm::predict_seconds(c, st.calibration, &placed);
     return true;
 }
 

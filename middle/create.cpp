@@ -53,6 +53,7 @@ struct Choice {
     Header h;
     int32_t status;  // 0 ok; else the coordinator could not choose, and reason says why
     uint8_t auto_algo, algo, radix, hier;
+    uint32_t placed;  // 1: np_group uint32 follow kChoiceOk, the member index each list index is played by
     double predicted_s;
     char arg[48], reason[240];  // what its message named, and why: sent only on failure
 };
@@ -203,18 +204,21 @@ bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int 
     return true;
 }
 
-// The coordinator: chooses (choose.hpp) and tells every other member.
+// The coordinator: chooses (choose.hpp), places the members
+// (ACP_COL_PLACE: *order), and tells every other member.
 bool send_choice(const char *fn, State &st, const CreateKey &key, const int *group, uint32_t me, Params *p,
-                 const std::string &own_error, double *predicted_s) {
+                 const std::string &own_error, double *predicted_s, std::vector<uint32_t> *order) {
     basic::clear_last_error();
-    const bool ok =
-        own_error.empty() && choose_algorithm(fn, st, std::vector<int>(group, group + p->members), p, predicted_s);
+    const std::vector<int> grp(group, group + p->members);
+    const bool ok = own_error.empty() && choose_algorithm(fn, st, grp, p, predicted_s) &&
+                    place_members(fn, st, grp, *p, order, predicted_s);
     Choice ch{{MsgType::kChoice, key.seq, key.set_hash, group[me]},
               ok ? 0 : 1,
               p->auto_algo,
               p->algo,
               p->radix,
               p->hier,
+              ok && !order->empty(),
               *predicted_s,
               {},
               {}};
@@ -226,18 +230,23 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
         std::snprintf(ch.arg, sizeof ch.arg, "%s", arg.empty() ? "group" : arg.c_str());
         std::snprintf(ch.reason, sizeof ch.reason, "%s", why.c_str());
     }
+    Bytes msg(ok ? kChoiceOk + order->size() * sizeof(uint32_t) : sizeof ch);
+    std::memcpy(msg.data(), &ch, ok ? kChoiceOk : sizeof ch);
+    if (ok && !order->empty()) std::memcpy(msg.data() + kChoiceOk, order->data(), order->size() * sizeof(uint32_t));
     for (uint32_t i = 0; i < p->members; ++i)
-        if (i != me && !basic::layer::send(group[i], &ch, ok ? kChoiceOk : sizeof ch, fn)) return false;
+        if (i != me && !basic::layer::send(group[i], msg.data(), msg.size(), fn)) return false;
     return ok;
 }
 
 // A member: takes the coordinator's choice when it too lets the model
 // choose; a forced algorithm it checks itself, and the exchange compares it.
+// *order: the coordinator's placement (empty: the group's order), checked
+// to be one (a permutation keeping the root's index).
 // *settled: false when it failed only in its own choice (a forced
 // algorithm this member cannot run): it still takes part in the exchange.
 // quiet: this member reported its own bad argument already; one line is enough.
-bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, Params *p, double *predicted_s,
-                 bool quiet, bool *settled) {
+bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinator, const int *group, Params *p,
+                 double *predicted_s, bool quiet, bool *settled, std::vector<uint32_t> *order) {
     *settled = true;
     Bytes msg;
     if (!await_message(st, key, MsgType::kChoice, kChoiceOk, &msg))
@@ -245,13 +254,23 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
                       "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to create it; it never "
                       "created this handle with the same group",
                       basic::layer::timeout_seconds(), coordinator);
-    if (msg.size() != kChoiceOk && msg.size() != sizeof(Choice))
-        return report(fn, "group", "malformed choice from rank %d", coordinator);
     Choice ch{};
-    std::memcpy(&ch, msg.data(), msg.size());
+    std::memcpy(&ch, msg.data(), std::min(msg.size(), sizeof ch));
+    const size_t placed_size = kChoiceOk + size_t{p->members} * sizeof(uint32_t);
+    if (msg.size() != (ch.status != 0 ? sizeof(Choice) : ch.placed ? placed_size : kChoiceOk))
+        return report(fn, "group", "malformed choice from rank %d", coordinator);
     ch.arg[sizeof ch.arg - 1] = ch.reason[sizeof ch.reason - 1] = '\0';
     if (ch.status != 0)
         return quiet || report(fn, ch.arg, "on rank %d (the group's lowest rank): %s", coordinator, ch.reason), false;
+    if (ch.placed) {
+        order->resize(p->members);
+        std::memcpy(order->data(), msg.data() + kChoiceOk, p->members * sizeof(uint32_t));
+        std::vector<uint8_t> seen(p->members, 0);
+        const uint32_t root = root_index_of(*p, std::vector<int>(group, group + p->members));
+        for (uint32_t j = 0; j < p->members; ++j)
+            if ((*order)[j] >= p->members || seen[(*order)[j]]++ || (j == root && (*order)[j] != root))
+                return report(fn, "group", "malformed placement from rank %d", coordinator);
+    }
     if (quiet) return true;  // its own arguments are bad: nothing to choose, the exchange says so
     if (!p->auto_algo) {
         *settled = false;
@@ -303,6 +322,8 @@ bool read_choices(const char *fn, Params *p) {
         return report(fn, "ACP_COL_INLINE", "%s", why.c_str());
     if (std::string why; !ring_max_from_env(&p->ring_max, &why))
         return report(fn, "ACP_COL_RING_DEPTH", "%s", why.c_str());
+    if (std::string why; !place_trials_from_env(&p->place_trials, &why))
+        return report(fn, "ACP_COL_PLACE", "%s", why.c_str());
     return read_algorithm(fn, State::get(), p);
 }
 
@@ -328,9 +349,11 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const int coordinator = sorted[0];
     *predicted_s = 0;
     std::string own = own_error;
+    std::vector<uint32_t> order;  // ACP_COL_PLACE: list index j is played by member order[j]
     if (coordinator == group[me]) {
-        if (!send_choice(fn, st, key, group, me, &p, own, predicted_s)) return nullptr;
-    } else if (bool settled = true; !take_choice(fn, st, key, coordinator, &p, predicted_s, !own.empty(), &settled)) {
+        if (!send_choice(fn, st, key, group, me, &p, own, predicted_s, &order)) return nullptr;
+    } else if (bool settled = true;
+               !take_choice(fn, st, key, coordinator, group, &p, predicted_s, !own.empty(), &settled, &order)) {
         if (settled) return nullptr;  // every member fails with the coordinator's message
         if (own.empty()) own = basic::last_error_arg() + ": " + basic::last_error_reason();
     }
@@ -340,8 +363,16 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     c->rank = group[me];
     // Not for a member whose own arguments are bad: p may make no sense.
     const bool allreduce = p.kind == Kind::kAllreduce;
+    // Placed: the lists' members in the order the coordinator chose; the
+    // plan numbers them so (its GA table too, below).
+    std::vector<int> play = grp;
+    uint32_t my_index = me;
+    for (uint32_t j = 0; j < order.size(); ++j) {
+        play[j] = grp[order[j]];
+        if (order[j] == me) my_index = j;
+    }
     std::optional<PlanBuilder> planner;
-    if (own.empty() && !allreduce) planner.emplace(p, me, grp, p.hier ? nodes.map : std::vector<uint32_t>{});
+    if (own.empty() && !allreduce) planner.emplace(p, my_index, play, p.hier ? nodes.map : std::vector<uint32_t>{});
     const size_t ctl_bytes = !own.empty() ? 0
                              : allreduce  ? ar::ctl_bytes(ar::shape_of(p), me)
                                           : layout_of(p).ready() + planner->ready_count();
@@ -379,6 +410,12 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         release(*c);
         return nullptr;
     }
+    if (!order.empty()) {
+        std::vector<MemberAddr> by_index(n);
+        for (uint32_t j = 0; j < n; ++j) by_index[j] = table[order[j]];
+        table.swap(by_index);
+    }
+    c->placed = !order.empty();
     if (allreduce)
         allreduce_plan(*c, me, grp, table);
     else

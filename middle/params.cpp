@@ -1,6 +1,7 @@
 #include "params.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "basic/config.hpp"
@@ -51,6 +52,21 @@ bool ring_max_from_env(uint32_t *out, std::string *why) {
         return false;
     }
     *out = static_cast<uint32_t>(v);
+    return true;
+}
+
+bool place_trials_from_env(uint32_t *out, std::string *why) {
+    *out = 0;
+    const char *place = basic::config_env("ACP_COL_PLACE");
+    if (!place || !*place || !std::strcmp(place, "none")) return true;
+    const std::string_view v(place);
+    size_t n = kDefaultPlaceTrials;
+    if (v.substr(0, 4) != "tac3" || (v.size() > 4 && (v[4] != ':' || !basic::parse_size(place + 5, &n))) || n < 1 ||
+        n > 100000) {
+        *why = "'" + std::string(place) + "' is not none, tac3 or tac3:TRIALS (1..100000)";
+        return false;
+    }
+    *out = static_cast<uint32_t>(n);
     return true;
 }
 

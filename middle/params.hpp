@@ -61,7 +61,18 @@ struct Params {
     ROp op = ROp::kNone;                  // allreduce: how they combine
     uint8_t mid = 0, end = 0;             // allreduce "butterfly:M,L": seed 001's redundant exchanges
     uint64_t group_hash = 0;              // of the group as listed (order matters)
+    // ACP_COL_PLACE=tac3[:TRIALS]: the annealing's trials a level when the
+    // coordinator places a bcast's members on ACP_TOPOLOGY (choose.hpp,
+    // place_members); 0: the lists' members are the group's, in order.
+    // The coordinator's decides; members do not compare it.
+    uint32_t place_trials = 0;
 };
+
+inline constexpr uint32_t kDefaultPlaceTrials = 250;
+// The trials ACP_COL_PLACE sets (0 when unset, empty or "none";
+// kDefaultPlaceTrials for "tac3"; N for "tac3:N", 1..100000); false with
+// *why otherwise.
+bool place_trials_from_env(uint32_t *out, std::string *why);
 
 // The inline cap ACP_COL_INLINE sets (kInlineAuto when unset, empty or
 // "auto"); false if it is not "auto" or a size from 0 to

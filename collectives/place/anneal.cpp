@@ -35,23 +35,30 @@ uint32_t levels_of(const AnnealParams &a) {
 }
 
 AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
-                    const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a) {
+                    const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a,
+                    const std::vector<uint32_t> &pinned) {
     std::mt19937_64 rng(a.seed);
+    auto pin_of = [&](uint32_t t) { return t < pinned.size() && pinned[t] < slots.size() ? pinned[t] : UINT32_MAX; };
     // holder[s]: the task on slot s, or tasks (free); at[t]: task t's slot.
     std::vector<uint32_t> holder(slots.size(), tasks), at(tasks);
-    std::vector<uint32_t> order(slots.size());
-    for (size_t s = 0; s < slots.size(); ++s) order[s] = static_cast<uint32_t>(s);
-    for (size_t s = slots.size(); s > 1; --s) std::swap(order[s - 1], order[below(rng, s)]);
+    std::vector<uint8_t> fixed_slot(slots.size(), 0);
+    for (uint32_t t = 0; t < tasks; ++t)
+        if (const uint32_t s = pin_of(t); s != UINT32_MAX) fixed_slot[s] = 1, holder[s] = t, at[t] = s;
+    // A random start: the free slots shuffled, the tasks not pinned on
+    // them in order.
+    std::vector<uint32_t> order;
+    for (uint32_t s = 0; s < slots.size(); ++s)
+        if (!fixed_slot[s]) order.push_back(s);
+    for (size_t s = order.size(); s > 1; --s) std::swap(order[s - 1], order[below(rng, s)]);
     AnnealResult r;
     r.map.resize(tasks);
-    for (uint32_t t = 0; t < tasks; ++t) {
-        at[t] = order[t];
-        holder[order[t]] = t;
-        r.map[t] = slots[order[t]];
+    for (uint32_t t = 0, next = 0; t < tasks; ++t) {
+        if (pin_of(t) == UINT32_MAX) at[t] = order[next++], holder[at[t]] = t;
+        r.map[t] = slots[at[t]];
     }
     double now = cost(r.map);
     const double scale = a.normalize && now > 0 ? 1 / now : 1;
-    std::vector<uint32_t> best = r.map;
+    std::vector<uint32_t> best = r.map, best_at = at;
     double best_cost = now;
     for (double temp = a.t0; temp > a.tend; temp *= a.factor) {
         uint32_t accepted = 0, tried = 0;
@@ -59,7 +66,7 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
             const auto t = static_cast<uint32_t>(below(rng, tasks));
             const auto s = static_cast<uint32_t>(below(rng, slots.size()));
             const uint32_t from = at[t], other = holder[s];
-            if (slots[s] == slots[from]) continue;  // its own node: nothing changes
+            if (slots[s] == slots[from] || fixed_slot[from] || fixed_slot[s]) continue;  // nothing changes
             ++tried;
             r.map[t] = slots[s];
             if (other < tasks) r.map[other] = slots[from];
@@ -72,7 +79,7 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
                 holder[s] = t;
                 holder[from] = other;
                 if (other < tasks) at[other] = from;
-                if (now < best_cost) best_cost = now, best = r.map;
+                if (now < best_cost) best_cost = now, best = r.map, best_at = at;
             } else {
                 r.map[t] = slots[from];
                 if (other < tasks) r.map[other] = slots[s];
@@ -83,6 +90,7 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
     // The search ends cold, where it rarely climbs; the best placement it
     // passed is what it found.
     r.map = std::move(best);
+    r.slot = std::move(best_at);
     r.cost = best_cost;
     return r;
 }

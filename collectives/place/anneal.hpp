@@ -45,15 +45,19 @@ struct Level {
 };
 
 struct AnnealResult {
-    std::vector<uint32_t> map;  // task -> node
-    double cost = 0;            // the objective's, not normalised
+    std::vector<uint32_t> map;   // task -> node
+    std::vector<uint32_t> slot;  // task -> its index in slots
+    double cost = 0;             // the objective's, not normalised
     std::vector<Level> levels;
 };
 
 // slots: the nodes tasks may go on, each node once per task it takes
 // (an allocation's nodes, each per_node times); at least `tasks` of them.
-// cost: the objective of a placement (task -> node).
+// cost: the objective of a placement (task -> node). pinned[t], where
+// given and below slots.size(): task t stays on that slot (a collective's
+// root on its rank); no other task takes it.
 AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
-                    const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a);
+                    const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a,
+                    const std::vector<uint32_t> &pinned = {});
 
 }  // namespace acpx::collectives::place

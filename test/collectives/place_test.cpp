@@ -317,3 +317,26 @@ TEST(Place, TieBreakByHopBytesNeverOutweighsEq1) {
     cp::Evaluator ev3(topo("mesh:2"), s3);
     EXPECT_LT(ev3.with_tiebreak({0, 1, 0, 1, 0, 1}), ev3.with_tiebreak({0, 0, 0, 1, 1, 1}));
 }
+
+// A pinned task stays on its slot (a bcast's root on its rank); the slots
+// the search returns are a permutation and give the map.
+TEST(Place, AnnealingKeepsAPinnedTaskAndReturnsSlots) {
+    cp::Pattern p;
+    std::string why;
+    ASSERT_TRUE(cp::parse_pattern("allgather:ring:16:64K", &p, &why)) << why;
+    cp::Evaluator ev(topo("torus:4x4"), p);
+    std::vector<uint32_t> slots(16);
+    for (uint32_t i = 0; i < 16; ++i) slots[i] = 15 - i;  // slot i on node 15 - i
+    cp::AnnealParams a;
+    a.trials = 100;
+    std::vector<uint32_t> pinned(16, UINT32_MAX);
+    pinned[5] = 9;
+    const cp::AnnealResult r = cp::anneal(
+        16, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a, pinned);
+    ASSERT_EQ(r.slot.size(), 16u);
+    EXPECT_EQ(r.slot[5], 9u);
+    EXPECT_EQ(r.map[5], 6u);
+    std::set<uint32_t> used(r.slot.begin(), r.slot.end());
+    EXPECT_EQ(used.size(), 16u);
+    for (uint32_t t = 0; t < 16; ++t) EXPECT_EQ(r.map[t], slots[r.slot[t]]);
+}

@@ -4,11 +4,13 @@
 // choose differently, and unusable model inputs, fail create with a reason.
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "../report_util.hpp"
 #include "col_util.hpp"
 #include "acpx/collectives.hpp"
 #include "middle/choose.hpp"
+#include "middle/col.hpp"
 #include "collectives/model/predict.hpp"
 
 using namespace acpx::test;
@@ -277,5 +279,83 @@ TEST(Choice, CxxApiForcesOneHandle) {
         EXPECT_STREQ(again.algorithm(), "ring");  // the forcing ended with its create
     }
     EXPECT_THROW(acpx::BcastBuffered(0, std::span<const int>(g), 64, acpx::Algorithm{"telepathy"}), acpx::Error);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// ACP_COL_PLACE=tac3: on a line of nodes (rank r on node r) a binomial
+// bcast's second step, 0 -> 2 and 1 -> 3, crosses the link 1 -> 2 twice;
+// placing list member 2 on node 1 and 1 on node 2 takes it off. Every
+// member computes the coordinator's placement alike (a permutation that
+// keeps the root), rounds of every root deliver the root's bytes on every
+// member, direct and buffered, in both execution modes; without a
+// network to place on, or with a bad value, create fails naming the
+// variable.
+TEST(Choice, PlacedBcastMembersKeepTheRootAndDeliverEverywhere) {
+    std::vector<int> g = everyone();
+    const int n = static_cast<int>(g.size());
+    if (n < 3) GTEST_SKIP() << "placement starts at 3 members";
+    ScopedEnv line("ACP_TOPOLOGY", "mesh:" + std::to_string(n));
+    ScopedEnv algo("ACP_COL_BCAST_ALGO", "binomial");
+    ScopedEnv place("ACP_COL_PLACE", "tac3:100");
+    acpx::middle::Params p;
+    p.kind = acpx::middle::Kind::kBcast;
+    p.algo = static_cast<uint8_t>(acpx::collectives::BcastAlgo::kBinomial);
+    p.members = static_cast<uint32_t>(n);
+    p.root = 0;
+    p.size = 1 << 20;
+    p.place_trials = 100;
+    std::vector<uint32_t> order;
+    double predicted = 0;
+    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    if (n >= 4) {
+        ASSERT_EQ(order.size(), static_cast<size_t>(n)) << "the group's order collides: placing gains";
+        EXPECT_EQ(order[0], 0u);
+        EXPECT_EQ(std::set<uint32_t>(order.begin(), order.end()).size(), static_cast<size_t>(n));
+        EXPECT_NE(order, [&] {
+            std::vector<uint32_t> id(n);
+            for (int i = 0; i < n; ++i) id[i] = static_cast<uint32_t>(i);
+            return id;
+        }());
+    }
+    for (const char *exec : {"delegated", "root"}) {
+        ScopedEnv mode("ACP_COL_EXEC", exec);
+        for (int root = 0; root < n; ++root) {
+            std::vector<unsigned char> a(5000);
+            acp_col_t h = acp_create_bcast_direct(root, n, g.data(), a.data(), a.size());
+            ASSERT_NE(h, ACP_COL_NULL) << exec << " root " << root;
+            for (uint64_t round = 0; round < 3; ++round) {
+                std::fill(a.begin(), a.end(), 0xEE);
+                if (me() == root) fill_pattern(a.data(), a.size(), round * 31 + root);
+                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                ASSERT_EQ(acp_wait_col(r), 0);
+                EXPECT_EQ(first_mismatch(a.data(), a.size(), round * 31 + root), -1) << exec << " root " << root;
+            }
+            EXPECT_EQ(acp_free_col(h), 0);
+            acp_col_t b = acp_create_bcast_buffered(root, n, g.data(), 3000);
+            ASSERT_NE(b, ACP_COL_NULL);
+            std::vector<unsigned char> buf(3000, 0xEE);
+            if (me() == root) fill_pattern(buf.data(), buf.size(), 7 + root);
+            acp_request_t r = acp_send_bcast_buffered(b, buf.data(), buf.size());
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            ASSERT_EQ(acp_wait_col(r), 0);
+            EXPECT_EQ(first_mismatch(buf.data(), buf.size(), 7 + root), -1) << exec << " root " << root;
+            EXPECT_EQ(acp_free_col(b), 0);
+        }
+    }
+    {
+        ScopedEnv none("ACP_TOPOLOGY", "none");
+        acp_col_t h = ACP_COL_NULL;
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); }),
+                       "acp_create_bcast_buffered", "ACP_COL_PLACE");
+        EXPECT_EQ(h, ACP_COL_NULL);
+    }
+    {
+        ScopedEnv bad("ACP_COL_PLACE", "tac4");
+        acp_col_t h = ACP_COL_NULL;
+        EXPECT_REPORTS(stderr_of([&] { h = acp_create_bcast_buffered(0, n, g.data(), 64); }),
+                       "acp_create_bcast_buffered", "ACP_COL_PLACE");
+        EXPECT_EQ(h, ACP_COL_NULL);
+    }
     EXPECT_EQ(acp_sync(), 0);
 }
