@@ -257,6 +257,10 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
     Choice ch{};
     std::memcpy(&ch, msg.data(), std::min(msg.size(), sizeof ch));
     const size_t placed_size = kChoiceOk + size_t{p->members} * sizeof(uint32_t);
+    if (ch.status == 0 && ch.placed && msg.size() != placed_size && msg.size() > kChoiceOk &&
+        (msg.size() - kChoiceOk) % sizeof(uint32_t) == 0)
+        return report(fn, "np_group", "is %u here; rank %d (the group's lowest rank) placed %zu members", p->members,
+                      coordinator, (msg.size() - kChoiceOk) / sizeof(uint32_t));
     if (msg.size() != (ch.status != 0 ? sizeof(Choice) : ch.placed ? placed_size : kChoiceOk))
         return report(fn, "group", "malformed choice from rank %d", coordinator);
     ch.arg[sizeof ch.arg - 1] = ch.reason[sizeof ch.reason - 1] = '\0';
