@@ -39,8 +39,8 @@ struct Col {
     Params p;
     Plan plan;
     int rank = 0;                   // this process
+    bool placed = false;            // ACP_COL_PLACE moved members in its lists (create.cpp); in rank's padding
     std::string algo_label;         // acp_query_col_algorithm: "bruck", "knomial:4"
-    bool placed = false;            // ACP_COL_PLACE moved members in its lists (create.cpp)
     std::unique_ptr<Allreduce> ar;  // an allreduce's plan and round (allreduce.hpp); else nullptr
 
     // --- the memory it owns ---

@@ -55,7 +55,7 @@ bool ring_max_from_env(uint32_t *out, std::string *why) {
     return true;
 }
 
-bool place_trials_from_env(uint32_t *out, std::string *why) {
+bool place_trials_from_env(uint16_t *out, std::string *why) {
     *out = 0;
     const char *place = basic::config_env("ACP_COL_PLACE");
     if (!place || !*place || !std::strcmp(place, "none")) return true;
@@ -66,7 +66,7 @@ bool place_trials_from_env(uint32_t *out, std::string *why) {
         *why = "'" + std::string(place) + "' is not none, tac3 or tac3:TRIALS (1..100000)";
         return false;
     }
-    *out = static_cast<uint32_t>(n);
+    *out = static_cast<uint16_t>(n);
     return true;
 }
 

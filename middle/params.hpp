@@ -46,12 +46,18 @@ struct Params {
     Kind kind = Kind::kBcast;
     Storage storage = Storage::kDirect;
     Exec exec = Exec::kDelegated;
-    uint8_t algo = 0;                     // collectives::BcastAlgo or AllgatherAlgo; allreduce: kAllreduce*
-    uint8_t radix = 2;                    // bcast knomial: its k
-    uint8_t auto_algo = 0;                // 1: chosen by the model (choose.hpp), not forced
-    uint8_t hier = 0;                     // 1: hierarchical over the members' nodes ("hier:" names)
-    uint8_t across_nodes = 0;             // 1: the group spans nodes (deeper rings: plan.hpp)
-    uint8_t crowded = 0;                  // 1: on one node whose ranks outnumber its cores
+    uint8_t algo = 0;          // collectives::BcastAlgo or AllgatherAlgo; allreduce: kAllreduce*
+    uint8_t radix = 2;         // bcast knomial: its k
+    uint8_t auto_algo = 0;     // 1: chosen by the model (choose.hpp), not forced
+    uint8_t hier = 0;          // 1: hierarchical over the members' nodes ("hier:" names)
+    uint8_t across_nodes = 0;  // 1: the group spans nodes (deeper rings: plan.hpp)
+    uint8_t crowded = 0;       // 1: on one node whose ranks outnumber its cores
+    // ACP_COL_PLACE=tac3[:TRIALS]: the annealing's trials a level when the
+    // coordinator places a bcast's members on ACP_TOPOLOGY (choose.hpp,
+    // place_members); 0: the lists' members are the group's, in order.
+    // The coordinator's decides; members do not compare it. (Here, not
+    // below: in the padding after the bytes, a handle grows by nothing.)
+    uint16_t place_trials = 0;
     uint32_t inline_max = kInlineAuto;    // ACP_COL_INLINE: cap on an inline slot
     uint32_t ring_max = kDefaultRingMax;  // ACP_COL_RING_DEPTH: cap on slots per block
     uint32_t members = 0;                 // np_group
@@ -61,18 +67,13 @@ struct Params {
     ROp op = ROp::kNone;                  // allreduce: how they combine
     uint8_t mid = 0, end = 0;             // allreduce "butterfly:M,L": seed 001's redundant exchanges
     uint64_t group_hash = 0;              // of the group as listed (order matters)
-    // ACP_COL_PLACE=tac3[:TRIALS]: the annealing's trials a level when the
-    // coordinator places a bcast's members on ACP_TOPOLOGY (choose.hpp,
-    // place_members); 0: the lists' members are the group's, in order.
-    // The coordinator's decides; members do not compare it.
-    uint32_t place_trials = 0;
 };
 
-inline constexpr uint32_t kDefaultPlaceTrials = 250;
+inline constexpr uint16_t kDefaultPlaceTrials = 250, kMaxPlaceTrials = 10000;
 // The trials ACP_COL_PLACE sets (0 when unset, empty or "none";
-// kDefaultPlaceTrials for "tac3"; N for "tac3:N", 1..100000); false with
-// *why otherwise.
-bool place_trials_from_env(uint32_t *out, std::string *why);
+// kDefaultPlaceTrials for "tac3"; N for "tac3:N", 1..kMaxPlaceTrials);
+// false with *why otherwise.
+bool place_trials_from_env(uint16_t *out, std::string *why);
 
 // The inline cap ACP_COL_INLINE sets (kInlineAuto when unset, empty or
 // "auto"); false if it is not "auto" or a size from 0 to
