@@ -13,6 +13,7 @@
 #include "basic/config.hpp"
 #include "collectives/model/flowsim.hpp"
 #include "collectives/place/pattern.hpp"
+#include "parse_number.hpp"
 
 namespace acpx::tools {
 namespace {
@@ -36,12 +37,6 @@ void usage(FILE *to) {
 int fail(const std::string &why) {
     std::fprintf(stderr, "acpx-model: flowsim: %s\n", why.c_str());
     return 2;
-}
-
-bool parse_seconds(const char *s, double *out) {
-    char *end = nullptr;
-    *out = std::strtod(s, &end);
-    return end != s && !*end && std::isfinite(*out) && *out >= 0;
 }
 
 }  // namespace
@@ -71,13 +66,13 @@ int run_flowsim(int argc, char **argv) {
                 break;
             case 'B': p.barrier = true; break;
             case 'a':
-                if (!parse_seconds(optarg, &p.alpha)) return fail("--alpha: want seconds >= 0");
+                if (!parse_number(optarg, &p.alpha) || p.alpha < 0) return fail("--alpha: want seconds >= 0");
                 break;
             case 'b':
-                if (!parse_seconds(optarg, &p.beta)) return fail("--beta: want seconds >= 0");
+                if (!parse_number(optarg, &p.beta) || p.beta < 0) return fail("--beta: want seconds >= 0");
                 break;
             case 'w':
-                if (!parse_seconds(optarg, &p.bandwidth) || p.bandwidth <= 0)
+                if (!parse_number(optarg, &p.bandwidth) || p.bandwidth <= 0)
                     return fail("--bandwidth: want bytes/s above 0");
                 break;
             case 'h': usage(stdout); return 0;

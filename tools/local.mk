@@ -16,7 +16,7 @@ endif
 # acpx-model: the model from the command line (predict, compare, merge, jitter, place, flowsim, seed000, simcheck).
 acpx_model_SOURCES = tools/acpx_model.cpp tools/merge_calibrations.hpp tools/merge_calibrations.cpp \
 	tools/jitter.hpp tools/jitter.cpp tools/place.hpp tools/place.cpp \
-	tools/flowsim.hpp tools/flowsim.cpp tools/seed000.hpp tools/seed000.cpp \
+	tools/flowsim.hpp tools/flowsim.cpp tools/parse_number.hpp tools/seed000.hpp tools/seed000.cpp \
 	tools/simgrid_platform.hpp tools/simgrid_platform.cpp \
 	tools/simcheck.hpp tools/simcheck.cpp
 acpx_model_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)

@@ -20,6 +20,7 @@
 #include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
+#include "parse_number.hpp"
 #include "simgrid_platform.hpp"
 
 namespace acpx::tools {
@@ -69,12 +70,6 @@ struct Options {
     cp::AnnealParams anneal;
 };
 
-bool parse_double(const char *s, double *out) {
-    char *end = nullptr;
-    *out = std::strtod(s, &end);
-    return end != s && !*end && std::isfinite(*out);
-}
-
 // The allocation: node indices, one per line (# comments), as a map file
 // lists them (model::read_node_map: each below the network's node count,
 // else PATH:LINE and why); each listed once.
@@ -122,13 +117,13 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
             case 'o': o->out = v; break;
             case 'e': o->eval = v; break;
             case '0':
-                if (!parse_double(optarg, &o->anneal.t0)) return *why = "--t0: want a number", false;
+                if (!parse_number(optarg, &o->anneal.t0)) return *why = "--t0: want a number", false;
                 break;
             case '1':
-                if (!parse_double(optarg, &o->anneal.tend)) return *why = "--tend: want a number", false;
+                if (!parse_number(optarg, &o->anneal.tend)) return *why = "--tend: want a number", false;
                 break;
             case 'f':
-                if (!parse_double(optarg, &o->anneal.factor)) return *why = "--factor: want a number", false;
+                if (!parse_number(optarg, &o->anneal.factor)) return *why = "--factor: want a number", false;
                 break;
             case 'r':
                 if (!acpx::basic::parse_size(optarg, &n) || n > UINT32_MAX)
@@ -142,7 +137,7 @@ bool parse(int argc, char **argv, Options *o, std::string *why) {
                 o->tiebreak = v == "hop-bytes";
                 break;
             case 'b':
-                if (!parse_double(optarg, &o->bandwidth) || !(o->bandwidth > 0))
+                if (!parse_number(optarg, &o->bandwidth) || !(o->bandwidth > 0))
                     return *why = "--bandwidth: want bytes/s above 0", false;
                 break;
             case 'h': usage(stdout); std::exit(0);
