@@ -44,8 +44,8 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
     std::vector<uint8_t> fixed_slot(slots.size(), 0);
     for (uint32_t t = 0; t < tasks; ++t)
         if (const uint32_t s = pin_of(t); s != UINT32_MAX) fixed_slot[s] = 1, holder[s] = t, at[t] = s;
-    // A random start: the free slots shuffled, the tasks not pinned on
-    // them in order.
+    // A random start: the free slots shuffled, taken in that order by the
+    // tasks that are not pinned.
     std::vector<uint32_t> order;
     for (uint32_t s = 0; s < slots.size(); ++s)
         if (!fixed_slot[s]) order.push_back(s);
@@ -66,7 +66,8 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
             const auto t = static_cast<uint32_t>(below(rng, tasks));
             const auto s = static_cast<uint32_t>(below(rng, slots.size()));
             const uint32_t from = at[t], other = holder[s];
-            if (slots[s] == slots[from] || fixed_slot[from] || fixed_slot[s]) continue;  // nothing changes
+            // Onto its own node nothing changes; a pinned task, or its slot, stays.
+            if (slots[s] == slots[from] || fixed_slot[from] || fixed_slot[s]) continue;
             ++tried;
             r.map[t] = slots[s];
             if (other < tasks) r.map[other] = slots[from];
