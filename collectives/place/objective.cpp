@@ -8,12 +8,17 @@ namespace {
 // Routes kept in a dense table up to this many nodes (512^2 routes), in
 // a hash map above.
 constexpr uint64_t kDenseRouteNodes = 512;
+// Routes kept on a larger network before the cache starts over: a search
+// visits the pairs its placements make, a few per move.
+constexpr size_t kSparseRoutes = size_t{1} << 20;
 
 }  // namespace
 
 Evaluator::Evaluator(const model::Topology &t, const Pattern &p, double bandwidth)
     : t_(t), p_(p), bandwidth_(bandwidth), nodes_(t.nodes()) {
     t_.map.clear();
+    sends_.assign(p.tasks, 0);
+    recvs_.assign(p.tasks, 0);
     const uint64_t links = nodes_ * t_.dims.size() * 2;
     load_.assign(links, 0);
     link_bytes_.assign(links, 0);
@@ -36,33 +41,43 @@ Evaluator::Evaluator(const model::Topology &t, const Pattern &p, double bandwidt
 }
 
 const std::vector<uint32_t> &Evaluator::route(uint32_t a, uint32_t b) {
-    static thread_local std::vector<uint32_t> scratch;
-    const bool dense = nodes_ <= kDenseRouteNodes;
-    std::vector<uint32_t> &r = dense ? routes_[uint64_t{a} * nodes_ + b] : scratch;
-    if (dense && routed_[uint64_t{a} * nodes_ + b]) return r;
-    r.clear();
-    for (const model::Link &l : model::route(t_, a, b))
-        r.push_back(static_cast<uint32_t>((l.node * t_.dims.size() + l.dim) * 2 + (l.dir > 0)));
-    if (dense) routed_[uint64_t{a} * nodes_ + b] = 1;
+    const uint64_t key = uint64_t{a} * nodes_ + b;
+    auto fill = [&](std::vector<uint32_t> &r) {
+        for (const model::Link &l : model::route(t_, a, b))
+            r.push_back(static_cast<uint32_t>((l.node * t_.dims.size() + l.dim) * 2 + (l.dir > 0)));
+    };
+    if (nodes_ <= kDenseRouteNodes) {
+        if (!routed_[key]) fill(routes_[key]), routed_[key] = 1;
+        return routes_[key];
+    }
+    if (auto it = sparse_.find(key); it != sparse_.end()) return it->second;
+    if (sparse_.size() >= kSparseRoutes) sparse_.clear();  // no caller holds a route across calls
+    std::vector<uint32_t> &r = sparse_[key];
+    fill(r);
     return r;
 }
 
-double Evaluator::eq1_of(const std::vector<uint32_t> &pi, uint32_t *max_coll, std::vector<uint32_t> *per_ccs) {
+double Evaluator::eq1_of(const std::vector<uint32_t> &pi, bool ports, uint32_t *max_coll,
+                         std::vector<uint32_t> *per_ccs) {
     double total = 0;
     uint32_t most = 1;
     for (const Ccs &ccs : p_.ccs) {
-        for (const Message &m : ccs)
+        for (const Message &m : ccs) {
             for (uint32_t l : route(pi[m.src], pi[m.dst])) ++load_[l];
+            if (ports) ++sends_[m.src], ++recvs_[m.dst];
+        }
         double slowest = 0;
         uint32_t here = 1;
         for (const Message &m : ccs) {
-            uint32_t coll = 1;
+            uint32_t coll = ports ? std::max(sends_[m.src], recvs_[m.dst]) : 1;
             for (uint32_t l : route(pi[m.src], pi[m.dst])) coll = std::max(coll, load_[l]);
             here = std::max(here, coll);
             slowest = std::max(slowest, static_cast<double>(m.bytes) * coll);
         }
-        for (const Message &m : ccs)
+        for (const Message &m : ccs) {
             for (uint32_t l : route(pi[m.src], pi[m.dst])) load_[l] = 0;
+            if (ports) sends_[m.src] = recvs_[m.dst] = 0;
+        }
         total += slowest / bandwidth_;
         most = std::max(most, here);
         if (per_ccs) per_ccs->push_back(here);
@@ -71,30 +86,19 @@ double Evaluator::eq1_of(const std::vector<uint32_t> &pi, uint32_t *max_coll, st
     return total;
 }
 
-double Evaluator::eq1(const std::vector<uint32_t> &pi) { return eq1_of(pi, nullptr); }
+double Evaluator::eq1(const std::vector<uint32_t> &pi) { return eq1_of(pi, false, nullptr); }
 
 std::vector<uint32_t> Evaluator::coll_per_ccs(const std::vector<uint32_t> &pi) {
     std::vector<uint32_t> per;
-    eq1_of(pi, nullptr, &per);
+    eq1_of(pi, false, nullptr, &per);
     return per;
 }
 
-double Evaluator::eq1_ports(const std::vector<uint32_t> &pi) {
-    t_.map = pi;
-    double total = 0;
-    std::vector<std::pair<uint32_t, uint32_t>> msgs;
-    for (const Ccs &ccs : p_.ccs) {
-        msgs.clear();
-        for (const Message &m : ccs) msgs.emplace_back(m.src, m.dst);
-        const std::vector<uint32_t> coll = model::collisions(&t_, msgs);
-        double slowest = 0;
-        for (size_t i = 0; i < ccs.size(); ++i)
-            slowest = std::max(slowest, static_cast<double>(ccs[i].bytes) * coll[i]);
-        total += slowest / bandwidth_;
-    }
-    t_.map.clear();
-    return total;
-}
+// model::collisions() with its ports (a task's sends and receives in the
+// CCS) and no core limit, counted in the evaluator's arrays: the hash maps
+// collisions() builds for any group made a 1,024-member placement at
+// create take minutes (place_test holds the two equal).
+double Evaluator::eq1_ports(const std::vector<uint32_t> &pi) { return eq1_of(pi, true, nullptr); }
 
 double Evaluator::with_tiebreak(const std::vector<uint32_t> &pi, bool ports) {
     return (ports ? eq1_ports(pi) : eq1(pi)) + (tie_scale_ > 0 ? tie_scale_ * eq2(pi) : 0);
@@ -122,7 +126,7 @@ double Evaluator::eq3(const std::vector<uint32_t> &pi) {
 
 Scores Evaluator::all(const std::vector<uint32_t> &pi) {
     Scores s;
-    s.eq1 = p_.ccs.empty() ? 0 : eq1_of(pi, &s.max_coll);
+    s.eq1 = p_.ccs.empty() ? 0 : eq1_of(pi, false, &s.max_coll);
     s.eq2 = eq2(pi);
     s.eq3 = eq3(pi);
     return s;

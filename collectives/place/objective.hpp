@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/model/topology.hpp"
@@ -70,7 +71,9 @@ class Evaluator {
   private:
     // The directed links from node a to b, as indices into load_.
     const std::vector<uint32_t> &route(uint32_t a, uint32_t b);
-    double eq1_of(const std::vector<uint32_t> &pi, uint32_t *max_coll, std::vector<uint32_t> *per_ccs = nullptr);
+    // ports: coll counts a task's sends (receives) in the CCS too.
+    double eq1_of(const std::vector<uint32_t> &pi, bool ports, uint32_t *max_coll,
+                  std::vector<uint32_t> *per_ccs = nullptr);
 
     model::Topology t_;
     const Pattern &p_;
@@ -79,8 +82,10 @@ class Evaluator {
     uint64_t nodes_;
     std::vector<std::vector<uint32_t>> routes_;  // a * nodes + b; filled on first use
     std::vector<uint8_t> routed_;
-    std::vector<uint32_t> load_;        // messages per link (eq. 1), one CCS at a time
-    std::vector<uint64_t> link_bytes_;  // bytes per link (eq. 3)
+    std::unordered_map<uint64_t, std::vector<uint32_t>> sparse_;  // above kDenseRouteNodes
+    std::vector<uint32_t> load_;                                  // messages per link (eq. 1), one CCS at a time
+    std::vector<uint32_t> sends_, recvs_;                         // per task, one CCS at a time (eq1_ports)
+    std::vector<uint64_t> link_bytes_;                            // bytes per link (eq. 3)
 };
 
 }  // namespace acpx::collectives::place

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <set>
 
 #include "collectives/model/topology.hpp"
@@ -339,4 +340,37 @@ TEST(Place, AnnealingKeepsAPinnedTaskAndReturnsSlots) {
     std::set<uint32_t> used(r.slot.begin(), r.slot.end());
     EXPECT_EQ(used.size(), 16u);
     for (uint32_t t = 0; t < 16; ++t) EXPECT_EQ(r.map[t], slots[r.slot[t]]);
+}
+
+// eq1_ports counts in its own arrays what model::collisions() counts: the
+// same value on random placements of patterns whose tasks send and
+// receive several messages a step, one or several tasks a node.
+TEST(Place, PortsObjectiveIsCollisionsOwnCount) {
+    std::mt19937_64 rng(5);
+    for (const char *spec :
+         {"allgather:bruck:16:4K", "bcast:binomial:16", "bcast:knomial:4:16", "allgather:tree:8", "gather"}) {
+        cp::Pattern p;
+        std::string why;
+        if (std::string(spec) == "gather")  // four to one at once, then one to four: each port's count decides
+            p = of_ccs(5, {{{0, 4, 64}, {1, 4, 64}, {2, 4, 64}, {3, 4, 64}}, {{4, 0, 64}, {4, 1, 64}, {4, 2, 64}}});
+        else
+            ASSERT_TRUE(cp::parse_pattern(spec, &p, &why)) << why;
+        cm::Topology t = topo("torus:4x2x2");
+        cp::Evaluator ev(t, p);
+        for (int trial = 0; trial < 20; ++trial) {
+            std::vector<uint32_t> pi(p.tasks);
+            for (uint32_t &n : pi) n = static_cast<uint32_t>(rng() % t.nodes());  // several tasks a node, at times
+            double want = 0;
+            t.map = pi;
+            for (const cp::Ccs &c : p.ccs) {
+                std::vector<std::pair<uint32_t, uint32_t>> msgs;
+                for (const cp::Message &m : c) msgs.emplace_back(m.src, m.dst);
+                const std::vector<uint32_t> coll = cm::collisions(&t, msgs);
+                double slowest = 0;
+                for (size_t i = 0; i < c.size(); ++i) slowest = std::max(slowest, double(c[i].bytes) * coll[i]);
+                want += slowest / cp::kSeedBandwidth;
+            }
+            EXPECT_DOUBLE_EQ(ev.eq1_ports(pi), want) << spec << " trial " << trial;
+        }
+    }
 }
