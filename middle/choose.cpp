@@ -18,6 +18,7 @@
 #include "collectives/model/predict.hpp"
 #include "collectives/place/anneal.hpp"
 #include "collectives/place/objective.hpp"
+#include "collectives/place/pattern.hpp"
 #include "allreduce.hpp"
 #include "plan.hpp"
 
@@ -93,6 +94,19 @@ bool load_model(const char *fn, State &st) {
 double exchange_seconds(const cm::Calibration &cal, double bytes, bool across) {
     if (across) return cal.copy(false, false, true).at(bytes) * cal.net_pair_slow(bytes);
     return cal.comm.at(bytes);
+}
+
+// p's round for the model (its algorithm left to the caller), members by
+// group index.
+cm::Case case_of(const Params &p, const std::vector<int> &group) {
+    cm::Case c;
+    c.op = p.kind == Kind::kBcast ? cm::Op::kBcast : cm::Op::kAllgather;
+    c.members = p.members;
+    c.root = root_index_of(p, group);
+    c.bytes = p.size;
+    c.buffered = p.storage == Storage::kBuffered;
+    c.inline_bytes = inline_bytes_for(p);
+    return c;
 }
 
 // ACP_TOPOLOGY with its map by group index: member i on its rank's node.
@@ -231,13 +245,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
     p->radix = 2;
     if (p->members <= 1 || (!bcast && p->members > cm::kMaxTurnedAllgather)) return true;
     if (!load_model(fn, st)) return false;
-    cm::Case c;
-    c.op = bcast ? cm::Op::kBcast : cm::Op::kAllgather;
-    c.members = p->members;
-    c.root = root_index_of(*p, group);
-    c.bytes = p->size;
-    c.buffered = p->storage == Storage::kBuffered;
-    c.inline_bytes = inline_bytes_for(*p);
+    cm::Case c = case_of(*p, group);
     // The model numbers members by group index: give it their nodes. With
     // no network named, a group across nodes has them on a switch (as one
     // node it would run all its members on one node's cores).
@@ -260,25 +268,12 @@ bool place_members(const char *fn, State &st, const std::vector<int> &group, con
     if (!st.has_topology)
         return report(fn, "ACP_COL_PLACE", "tac3 places members on ACP_TOPOLOGY's network, and none is set");
     const cm::Topology t = network_of(st, group);
-    cm::Case c;
-    c.op = cm::Op::kBcast;
+    cm::Case c = case_of(p, group);
     c.algo = p.algo;
     c.radix = p.radix;
-    c.members = p.members;
-    c.root = root_index_of(p, group);
-    c.bytes = p.size;
-    c.buffered = p.storage == Storage::kBuffered;
-    c.inline_bytes = inline_bytes_for(p);
     // The lists' copies step by step, between member indices: the CCS.
     namespace cp = collectives::place;
-    cp::Pattern steps;
-    steps.tasks = p.members;
-    for (const cm::Step &s : cm::predict(c, st.calibration, &t).steps) {
-        cp::Ccs ccs;
-        for (const cm::Message &m : s.msgs) ccs.push_back({m.src, m.dst, m.bytes ? m.bytes : 1});
-        if (!ccs.empty()) steps.ccs.push_back(std::move(ccs));
-    }
-    steps.traffic = cp::traffic_of(steps.tasks, steps.ccs);
+    const cp::Pattern steps = cp::pattern_of_steps(cm::predict(c, st.calibration, &t).steps, p.members);
     cp::Evaluator ev(t, steps);
     std::vector<uint32_t> pinned(p.members, UINT32_MAX);
     pinned[c.root] = c.root;

@@ -20,12 +20,14 @@
 #include "basic/config.hpp"
 #include "collectives/model/flowsim.hpp"
 #include "collectives/model/predict.hpp"
+#include "collectives/place/pattern.hpp"
 #include "simgrid_platform.hpp"
 
 namespace acpx::tools {
 namespace {
 
 namespace cm = acpx::collectives::model;
+namespace cp = acpx::collectives::place;
 
 // Seed 003's shapes and seed 000's four.
 const char *const kTopologies[] = {"torus:1x6x4",
@@ -168,12 +170,8 @@ int run_simcheck(int argc, char **argv) {
                     cm::Case c = k;
                     c.bytes = size;
                     const cm::Prediction pred = cm::predict(c, cal, &t);
-                    std::vector<cm::flowsim::Step> steps;
-                    for (const cm::Step &s : pred.steps) {
-                        cm::flowsim::Step fs;
-                        for (const cm::Message &m : s.msgs) fs.push_back({m.src, m.dst, m.bytes});
-                        if (!fs.empty()) steps.push_back(std::move(fs));
-                    }
+                    const std::vector<cm::flowsim::Step> steps =
+                        cp::flow_steps(cp::pattern_of_steps(pred.steps, procs));
                     std::vector<uint32_t> map(procs);
                     for (uint32_t i = 0; i < procs; ++i) map[i] = i;
                     cm::flowsim::Params fp;

@@ -7,7 +7,6 @@
 #include <map>
 #include <sstream>
 
-#include "collectives/model/predict.hpp"
 #include "log_cut.hpp"
 
 namespace acpx::collectives::place {
@@ -95,16 +94,7 @@ bool collective_pattern(const std::vector<std::string> &parts, Pattern *out, std
     cm::Topology own_nodes;
     std::string bad;
     cm::parse_topology("switch:" + std::to_string(c.members), &own_nodes, &bad);
-    const cm::Prediction pred = cm::predict(c, cm::builtin_calibration(), &own_nodes);
-    Pattern p;
-    p.tasks = c.members;
-    for (const cm::Step &s : pred.steps) {
-        Ccs ccs;
-        for (const cm::Message &m : s.msgs) ccs.push_back({m.src, m.dst, m.bytes});
-        if (!ccs.empty()) p.ccs.push_back(std::move(ccs));
-    }
-    p.traffic = traffic_of(p.tasks, p.ccs);
-    *out = std::move(p);
+    *out = pattern_of_steps(cm::predict(c, cm::builtin_calibration(), &own_nodes).steps, c.members);
     return true;
 }
 
@@ -119,6 +109,18 @@ std::vector<Message> traffic_of(uint32_t tasks, const std::vector<Ccs> &ccs) {
     out.reserve(sum.size());
     for (const auto &[pair, bytes] : sum) out.push_back({pair.first, pair.second, bytes});
     return out;
+}
+
+Pattern pattern_of_steps(const std::vector<model::Step> &steps, uint32_t tasks) {
+    Pattern p;
+    p.tasks = tasks;
+    for (const model::Step &s : steps) {
+        Ccs ccs;
+        for (const model::Message &m : s.msgs) ccs.push_back({m.src, m.dst, m.bytes ? m.bytes : 1});
+        if (!ccs.empty()) p.ccs.push_back(std::move(ccs));
+    }
+    p.traffic = traffic_of(p.tasks, p.ccs);
+    return p;
 }
 
 bool cg_pattern(uint32_t n, uint64_t bytes, Pattern *out, std::string *why) {

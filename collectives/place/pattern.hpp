@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "collectives/model/flowsim.hpp"
+#include "collectives/model/predict.hpp"
 
 namespace acpx::collectives::place {
 
@@ -50,6 +51,11 @@ inline constexpr uint64_t kDefaultBytes = 1 << 20;
 // The pair totals of ccs, sorted by (src, dst); messages of a task to
 // itself are left out (they cross no link).
 std::vector<Message> traffic_of(uint32_t tasks, const std::vector<Ccs> &ccs);
+
+// A round as the model schedules it (predict.hpp), over its members:
+// one CCS a step, steps without messages left out; a message of no bytes
+// counts as one (it still takes its links and ports).
+Pattern pattern_of_steps(const std::vector<model::Step> &steps, uint32_t tasks);
 
 // NPB CG (3.3, setup_submatrix_info and conj_grad) on n tasks, a power of
 // two: the tasks sit on an npcols x nprows grid (task = row * npcols +
