@@ -245,14 +245,6 @@ double mean_of(const std::vector<Run> &runs, int shape, const char *method, doub
     return n ? sum / n : NAN;
 }
 
-double mean_solve(const std::vector<Run> &runs, int shape, const char *method) {
-    double sum = 0;
-    int n = 0;
-    for (const Run &r : runs)
-        if (r.shape == shape && r.method && !std::strcmp(r.method->name, method)) sum += r.solve, ++n;
-    return n ? sum / n : NAN;
-}
-
 // eq. (1) of a collision-free CG map: one M/B a CCS.
 bool collision_free(const Run &r) { return r.scores.max_coll <= 1; }
 
@@ -440,9 +432,10 @@ int run_seed000(int argc, char **argv) {
     for (const int s : o.shapes) {
         const bool big = kShapes[s - 1].tasks == 64;
         const double *seed = big ? kSeedSolve96 : kSeedSolve48;
-        md << "| " << s << " | " << (big ? 96 : 48) << " | " << fmt("%.1f", mean_solve(runs, s, "tac3")) << " ("
-           << fmt("%.0f", seed[0]) << ") | " << fmt("%.1f", mean_solve(runs, s, "tahb")) << " (" << fmt("%.0f", seed[1])
-           << ") | " << fmt("%.1f", mean_solve(runs, s, "o2f")) << " (" << fmt("%.0f", seed[2]) << ") |\n";
+        md << "| " << s << " | " << (big ? 96 : 48) << " | " << fmt("%.1f", mean_of(runs, s, "tac3", &Run::solve))
+           << " (" << fmt("%.0f", seed[0]) << ") | " << fmt("%.1f", mean_of(runs, s, "tahb", &Run::solve)) << " ("
+           << fmt("%.0f", seed[1]) << ") | " << fmt("%.1f", mean_of(runs, s, "o2f", &Run::solve)) << " ("
+           << fmt("%.0f", seed[2]) << ") |\n";
     }
     md << "\n## SimGrid, the independent check\n\n";
     std::string first_error;
