@@ -95,23 +95,26 @@ bool write_simgrid_platform(const cm::Topology &t, const std::vector<uint32_t> &
             p << "  <link id=\"up" << n << "\" bandwidth=\"" << num(links.bandwidth * 1000) << "Bps\" latency=\""
               << num(links.small_alpha) << "s\" sharing_policy=\"FATPIPE\"/>\n";
     }
-    // Every link a route crosses, once.
+    // Each route once: its links are declared as they first appear, and
+    // the routes, which must follow every declaration, are kept till then.
     std::set<std::string> declared;
-    for (const uint32_t a : hosts)
-        for (const uint32_t b : hosts)
-            for (const cm::Link &l : cm::route(t, a, b))
-                if (declared.insert(link_name(l)).second)
-                    p << "  <link id=\"" << link_name(l) << "\" bandwidth=\"" << num(links.bandwidth)
-                      << "Bps\" latency=\"0s\"/>\n";
+    std::string routes;
     for (const uint32_t a : hosts)
         for (const uint32_t b : hosts) {
             if (a == b) continue;
-            p << "  <route src=\"n" << a << "\" dst=\"n" << b << "\" symmetrical=\"NO\"><link_ctn id=\"up" << a
-              << "\"/>";
-            for (const cm::Link &l : cm::route(t, a, b)) p << "<link_ctn id=\"" << link_name(l) << "\"/>";
-            if (links.ports) p << "<link_ctn id=\"down" << b << "\"/>";
-            p << "</route>\n";
+            routes += "  <route src=\"n" + std::to_string(a) + "\" dst=\"n" + std::to_string(b) +
+                      "\" symmetrical=\"NO\"><link_ctn id=\"up" + std::to_string(a) + "\"/>";
+            for (const cm::Link &l : cm::route(t, a, b)) {
+                const std::string name = link_name(l);
+                if (declared.insert(name).second)
+                    p << "  <link id=\"" << name << "\" bandwidth=\"" << num(links.bandwidth)
+                      << "Bps\" latency=\"0s\"/>\n";
+                routes += "<link_ctn id=\"" + name + "\"/>";
+            }
+            if (links.ports) routes += "<link_ctn id=\"down" + std::to_string(b) + "\"/>";
+            routes += "</route>\n";
         }
+    p << routes;
     p << "</zone>\n</platform>\n";
     for (const uint32_t n : map) h << "n" << n << "\n";
     if (!p.flush() || !h.flush()) return *why = dir + ": cannot write platform.xml and hostfile", false;
