@@ -91,6 +91,21 @@ Mapped mapped(acp_ga_t ga, size_t size) {
     return out;
 }
 
+int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char *fn) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    if (rank == rt->rank || !rt->on_node.reaches(rank)) return kNoDirectWrite;
+    // Counted as the GMAs' copies are (gma.cpp), so a test's start:N or
+    // data:N fails this copy as it would one that went through the transport.
+    if (Faults &f = rt->faults; (f.start_in && --f.start_in == 0) || (f.data_in && n > 8 && --f.data_in == 0))
+        return report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt->rank,
+                      n, rank),
+               -1;
+    const int rc = rt->on_node.write_direct(rank, addr, src, n);
+    return rc == OnNode::kFallback ? kNoDirectWrite : rc;
+}
+
 acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn) {
     return put_signal(dst, data, n, nullptr, 0, signal, order, fn);
 }

@@ -61,6 +61,16 @@ struct Mapped {
 };
 Mapped mapped(acp_ga_t ga, size_t size);
 
+// Copies n bytes from this process's `src` to address `addr` in rank's
+// process, memory that need not be registered (a buffered collective's
+// user arrays), by Cross-Memory Attach. 0: done, the bytes visible there.
+// kNoDirectWrite: rank is not on this node, or CMA does not reach it
+// (ACP_CMA=0, refused): the caller goes through registered memory. -1
+// (reported): the copy failed (an address the system refused, a dead
+// peer, or a data fault a test injected: basic/fault_injection.hpp).
+inline constexpr int kNoDirectWrite = 1;
+int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char *fn);
+
 // A signal put: writes `n` bytes (1 to 64 KiB + 64) from `data` to `dst`
 // as one transport message, which the target's progress stores: bytes
 // [signal, n) first, then the first `signal` bytes (1, or whole 8-byte

@@ -446,7 +446,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * create registers (they must stay valid until acp_free_col). buffered
  * handles own a buffer per member (acpx allocates it; on-node peers map
  * it); any array can be sent each round, and a round larger than the
- * buffer goes in segments of buffersize bytes, one after the other.
+ * buffer goes in segments of buffersize bytes, one after the other. A
+ * buffered bcast's rounds between members of one node go from the
+ * root's array into the members' arrays (Cross-Memory Attach above the
+ * inline slots), as a direct handle's; the buffers carry the rounds
+ * between nodes and in root mode.
  *
  * Round safety: a round never writes into a member's array or buffer
  * before that member has finished its previous round and called send for

@@ -101,6 +101,7 @@ struct Col {
     };
     struct Segment {
         bool issued = false;  // root mode: this segment's list is issued
+        bool staged = false;  // a buffered bcast's root: its array's bytes of the segment are in its buffer
         // Per plan.out entry (delegated) / plan.wait_slots entry: the
         // segment (Col::seq, low 32 bits) that issued / saw it last, so a
         // new segment clears nothing (every entry is marked before a

@@ -23,6 +23,11 @@
 // round's stamps and bytes, and ready bytes (of small rounds, one in a
 // few: ready_due), are signal puts (layer::put_signal): one network
 // message each, the stamps stored last.
+// A buffered bcast's larger rounds go to on-node members straight into
+// their arrays (put_in_place): one Cross-Memory-Attach copy, as a direct
+// handle's, where the buffers cost a copy in at the root and one out at
+// every member, in series. The buffers carry what goes through registered
+// memory (other nodes, root mode, CMA refused).
 #include "round.hpp"
 
 #include <sched.h>
@@ -101,6 +106,11 @@ bool seen(const Col &c, size_t i) { return c.cur.seen[i] == mark(c); }
 // Where this member's bytes of `block` are here: its array or buffer.
 char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.mem.buffer.base) : c.mem.array; }
 
+bool bcast_buffered(const Col &c) { return buffered(c) && c.p.kind == Kind::kBcast; }
+bool is_root(const Col &c) { return c.rank == c.p.root; }
+// Where the segment starts in a buffered round's arrays.
+size_t seg_pos(const Col &c) { return size_t{c.seg} * c.p.size; }
+
 // "a, b, c": sorted, each once.
 std::string listed(std::vector<std::string> what) {
     std::sort(what.begin(), what.end());
@@ -121,28 +131,23 @@ bool fail_gma(Col &c, const char *fn, const char *what) {
                          static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round), what);
 }
 
-// Buffered: this member's bytes of the segment into its buffer.
+// Buffered allgather: this member's bytes of the segment into its buffer.
+// (A bcast's root stages its bytes only for copies that read the buffer:
+// stage_root.)
 void copy_in(Col &c) {
-    const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
+    const size_t len = seg_len(c), pos = seg_pos(c);
     auto *buf = static_cast<char *>(c.mem.buffer.base);
-    if (c.p.kind == Kind::kBcast) {
-        if (c.rank == c.p.root && len) basic::copy_bytes(buf, c.in + pos, len);
-    } else {
-        if (len) basic::copy_bytes(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
-        if (c.seg == 0 && c.size)  // its own block, straight to recvbuf
-            basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
-    }
+    if (len) basic::copy_bytes(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
+    if (c.seg == 0 && c.size)  // its own block, straight to recvbuf
+        basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
 }
 
-// Buffered: the segment's received bytes out of the buffer.
+// Buffered allgather: the segment's received bytes out of the buffer. (A
+// bcast member copies each block out as it arrives: check_arrivals.)
 void copy_out(Col &c) {
-    const size_t len = seg_len(c), pos = size_t{c.seg} * c.p.size;
+    const size_t len = seg_len(c), pos = seg_pos(c);
     if (!len) return;
     const auto *buf = static_cast<const char *>(c.mem.buffer.base);
-    if (c.p.kind == Kind::kBcast) {
-        if (c.rank != c.p.root) basic::copy_bytes(c.out + pos, buf, len);
-        return;
-    }
     for (uint32_t b = 0; b < c.plan.members; ++b)
         if (b != c.plan.me) basic::copy_bytes(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
 }
@@ -183,6 +188,52 @@ size_t signal_at(const Col &c, uint32_t slot) {
     return stamp_is(load_acquire(c.ctl_base() + other), c.seq) ? other : mine;
 }
 
+// A buffered bcast member's block that arrived (its stamps are here):
+// were its bytes written into this member's array (put_in_place), not
+// its buffer?
+bool arrived_in_place(const Col &c, uint32_t block) {
+    return value_of(load_acquire(c.ctl_base() + signal_at(c, block) + 8)) & ctl::kInPlace;
+}
+
+// Where this member's bytes of `block` (range r of the segment) are for
+// it to send them: a buffered bcast's root sends from its array, a member
+// from wherever the block arrived; the others' are in their array or
+// buffer.
+const char *bytes_here(const Col &c, uint32_t block, const collectives::ByteRange &r) {
+    if (!bcast_buffered(c)) return local_data(c) + r.offset;
+    if (is_root(c)) return c.in + seg_pos(c) + r.offset;
+    return arrived_in_place(c, block) ? c.out + seg_pos(c) + r.offset : local_data(c) + r.offset;
+}
+
+// A buffered bcast's root, before a copy that reads its buffer (a GMA:
+// to another node, root mode, CMA refused): the segment's bytes go there,
+// once a segment.
+void stage_root(Col &c) {
+    if (c.cur.staged) return;
+    c.cur.staged = true;
+    if (const size_t len = seg_len(c))
+        basic::copy_bytes(static_cast<char *>(c.mem.buffer.base), c.in + seg_pos(c), len);
+}
+
+// Before a GMA reads block `block` (range r) from this member's buffer:
+// its bytes go there if they are elsewhere (bytes_here).
+void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
+    if (!bcast_buffered(c) || r.length == 0) return;
+    if (is_root(c)) return stage_root(c);
+    if (arrived_in_place(c, block))
+        basic::copy_bytes(local_data(c) + r.offset, c.out + seg_pos(c) + r.offset, r.length);
+}
+
+// A buffered bcast member, at a segment too large for its inline slots:
+// where its bytes go in its array, and their length, for on-node senders
+// to write there (put_in_place). The address first, then the stamp, before
+// its ready bytes: a sender that finds it ready finds both.
+void publish_place(Col &c) {
+    uint8_t *ctl = c.ctl_base();
+    store_release(ctl + ctl::kPlaceAddr, reinterpret_cast<uintptr_t>(c.out + seg_pos(c)));
+    store_release(ctl + ctl::kPlaceStamp, stamp_of(c.seq, seg_len(c)));
+}
+
 bool on_other_node(const Col &c, int64_t rank) {
     return basic::layer::node_id(static_cast<int>(rank)) != basic::layer::node_id(c.rank);
 }
@@ -216,7 +267,11 @@ bool begin_segment(Col &c, const char *fn) {
     find_ring(c);
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
-    if (buffered(c)) copy_in(c);
+    if (bcast_buffered(c)) {
+        if (!is_root(c) && !is_inline(c)) publish_place(c);
+    } else if (buffered(c)) {
+        copy_in(c);
+    }
     const bool due = ready_due(c);
     if (due) c.last_due_seq = c.seq;
     const auto seq = static_cast<uint8_t>(c.seq);
@@ -296,6 +351,7 @@ bool all_ready(Col &c) {
 bool issue_list(Col &c) {
     const Plan &pl = c.plan;
     const bool small = is_inline(c);
+    if (bcast_buffered(c)) stage_root(c);  // its copies read the root's buffer
     auto slot_ga = [&](uint32_t member, size_t slot_off) {
         const auto g = basic::ga::decode(pl.data_ga[member]);
         return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
@@ -357,7 +413,8 @@ bool arrived(const Col &c, uint32_t slot) { return arrived_at(c, slot, signal_at
 // the sender's size and offset this member's? (A failed size is none's.)
 bool sound_at(const Col &c, size_t where) {
     const uint8_t *s = c.ctl_base() + where;
-    return value_of(load_acquire(s)) == value_of(c.size) && value_of(load_acquire(s + 8)) == c.offset;
+    return value_of(load_acquire(s)) == value_of(c.size) &&
+           (value_of(load_acquire(s + 8)) & ~ctl::kInPlace) == c.offset;
 }
 bool sound(const Col &c, uint32_t block) { return sound_at(c, signal_at(c, block)); }
 
@@ -374,8 +431,8 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     if (size != value_of(c.size))
         return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
                std::to_string(c.size);
-    return "members' send offsets disagree: " + rank + " sent offset " + std::to_string(value_of(load_acquire(s + 8))) +
-           ", this rank " + std::to_string(c.offset);
+    return "members' send offsets disagree: " + rank + " sent offset " +
+           std::to_string(value_of(load_acquire(s + 8)) & ~ctl::kInPlace) + ", this rank " + std::to_string(c.offset);
 }
 
 // A small round's block to a receiver whose slots are not mapped here
@@ -387,6 +444,35 @@ acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t l
     const uint64_t pair[2] = {load_acquire(c.ctl_base() + ctl::kStamp), load_acquire(c.ctl_base() + ctl::kOffsetStamp)};
     return basic::layer::put_signal(stamp, pair, sizeof pair, from, len, ctl::kStampBytes, ACP_HANDLE_NULL,
                                     "acp_wait_col");
+}
+
+// A buffered bcast's block (range r, from `from`) to a receiver on this
+// node that published where its array takes this segment (publish_place):
+// written there by one Cross-Memory-Attach copy, then the stamps, marked
+// kInPlace, stored into its mapped slot. False: it did not publish this
+// segment with this member's length, or CMA does not reach it; the block
+// goes into its buffer by GMA. A failed copy fails the round here and
+// sends the receiver a failed stamp, as a failed GMA does.
+bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
+    const OutEntry &o = c.plan.out[j];
+    char *slots = c.direct.out[j].arrive;
+    if (!slots) return false;
+    const uint8_t *place = reinterpret_cast<const uint8_t *>(slots) - at(c).arrive(o.block, 0, 0);
+    const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
+    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) return false;
+    const uint64_t addr = load_acquire(place + ctl::kPlaceAddr) + r.offset;
+    const int rc = basic::layer::write_direct(o.dst_rank, addr, from, r.length, "acp_wait_col");
+    if (rc == basic::layer::kNoDirectWrite) return false;
+    char *slot = slots + ring_offset(c);
+    if (rc == 0) {
+        store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kInPlace));
+    } else {
+        note_error(c, "a copy this rank issued failed: block " + std::to_string(o.block) + " to rank " +
+                          std::to_string(o.dst_rank) + " (into its array)");
+        store_pair(slot, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+    }
+    set_issued(c, j);
+    return true;
 }
 
 // Delegated: every entry whose receiver is ready and whose bytes are here.
@@ -417,10 +503,10 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
-        // A forwarder's bytes are in its own slot of this round.
-        const char *from = o.wait
+        // A small round's forwarder has the bytes in its own slot of this round.
+        const char *from = small && o.wait
                                ? reinterpret_cast<const char *>(c.ctl_base()) + signal_at(c, o.block) + ctl::kStampBytes
-                               : local_data(c) + r.offset;
+                               : bytes_here(c, o.block, r);
         if (const Col::Direct &d = c.direct.out[j]; small && d.arrive) {  // on-node: plain stores
             char *slot = d.arrive + turn;                                 // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
@@ -429,11 +515,16 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
+        if (!small && bcast_buffered(c) && put_in_place(c, j, from, r)) {
+            *moved = true;
+            continue;
+        }
         const acp_ga_t stamp = o.dst_arrive + turn;  // the inline slot follows it
         acp_handle_t h = ACP_HANDLE_NULL;
         if (small) {  // the stamps and the bytes in one message (signal put), the stamps stored last
             h = put_inline(c, stamp, from, r.length);
         } else {
+            stage_block(c, o.block, r);
             h = acp_copy(o.dst_data + r.offset, c.mem.data + r.offset, r.length, ACP_HANDLE_NULL);
             if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, track(c, h));
         }
@@ -464,10 +555,15 @@ bool check_arrivals(Col &c) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
         }
-        if (block && is_inline(c)) {  // the bytes came in the slot: into place
-            const auto r = block_range(c, slot);
-            basic::copy_bytes(local_data(c) + r.offset, c.ctl_base() + where + ctl::kStampBytes, r.length);
-        }
+        if (!block) continue;
+        const auto r = block_range(c, slot);
+        // A buffered bcast's bytes go to the array as each block comes
+        // (while later blocks come in), from its slot or its buffer.
+        char *to = bcast_buffered(c) ? c.out + seg_pos(c) + r.offset : local_data(c) + r.offset;
+        if (is_inline(c))  // the bytes came in the slot: into place
+            basic::copy_bytes(to, c.ctl_base() + where + ctl::kStampBytes, r.length);
+        else if (bcast_buffered(c) && !(value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace))
+            basic::copy_bytes(to, local_data(c) + r.offset, r.length);
     }
     return all;
 }
@@ -508,7 +604,8 @@ void find_direct(Col &c) {
         return m.ptr;
     };
     c.direct.out.assign(pl.out.size(), {});
-    for (size_t j = 0; j < pl.out.size() && pl.lay.inl; ++j) {
+    // A buffered bcast's larger rounds store their stamps there too (put_in_place).
+    for (size_t j = 0; j < pl.out.size() && (pl.lay.inl || bcast_buffered(c)); ++j) {
         // The block's ring: each round's stamp and inline slot.
         const size_t ring = pl.layout().rings_bytes();
         c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
@@ -622,7 +719,7 @@ bool advance(Col &c) {
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then wait for those
     // The segment is complete here.
-    if (buffered(c)) copy_out(c);
+    if (buffered(c) && !bcast_buffered(c)) copy_out(c);
     if (++c.seg < c.nseg) {
         begin_segment(c, "acp_wait_col");
         return true;

@@ -25,6 +25,7 @@ size_t Col::memory() const {
 
 void Col::Segment::reset() {
     issued = false;
+    staged = false;
     issued_count = 0;
     first = last = ACP_HANDLE_NULL;
     notices.clear();

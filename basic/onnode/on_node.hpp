@@ -66,6 +66,10 @@ class OnNode {
     // copy failed (reported: refused addresses, a dead peer).
     int put(int rank, PeerSegment &s, uint64_t raddr, const void *src, size_t len);
     int get(int rank, PeerSegment &s, void *dst, uint64_t raddr, size_t len);
+    // As put, to any address of the peer (registered or not): CMA only.
+    int write_direct(int rank, uint64_t raddr, const void *src, size_t len) {
+        return cma_.reaches(rank) ? cma_.write(rank, raddr, src, len) : kFallback;
+    }
 
   private:
     CmaChannel cma_;

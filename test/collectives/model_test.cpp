@@ -559,14 +559,20 @@ TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     c.inline_bytes = 4096;  // small direct rounds are copied out of the inline slots
     EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 4 * 1e-6, 1e-15);
     // A bcast member's one copy out of its slot is in comm (a 2-member
-    // inline bcast round): not counted again. Buffered: the copy in, and
-    // out of the buffer unless the round went through the slots.
+    // inline bcast round): not counted again. Buffered: the root sends
+    // from its array, a member takes the slot's bytes into its array, and
+    // larger rounds go array to array on one node: nothing more. Across
+    // nodes a larger round goes through the buffers: in and out.
     Case b{Op::kBcast, static_cast<uint8_t>(BcastAlgo::kBinomial), 2, 5, 0, 1000, false, 4096, nullptr, false};
     EXPECT_EQ(predict(b, cal, nullptr).memcpy_s, 0);
     b.buffered = true;
-    EXPECT_NEAR(predict(b, cal, nullptr).memcpy_s, 1e-6, 1e-15);
+    EXPECT_EQ(predict(b, cal, nullptr).memcpy_s, 0);
     b.inline_bytes = 0;
+    EXPECT_EQ(predict(b, cal, nullptr).memcpy_s, 0);
+    b.nodes = std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{0, 0, 0, 1, 1});
     EXPECT_NEAR(predict(b, cal, nullptr).memcpy_s, 2e-6, 1e-15);
+    b.inline_bytes = 4096;
+    EXPECT_EQ(predict(b, cal, nullptr).memcpy_s, 0);
 }
 
 TEST(Predict, AnInlineAllgathersCopyOutCostsWhatTheCalibratedPairRoundAddsToComm) {

@@ -86,6 +86,39 @@ TEST_P(Bcast, BufferedEveryRootWithSegments) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Rounds above every inline cap (64 KiB) on a 256 KiB buffer: to members
+// on the root's node they go straight into the members' arrays
+// (round.cpp, put_in_place), elsewhere through the buffers. One segment,
+// three (the last 88 KiB), and three whose last is 100 bytes (inline
+// again); arrays at odd addresses, a new one every round; the root's array
+// is only read, nothing past `size` is written.
+TEST_P(Bcast, BufferedRoundsAboveTheInlineSlots) {
+    constexpr size_t kBuffer = 256 << 10;
+    for (Shape s : {Shape::kAll, Shape::kPermuted}) {
+        std::vector<int> g = make_group(s);
+        if (!member_of(g)) continue;
+        for (int root : g) {
+            acp_col_t h = acp_create_bcast_buffered(root, static_cast<int>(g.size()), g.data(), kBuffer);
+            ASSERT_NE(h, ACP_COL_NULL);
+            uint64_t seed = 100 * static_cast<uint64_t>(root);
+            for (size_t n : {size_t{200 << 10} + 3, size_t{600 << 10} + 5, 2 * kBuffer + 100, size_t{200 << 10} + 3}) {
+                ++seed;
+                std::vector<unsigned char> store(n + 2, kUntouched);
+                unsigned char *a = store.data() + 1;
+                if (me() == root) fill_pattern(a, n, seed);
+                acp_request_t r = acp_send_bcast_buffered(h, a, n);
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                ASSERT_EQ(acp_wait_col(r), 0);
+                EXPECT_EQ(first_mismatch(a, n, seed), -1) << "root " << root << " size " << n;
+                EXPECT_EQ(store[0], kUntouched) << "wrote before the array";
+                EXPECT_EQ(store[n + 1], kUntouched) << "wrote past size";
+            }
+            EXPECT_EQ(acp_free_col(h), 0);
+        }
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, Bcast,
                          ::testing::Values(ColConfig{"delegated", "binomial"}, ColConfig{"delegated", "binary"},
                                            ColConfig{"delegated", "knomial:3"}, ColConfig{"delegated", "chain"},

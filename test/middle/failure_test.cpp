@@ -138,6 +138,52 @@ TEST_P(RoundFailure, ASmallRoundOnALargeHandleFailsAsALargeOne) {
     EXPECT_EQ(acp_free_col(h), 0);
 }
 
+// A buffered round above the inline slots: to a member on the sender's
+// node it is written into the member's array (round.cpp, put_in_place),
+// elsewhere (and in root mode) into its buffer by GMA. Either copy failing
+// fails the round on its issuer and below, at once; no member copies
+// undefined bytes out; the next rounds are whole.
+TEST_P(RoundFailure, AFailedCopyOfABufferedRoundFailsItTheSameWay) {
+    constexpr size_t kBuffer = 256 << 10, kRound = 200 << 10;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    acp_col_t h = acp_create_bcast_buffered(0, np(), g.data(), kBuffer);
+    ASSERT_NE(h, ACP_COL_NULL);
+    const bool root_mode = std::string(GetParam()) == "root";
+    const int who = root_mode || np() == 2 ? 0 : 1;
+    std::vector<unsigned char> a(kRound, 0xEE);
+    if (me() == 0) fill_pattern(a.data(), a.size(), 1);
+    if (me() == who) {
+        EXPECT_EQ(acpx_test_fail("data:1"), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_buffered(h, a.data(), a.size())); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail("data:1000000000");
+    if (me() == who) {
+        EXPECT_EQ(rc, -1);
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(who + 1)),
+                  std::string::npos)
+            << err;
+    } else if (me() > who) {
+        EXPECT_EQ(rc, -1) << "rank " << me() << " got undefined bytes and success";
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+        EXPECT_EQ(first_not(a.data(), a.size(), 0xEE), -1) << "bytes were copied out of a failed round";
+    } else {
+        EXPECT_EQ(rc, 0) << err;
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+    }
+    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+    for (uint64_t seed = 2; seed <= 3; ++seed) {
+        std::vector<unsigned char> b(kRound);
+        if (me() == 0) fill_pattern(b.data(), b.size(), seed);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(h, b.data(), b.size())), 0);
+        EXPECT_EQ(first_mismatch(b.data(), b.size(), seed), -1) << "round " << seed;
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Exec, RoundFailure, ::testing::Values("delegated", "root"));
 
 // Across nodes a small round's sender ends it once its copies have left,
