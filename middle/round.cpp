@@ -833,8 +833,9 @@ void release_parked(State &st) {
 }
 
 void pause_if_idle(unsigned idle) {
-    if (idle < (acpx::basic::layer::yield_at_once() ? 1u : 64u)) return;
-    if (idle < 4096)
+    const unsigned spin = acpx::basic::layer::yield_at_once() ? 1 : kSpinPolls;
+    if (idle < spin) return;
+    if (idle < spin + kYieldPolls)
         sched_yield();
     else
         std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -60,9 +60,14 @@ void note_error(Col &c, const std::string &what);
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 
-// Yields the core while nothing moves: after 64 idle polls, or at once
-// where the node's ranks outnumber its CPUs (ACP_IDLE); after 4,096 idle
-// polls (~10 ms) sleeps between polls.
+// Yields the core while nothing moves: after kSpinPolls idle polls
+// (~0.1 ms), or at once where the node's ranks outnumber its CPUs
+// (ACP_IDLE); after kYieldPolls yields more (~10 ms) sleeps between polls.
+// A rank with a core of its own spins through a round: on the 2-core VM a
+// sched_yield between polls cost 16-64 KiB rounds 0.4-1 us of their 1.5-
+// 3.5 (the wake-up comes inside the system call), when it came after 64
+// idle polls (doc/measurements/2026-12-05-buffered-bcast-in-place.md).
+inline constexpr unsigned kSpinPolls = 4096, kYieldPolls = 4096;
 void pause_if_idle(unsigned idle);
 
 }  // namespace acpx::middle
