@@ -66,7 +66,7 @@ void break_handle(Col &c, const std::string &why);
 // A rank with a core of its own spins through a round: on the 2-core VM a
 // sched_yield between polls cost 16-64 KiB rounds 0.4-1 us of their 1.5-
 // 3.5 (the wake-up comes inside the system call), when it came after 64
-// idle polls (doc/measurements/2026-12-05-buffered-bcast-in-place.md).
+// idle polls (doc/measurements/2026-12-05-spin-before-yield.md).
 inline constexpr unsigned kSpinPolls = 4096, kYieldPolls = 4096;
 void pause_if_idle(unsigned idle);
 
