@@ -448,8 +448,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * handles own a buffer per member (acpx allocates it; on-node peers map
  * it); any array can be sent each round, and a round larger than the
  * buffer goes in segments of buffersize bytes, one after the other. A
- * buffered bcast's rounds between members of one node go from the
- * root's array into the members' arrays (Cross-Memory Attach above the
+ * buffered handle's rounds between members of one node go from the
+ * sender's array into the receivers' (Cross-Memory Attach above the
  * inline slots), as a direct handle's; the buffers carry the rounds
  * between nodes and in root mode.
  *

@@ -13,12 +13,14 @@
 //                    offset (ctl::stamp_of)
 //   [16]             failed stamp pair (ctl::kFailedSize), the source of
 //                    the failed stamps this member sends (round.cpp)
-//   [32]             buffered bcast, a member but the root, for a round too
+//   [32]             buffered, a member that receives, for a round too
 //                    large for its inline slots: a stamp (the round with
-//                    its length), then the address in its process where
-//                    the round's bytes go (its array): an on-node sender
-//                    writes them there by Cross-Memory Attach, not into
-//                    its buffer (round.cpp, put_in_place); 16 bytes unused
+//                    its length), the address in its process where block
+//                    0 of the round goes (its array), and how far apart
+//                    blocks are there (an allgather's; 0): an on-node
+//                    sender writes them there by Cross-Memory Attach, not
+//                    into its buffer (round.cpp, put_in_place); 8 bytes
+//                    unused
 //   [64]             arrive[n_in][depth]: a sender's stamp pair once block
 //                    b is here, each followed by its inline slot of
 //                    inline_bytes: a round that small travels there (plain
@@ -88,7 +90,8 @@ constexpr bool stamp_is(uint64_t stamp, uint64_t seq) {
 }
 constexpr uint64_t value_of(uint64_t stamp) { return stamp & kValueMask; }
 
-inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kPlaceStamp = 32, kPlaceAddr = 40, kSlots = 64;
+inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kPlaceStamp = 32, kPlaceAddr = 40,
+                        kPlaceStride = 48, kSlots = 64;
 // In an arrive slot's offset stamp (the value; offsets are < 2^34): the
 // block's bytes were written into the receiver's array, not its buffer.
 inline constexpr uint64_t kInPlace = uint64_t{1} << 39;

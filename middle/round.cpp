@@ -23,11 +23,11 @@
 // round's stamps and bytes, and ready bytes (of small rounds, one in a
 // few: ready_due), are signal puts (layer::put_signal): one network
 // message each, the stamps stored last.
-// A buffered bcast's larger rounds go to on-node members straight into
+// A buffered handle's larger rounds go to on-node members straight into
 // their arrays (put_in_place): one Cross-Memory-Attach copy, as a direct
-// handle's, where the buffers cost a copy in at the root and one out at
-// every member, in series. The buffers carry what goes through registered
-// memory (other nodes, root mode, CMA refused).
+// handle's, where the buffers cost a copy in at the sender and one out at
+// every receiver, in series. The buffers carry what goes through
+// registered memory (other nodes, root mode, CMA refused).
 #include "round.hpp"
 
 #include <sched.h>
@@ -106,10 +106,25 @@ bool seen(const Col &c, size_t i) { return c.cur.seen[i] == mark(c); }
 // Where this member's bytes of `block` are here: its array or buffer.
 char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.mem.buffer.base) : c.mem.array; }
 
-bool bcast_buffered(const Col &c) { return buffered(c) && c.p.kind == Kind::kBcast; }
-bool is_root(const Col &c) { return c.rank == c.p.root; }
 // Where the segment starts in a buffered round's arrays.
 size_t seg_pos(const Col &c) { return size_t{c.seg} * c.p.size; }
+
+// Buffered: does this member send `block` from its own array (the bcast's
+// root, an allgather member its own block)?
+bool origin_of(const Col &c, uint32_t block) {
+    return c.p.kind == Kind::kBcast ? c.rank == c.p.root : block == c.plan.me;
+}
+
+// Buffered: where the bytes of range r of `block` (block_range: in the
+// buffer's layout) are, or go, in this member's arrays: the array it sends
+// from if it is the block's origin, else the one it receives into (an
+// allgather's recvbuf holds block b at b x size).
+const char *array_at(const Col &c, uint32_t block, const collectives::ByteRange &r) {
+    if (c.p.kind == Kind::kBcast) return (origin_of(c, block) ? c.in : c.out) + seg_pos(c) + r.offset;
+    const size_t within = r.offset - size_t{block} * c.p.size;
+    if (origin_of(c, block)) return c.in + seg_pos(c) + within;
+    return c.out + size_t{block} * c.size + seg_pos(c) + within;
+}
 
 // "a, b, c": sorted, each once.
 std::string listed(std::vector<std::string> what) {
@@ -129,27 +144,6 @@ bool fail_gma(Col &c, const char *fn, const char *what) {
     break_handle(c, std::string("could not issue ") + what);
     return basic::report(fn, "handle", "handle %llu round %llu: could not issue %s",
                          static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round), what);
-}
-
-// Buffered allgather: this member's bytes of the segment into its buffer.
-// (A bcast's root stages its bytes only for copies that read the buffer:
-// stage_root.)
-void copy_in(Col &c) {
-    const size_t len = seg_len(c), pos = seg_pos(c);
-    auto *buf = static_cast<char *>(c.mem.buffer.base);
-    if (len) basic::copy_bytes(buf + size_t{c.plan.me} * c.p.size, c.in + pos, len);
-    if (c.seg == 0 && c.size)  // its own block, straight to recvbuf
-        basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
-}
-
-// Buffered allgather: the segment's received bytes out of the buffer. (A
-// bcast member copies each block out as it arrives: check_arrivals.)
-void copy_out(Col &c) {
-    const size_t len = seg_len(c), pos = seg_pos(c);
-    if (!len) return;
-    const auto *buf = static_cast<const char *>(c.mem.buffer.base);
-    for (uint32_t b = 0; b < c.plan.members; ++b)
-        if (b != c.plan.me) basic::copy_bytes(c.out + size_t{b} * c.size + pos, buf + size_t{b} * c.p.size, len);
 }
 
 // Where this handle's slots are in every member's control block.
@@ -188,49 +182,46 @@ size_t signal_at(const Col &c, uint32_t slot) {
     return stamp_is(load_acquire(c.ctl_base() + other), c.seq) ? other : mine;
 }
 
-// A buffered bcast member's block that arrived (its stamps are here):
-// were its bytes written into this member's array (put_in_place), not
-// its buffer?
+// A buffered member's block that arrived (its stamps are here): were its
+// bytes written into this member's array (put_in_place), not its buffer?
 bool arrived_in_place(const Col &c, uint32_t block) {
     return value_of(load_acquire(c.ctl_base() + signal_at(c, block) + 8)) & ctl::kInPlace;
 }
 
 // Where this member's bytes of `block` (range r of the segment) are for
-// it to send them: a buffered bcast's root sends from its array, a member
-// from wherever the block arrived; the others' are in their array or
-// buffer.
+// it to send them: buffered, from its array where it is the block's origin
+// or the block arrived in place, else from its buffer; direct, its array.
 const char *bytes_here(const Col &c, uint32_t block, const collectives::ByteRange &r) {
-    if (!bcast_buffered(c)) return local_data(c) + r.offset;
-    if (is_root(c)) return c.in + seg_pos(c) + r.offset;
-    return arrived_in_place(c, block) ? c.out + seg_pos(c) + r.offset : local_data(c) + r.offset;
+    if (buffered(c) && (origin_of(c, block) || arrived_in_place(c, block))) return array_at(c, block, r);
+    return local_data(c) + r.offset;
 }
 
-// A buffered bcast's root, before a copy that reads its buffer (a GMA:
-// to another node, root mode, CMA refused): the segment's bytes go there,
-// once a segment.
-void stage_root(Col &c) {
-    if (c.cur.staged) return;
-    c.cur.staged = true;
-    if (const size_t len = seg_len(c))
-        basic::copy_bytes(static_cast<char *>(c.mem.buffer.base), c.in + seg_pos(c), len);
-}
-
-// Before a GMA reads block `block` (range r) from this member's buffer:
-// its bytes go there if they are elsewhere (bytes_here).
+// Buffered, before a GMA reads `block` (range r) from this member's
+// buffer (to another node, root mode, CMA refused): its bytes go there if
+// they are elsewhere (bytes_here). An origin stages all it sends once a
+// segment (a bcast's root the whole segment, an allgather member its block).
 void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
-    if (!bcast_buffered(c) || r.length == 0) return;
-    if (is_root(c)) return stage_root(c);
-    if (arrived_in_place(c, block))
-        basic::copy_bytes(local_data(c) + r.offset, c.out + seg_pos(c) + r.offset, r.length);
+    if (!buffered(c) || r.length == 0) return;
+    if (origin_of(c, block)) {
+        if (c.cur.staged) return;
+        c.cur.staged = true;
+        const size_t at = c.p.kind == Kind::kBcast ? 0 : size_t{c.plan.me} * c.p.size;
+        basic::copy_bytes(local_data(c) + at, c.in + seg_pos(c), seg_len(c));
+    } else if (arrived_in_place(c, block)) {
+        basic::copy_bytes(local_data(c) + r.offset, array_at(c, block, r), r.length);
+    }
 }
 
-// A buffered bcast member, at a segment too large for its inline slots:
-// where its bytes go in its array, and their length, for on-node senders
-// to write there (put_in_place). The address first, then the stamp, before
-// its ready bytes: a sender that finds it ready finds both.
+// A buffered member, at a segment too large for its inline slots: where
+// block 0's bytes go in its array, how far apart the blocks are (an
+// allgather's; 0 for a bcast), and the segment's length, for on-node
+// senders to write there (put_in_place). The address first, then the
+// stamp, before its ready bytes: a sender that finds it ready finds all.
 void publish_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
+    const size_t stride = c.p.kind == Kind::kBcast ? 0 : c.size;
     store_release(ctl + ctl::kPlaceAddr, reinterpret_cast<uintptr_t>(c.out + seg_pos(c)));
+    store_release(ctl + ctl::kPlaceStride, stride);
     store_release(ctl + ctl::kPlaceStamp, stamp_of(c.seq, seg_len(c)));
 }
 
@@ -267,10 +258,12 @@ bool begin_segment(Col &c, const char *fn) {
     find_ring(c);
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
-    if (bcast_buffered(c)) {
-        if (!is_root(c) && !is_inline(c)) publish_place(c);
-    } else if (buffered(c)) {
-        copy_in(c);
+    if (buffered(c)) {
+        const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
+        if (receives && !is_inline(c)) publish_place(c);
+        // An allgather's own block, straight to recvbuf.
+        if (c.p.kind == Kind::kAllgather && c.seg == 0 && c.size)
+            basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
     }
     const bool due = ready_due(c);
     if (due) c.last_due_seq = c.seq;
@@ -351,7 +344,7 @@ bool all_ready(Col &c) {
 bool issue_list(Col &c) {
     const Plan &pl = c.plan;
     const bool small = is_inline(c);
-    if (bcast_buffered(c)) stage_root(c);  // its copies read the root's buffer
+    if (buffered(c)) stage_block(c, pl.block, block_range(c, pl.block));  // its copies read its buffer
     auto slot_ga = [&](uint32_t member, size_t slot_off) {
         const auto g = basic::ga::decode(pl.data_ga[member]);
         return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
@@ -460,7 +453,11 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     const uint8_t *place = reinterpret_cast<const uint8_t *>(slots) - at(c).arrive(o.block, 0, 0);
     const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
     if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) return false;
-    const uint64_t addr = load_acquire(place + ctl::kPlaceAddr) + r.offset;
+    // Block b at base + b x stride; r.offset is in the buffer's layout,
+    // where an allgather's block b starts at b x buffersize.
+    const size_t within = r.offset - (c.p.kind == Kind::kBcast ? 0 : size_t{o.block} * c.p.size);
+    const uint64_t addr =
+        load_acquire(place + ctl::kPlaceAddr) + o.block * load_acquire(place + ctl::kPlaceStride) + within;
     const int rc = basic::layer::write_direct(o.dst_rank, addr, from, r.length, "acp_wait_col");
     if (rc == basic::layer::kNoDirectWrite) return false;
     char *slot = slots + ring_offset(c);
@@ -515,7 +512,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
-        if (!small && bcast_buffered(c) && put_in_place(c, j, from, r)) {
+        if (!small && buffered(c) && put_in_place(c, j, from, r)) {
             *moved = true;
             continue;
         }
@@ -557,12 +554,12 @@ bool check_arrivals(Col &c) {
         }
         if (!block) continue;
         const auto r = block_range(c, slot);
-        // A buffered bcast's bytes go to the array as each block comes
+        // A buffered member's bytes go to its array as each block comes
         // (while later blocks come in), from its slot or its buffer.
-        char *to = bcast_buffered(c) ? c.out + seg_pos(c) + r.offset : local_data(c) + r.offset;
+        char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
         if (is_inline(c))  // the bytes came in the slot: into place
             basic::copy_bytes(to, c.ctl_base() + where + ctl::kStampBytes, r.length);
-        else if (bcast_buffered(c) && !(value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace))
+        else if (buffered(c) && !(value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace))
             basic::copy_bytes(to, local_data(c) + r.offset, r.length);
     }
     return all;
@@ -604,8 +601,8 @@ void find_direct(Col &c) {
         return m.ptr;
     };
     c.direct.out.assign(pl.out.size(), {});
-    // A buffered bcast's larger rounds store their stamps there too (put_in_place).
-    for (size_t j = 0; j < pl.out.size() && (pl.lay.inl || bcast_buffered(c)); ++j) {
+    // A buffered handle's larger rounds store their stamps there too (put_in_place).
+    for (size_t j = 0; j < pl.out.size() && (pl.lay.inl || buffered(c)); ++j) {
         // The block's ring: each round's stamp and inline slot.
         const size_t ring = pl.layout().rings_bytes();
         c.direct.out[j].arrive = keep(basic::layer::mapped(pl.out[j].dst_arrive, ring));
@@ -718,8 +715,7 @@ bool advance(Col &c) {
     if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then wait for those
-    // The segment is complete here.
-    if (buffered(c) && !bcast_buffered(c)) copy_out(c);
+    // The segment is complete here (a buffered member copied each block out as it came).
     if (++c.seg < c.nseg) {
         begin_segment(c, "acp_wait_col");
         return true;

@@ -398,18 +398,18 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     const double one = cal.memcpy.at(static_cast<double>(c.bytes));
     if (is_inline && c.op == Op::kAllgather)
         p.memcpy_s += blocks_in * cal.inline_copy_out(static_cast<double>(c.bytes));
-    // A buffered bcast copies nothing more than a direct one (middle/
-    // round.cpp): its root sends from its array, members take inline
-    // rounds from their slots, and larger rounds go from array to array
-    // between members of a node (put_in_place). Only the copies by GMA,
-    // across nodes, go through the buffers: in at the root, out at the
-    // member.
+    // A buffered handle copies little more than a direct one (middle/
+    // round.cpp): senders send from their arrays, members take inline
+    // rounds from their slots into their arrays, and larger rounds go
+    // from array to array between members of a node (put_in_place); an
+    // allgather member copies its own block to its recvbuf. Only copies
+    // by GMA, across nodes, go through the buffers: in at the sender, out
+    // at the receiver.
     const bool one_node =
         !c.nodes || std::all_of(c.nodes->begin(), c.nodes->end(), [&](uint32_t n) { return n == c.nodes->front(); });
-    if (c.buffered && !(c.op == Op::kBcast && (is_inline || one_node))) {
-        p.memcpy_s += one;                              // in
+    if (c.buffered) {
         if (c.op == Op::kAllgather) p.memcpy_s += one;  // own block to recvbuf
-        if (!is_inline) p.memcpy_s += blocks_in * one;  // out (inline: already counted)
+        if (!is_inline && !one_node) p.memcpy_s += one + blocks_in * one;
     }
     return p;
 }

@@ -553,8 +553,13 @@ TEST(Predict, FootprintsCountEachCoresBlocksOnce) {
 TEST(Predict, CopiesOfBufferedAndInlineRounds) {
     Calibration cal = linear(0, 0);
     cal.memcpy = Samples({{0, 0}, {1000, 1e-6}});
+    // A buffered allgather copies its own block to recvbuf; across nodes,
+    // its rounds over the inline slots go through the buffers: in, 4 out.
     Case c{Op::kAllgather, static_cast<uint8_t>(AllgatherAlgo::kRing), 2, 5, 0, 1000, true, 0, nullptr, false};
+    EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 1e-6, 1e-15);
+    c.nodes = std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{0, 0, 0, 1, 1});
     EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, (1 + 1 + 4) * 1e-6, 1e-15);  // in, own, 4 out
+    c.nodes = nullptr;
     c.buffered = false;
     c.inline_bytes = 4096;  // small direct rounds are copied out of the inline slots
     EXPECT_NEAR(predict(c, cal, nullptr).memcpy_s, 4 * 1e-6, 1e-15);

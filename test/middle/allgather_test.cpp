@@ -107,6 +107,44 @@ TEST_P(Allgather, BufferedWithSegments) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Blocks above every inline cap (16 KiB) on a 64 KiB buffer: to members
+// on the sender's node they go straight into the receivers' recvbufs
+// (round.cpp, put_in_place), elsewhere through the buffers. One segment,
+// two (the second 36 KiB), and three whose last is 20 bytes (inline
+// again); arrays at odd addresses, new ones every round.
+TEST_P(Allgather, BufferedBlocksAboveTheInlineSlots) {
+    constexpr size_t kBuffer = 64 << 10;
+    for (Shape s : {Shape::kAll, Shape::kPermuted}) {
+        std::vector<int> g = make_group(s);
+        if (!member_of(g)) continue;
+        const size_t n = g.size();
+        auto create = [&] { return acp_create_allgather_buffered(static_cast<int>(n), g.data(), kBuffer); };
+        if (odd_neighbor(GetParam().algo, n)) {
+            refuses("acp_create_allgather_buffered", create);
+            continue;
+        }
+        acp_col_t h = create();
+        ASSERT_NE(h, ACP_COL_NULL);
+        uint64_t round = 0;
+        for (size_t sz : {size_t{40 << 10}, size_t{100 << 10} + 3, 2 * kBuffer + 20, size_t{40 << 10}}) {
+            ++round;
+            std::vector<unsigned char> in(sz + 1), out(n * sz + 2, kUntouched);
+            fill_pattern(in.data() + 1, sz, seed_of(me(), sz, round));
+            unsigned char *o = out.data() + 1;
+            acp_request_t r = acp_send_allgather_buffered(h, in.data() + 1, o, sz);
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            ASSERT_EQ(acp_wait_col(r), 0);
+            for (size_t b = 0; b < n; ++b)
+                EXPECT_EQ(first_mismatch(o + b * sz, sz, seed_of(g[b], sz, round)), -1)
+                    << name_of(s) << " block " << b << " size " << sz;
+            EXPECT_EQ(out[0], kUntouched) << "wrote before recvbuf";
+            EXPECT_EQ(out[n * sz + 1], kUntouched) << "wrote past np_group x size";
+        }
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, Allgather,
                          ::testing::Values(ColConfig{"delegated", "tree"}, ColConfig{"delegated", "ring"},
                                            ColConfig{"delegated", "bruck"}, ColConfig{"delegated", "recdoubling"},

@@ -184,6 +184,41 @@ TEST_P(RoundFailure, AFailedCopyOfABufferedRoundFailsItTheSameWay) {
     EXPECT_EQ(acp_free_col(h), 0);
 }
 
+// The same for a buffered allgather (a ring: member `who`'s own block
+// reaches every other member through the copy that fails): its block
+// fails on every other member, at once; the next rounds are whole.
+TEST_P(RoundFailure, AFailedCopyOfABufferedAllgatherFailsTheBlockEverywhere) {
+    constexpr size_t kBlock = 40 << 10;
+    ScopedEnv ring("ACP_COL_ALLGATHER_ALGO", "ring");
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    acp_col_t h = acp_create_allgather_buffered(np(), g.data(), 64 << 10);
+    ASSERT_NE(h, ACP_COL_NULL);
+    const int who = np() - 1;
+    std::vector<unsigned char> in(kBlock), out(kBlock * np());
+    fill_pattern(in.data(), in.size(), 10 + me());
+    if (me() == who) {
+        EXPECT_EQ(acpx_test_fail("data:1"), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err =
+        stderr_of([&] { rc = acp_wait_col(acp_send_allgather_buffered(h, in.data(), out.data(), kBlock)); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail("data:1000000000");
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
+    EXPECT_NE(err.find(me() == who ? "a copy this rank issued failed" : "failed on its way here"), std::string::npos)
+        << err;
+    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+    for (uint64_t seed = 2; seed <= 3; ++seed) {
+        fill_pattern(in.data(), in.size(), 100 * seed + me());
+        ASSERT_EQ(acp_wait_col(acp_send_allgather_buffered(h, in.data(), out.data(), kBlock)), 0);
+        for (int b = 0; b < np(); ++b)
+            EXPECT_EQ(first_mismatch(out.data() + b * kBlock, kBlock, 100 * seed + b), -1) << "round " << seed;
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Exec, RoundFailure, ::testing::Values("delegated", "root"));
 
 // Across nodes a small round's sender ends it once its copies have left,
