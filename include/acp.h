@@ -540,7 +540,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * and returns ACP_COL_NULL, ACP_REQUEST_NULL or -1. Bad input leaves
  * everything usable. A wait or test past ACP_TIMEOUT returns -1 naming
  * the handle, the round and the ranks not heard from; the handle can
- * then only be freed.
+ * then only be freed. A buffered round's arrays are not written after its
+ * wait returns, even one that timed out (a sender caught inside its copy
+ * holds that wait until the copy ends, at most ACP_TIMEOUT more, and is
+ * then named).
  */
 typedef struct acp_col_s *acp_col_t;
 typedef struct acp_request_s *acp_request_t;

@@ -19,8 +19,12 @@
 //                    0 of the round goes (its array), and how far apart
 //                    blocks are there (an allgather's; 0): an on-node
 //                    sender writes them there by Cross-Memory Attach, not
-//                    into its buffer (round.cpp, put_in_place); 8 bytes
-//                    unused
+//                    into its buffer (round.cpp, put_in_place)
+//   [56]             this member's write into a receiver's array in
+//                    progress: the receiver's rank with the round (a
+//                    stamp), 0 when none; a receiver whose round ends
+//                    without its data waits until no sender's word names
+//                    it (withdraw_place)
 //   [64]             arrive[n_in][depth]: a sender's stamp pair once block
 //                    b is here, each followed by its inline slot of
 //                    inline_bytes: a round that small travels there (plain
@@ -91,7 +95,7 @@ constexpr bool stamp_is(uint64_t stamp, uint64_t seq) {
 constexpr uint64_t value_of(uint64_t stamp) { return stamp & kValueMask; }
 
 inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kPlaceStamp = 32, kPlaceAddr = 40,
-                        kPlaceStride = 48, kSlots = 64;
+                        kPlaceStride = 48, kWriting = 56, kSlots = 64;
 // In an arrive slot's offset stamp (the value; offsets are < 2^34): the
 // block's bytes were written into the receiver's array, not its buffer.
 inline constexpr uint64_t kInPlace = uint64_t{1} << 39;

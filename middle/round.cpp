@@ -439,18 +439,31 @@ acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t l
                                     "acp_wait_col");
 }
 
-// A buffered bcast's block (range r, from `from`) to a receiver on this
+// A buffered handle's block (range r, from `from`) to a receiver on this
 // node that published where its array takes this segment (publish_place):
 // written there by one Cross-Memory-Attach copy, then the stamps, marked
 // kInPlace, stored into its mapped slot. False: it did not publish this
-// segment with this member's length, or CMA does not reach it; the block
-// goes into its buffer by GMA. A failed copy fails the round here and
-// sends the receiver a failed stamp, as a failed GMA does.
+// segment with this member's length (or withdrew it), or CMA does not
+// reach it; the block goes into its buffer by GMA. A failed copy fails the
+// round here and sends the receiver a failed stamp, as a failed GMA does.
+// The receiver's array is the application's: once its round ended without
+// the data (withdraw_place) nothing may write there. So this member says
+// whom it writes into (kWriting) before it reads the publication, and the
+// receiver withdraws before it reads that word, each with a full fence
+// between: either this member sees the withdrawal, or the receiver sees
+// the write in progress and waits for its end.
 bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
     const OutEntry &o = c.plan.out[j];
     char *slots = c.direct.out[j].arrive;
     if (!slots) return false;
     const uint8_t *place = reinterpret_cast<const uint8_t *>(slots) - at(c).arrive(o.block, 0, 0);
+    uint8_t *writing = c.ctl_base() + ctl::kWriting;
+    __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct Done {  // the word goes back to 0 on every way out
+        uint8_t *w;
+        ~Done() { store_release(w, 0); }
+    } done{writing};
     const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
     if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) return false;
     // Block b at base + b x stride; r.offset is in the buffer's layout,
@@ -849,9 +862,38 @@ bool progress_all(State &st) {
     return moved;
 }
 
+// A buffered member whose round ends without its data (timed out,
+// broken) takes back the place it published: the application may free or
+// reuse its array once the wait returns. It withdraws, then waits while an
+// on-node sender's kWriting word names it (put_in_place has the handshake):
+// a copy in progress, one system call. A sender stopped inside it holds
+// the wait at most ACP_TIMEOUT, then it is reported.
+void withdraw_place(Col &c) {
+    uint8_t *ctl = c.ctl_base();
+    if (!buffered(c) || c.ar || !ctl || !stamp_is(load_acquire(ctl + ctl::kPlaceStamp), c.seq)) return;
+    __atomic_store_n(reinterpret_cast<uint64_t *>(ctl + ctl::kPlaceStamp), 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    const uint64_t me = stamp_of(c.seq, static_cast<uint64_t>(c.rank));
+    const auto until = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds());
+    for (size_t i = 0; i < c.direct.ready.size(); ++i) {
+        if (!c.direct.ready[i]) continue;  // another node's: it cannot write here directly
+        // The sender's control block: its ready byte's place in it back.
+        const uint8_t *sender = c.direct.ready[i] - basic::ga::decode(c.plan.ready_targets[i]).offset;
+        while (load_acquire(sender + ctl::kWriting) == me)
+            if (Clock::now() > until) {
+                basic::report("acp_wait_col", "handle",
+                              "handle %llu round %llu: rank %d may still be writing into this round's array",
+                              static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.round),
+                              basic::ga::decode(c.plan.ready_targets[i]).rank);
+                break;
+            }
+    }
+}
+
 void break_handle(Col &c, const std::string &why) {
     c.broken = why;
     c.set_active(false);
+    withdraw_place(c);
 }
 
 }  // namespace acpx::middle

@@ -17,6 +17,12 @@
 //                              time out (every wait and free prints its return)
 //   fault_prog col-kill        rank 1 is killed between create and send of a
 //                              persistent bcast; the others are waiting in it
+//   fault_prog col-late-root-buffered  a buffered bcast of 200 KiB from rank 0
+//                              (written into rank 1's array, above the inline
+//                              slots): rank 0 sends 3 s late, rank 1's wait
+//                              times out (ACP_TIMEOUT=2), it marks its array;
+//                              then rank 0's round must not write there
+//                              (prints "rank 1: array untouched: yes|no")
 //   fault_prog steady-traffic  rank 0 waits in acp_complete for a copy that
 //                          stopped rank 2 must execute, while rank 1 keeps
 //                          rank 0 busy with copies it executes (10 s); rank
@@ -47,6 +53,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -145,6 +152,26 @@ int steady_traffic(int me) {
         acp_complete(ACP_HANDLE_ALL);
         std::fprintf(stderr, "rank 1: traffic for 10 s and the job is still on\n");
     }
+    return kGoOn;
+}
+
+// col-late-root-buffered (see the top).
+int col_late_root(int me) {
+    if (acp_procs() != 2) return 1;
+    int group[2] = {0, 1};
+    acp_col_t h = acp_create_bcast_buffered(0, 2, group, 256 << 10);
+    if (h == ACP_COL_NULL) return 1;
+    std::vector<char> a(200 << 10, me == 0 ? 0x11 : 0);
+    if (me == 0) sleep(3);
+    const int rc = acp_wait_col(acp_send_bcast_buffered(h, a.data(), a.size()));
+    std::fprintf(stderr, "rank %d: acp_wait_col returned %d\n", me, rc);
+    if (me == 1) std::fill(a.begin(), a.end(), 0x5A);  // the application takes its array back
+    if (acp_sync() != 0) return 1;                     // rank 0's round is over
+    if (me == 1) {
+        const bool untouched = std::all_of(a.begin(), a.end(), [](char x) { return x == 0x5A; });
+        std::fprintf(stderr, "rank 1: array untouched: %s\n", untouched ? "yes" : "no");
+    }
+    acp_free_col(h);
     return kGoOn;
 }
 
@@ -316,6 +343,7 @@ int main(int argc, char **argv) {
     if (mode == "steady-traffic") rc = steady_traffic(me);
     if (mode == "col-never-send" || mode == "col-never-send-small" || mode == "col-kill") rc = col_fault(mode, me);
     if (mode == "col-rounds" && argc > 2) rc = col_rounds(me, std::atoi(argv[2]));
+    if (mode == "col-late-root-buffered") rc = col_late_root(me);
     if (mode == "busy-peer" && argc > 2) rc = busy_peer(me, std::atoi(argv[2]));
     if (mode == "starter" && argc > 2) rc = starter(me, std::strtoull(argv[2], nullptr, 10));
     if (rc != kGoOn) return rc;

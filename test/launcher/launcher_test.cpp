@@ -159,6 +159,18 @@ TEST(Collectives, MemberThatNeverSendsTimesOutNamingIt) {
     EXPECT_TRUE(has(r.err, "waited 2 s (ACP_TIMEOUT) for rank 2 (its send)")) << r.err;
 }
 
+// A buffered bcast member whose round timed out may reuse its array: the
+// root's late round, which would have written there (on one node, above
+// the inline slots, middle/round.cpp put_in_place), goes to its buffer.
+TEST(Collectives, AMemberWhoseBufferedRoundTimedOutGetsNoLateBytesInItsArray) {
+    JobResult r = acprun(2, {"col-late-root-buffered"}, {"ACP_TIMEOUT=2"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1: acp_wait_col returned -1")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 0: acp_wait_col returned 0")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1: array untouched: yes")) << r.err;
+    EXPECT_LT(r.seconds, 20);
+}
+
 // Small rounds go ahead of a member that never sends (up to the depth of
 // its slots, acp.h): the waits succeed, and the free of whoever sends to
 // it names it after ACP_TIMEOUT; that free still frees.
