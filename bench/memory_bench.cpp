@@ -5,7 +5,10 @@
 //     64 KiB of doubles), by role (bcast: the root, rank 0, and the
 //     largest other member; allgather and allreduce: the largest member):
 //     acp_query_col_memory of one handle, and the growth
-//     of the process's RSS per handle.
+//     of the process's RSS per handle. Then channels (100 from rank 0 to
+//     rank 1: RSS growth per channel at each end) and acp_malloc blocks
+//     of 8 B and 64 KiB (RSS growth per block at its owner, requested
+//     bytes in the query column).
 //  2. Modelled, in rank 0 alone: the same plans create builds, for group
 //     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
 //     estimate (8 MB GA table + 40 MB list = 48 bytes per member).
@@ -19,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "acp.h"
@@ -91,6 +95,35 @@ bool measure(const Config &c, Measured *m) {
         m->rss_member = std::max(m->rss_member, rsses[r]);
     }
     return *std::min_element(oks.begin(), oks.end()) == 1;
+}
+
+// Channels and acp_malloc, for the same table: the RSS growth per channel
+// at each end (kHandles channels from rank 0 to rank 1), and per block of
+// `bytes` at its owner (every rank allocates `count` on itself).
+struct EndsRss {
+    double sender = 0, receiver = 0;
+};
+EndsRss measure_channels() {
+    const int me = acp_rank();
+    std::vector<acp_ch_t> chans;
+    const size_t before = rss_bytes();
+    if (me <= 1)
+        for (int i = 0; i < kHandles; ++i)
+            if (acp_ch_t ch = acp_create_ch(0, 1); ch != ACP_CH_NULL) chans.push_back(ch);
+    const double grown = (static_cast<double>(rss_bytes()) - static_cast<double>(before)) / kHandles;
+    for (acp_ch_t ch : chans) acp_free_ch(ch);
+    const auto all = gather(grown);
+    return {all[0], all[1]};
+}
+double malloc_rss_per_block(size_t bytes, int count) {
+    std::vector<acp_ga_t> blocks;
+    const size_t before = rss_bytes();
+    for (int i = 0; i < count; ++i)
+        if (acp_ga_t g = acp_malloc(bytes, acp_rank()); g != ACP_GA_NULL) blocks.push_back(g);
+    const double grown = (static_cast<double>(rss_bytes()) - static_cast<double>(before)) / count;
+    for (acp_ga_t g : blocks) acp_free(g);
+    const auto all = gather(grown);
+    return *std::max_element(all.begin(), all.end());
 }
 
 // The peak resident bytes f() adds to this process: the kernel's
@@ -196,6 +229,22 @@ int run_memory(const Options &o) {
             std::fprintf(csv, "acpx,%s,%s,%s,%d,%s,%s,%.0f,%.0f\n", name_of(c).c_str(), c.algo, c.exec, np,
                          c.bcast() ? root_q.c_str() : "", c.bcast() ? root_r.c_str() : "", m.query_member,
                          m.rss_member);
+    }
+    // Channels (root columns: the sender's end; member: the receiver's) and
+    // acp_malloc blocks (member: the owner), by RSS growth: no query exists.
+    if (np >= 2) {
+        const EndsRss ch = measure_channels();
+        if (me == 0) {
+            std::printf("%-20s %-9s %-10s %14s %14.0f %14s %14.0f\n", "channel", "-", "-", "-", ch.sender, "-",
+                        ch.receiver);
+            if (csv) std::fprintf(csv, "acpx,channel,-,-,%d,,%.0f,,%.0f\n", np, ch.sender, ch.receiver);
+        }
+    }
+    for (const auto &[bytes, label, count] : {std::tuple{size_t{8}, "8B", 1000}, {kBlock, "64KiB", kHandles}}) {
+        const double rss = malloc_rss_per_block(bytes, count);
+        if (me != 0) continue;
+        std::printf("%-20s %-9s %-10s %14s %14s %14zu %14.0f\n", "acp_malloc", label, "-", "-", "-", bytes, rss);
+        if (csv) std::fprintf(csv, "acpx,acp_malloc,%s,-,%d,,,%zu,%.0f\n", label, np, bytes, rss);
     }
     if (me == 0 && !o.quick) {
         // The model's rows have their own columns: FILE.csv -> FILE_model.csv.

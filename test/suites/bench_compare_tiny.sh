@@ -76,6 +76,12 @@ for peer in mpich openmpi; do
     [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.$peer" ] || continue
     grep -q "^$peer,bcast-persistent,-,-,2," "$out/memory.csv" || { echo "no $peer memory row"; cat "$out/memory.csv"; exit 1; }
 done
+# A channel's two ends and acp_malloc's blocks hold bytes (RSS growth; a
+# 64 KiB block at least its bytes' pages).
+awk -F, '$1 == "acpx" && $2 == "channel" && $7 > 0 && $9 > 0 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
+    || { echo "no channel memory row"; cat "$out/memory.csv"; exit 1; }
+awk -F, '$1 == "acpx" && $2 == "acp_malloc" && $3 == "64KiB" && $9 >= 60000 { ok = 1 } END { exit !ok }' \
+    "$out/memory.csv" || { echo "no acp_malloc memory row"; cat "$out/memory.csv"; exit 1; }
 grep -q "^## Memory per process" "$out/collectives.md" || { echo "no memory summary"; exit 1; }
 # Overlap: acpx with and without the agent and each MPI peer, bcast and
 # allgather, an overlap % in [0, 100] per point; its section in the report.
