@@ -107,6 +107,9 @@ struct Step {
     bool gather = false;          // wait: copy what came into place (a reduced range), not combine it
 };
 std::vector<Step> steps_of(const Shape &s, uint32_t me);
+// The members whose control blocks member `me` sends into or hears from
+// (its steps' peers), sorted: the only GAs allreduce_plan reads. Symmetric.
+std::vector<uint32_t> neighbours(const Shape &s, uint32_t me);
 
 // out[i] = op(lower[i], upper[i]) for `count` elements (out may be either).
 void combine(DType t, ROp o, char *out, const char *lower, const char *upper, size_t count);

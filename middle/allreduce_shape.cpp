@@ -121,6 +121,14 @@ std::vector<Step> steps_of(const Shape &s, uint32_t me) {
     return out;
 }
 
+std::vector<uint32_t> neighbours(const Shape &s, uint32_t me) {
+    std::vector<uint32_t> out;
+    for (const Step &st : steps_of(s, me)) out.push_back(st.peer);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 namespace {
 
 template <class T>

@@ -1,9 +1,14 @@
 // Create: the coordinator (the group's lowest rank) chooses the algorithm
 // and sends it to every member (the control block's layout depends on
 // it); every member then sends the coordinator its arguments and GAs; the
-// coordinator compares them and answers every member with the table of
-// GAs, or with the first disagreement. Members derive their plan from the
-// table (plan.cpp). Creates are matched by the member set and the number
+// coordinator compares them and answers every member: go, or the first
+// disagreement (or a member without memory). Then each member sends its
+// GAs to its neighbours, the members its plan shares entries with
+// (PlanBuilder::neighbours), and derives its plan from theirs (plan.cpp).
+// The whole table went to every member before: 16 bytes a member to each,
+// P^2 x 16 bytes from the coordinator (16 GB at 32,768 members); now a
+// member sends and receives a message per neighbour (a binomial tree's:
+// log2 P at most). Creates are matched by the member set and the number
 // of creates this process made on that set, so handles on different or
 // overlapping groups may be created in any order.
 #include "create.hpp"
@@ -26,7 +31,7 @@ namespace {
 using basic::report;
 using basic::layer::Bytes;
 
-enum class MsgType : uint8_t { kInfo = 1, kReply = 2, kChoice = 3 };
+enum class MsgType : uint8_t { kInfo = 1, kReply = 2, kChoice = 3, kAddr = 4 };
 
 struct Header {
     MsgType type;
@@ -44,7 +49,12 @@ struct Reply {
     Header h;
     int32_t status;  // 0 ok
     char reason[240];
-    // then np_group MemberAddr, when ok
+};
+// A member's GAs, to each of its neighbours once the coordinator said go.
+struct Addr {
+    Header h;
+    uint32_t index;  // the sender's index in the lists (placed: ACP_COL_PLACE's order)
+    MemberAddr addr;
 };
 // The coordinator's algorithm, sent before anything else: one member
 // models the candidates, not all of them (on a node with more ranks than
@@ -162,46 +172,87 @@ bool coordinate(const char *fn, State &st, const CreateKey &key, const Params &p
               " s (ACP_TIMEOUT) for rank(s) " + missing +
               " to create it (a member that never calls create, or one passing a different group)";
     }
+    // A member that could not allocate or register sent NULL GAs: every
+    // member fails, not only its neighbours.
+    for (uint32_t i = 0; i < n && why.empty(); ++i)
+        if ((*table)[i].data == ACP_GA_NULL || (*table)[i].ctl == ACP_GA_NULL)
+            why = "rank " + std::to_string(group[i]) + " could not allocate or register its memory";
     Reply r{};
     r.h = {MsgType::kReply, key.seq, key.set_hash, group[me]};
     r.status = why.empty() ? 0 : 1;
     std::snprintf(r.reason, sizeof r.reason, "%s", why.c_str());
-    const Bytes ok = bytes_of(r, table->data(), n * sizeof(MemberAddr));
-    const Bytes bad = bytes_of(r);
+    const Bytes m = bytes_of(r);
     for (uint32_t i = 0; i < n; ++i)
-        if (i != me && have[i]) {
-            const Bytes &m = r.status == 0 ? ok : bad;
-            basic::layer::send(group[i], m.data(), m.size(), fn);
-        }
-    st.mailbox.erase(key);
-    if (!why.empty()) return report(fn, "group", "%s", why.c_str());
-    return true;
+        if (i != me && have[i]) basic::layer::send(group[i], m.data(), m.size(), fn);
+    if (!why.empty()) {
+        st.mailbox.erase(key);
+        return report(fn, "group", "%s", why.c_str());
+    }
+    return true;  // its mailbox stays: neighbours' GAs come into it next
 }
 
-// A member: sends its Info, waits for the coordinator's Reply.
-bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator, int my_rank, uint32_t n,
-          const MemberAddr &mine, const std::string &own_error, std::vector<MemberAddr> *table) {
+// A member: sends its Info, waits for the coordinator's Reply. quiet: it
+// reported its own failure already.
+bool join(const char *fn, State &st, const CreateKey &key, const Params &p, int coordinator, int my_rank,
+          const MemberAddr &mine, const std::string &own_error, bool quiet) {
     Info in{{MsgType::kInfo, key.seq, key.set_hash, my_rank}, p, mine, {}};
     std::snprintf(in.error, sizeof in.error, "%s", own_error.c_str());
     if (!basic::layer::send(coordinator, &in, sizeof in, fn)) return false;
     Bytes reply;
-    const bool got = await_message(st, key, MsgType::kReply, sizeof(Reply), &reply);
-    st.mailbox.erase(key);
-    if (!got)
-        return report(fn, "group",
-                      "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to "
-                      "answer; it never created this handle with the same group",
-                      basic::layer::timeout_seconds(), coordinator);
+    if (!await_message(st, key, MsgType::kReply, sizeof(Reply), &reply))
+        return st.mailbox.erase(key), report(fn, "group",
+                                             "waited %.0f s (ACP_TIMEOUT) for rank %d (the group's lowest rank) to "
+                                             "answer; it never created this handle with the same group",
+                                             basic::layer::timeout_seconds(), coordinator);
     Reply r;
     std::memcpy(&r, reply.data(), sizeof r);
     r.reason[sizeof r.reason - 1] = '\0';
-    if (r.status != 0)
-        return !own_error.empty() || report(fn, "group", "%s", r.reason), false;  // quiet: its own line said it
-    if (reply.size() != sizeof r + n * sizeof(MemberAddr))
-        return report(fn, "group", "malformed answer from rank %d", coordinator);
-    table->resize(n);
-    std::memcpy(table->data(), reply.data() + sizeof r, n * sizeof(MemberAddr));
-    return true;
+    if (r.status != 0 || reply.size() != sizeof r) st.mailbox.erase(key);
+    if (r.status != 0) return quiet || report(fn, "group", "%s", r.reason), false;  // quiet: its own line said it
+    if (reply.size() != sizeof r) return report(fn, "group", "malformed answer from rank %d", coordinator);
+    return true;  // its mailbox stays: neighbours' GAs come into it next
+}
+
+// Once the coordinator said go: this member's GAs to each neighbour
+// (list indices; play[j]: the rank playing index j), theirs into
+// table[j]. Every other entry stays empty: the plan does not read it.
+bool exchange_addresses(const char *fn, State &st, const CreateKey &key, const std::vector<uint32_t> &near,
+                        const std::vector<int> &play, uint32_t my_index, const MemberAddr &mine,
+                        std::vector<MemberAddr> *table) {
+    const auto n = static_cast<uint32_t>(play.size());
+    table->assign(n, MemberAddr{});
+    (*table)[my_index] = mine;
+    const Addr out{{MsgType::kAddr, key.seq, key.set_hash, play[my_index]}, my_index, mine};
+    for (uint32_t j : near)
+        if (!basic::layer::send(play[j], &out, sizeof out, fn)) return st.mailbox.erase(key), false;
+    std::vector<uint8_t> awaited(n, 0);
+    for (uint32_t j : near) awaited[j] = 1;
+    size_t got = 0;
+    auto &box = st.mailbox[key];
+    const bool all = poll_until(st, [&] {
+        for (auto m = box.begin(); m != box.end();) {
+            Addr in;
+            if (m->size() != sizeof in || static_cast<MsgType>((*m)[0]) != MsgType::kAddr) {
+                ++m;
+                continue;
+            }
+            std::memcpy(&in, m->data(), sizeof in);
+            if (in.index < n && awaited[in.index] && play[in.index] == in.h.from) {
+                awaited[in.index] = 0;
+                (*table)[in.index] = in.addr;
+                ++got;
+            }
+            m = box.erase(m);
+        }
+        return got == near.size();
+    });
+    st.mailbox.erase(key);
+    if (all) return true;
+    std::string missing;
+    for (uint32_t j = 0; j < n; ++j)
+        if (awaited[j]) missing += (missing.empty() ? "" : ", ") + std::to_string(play[j]);
+    return report(fn, "group", "waited %.0f s (ACP_TIMEOUT) for the addresses of rank(s) %s",
+                  basic::layer::timeout_seconds(), missing.c_str());
 }
 
 // The coordinator: chooses (choose.hpp), places the members
@@ -401,23 +452,15 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     // A member that failed here still takes part, so the others do not wait
     // for it until ACP_TIMEOUT: it sends a NULL GA, which fails them all.
     const MemberAddr mine{ok ? c->mem.data : ACP_GA_NULL, ok ? c->mem.ctl.ga : ACP_GA_NULL};
-    std::vector<MemberAddr> table;
-    const bool exchanged = coordinator == c->rank ? coordinate(fn, st, key, p, group, me, mine, &table)
-                                                  : join(fn, st, key, p, coordinator, c->rank, n, mine, own, &table);
-    bool complete = exchanged;
-    for (uint32_t i = 0; complete && i < n; ++i)
-        if (table[i].data == ACP_GA_NULL || table[i].ctl == ACP_GA_NULL) {
-            complete = false;
-            if (ok) report(fn, "group", "rank %d could not allocate or register its memory", group[i]);
-        }
-    if (!complete) {
+    std::vector<MemberAddr> table;  // by list index; the neighbours' and its own
+    const bool go = coordinator == c->rank ? coordinate(fn, st, key, p, group, me, mine, &table)
+                                           : join(fn, st, key, p, coordinator, c->rank, mine, own, !own.empty() || !ok);
+    const std::vector<uint32_t> near = !go         ? std::vector<uint32_t>{}
+                                       : allreduce ? ar::neighbours(ar::shape_of(p), me)
+                                                   : planner->neighbours();
+    if (!go || !ok || !exchange_addresses(fn, st, key, near, play, my_index, mine, &table)) {
         release(*c);
         return nullptr;
-    }
-    if (!order.empty()) {
-        std::vector<MemberAddr> by_index(n);
-        for (uint32_t j = 0; j < n; ++j) by_index[j] = table[order[j]];
-        table.swap(by_index);
     }
     c->placed = !order.empty();
     if (allreduce)

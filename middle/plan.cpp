@@ -393,6 +393,25 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     return pl;
 }
 
+std::vector<uint32_t> PlanBuilder::neighbours() const {
+    const Impl &b = *impl_;
+    std::vector<uint32_t> out;
+    if (b.p.exec == Exec::kRoot) {  // plan_root_mode: an executor reads every member, the others their executors
+        const bool everyone = b.p.kind == Kind::kAllgather || b.me == b.root_index;
+        for (uint32_t i = 0; i < b.p.members; ++i)
+            if (i != b.me && (everyone || i == b.root_index)) out.push_back(i);
+        return out;
+    }
+    b.entries.each(b.me, [&](uint32_t, const collectives::Command &c) {  // plan_delegated
+        out.push_back(c.src == b.me ? c.dst : c.src);
+        return true;
+    });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    out.erase(std::remove(out.begin(), out.end(), b.me), out.end());
+    return out;
+}
+
 Plan build_plan(const Params &p, uint32_t me, const std::vector<int> &group, const std::vector<MemberAddr> &table,
                 bool walk_every_list, std::vector<uint32_t> nodes) {
     return PlanBuilder(p, me, group, std::move(nodes), walk_every_list).build(table);

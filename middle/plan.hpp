@@ -255,8 +255,15 @@ class PlanBuilder {
 
     // The number of ready bytes this member holds (Plan::n_ready).
     uint32_t ready_count() const;
-    // table[i]: member i's GAs.
+    // table[i]: member i's GAs. Only the neighbours' entries (and this
+    // member's own) are read: the others may be left empty.
     Plan build(const std::vector<MemberAddr> &table) const;
+    // The members (list indices, sorted) whose GAs build() reads: those
+    // this member sends to or hears from (delegated); in root mode the
+    // executors of its blocks, and every member for an executor. The
+    // relation is symmetric (i is j's neighbour when j is i's), so create
+    // exchanges GAs between neighbours only.
+    std::vector<uint32_t> neighbours() const;
 
   private:
     struct Impl;

@@ -35,6 +35,11 @@
 //                          has plus 32 MiB, 1 GiB buffered handles fail with a
 //                          message, a small handle still works, and the
 //                          process goes on (prints "oom: survived")
+//   fault_prog oom-one     3 ranks: rank 1's address space is limited (as
+//                          oom); a buffered bcast of 256 MiB fails on every
+//                          member, naming rank 1 (its memory), then a small
+//                          one works (prints "oom-one: rank R: create failed"
+//                          and "oom-one: rank R: survived")
 //   fault_prog libraries   each rank says, after acp_init, whether libfabric is
 //                          loaded in it ("libfabric loaded: yes" or "no")
 //   fault_prog ch-stopped-sender | ch-killed-sender | ch-stopped-receiver
@@ -124,6 +129,36 @@ int oom(int me) {
     if (h == ACP_COL_NULL || acp_wait_col(acp_send_bcast_direct(h, 0, a.size())) != 0 || acp_free_col(h) != 0)
         return std::fprintf(stderr, "a small handle failed after the large ones\n"), 1;
     std::fprintf(stderr, "oom: survived\n");
+    return kGoOn;
+}
+
+// oom-one (see the top). kGoOn, or the exit status.
+int oom_one(int me) {
+#if defined(__SANITIZE_ADDRESS__)
+    std::fprintf(stderr, "oom: not under AddressSanitizer\n");
+    return kGoOn;
+#endif
+    if (acp_procs() != 3) return 1;
+    if (me == 1) {
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        unsigned long long vm_kb = 0;
+        while (std::getline(status, line))
+            if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+        const rlim_t cap = (vm_kb + 64 * 1024) * 1024;
+        const rlimit lim{cap, cap};
+        if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
+    }
+    int group[3] = {0, 1, 2};
+    if (acp_create_bcast_buffered(0, 3, group, size_t{256} << 20) != ACP_COL_NULL)
+        return std::fprintf(stderr, "oom-one: rank %d: a handle without rank 1's buffer was made\n", me), 1;
+    std::fprintf(stderr, "oom-one: rank %d: create failed\n", me);
+    std::vector<char> a(4096, me == 0 ? 7 : 0);
+    acp_col_t h = acp_create_bcast_direct(0, 3, group, a.data(), a.size());
+    if (h == ACP_COL_NULL || acp_wait_col(acp_send_bcast_direct(h, 0, a.size())) != 0 || acp_free_col(h) != 0 ||
+        a[4095] != 7)
+        return std::fprintf(stderr, "oom-one: rank %d: a small handle failed after it\n", me), 1;
+    std::fprintf(stderr, "oom-one: rank %d: survived\n", me);
     return kGoOn;
 }
 
@@ -340,6 +375,7 @@ int main(int argc, char **argv) {
     if (mode.rfind("ch-", 0) == 0) rc = channel_peer_gone(mode, me);
     if (mode == "sb-stopped-dst") rc = segbuf_peer_gone(me);
     if (mode == "oom") rc = oom(me);
+    if (mode == "oom-one") rc = oom_one(me);
     if (mode == "steady-traffic") rc = steady_traffic(me);
     if (mode == "col-never-send" || mode == "col-never-send-small" || mode == "col-kill") rc = col_fault(mode, me);
     if (mode == "col-rounds" && argc > 2) rc = col_rounds(me, std::atoi(argv[2]));

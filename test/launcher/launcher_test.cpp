@@ -263,6 +263,23 @@ TEST(Singleton, MemoryThatCannotBeHadIsAnErrorNotACrash) {
     EXPECT_TRUE(has(r.err, "oom: survived")) << r.err;
 }
 
+// One member without memory for a handle fails the create on every
+// member, not only on those whose plans name it (create gives GAs to
+// neighbours only: the coordinator checks every member's), each saying
+// which; the group then makes a small handle.
+TEST(Collectives, AMemberThatCannotAllocateFailsTheCreateEverywhere) {
+    JobResult r = acprun(3, {"oom-one"}, {"ACP_COL_BCAST_ALGO=binomial"});  // rank 2 hears from rank 0 only
+    EXPECT_EQ(r.status, 0) << r.err;
+    if (has(r.err, "oom: not under AddressSanitizer"))
+        GTEST_SKIP() << "RLIMIT_AS and ASan do not mix; the plain build runs it";
+    for (int rank = 0; rank < 3; ++rank) {
+        EXPECT_TRUE(has(r.err, "oom-one: rank " + std::to_string(rank) + ": create failed")) << r.err;
+        EXPECT_TRUE(has(r.err, "oom-one: rank " + std::to_string(rank) + ": survived")) << r.err;
+    }
+    EXPECT_TRUE(has(r.err, "acp_create_bcast_buffered: memory: cannot allocate 268435456 bytes")) << r.err;
+    EXPECT_TRUE(has(r.err, "rank 1 could not allocate or register its memory")) << r.err;
+}
+
 // acprun killed by SIGKILL (it cannot forward that): its ranks do not
 // outlive it.
 TEST(Acprun, RanksDieWithAKilledAcprun) {
