@@ -100,6 +100,20 @@ int check_socket() {
     return 0;
 }
 
+// Limits this process's address space to what it has now plus margin_mib
+// (RLIMIT_AS). False (reported) if it cannot.
+bool limit_address_space(unsigned long long margin_mib) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    unsigned long long vm_kb = 0;
+    while (std::getline(status, line))
+        if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+    const rlim_t cap = (vm_kb + margin_mib * 1024) * 1024;
+    const rlimit lim{cap, cap};
+    if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), false;
+    return true;
+}
+
 // 1 GiB buffered handles under RLIMIT_AS fail with a message; a small
 // handle still works. kGoOn, or the exit status.
 int oom(int me) {
@@ -110,14 +124,7 @@ int oom(int me) {
     acp_finalize();
     return 0;  // without the final acp_sync
 #endif
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    unsigned long long vm_kb = 0;
-    while (std::getline(status, line))
-        if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
-    const rlim_t cap = (vm_kb + 32 * 1024) * 1024;
-    const rlimit lim{cap, cap};
-    if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
+    if (!limit_address_space(32)) return 1;
     int group[1] = {me};
     if (acp_create_bcast_buffered(me, 1, group, size_t{1} << 30) != ACP_COL_NULL)
         return std::fprintf(stderr, "a 1 GiB buffer under a 32 MiB margin was granted\n"), 1;
@@ -139,16 +146,7 @@ int oom_one(int me) {
     return kGoOn;
 #endif
     if (acp_procs() != 3) return 1;
-    if (me == 1) {
-        std::ifstream status("/proc/self/status");
-        std::string line;
-        unsigned long long vm_kb = 0;
-        while (std::getline(status, line))
-            if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
-        const rlim_t cap = (vm_kb + 64 * 1024) * 1024;
-        const rlimit lim{cap, cap};
-        if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) return std::perror("setrlimit"), 1;
-    }
+    if (me == 1 && !limit_address_space(64)) return 1;
     int group[3] = {0, 1, 2};
     if (acp_create_bcast_buffered(0, 3, group, size_t{256} << 20) != ACP_COL_NULL)
         return std::fprintf(stderr, "oom-one: rank %d: a handle without rank 1's buffer was made\n", me), 1;
