@@ -459,6 +459,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
                                        : allreduce ? ar::neighbours(ar::shape_of(p), me)
                                                    : planner->neighbours();
     if (!go || !ok || !exchange_addresses(fn, st, key, near, play, my_index, mine, &table)) {
+        if (go && !ok) st.mailbox.erase(key);  // (the coordinator refuses a member without memory first)
         release(*c);
         return nullptr;
     }
