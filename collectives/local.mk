@@ -17,6 +17,7 @@ libacpx_la_SOURCES += \
 	collectives/place/log_cut.hpp collectives/place/log_cut.cpp \
 	collectives/place/objective.hpp collectives/place/objective.cpp \
 	collectives/place/anneal.hpp collectives/place/anneal.cpp \
+	collectives/place/moves.hpp collectives/place/moves.cpp \
 	collectives/place/no_ring.hpp collectives/place/no_ring.cpp
 libacpx_la_CPPFLAGS += -DACPX_DATADIR='"$(pkgdatadir)"'
 

@@ -17,6 +17,7 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/model/predict.hpp"
 #include "collectives/place/anneal.hpp"
+#include "collectives/place/moves.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
 #include "allreduce.hpp"
@@ -280,9 +281,9 @@ bool place_members(const char *fn, State &st, const std::vector<int> &group, con
     cp::AnnealParams a;
     a.trials = p.place_trials;
     a.seed = p.group_hash;
-    const auto cost = [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); };
+    cp::Eq1Moves cost(ev, true, true);  // priced move by move: the same as ev.with_tiebreak(pi, true)
     const cp::AnnealResult found = cp::anneal(p.members, t.map, cost, a, pinned);
-    if (found.cost >= cost(t.map)) return true;  // the group's own order is as good
+    if (found.cost >= ev.with_tiebreak(t.map, true)) return true;  // the group's own order is as good
     *order = found.slot;
     cm::Topology placed = t;
     for (uint32_t j = 0; j < p.members; ++j) placed.map[j] = t.map[found.slot[j]];

@@ -17,6 +17,7 @@
 #include "basic/config.hpp"
 #include "collectives/model/topology.hpp"
 #include "collectives/place/anneal.hpp"
+#include "collectives/place/moves.hpp"
 #include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
@@ -266,7 +267,11 @@ int run_place(int argc, char **argv) {
         if (o.method == "tahb") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq2(pi); };
         if (o.method == "o2f") cost = [&](const std::vector<uint32_t> &pi) { return ev.eq3(pi); };
         const auto start = std::chrono::steady_clock::now();
-        const cp::AnnealResult r = cp::anneal(pat.tasks, slots, cost, o.anneal);
+        // eq. (1)'s methods priced move by move (the same costs: the same map).
+        const bool eq1 = o.method.rfind("tac3", 0) == 0 && !pat.ccs.empty();
+        cp::Eq1Moves moves(ev, o.method == "tac3-ports", tie);
+        const cp::AnnealResult r =
+            eq1 ? cp::anneal(pat.tasks, slots, moves, o.anneal) : cp::anneal(pat.tasks, slots, cost, o.anneal);
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("# annealing: T0 %g, Tend %g, factor %g, %u trials a level, %zu levels, seed %llu%s%s: %.2f s\n",
                     o.anneal.t0, o.anneal.tend, o.anneal.factor, o.anneal.trials, r.levels.size(),

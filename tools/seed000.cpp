@@ -23,6 +23,7 @@
 #include "basic/config.hpp"
 #include "collectives/model/flowsim.hpp"
 #include "collectives/place/anneal.hpp"
+#include "collectives/place/moves.hpp"
 #include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
@@ -189,13 +190,13 @@ void execute(Run &r, const Options &o) {
         a.seed = r.seed;
         a.normalize = r.method->normalize;
         const std::string obj = r.method->objective;
-        const cp::AnnealResult found = cp::anneal(
-            s.tasks, slots,
-            [&](const std::vector<uint32_t> &pi) {
-                if (obj == "tac3") return r.method->tiebreak ? ev.with_tiebreak(pi) : ev.eq1(pi);
-                return obj == "tahb" ? ev.eq2(pi) : ev.eq3(pi);
-            },
-            a);
+        cp::Eq1Moves tac3(ev, false, r.method->tiebreak);  // eq. (1) priced move by move
+        const cp::AnnealResult found =
+            obj == "tac3"
+                ? cp::anneal(s.tasks, slots, tac3, a)
+                : cp::anneal(
+                      s.tasks, slots,
+                      [&](const std::vector<uint32_t> &pi) { return obj == "tahb" ? ev.eq2(pi) : ev.eq3(pi); }, a);
         r.map = found.map;
         for (const cp::Level &l : found.levels) r.accepted.push_back(l.tried ? 100.0 * l.accepted / l.tried : NAN);
     }

@@ -34,8 +34,28 @@ uint32_t levels_of(const AnnealParams &a) {
     return n;
 }
 
+namespace {
+// A cost computed anew for every placement.
+class WholeCost final : public MoveCost {
+  public:
+    explicit WholeCost(const std::function<double(const std::vector<uint32_t> &)> &f) : f_(f) {}
+    double reset(const std::vector<uint32_t> &map) override { return f_(map); }
+    double propose(const std::vector<uint32_t> &map, uint32_t, uint32_t) override { return f_(map); }
+    void commit() override {}
+
+  private:
+    const std::function<double(const std::vector<uint32_t> &)> &f_;
+};
+}  // namespace
+
 AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
                     const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a,
+                    const std::vector<uint32_t> &pinned) {
+    WholeCost whole(cost);
+    return anneal(tasks, slots, whole, a, pinned);
+}
+
+AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots, MoveCost &cost, const AnnealParams &a,
                     const std::vector<uint32_t> &pinned) {
     std::mt19937_64 rng(a.seed);
     auto pin_of = [&](uint32_t t) { return t < pinned.size() && pinned[t] < slots.size() ? pinned[t] : UINT32_MAX; };
@@ -56,7 +76,7 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
         if (pin_of(t) == UINT32_MAX) at[t] = order[next++], holder[at[t]] = t;
         r.map[t] = slots[at[t]];
     }
-    double now = cost(r.map);
+    double now = cost.reset(r.map);
     const double scale = a.normalize && now > 0 ? 1 / now : 1;
     std::vector<uint32_t> best = r.map, best_at = at;
     double best_cost = now;
@@ -71,9 +91,10 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
             ++tried;
             r.map[t] = slots[s];
             if (other < tasks) r.map[other] = slots[from];
-            const double next = cost(r.map);
+            const double next = cost.propose(r.map, t, other < tasks ? other : MoveCost::kNoTask);
             const double delta = (next - now) * scale;
             if (delta <= 0 || unit(rng) < std::exp(-delta / temp)) {
+                cost.commit();
                 ++accepted;
                 now = next;
                 at[t] = s;

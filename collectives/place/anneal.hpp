@@ -51,6 +51,20 @@ struct AnnealResult {
     std::vector<Level> levels;
 };
 
+// A cost the search updates move by move instead of computing it anew
+// (place/moves.hpp): reset() prices a placement and makes it the current
+// one; propose() prices `map`, which differs from the current placement
+// only in tasks a and b (b == kNoTask: a alone); commit() makes the last
+// proposal current. A proposal not committed is dropped by the next call.
+class MoveCost {
+  public:
+    static constexpr uint32_t kNoTask = UINT32_MAX;
+    virtual ~MoveCost() = default;
+    virtual double reset(const std::vector<uint32_t> &map) = 0;
+    virtual double propose(const std::vector<uint32_t> &map, uint32_t a, uint32_t b) = 0;
+    virtual void commit() = 0;
+};
+
 // slots: the nodes tasks may go on, each node once per task it takes
 // (an allocation's nodes, each per_node times); at least `tasks` of them.
 // cost: the objective of a placement (task -> node). pinned[t], where
@@ -58,6 +72,10 @@ struct AnnealResult {
 // root on its rank); no other task takes it.
 AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots,
                     const std::function<double(const std::vector<uint32_t> &)> &cost, const AnnealParams &a,
+                    const std::vector<uint32_t> &pinned = {});
+// The same search with a cost priced move by move: the same costs give the
+// same placement.
+AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots, MoveCost &cost, const AnnealParams &a,
                     const std::vector<uint32_t> &pinned = {});
 
 }  // namespace acpx::collectives::place

@@ -57,33 +57,42 @@ const std::vector<uint32_t> &Evaluator::route(uint32_t a, uint32_t b) {
     return r;
 }
 
+uint64_t Evaluator::ccs_cost(size_t c, const std::vector<uint32_t> &pi, bool ports, uint32_t *coll_out) {
+    const Ccs &ccs = p_.ccs[c];
+    for (const Message &m : ccs) {
+        for (uint32_t l : route(pi[m.src], pi[m.dst])) ++load_[l];
+        if (ports) ++sends_[m.src], ++recvs_[m.dst];
+    }
+    uint64_t slowest = 0;
+    uint32_t here = 1;
+    for (const Message &m : ccs) {
+        uint32_t coll = ports ? std::max(sends_[m.src], recvs_[m.dst]) : 1;
+        for (uint32_t l : route(pi[m.src], pi[m.dst])) coll = std::max(coll, load_[l]);
+        here = std::max(here, coll);
+        slowest = std::max(slowest, m.bytes * coll);
+    }
+    for (const Message &m : ccs) {
+        for (uint32_t l : route(pi[m.src], pi[m.dst])) load_[l] = 0;
+        if (ports) sends_[m.src] = recvs_[m.dst] = 0;
+    }
+    if (coll_out) *coll_out = here;
+    return slowest;
+}
+
+// Summed as integers (bytes x coll), divided by B once: a search that
+// updates the sum move by move (place/moves.hpp) gets the same figure.
 double Evaluator::eq1_of(const std::vector<uint32_t> &pi, bool ports, uint32_t *max_coll,
                          std::vector<uint32_t> *per_ccs) {
-    double total = 0;
+    unsigned __int128 total = 0;
     uint32_t most = 1;
-    for (const Ccs &ccs : p_.ccs) {
-        for (const Message &m : ccs) {
-            for (uint32_t l : route(pi[m.src], pi[m.dst])) ++load_[l];
-            if (ports) ++sends_[m.src], ++recvs_[m.dst];
-        }
-        double slowest = 0;
+    for (size_t c = 0; c < p_.ccs.size(); ++c) {
         uint32_t here = 1;
-        for (const Message &m : ccs) {
-            uint32_t coll = ports ? std::max(sends_[m.src], recvs_[m.dst]) : 1;
-            for (uint32_t l : route(pi[m.src], pi[m.dst])) coll = std::max(coll, load_[l]);
-            here = std::max(here, coll);
-            slowest = std::max(slowest, static_cast<double>(m.bytes) * coll);
-        }
-        for (const Message &m : ccs) {
-            for (uint32_t l : route(pi[m.src], pi[m.dst])) load_[l] = 0;
-            if (ports) sends_[m.src] = recvs_[m.dst] = 0;
-        }
-        total += slowest / bandwidth_;
+        total += ccs_cost(c, pi, ports, &here);
         most = std::max(most, here);
         if (per_ccs) per_ccs->push_back(here);
     }
     if (max_coll) *max_coll = most;
-    return total;
+    return static_cast<double>(total) / bandwidth_;
 }
 
 double Evaluator::eq1(const std::vector<uint32_t> &pi) { return eq1_of(pi, false, nullptr); }
@@ -105,10 +114,9 @@ double Evaluator::with_tiebreak(const std::vector<uint32_t> &pi, bool ports) {
 }
 
 double Evaluator::eq2(const std::vector<uint32_t> &pi) {
-    double total = 0;
-    for (const Message &m : p_.traffic)
-        total += static_cast<double>(route(pi[m.src], pi[m.dst]).size()) * static_cast<double>(m.bytes);
-    return total;
+    unsigned __int128 total = 0;  // exact, as place/moves.hpp updates it
+    for (const Message &m : p_.traffic) total += route(pi[m.src], pi[m.dst]).size() * m.bytes;
+    return static_cast<double>(total);
 }
 
 double Evaluator::eq3(const std::vector<uint32_t> &pi) {

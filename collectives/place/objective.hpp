@@ -67,10 +67,19 @@ class Evaluator {
 
     const model::Topology &topology() const { return t_; }
     const Pattern &pattern() const { return p_; }
+    double bandwidth() const { return bandwidth_; }
+    // Directed links of the network (link indices are below it).
+    size_t links() const { return load_.size(); }
+
+    // The directed links from node a to b, as link indices. Valid until
+    // the next call (a large network's routes are cached in a map that
+    // starts over when full).
+    const std::vector<uint32_t> &route(uint32_t a, uint32_t b);
+    // CCS c's eq. (1) term times B: its largest bytes x coll under pi
+    // (ports: tac3-ports); *coll: that CCS's largest coll.
+    uint64_t ccs_cost(size_t c, const std::vector<uint32_t> &pi, bool ports, uint32_t *coll = nullptr);
 
   private:
-    // The directed links from node a to b, as indices into load_.
-    const std::vector<uint32_t> &route(uint32_t a, uint32_t b);
     // ports: coll counts a task's sends (receives) in the CCS too.
     double eq1_of(const std::vector<uint32_t> &pi, bool ports, uint32_t *max_coll,
                   std::vector<uint32_t> *per_ccs = nullptr);

@@ -10,6 +10,7 @@
 #include "collectives/model/topology.hpp"
 #include "collectives/place/anneal.hpp"
 #include "collectives/place/log_cut.hpp"
+#include "collectives/place/moves.hpp"
 #include "collectives/place/no_ring.hpp"
 #include "collectives/place/objective.hpp"
 #include "collectives/place/pattern.hpp"
@@ -317,6 +318,82 @@ TEST(Place, TieBreakByHopBytesNeverOutweighsEq1) {
     const cp::Pattern s3 = section3(m);
     cp::Evaluator ev3(topo("mesh:2"), s3);
     EXPECT_LT(ev3.with_tiebreak({0, 1, 0, 1, 0, 1}), ev3.with_tiebreak({0, 0, 0, 1, 1, 1}));
+}
+
+// Eq1Moves prices a move by its tasks' messages only; every proposal must
+// be the cost computed anew, to the bit, whatever was committed before:
+// random moves and swaps, taken or dropped at random, on patterns of one
+// size a CCS (CG; a k-nomial bcast, whose root sends several at once:
+// ports) and of mixed sizes (priced anew), with and without ports and the
+// tie-break; the network has more nodes than tasks.
+TEST(Place, MovesPricedIncrementallyCostWhatTheyCostComputedAnew) {
+    const uint64_t m = 1 << 20;
+    cp::Pattern cg, knomial;
+    std::string why;
+    ASSERT_TRUE(cp::cg_pattern(32, m, &cg, &why));
+    ASSERT_TRUE(cp::parse_pattern("bcast:knomial:4:32:64K", &knomial, &why)) << why;
+    std::mt19937_64 rng(3);
+    std::vector<cp::Ccs> mixed(5);
+    for (cp::Ccs &c : mixed)
+        for (uint32_t i = 0; i < 12; ++i) {
+            const auto a = static_cast<uint32_t>(rng() % 32), b = static_cast<uint32_t>(rng() % 32);
+            if (a != b) c.push_back({a, b, 1000 + rng() % 5000});
+        }
+    const cp::Pattern odd = of_ccs(32, mixed);
+    ASSERT_EQ(knomial.tasks, 32u);
+    const cm::Topology net = topo("torus:4x4x3");
+    for (const cp::Pattern *p : std::initializer_list<const cp::Pattern *>{&cg, &knomial, &odd})
+        for (bool ports : {false, true})
+            for (bool tie : {false, true}) {
+                cp::Evaluator ev(net, *p), fresh(net, *p);
+                cp::Eq1Moves moves(ev, ports, tie);
+                auto whole = [&](const std::vector<uint32_t> &pi) {
+                    return tie ? fresh.with_tiebreak(pi, ports) : ports ? fresh.eq1_ports(pi) : fresh.eq1(pi);
+                };
+                std::vector<uint32_t> map(32);
+                for (uint32_t t = 0; t < 32; ++t) map[t] = (t * 7) % 48;
+                ASSERT_EQ(moves.reset(map), whole(map));
+                std::vector<uint32_t> now = map;
+                for (int k = 0; k < 3000; ++k) {
+                    std::vector<uint32_t> next = now;
+                    const auto a = static_cast<uint32_t>(rng() % 32);
+                    uint32_t b = cp::MoveCost::kNoTask;
+                    const auto node = static_cast<uint32_t>(rng() % 48);
+                    const auto holder = std::find(now.begin(), now.end(), node);
+                    if (holder != now.end()) {  // a swap with the task there
+                        b = static_cast<uint32_t>(holder - now.begin());
+                        if (b == a) continue;
+                        next[b] = now[a];
+                    }
+                    next[a] = node;
+                    ASSERT_EQ(moves.propose(next, a, b), whole(next)) << "move " << k;
+                    if (rng() % 3 == 0) moves.commit(), now = next;
+                }
+            }
+}
+
+// The search with moves priced incrementally is the search with every
+// placement priced anew: the same costs, the same placement.
+TEST(Place, AnnealingWithIncrementalPricesFindsTheSamePlacement) {
+    cp::Pattern p;
+    std::string why;
+    ASSERT_TRUE(cp::parse_pattern("bcast:binomial:64:64K", &p, &why)) << why;
+    const cm::Topology net = topo("torus:4x4x4");
+    cp::Evaluator ev(net, p);
+    std::vector<uint32_t> slots(64), pinned(64, UINT32_MAX);
+    for (uint32_t i = 0; i < 64; ++i) slots[i] = i;
+    pinned[0] = 0;
+    cp::AnnealParams a;
+    a.trials = 50;
+    a.seed = 11;
+    const cp::AnnealResult whole = cp::anneal(
+        64, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a, pinned);
+    cp::Eq1Moves moves(ev, true, true);
+    const cp::AnnealResult step = cp::anneal(64, slots, moves, a, pinned);
+    EXPECT_EQ(step.map, whole.map);
+    EXPECT_EQ(step.cost, whole.cost);
+    ASSERT_EQ(step.levels.size(), whole.levels.size());
+    for (size_t l = 0; l < step.levels.size(); ++l) EXPECT_EQ(step.levels[l].accepted, whole.levels[l].accepted);
 }
 
 // A pinned task stays on its slot (a bcast's root on its rank); the slots
