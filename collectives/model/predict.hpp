@@ -56,7 +56,7 @@ struct Case {
     uint32_t members = 1;
     uint32_t root = 0;          // bcast: the root's index in the group
     uint64_t bytes = 0;         // bcast: the round's bytes; allgather: per block
-    bool buffered = false;      // buffered handles copy in and out of their buffers
+    bool buffered = false;      // buffered: an allgather's own block copied; across nodes, in and out of the buffers
     uint32_t inline_bytes = 0;  // single-block rounds up to this size go through the control blocks
     // The node of each member (by index), where known: candidates() then
     // offers the hierarchical lists too (collectives::hier_bcast_list).
