@@ -56,7 +56,7 @@
  *                        thread, while a copy through the transport is
  *                        in flight) use the core: "spin"
  *                        polls a while before yielding it (a
- *                        collective's wait 4,096 empty polls, ~0.1 ms),
+ *                        collective's wait 512 empty polls, ~13 us),
  *                        "yield" yields after every empty poll; "auto"
  *                        (default): "yield" when the node's ranks
  *                        outnumber the CPUs they may run on
