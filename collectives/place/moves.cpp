@@ -69,7 +69,7 @@ uint64_t Eq1Moves::recount(const PerCcs &s) const { return s.bytes * std::max({u
 
 double Eq1Moves::reset(const std::vector<uint32_t> &map) {
     const Pattern &p = ev_.pattern();
-    now_ = map;
+    now_ = prop_ = map;
     pending_ = false;
     eq1_ = eq2_ = 0;
     for (uint32_t c = 0; c < p.ccs.size(); ++c) {
@@ -115,6 +115,7 @@ double Eq1Moves::propose(const std::vector<uint32_t> &map, uint32_t a, uint32_t 
         for (const auto &[c, cost] : old_cost_) ccs_[c].cost = cost;
         eq1_ = old_eq1_;
         eq2_ = old_eq2_;
+        drop_proposal();
     }
     touched_.clear();
     if (b == kNoTask)
@@ -124,7 +125,7 @@ double Eq1Moves::propose(const std::vector<uint32_t> &map, uint32_t a, uint32_t 
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());  // a message between a and b
     old_eq1_ = eq1_;
     old_eq2_ = eq2_;
-    prop_ = now_;
+    moved_a_ = a, moved_b_ = b;
     prop_[a] = map[a];
     if (b != kNoTask) prop_[b] = map[b];
     apply(now_, prop_);
@@ -145,7 +146,14 @@ double Eq1Moves::propose(const std::vector<uint32_t> &map, uint32_t a, uint32_t 
 void Eq1Moves::commit() {
     if (!pending_) return;
     pending_ = false;
-    now_.swap(prop_);
+    now_[moved_a_] = prop_[moved_a_];
+    if (moved_b_ != kNoTask) now_[moved_b_] = prop_[moved_b_];
+}
+
+// prop_ is now_ again (it differed only in the moved tasks).
+void Eq1Moves::drop_proposal() {
+    prop_[moved_a_] = now_[moved_a_];
+    if (moved_b_ != kNoTask) prop_[moved_b_] = now_[moved_b_];
 }
 
 }  // namespace acpx::collectives::place

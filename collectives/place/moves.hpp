@@ -53,6 +53,7 @@ class Eq1Moves final : public MoveCost {
     void add_route(PerCcs &s, uint32_t from, uint32_t to, int sign);
     void apply(const std::vector<uint32_t> &from, const std::vector<uint32_t> &to);
     uint64_t recount(const PerCcs &s) const;
+    void drop_proposal();
 
     Evaluator &ev_;
     bool ports_, tiebreak_;
@@ -61,7 +62,8 @@ class Eq1Moves final : public MoveCost {
     std::vector<uint32_t> now_;           // the current placement
     Sum eq1_ = 0, eq2_ = 0;               // bytes x coll summed; byte-hops
     // The proposal in force, undone by the next call unless committed.
-    std::vector<uint32_t> prop_;
+    std::vector<uint32_t> prop_;  // now_ but for the moved tasks
+    uint32_t moved_a_ = 0, moved_b_ = kNoTask;
     std::vector<Ref> touched_;
     std::vector<std::pair<uint32_t, uint64_t>> old_cost_;  // CCS, its term before
     Sum old_eq1_ = 0, old_eq2_ = 0;
