@@ -193,8 +193,7 @@ void Runtime::start(Gma &g) {
         g.why_text = "not executed: ordered after GMA " + std::to_string(g.order) + ", which failed";
         return gma_done(&g.comp, -1);
     }
-    if ((faults.start_in && --faults.start_in == 0) ||
-        (faults.data_in && g.kind != GmaKind::kAtomic && g.size > 8 && --faults.data_in == 0)) {
+    if (faults.fails_start(g.kind != GmaKind::kAtomic && g.size > 8)) {
         g.why = "fault injected for a test (ACPX_TEST_FAIL)";
         return gma_done(&g.comp, -1);
     }

@@ -98,7 +98,7 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
     if (rank == rt->rank || !rt->on_node.reaches(rank)) return kNoDirectWrite;
     // Counted as the GMAs' copies are (gma.cpp), so a test's start:N or
     // data:N fails this copy as it would one that went through the transport.
-    if (Faults &f = rt->faults; (f.start_in && --f.start_in == 0) || (f.data_in && n > 8 && --f.data_in == 0))
+    if (rt->faults.fails_start(n > 8))
         return report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt->rank,
                       n, rank),
                -1;

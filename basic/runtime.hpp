@@ -123,6 +123,9 @@ struct ExecOp {
 // would; 0: none armed.
 struct Faults {
     uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0;
+    // A copy or atomic starts (data: a copy of more than 8 bytes): does
+    // start:N or data:N (fault_injection.hpp) make it fail? Counts it down.
+    bool fails_start(bool data) { return (start_in && --start_in == 0) || (data && data_in && --data_in == 0); }
 };
 
 class Runtime {
