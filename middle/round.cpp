@@ -184,9 +184,12 @@ size_t signal_at(const Col &c, uint32_t slot) {
 
 // A buffered member's block that arrived (its stamps are here): were its
 // bytes written into this member's array (put_in_place), not its buffer?
-bool arrived_in_place(const Col &c, uint32_t block) {
-    return value_of(load_acquire(c.ctl_base() + signal_at(c, block) + 8)) & ctl::kInPlace;
+bool in_place_at(const Col &c, size_t where) {
+    return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace;
 }
+bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, signal_at(c, block)); }
+// The sender's offset, from an arrive slot's offset stamp (at s + 8).
+uint64_t sent_offset(const uint8_t *s) { return value_of(load_acquire(s + 8)) & ~ctl::kInPlace; }
 
 // Where this member's bytes of `block` (range r of the segment) are for
 // it to send them: buffered, from its array where it is the block's origin
@@ -406,8 +409,7 @@ bool arrived(const Col &c, uint32_t slot) { return arrived_at(c, slot, signal_at
 // the sender's size and offset this member's? (A failed size is none's.)
 bool sound_at(const Col &c, size_t where) {
     const uint8_t *s = c.ctl_base() + where;
-    return value_of(load_acquire(s)) == value_of(c.size) &&
-           (value_of(load_acquire(s + 8)) & ~ctl::kInPlace) == c.offset;
+    return value_of(load_acquire(s)) == value_of(c.size) && sent_offset(s) == c.offset;
 }
 bool sound(const Col &c, uint32_t block) { return sound_at(c, signal_at(c, block)); }
 
@@ -424,8 +426,8 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     if (size != value_of(c.size))
         return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
                std::to_string(c.size);
-    return "members' send offsets disagree: " + rank + " sent offset " +
-           std::to_string(value_of(load_acquire(s + 8)) & ~ctl::kInPlace) + ", this rank " + std::to_string(c.offset);
+    return "members' send offsets disagree: " + rank + " sent offset " + std::to_string(sent_offset(s)) +
+           ", this rank " + std::to_string(c.offset);
 }
 
 // A small round's block to a receiver whose slots are not mapped here
@@ -572,7 +574,7 @@ bool check_arrivals(Col &c) {
         char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
         if (is_inline(c))  // the bytes came in the slot: into place
             basic::copy_bytes(to, c.ctl_base() + where + ctl::kStampBytes, r.length);
-        else if (buffered(c) && !(value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace))
+        else if (buffered(c) && !in_place_at(c, where))
             basic::copy_bytes(to, local_data(c) + r.offset, r.length);
     }
     return all;
