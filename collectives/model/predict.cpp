@@ -405,11 +405,13 @@ Prediction predict_round(const Case &c, const Calibration &cal, const Topology *
     // allgather member copies its own block to its recvbuf. Only copies
     // by GMA, across nodes, go through the buffers: in at the sender, out
     // at the receiver.
-    const bool one_node =
-        !c.nodes || std::all_of(c.nodes->begin(), c.nodes->end(), [&](uint32_t n) { return n == c.nodes->front(); });
+    auto across_nodes = [&] {
+        return c.nodes &&
+               std::any_of(c.nodes->begin(), c.nodes->end(), [&](uint32_t n) { return n != c.nodes->front(); });
+    };
     if (c.buffered) {
         if (c.op == Op::kAllgather) p.memcpy_s += one;  // own block to recvbuf
-        if (!is_inline && !one_node) p.memcpy_s += one + blocks_in * one;
+        if (!is_inline && across_nodes()) p.memcpy_s += one + blocks_in * one;
     }
     return p;
 }
