@@ -33,6 +33,14 @@ void refuses(const char *fn, Create create) {
     EXPECT_EQ(h, ACP_COL_NULL);
 }
 
+// A buffered allgather of buffersize over g; ACP_COL_NULL where algo
+// cannot run over g (odd_neighbor), once every member refused it.
+acp_col_t buffered_or_refused(const char *algo, std::vector<int> &g, size_t buffersize) {
+    auto create = [&] { return acp_create_allgather_buffered(static_cast<int>(g.size()), g.data(), buffersize); };
+    if (odd_neighbor(algo, g.size())) return refuses("acp_create_allgather_buffered", create), ACP_COL_NULL;
+    return create();
+}
+
 }  // namespace
 
 TEST_P(Allgather, DirectEveryShapeAndSize) {
@@ -82,12 +90,8 @@ TEST_P(Allgather, BufferedWithSegments) {
         std::vector<int> g = make_group(s);
         if (!member_of(g)) continue;
         const size_t n = g.size();
-        auto create = [&] { return acp_create_allgather_buffered(static_cast<int>(n), g.data(), 1000); };
-        if (odd_neighbor(GetParam().algo, n)) {
-            refuses("acp_create_allgather_buffered", create);
-            continue;
-        }
-        acp_col_t h = create();
+        acp_col_t h = buffered_or_refused(GetParam().algo, g, 1000);
+        if (odd_neighbor(GetParam().algo, n)) continue;
         ASSERT_NE(h, ACP_COL_NULL);
         uint64_t round = 0;
         for (size_t sz : sizes) {
@@ -118,12 +122,8 @@ TEST_P(Allgather, BufferedBlocksAboveTheInlineSlots) {
         std::vector<int> g = make_group(s);
         if (!member_of(g)) continue;
         const size_t n = g.size();
-        auto create = [&] { return acp_create_allgather_buffered(static_cast<int>(n), g.data(), kBuffer); };
-        if (odd_neighbor(GetParam().algo, n)) {
-            refuses("acp_create_allgather_buffered", create);
-            continue;
-        }
-        acp_col_t h = create();
+        acp_col_t h = buffered_or_refused(GetParam().algo, g, kBuffer);
+        if (odd_neighbor(GetParam().algo, n)) continue;
         ASSERT_NE(h, ACP_COL_NULL);
         uint64_t round = 0;
         for (size_t sz : {size_t{40 << 10}, size_t{100 << 10} + 3, 2 * kBuffer + 20, size_t{40 << 10}}) {
