@@ -64,12 +64,11 @@ void break_handle(Col &c, const std::string &why);
 // (~13 us), or at once where the node's ranks outnumber its CPUs
 // (ACP_IDLE); after kYieldPolls yields more (~10 ms) sleeps between polls.
 // A rank with a core of its own spins through a round of up to ~10 us: on
-// the 2-core VM a sched_yield between polls cost 16-64 KiB rounds 0.3 us
-// of their 1.4-3.7 (the wake-up comes inside the system call) when it came
-// after 64 idle polls. Spinning longer gains nothing more and costs ranks
-// that share cores unbeknown to them (the two-host bed: 2 + 2 ranks on 2
-// cores, each host seeing 2 CPUs): its middle suite took 25 s at 64 polls,
-// 40 s at 512, 135 s at 4,096 (doc/measurements/2026-12-05-spin-before-yield.md).
+// the 2-core VM a sched_yield between polls costs a 16-64 KiB round ~0.3
+// us of its 1.4-3.7 (the wake-up comes inside the system call). Spinning
+// longer gains nothing and costs ranks that share cores unbeknown to them
+// (the two-host bed: 2 + 2 ranks on 2 cores, each host seeing 2 CPUs)
+// (doc/measurements/2026-12-05-spin-before-yield.md).
 inline constexpr unsigned kSpinPolls = 512, kYieldPolls = 4096;
 void pause_if_idle(unsigned idle);
 
