@@ -77,6 +77,10 @@ constexpr ConfigVar kVars[] = {
      "cached handles and BYTES of their buffers (ENTRIES[:BYTES]; 0: a handle per call, freed after it); "
      "read at a group's first call",
      kCreate},
+    {"ACP_COL_POOL", "0",
+     "bytes of this process's eager pool (1M, say): rounds over 48 bytes to members on its node go there before "
+     "they are ready, and handles hold one-line slots (0: per-handle slots as large as the eager rounds)",
+     kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",

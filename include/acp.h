@@ -72,6 +72,11 @@
  *                        peers' blocks unless a size is set
  *   ACP_COL_CACHE        one-call collectives: ENTRIES[:BYTES] per group
  *                        (default 16:64M; see acp_bcast)
+ *   ACP_COL_POOL         bytes of each process's eager pool (default 0: none;
+ *                        1M, say; experimental: with Cross-Memory Attach
+ *                        refused its rounds can hang): delegated rounds over 48 bytes to members of
+ *                        its node go there before they called send, for
+ *                        every handle; a full pool sends the non-eager way
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
@@ -519,8 +524,20 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * the handle, or acp_free_col, return -1 naming round n; its receivers'
  * round n fails or times out there.
  *
+ * With ACP_COL_POOL set, on one node, delegated (the default), a round
+ * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
+ * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
+ * on-node peers) and stores where into their slots; each receiver copies
+ * it out and marks it read at the end of its round. Such a handle's
+ * slots are 48 bytes (one cache line with the stamps): 16 a block for a
+ * bcast tree (64 for handles of up to 112 bytes), 2 for an allgather;
+ * its rounds still go at most the depth above minus one ahead. A round
+ * that finds the pool full waits for its receivers' send and goes into
+ * their arrays or buffers as a larger round does.
+ *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
- * block of 64 + depth x (16 + inline) bytes (bcast trees: inline is the
+ * block of 64 + depth x (16 + inline) bytes (pooled handles, above: inline
+ * 48; bcast trees: inline is the
  * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x

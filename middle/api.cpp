@@ -412,6 +412,9 @@ int acp_free_col(acp_col_t h) try {
         st.parked_ctls.push_back({c->mem.ctl, std::move(unsettled), static_cast<uint8_t>(c->seq)});
         c->mem.ctl = {};
     }
+    give_back_every_chunk(*c);
+    // Its receivers may still read its last chunks: their slots stay mapped.
+    st.pool.retain(c->id, std::move(c->direct.mappings));
     release(*c);
     st.erase(c->id);
     return said && caught_up && landed ? 0 : -1;

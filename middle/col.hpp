@@ -17,6 +17,7 @@
 #include "allreduce.hpp"
 #include "basic/layer.hpp"
 #include "channel.hpp"
+#include "eager_pool.hpp"
 #include "owner.hpp"
 #include "segbuf.hpp"
 #include "collectives/model/calibration.hpp"
@@ -159,7 +160,8 @@ struct CreateKey {
 };
 
 struct State final : basic::layer::LayerState {
-    Owner owner;  // who moves the rounds: the application or the agent (owner.hpp)
+    Owner owner;     // who moves the rounds: the application or the agent (owner.hpp)
+    EagerPool pool;  // where this process's pooled rounds to on-node members go (eager_pool.hpp)
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id
     uint64_t next_id = 1;                                     // never reused: a freed handle stays recognisable
     // The live handle last found, in front of the map: a round's send and

@@ -379,7 +379,12 @@ bool read_choices(const char *fn, Params *p) {
         return report(fn, "ACP_COL_RING_DEPTH", "%s", why.c_str());
     if (std::string why; !place_trials_from_env(&p->place_trials, &why))
         return report(fn, "ACP_COL_PLACE", "%s", why.c_str());
-    return read_algorithm(fn, State::get(), p);
+    size_t pool = 0;
+    if (std::string why; !pool_bytes_from_env(&pool, &why)) return report(fn, "ACP_COL_POOL", "%s", why.c_str());
+    State &st = State::get();
+    st.pool.set_capacity(pool);  // read at each create; the pool is allocated once, at its first chunk
+    p->pooled = pool > 0;        // create_col: only where the group is on one node
+    return read_algorithm(fn, st, p);
 }
 
 void release(Col &c) {
@@ -397,6 +402,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const collectives::model::Topology nodes = nodes_of(grp);
     p.across_nodes = nodes.nodes() > 1;
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
+    p.pooled = p.pooled && !p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce;
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
     const uint64_t set_hash = fnv1a(sorted.data(), n);

@@ -42,6 +42,19 @@ bool inline_max_from_env(uint32_t *out, std::string *why) {
     return true;
 }
 
+bool pool_bytes_from_env(size_t *out, std::string *why) {
+    *out = kDefaultPoolBytes;
+    const char *pool = basic::config_env("ACP_COL_POOL");
+    if (!pool || !*pool) return true;
+    size_t v = 0;
+    if (!basic::parse_size(pool, &v) || v > (size_t{1} << 30)) {
+        *why = "'" + std::string(pool) + "' is not a size from 0 to 1G bytes (K, M suffixes allowed)";
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 bool ring_max_from_env(uint32_t *out, std::string *why) {
     *out = kDefaultRingMax;
     const char *ring = basic::config_env("ACP_COL_RING_DEPTH");
@@ -99,6 +112,7 @@ std::string first_difference(const Params &a, const Params &b) {
     if (a.ring_max != b.ring_max) return num("ACP_COL_RING_DEPTH", a.ring_max, b.ring_max);
     if (a.across_nodes != b.across_nodes)
         return num("nodes of the group (the runtimes' node maps differ)", a.across_nodes, b.across_nodes);
+    if (a.pooled != b.pooled) return num("ACP_COL_POOL being 0 (no eager pool)", !a.pooled, !b.pooled);
     if (a.crowded != b.crowded)
         return num("the node's ranks outnumbering its cores (the runtimes' counts differ)", a.crowded, b.crowded);
     if (a.auto_algo != b.auto_algo)

@@ -38,6 +38,15 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // Params::inline_max when ACP_COL_INLINE is unset or "auto": the caps
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
+// A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset: none
+// yet. With Cross-Memory Attach refused (the cma_denied suites) pooled
+// rounds hang at the second test of the rounds suite; until that is
+// found, the pool is for who asks (ACP_COL_POOL=1M) and the suites that
+// set it.
+inline constexpr size_t kDefaultPoolBytes = 0;
+// A pooled handle's inline slot (Params::pooled): one cache line with its
+// stamps; it carries the rounds that small, or a pool chunk's address.
+inline constexpr uint32_t kPooledInline = 48;
 // Most inline slots per block of a tree bcast (plan.hpp): its root runs up
 // to this many small rounds minus one ahead. ACP_COL_RING_DEPTH lowers it.
 inline constexpr uint32_t kDefaultRingMax = 64;
@@ -52,6 +61,10 @@ struct Params {
     uint8_t hier = 0;          // 1: hierarchical over the members' nodes ("hier:" names)
     uint8_t across_nodes = 0;  // 1: the group spans nodes (deeper rings: plan.hpp)
     uint8_t crowded = 0;       // 1: on one node whose ranks outnumber its cores
+    // 1: delegated, on one node, ACP_COL_POOL not 0: rounds larger than a
+    // 48-byte inline slot, up to the eager cap, go through the senders'
+    // eager pools (eager_pool.hpp), not the handle's slots (plan.hpp).
+    uint8_t pooled = 0;
     // ACP_COL_PLACE=tac3[:TRIALS]: the annealing's trials a level when the
     // coordinator places a bcast's members on ACP_TOPOLOGY (choose.hpp,
     // place_members); 0: the lists' members are the group's, in order.
@@ -80,6 +93,10 @@ bool place_trials_from_env(uint16_t *out, std::string *why);
 // kDefaultInlineMax (K suffix allowed), with *why saying so. The library and the tools that
 // predict its rounds (acpx-model, acpx-bench model-check) read it alike.
 bool inline_max_from_env(uint32_t *out, std::string *why);
+// The bytes of a process's eager pool ACP_COL_POOL sets (kDefaultPoolBytes
+// when unset or empty; 0: no pool, every handle has slots as large as its
+// eager rounds); false if it is not a size up to 1 GiB (K, M suffixes).
+bool pool_bytes_from_env(size_t *out, std::string *why);
 // The ring cap ACP_COL_RING_DEPTH sets (kDefaultRingMax when unset or
 // empty); false if it is not a power of two from 2 to kDefaultRingMax.
 bool ring_max_from_env(uint32_t *out, std::string *why);

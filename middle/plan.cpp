@@ -309,6 +309,16 @@ void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint
 
 ctl::Layout layout_of(const Params &p) {
     const uint32_t inl = inline_bytes_for(p), depth = ring_depth_for(p, inl);
+    if (p.pooled && inl > kPooledInline) {
+        // Slots of one line; rounds up to inl through the senders' pools,
+        // as far ahead as the ring of such slots would let them go. A
+        // bcast's small rounds get the ring a small-ring would have been.
+        const uint32_t small = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
+        ctl::Layout l(slots_of(p), kPooledInline, std::max(depth, small));
+        l.eager = inl;
+        l.eager_depth = depth;
+        return l;
+    }
     uint32_t small_inl = 0, small_depth = 0;
     small_ring_for(p, inl, depth, &small_inl, &small_depth);
     return {slots_of(p), inl, depth, small_inl, small_depth};

@@ -99,6 +99,11 @@ inline constexpr size_t kStamp = 0, kOffsetStamp = 8, kFailedStamp = 16, kPlaceS
 // In an arrive slot's offset stamp (the value; offsets are < 2^34): the
 // block's bytes were written into the receiver's array, not its buffer.
 inline constexpr uint64_t kInPlace = uint64_t{1} << 39;
+// ... the block's bytes are in a chunk of the sender's eager pool, whose GA
+// and the pool's size are the slot's first 16 inline bytes (kChunkGa,
+// kPoolBytes from the stamps; eager_pool.hpp).
+inline constexpr uint64_t kPooled = uint64_t{1} << 38;
+inline constexpr size_t kChunkGa = 16, kPoolBytes = 24;
 inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
 inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
@@ -108,18 +113,28 @@ struct Layout {
     Layout(uint32_t blocks, size_t inline_bytes, uint32_t ring_depth, size_t small_inline = 0,
            uint32_t small_ring_depth = 0)
         : n_in(blocks),
+          eager(static_cast<uint32_t>(inline_bytes)),
           inl(inline_bytes),
           depth(ring_depth),
+          eager_depth(ring_depth),
           small_inl(small_inline),
           small_depth(small_ring_depth),
           stride_(stride_for(inline_bytes)),
           small_stride_(stride_for(small_inline)) {}
     uint32_t n_in = 1;  // blocks
-    size_t inl = 0;     // bytes of an inline slot (inline_bytes_for)
+    // Rounds of a block up to `eager` bytes go before the receiver called
+    // send (up to eager_depth - 1 rounds ahead): through its inline slots
+    // (eager == inl), or, a pooled handle's (Params::pooled) rounds over
+    // inl, through the sender's eager pool, the slot holding the chunk's
+    // GA and the pool's size (eager_pool.hpp). (Each in the padding after
+    // a 32-bit field: a handle grows by nothing.)
+    uint32_t eager = 0;
+    size_t inl = 0;  // bytes of an inline slot (inline_bytes_for)
     // Depths are powers of two (ring_depth_for, small_ring_for), so a
     // round's slot is seq & (depth - 1): a division costs a tenth of a
     // small round, and a round finds its slots several times.
     uint32_t depth = 2;        // slots a block, used round after round
+    uint32_t eager_depth = 2;  // see eager
     size_t small_inl = 0;      // bytes of a small ring's slot (0: no small ring)
     uint32_t small_depth = 0;  // its slots a block
 
@@ -141,6 +156,8 @@ struct Layout {
     }
     size_t arrive_stride() const { return stride_; }
     size_t small_stride() const { return small_stride_; }
+    // Does a round of `bytes` go through the senders' eager pools?
+    bool pools(size_t bytes) const { return bytes > inl && bytes <= eager; }
     // Does a round of `bytes` go through the small ring? Rounds of 0 bytes
     // (no inline bytes) take the first.
     bool in_small(size_t bytes) const { return small_inl > 0 && bytes > 0 && bytes <= small_inl; }
@@ -325,6 +342,8 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 // (doc/measurements/2026-12-04-small-rounds-on-large-handles.md), not two
 // at a time.
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
+// A pooled handle's ring (Params::pooled): 16 slots of one line, 1 KiB.
+inline constexpr uint32_t kPooledRingDepth = 16;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth);
 

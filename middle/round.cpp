@@ -93,6 +93,11 @@ bool is_inline(const Col &c) {
     const size_t len = seg_len(c);
     return len > 0 && len <= c.plan.lay.inl;
 }
+// A pooled handle's segments above its inline slots, up to its eager cap,
+// travel through the senders' eager pools (eager_pool.hpp).
+bool is_pooled(const Col &c) { return c.plan.lay.pools(seg_len(c)); }
+// Either way a segment goes before its receiver called send.
+bool is_eager(const Col &c) { return is_inline(c) || is_pooled(c); }
 
 // Segment markers (Col::Segment::out_issued, seen).
 uint32_t mark(const Col &c) { return static_cast<uint32_t>(c.seq); }
@@ -189,7 +194,15 @@ bool in_place_at(const Col &c, size_t where) {
 }
 bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, signal_at(c, block)); }
 // The sender's offset, from an arrive slot's offset stamp (at s + 8).
-uint64_t sent_offset(const uint8_t *s) { return value_of(load_acquire(s + 8)) & ~ctl::kInPlace; }
+uint64_t sent_offset(const uint8_t *s) { return value_of(load_acquire(s + 8)) & ~(ctl::kInPlace | ctl::kPooled); }
+
+// A block that arrived (its stamps at `where`) through its sender's pool:
+// the chunk, mapped here, or nullptr if it cannot be (the round fails).
+bool pooled_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kPooled; }
+const char *chunk_at(const Col &c, size_t where, size_t len) {
+    const uint8_t *s = c.ctl_base() + where;
+    return State::get().pool.peer_chunk(load_acquire(s + ctl::kChunkGa), load_acquire(s + ctl::kPoolBytes), len);
+}
 
 // Where this member's bytes of `block` (range r of the segment) are for
 // it to send them: buffered, from its array where it is the block's origin
@@ -238,9 +251,7 @@ bool on_other_node(const Col &c, int64_t rank) {
 // when the receiver began seq - 1, done with seq - 2: the last user of
 // those slots (depth 2). Waiting for the byte anyway would cost a round
 // trip a round between nodes.
-bool ready_implied(const Col &c) {
-    return c.p.kind == Kind::kAllgather && c.p.exec == Exec::kDelegated && is_inline(c);
-}
+bool ready_implied(const Col &c) { return c.p.kind == Kind::kAllgather && c.p.exec == Exec::kDelegated && is_eager(c); }
 
 // Is this segment's ready byte sent to executors on other nodes? Not for
 // every small segment: the executor needs this member to have started
@@ -252,7 +263,7 @@ bool ready_implied(const Col &c) {
 // (State::parked_ctls).
 bool ready_due(const Col &c) {
     const uint32_t every = std::max<uint32_t>(1, ring_depth(c) / 4);
-    return !is_inline(c) || (!ready_implied(c) && (c.seq & (every - 1)) == 0);
+    return !is_eager(c) || (!ready_implied(c) && (c.seq & (every - 1)) == 0);
 }
 
 bool begin_segment(Col &c, const char *fn) {
@@ -263,7 +274,7 @@ bool begin_segment(Col &c, const char *fn) {
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     if (buffered(c)) {
         const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
-        if (receives && !is_inline(c)) publish_place(c);
+        if (receives && !is_eager(c)) publish_place(c);
         // An allgather's own block, straight to recvbuf.
         if (c.p.kind == Kind::kAllgather && c.seg == 0 && c.size)
             basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
@@ -292,11 +303,13 @@ bool begin_segment(Col &c, const char *fn) {
 // Into its array or buffer only once it called send for this round (r ==
 // seq). Into its inline slots already once it started round seq - depth +
 // 1: it is done with round seq - depth, the last user of these slots.
-// That is what makes small rounds eager.
+// That is what makes small rounds eager. A pooled round writes only the
+// slot (its bytes go to the sender's pool): as far ahead as the ring of
+// slots of its size would have let it (Layout::eager_depth).
 bool receiver_ready(const Col &c, uint8_t r) {
     if (ready_implied(c)) return true;
     const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
-    return behind == 0 || (is_inline(c) && behind < ring_depth(c));
+    return behind == 0 || (is_inline(c) && behind < ring_depth(c)) || (is_pooled(c) && behind < c.plan.lay.eager_depth);
 }
 
 // Has a receiver whose ready byte is `r` started round `seq`, this
@@ -322,6 +335,13 @@ bool known_ready(const Col &c, uint8_t &known, const uint8_t *byte) {
     if (receiver_ready(c, known)) return true;
     known = load8(byte);
     return receiver_ready(c, known);
+}
+
+// Has the receiver of out entry j called send for this segment? (A pooled
+// round that found no room in the pool goes into its array or buffer.)
+bool exact_ready(Col &c, size_t j) {
+    c.ready_known[j] = load8(ready_bytes(c) + c.plan.out[j].ready);
+    return c.ready_known[j] == static_cast<uint8_t>(c.seq);
 }
 
 // Delegated: may out entry j go, by its receiver's ready byte?
@@ -411,7 +431,6 @@ bool sound_at(const Col &c, size_t where) {
     const uint8_t *s = c.ctl_base() + where;
     return value_of(load_acquire(s)) == value_of(c.size) && sent_offset(s) == c.offset;
 }
-bool sound(const Col &c, uint32_t block) { return sound_at(c, signal_at(c, block)); }
 
 // Why signal slot `slot` (arrived, from rank `from`) is not this member's
 // round, as sound() found.
@@ -487,6 +506,43 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     return true;
 }
 
+// A pooled block whose sender's pool this process cannot map (a peer
+// that lets none map its memory, while it maps this one's): a GMA from
+// the chunk into this member's array or buffer (range r), waited for
+// here (on one node: microseconds), then into place (`to`) if that is
+// elsewhere. False if it failed.
+bool fetch_chunk(Col &c, size_t where, const collectives::ByteRange &r, char *to) {
+    const acp_handle_t h =
+        acp_copy(c.mem.data + r.offset, load_acquire(c.ctl_base() + where + ctl::kChunkGa), r.length, ACP_HANDLE_NULL);
+    if (h == ACP_HANDLE_NULL) return false;
+    acp_complete(h);
+    if (acp_inquire(h) != 0) return false;
+    if (char *landed = local_data(c) + r.offset; landed != to) basic::copy_bytes(to, landed, r.length);
+    return true;
+}
+
+// A pooled segment's block (range r, from `from`) to the receiver of out
+// entry j on this node, whose slot of this round is mapped at `slot`:
+// copied once into a chunk of this process's pool (shared by the block's
+// receivers), the chunk's GA and the pool's size into the slot, then the
+// stamps marked kPooled. False: no room in the pool.
+bool put_pooled(Col &c, size_t j, char *slot, const char *from, const collectives::ByteRange &r) {
+    EagerPool &pool = State::get().pool;
+    const uint32_t block = c.plan.out[j].block;
+    size_t off = pool.find(c.id, c.seq, block);
+    if (off == EagerPool::kNone) {
+        off = pool.alloc(r.length, c.id, c.seq, block);
+        if (off == EagerPool::kNone) return false;
+        basic::copy_bytes(pool.at(off), from, r.length);
+    }
+    store_release(slot + ctl::kChunkGa, pool.ga(off));
+    store_release(slot + ctl::kPoolBytes, pool.bytes());
+    pool.add_reader(off, reinterpret_cast<const uint64_t *>(slot + ctl::kChunkGa));
+    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kPooled));
+    set_issued(c, j);
+    return true;
+}
+
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = ready_bytes(c);
@@ -496,11 +552,17 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
+        // A forwarder's block of a pooled round is in its sender's pool
+        // (or, where that sender found no room, in this member's array or buffer).
+        const bool pooled = is_pooled(c);
+        const size_t got_at = o.wait ? signal_at(c, o.block) : 0;
+        const bool via_chunk = o.wait && pooled && pooled_at(c, got_at);
+        const char *chunk = via_chunk ? chunk_at(c, got_at, r.length) : nullptr;  // nullptr: not mapped here
         // A block that failed upstream, or came from a member that
         // disagrees with this one: a failed stamp, not the bytes.
-        const bool pass_failure = o.wait && !sound(c, o.block);
+        const bool pass_failure = o.wait && !sound_at(c, got_at);
         const size_t turn = ring_offset(c);  // this round's slot in the receiver's rings
-        if (const Col::Direct &d = c.direct.out[j]; pass_failure && small && d.arrive) {
+        if (const Col::Direct &d = c.direct.out[j]; pass_failure && (small || pooled) && d.arrive) {
             store_pair(d.arrive + turn, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
             set_issued(c, j);
             *moved = true;
@@ -516,9 +578,9 @@ bool issue_ready_entries(Col &c, bool *moved) {
             continue;
         }
         // A small round's forwarder has the bytes in its own slot of this round.
-        const char *from = small && o.wait
-                               ? reinterpret_cast<const char *>(c.ctl_base()) + signal_at(c, o.block) + ctl::kStampBytes
-                               : bytes_here(c, o.block, r);
+        const char *from = small && o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + got_at + ctl::kStampBytes
+                           : via_chunk     ? chunk
+                                           : bytes_here(c, o.block, r);
         if (const Col::Direct &d = c.direct.out[j]; small && d.arrive) {  // on-node: plain stores
             char *slot = d.arrive + turn;                                 // the stamp, then the inline bytes
             basic::copy_bytes(slot + ctl::kStampBytes, from, r.length);
@@ -527,7 +589,14 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
-        if (!small && buffered(c) && put_in_place(c, j, from, r)) {
+        if (const Col::Direct &d = c.direct.out[j];
+            pooled && d.arrive && from && put_pooled(c, j, d.arrive + turn, from, r)) {
+            *moved = true;
+            continue;
+        }
+        // No room in the pool (or no mapping): into its array or buffer, once it called send.
+        if (pooled && !exact_ready(c, j)) continue;
+        if (!small && !pooled && buffered(c) && put_in_place(c, j, from, r)) {
             *moved = true;
             continue;
         }
@@ -536,8 +605,16 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (small) {  // the stamps and the bytes in one message (signal put), the stamps stored last
             h = put_inline(c, stamp, from, r.length);
         } else {
-            stage_block(c, o.block, r);
-            h = acp_copy(o.dst_data + r.offset, c.mem.data + r.offset, r.length, ACP_HANDLE_NULL);
+            // A pooled block: from the sender's chunk, or where this
+            // member fetched it when that is not mapped here.
+            acp_ga_t src = c.mem.data + r.offset;
+            if (via_chunk && chunk)
+                src = load_acquire(c.ctl_base() + got_at + ctl::kChunkGa);
+            else if (via_chunk && !fetch_chunk(c, got_at, r, local_data(c) + r.offset))
+                return fail_gma(c, "acp_wait_col", "a copy out of a sender's eager pool");
+            else if (!via_chunk)
+                stage_block(c, o.block, r);
+            h = acp_copy(o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
             if (h != ACP_HANDLE_NULL) h = acp_copy(stamp, ctl_ga(c, ctl::kStamp), ctl::kStampBytes, track(c, h));
         }
         if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a forward");
@@ -572,7 +649,13 @@ bool check_arrivals(Col &c) {
         // A buffered member's bytes go to its array as each block comes
         // (while later blocks come in), from its slot or its buffer.
         char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
-        if (is_inline(c))  // the bytes came in the slot: into place
+        if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
+            if (const char *chunk = chunk_at(c, where, r.length))
+                basic::copy_bytes(to, chunk, r.length);
+            else if (!fetch_chunk(c, where, r, to))
+                note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
+                                  ": the copy out of its eager pool failed");
+        } else if (is_inline(c))  // the bytes came in the slot: into place
             basic::copy_bytes(to, c.ctl_base() + where + ctl::kStampBytes, r.length);
         else if (buffered(c) && !in_place_at(c, where))
             basic::copy_bytes(to, local_data(c) + r.offset, r.length);
@@ -605,6 +688,16 @@ bool send_failure_stamps(Col &c) {
         if (h != ACP_HANDLE_NULL) sent = true, c.cur.last = h;
     }
     return sent;
+}
+
+// The segment's pooled blocks are copied out and forwarded: each slot's
+// chunk GA is its sender's "consumed" mark (eager_pool.hpp).
+void give_back_chunks(Col &c) {
+    for (const uint32_t slot : c.plan.wait_slots) {
+        if (slot >= c.plan.lay.n_in) continue;
+        const size_t where = signal_at(c, slot);
+        if (pooled_at(c, where)) store_release(c.ctl_base() + where + ctl::kChunkGa, 0);
+    }
 }
 
 // Which members' slots and ready bytes are mapped here (Col::Direct).
@@ -730,7 +823,10 @@ bool advance(Col &c) {
     if (!c.cur.failing && c.cur.first != ACP_HANDLE_NULL &&
         acp_query_failed(c.cur.first, c.cur.last) != ACP_HANDLE_NULL && send_failure_stamps(c))
         return true;  // then wait for those
-    // The segment is complete here (a buffered member copied each block out as it came).
+    // The segment is complete here (a buffered member copied each block out
+    // as it came, and forwarded what it forwards): its senders may take
+    // their chunks back.
+    if (is_pooled(c)) give_back_chunks(c);
     if (++c.seg < c.nseg) {
         begin_segment(c, "acp_wait_col");
         return true;
@@ -896,6 +992,15 @@ void break_handle(Col &c, const std::string &why) {
     c.broken = why;
     c.set_active(false);
     withdraw_place(c);
+    give_back_every_chunk(c);
+}
+
+void give_back_every_chunk(Col &c) {
+    const ctl::Layout &l = at(c);
+    uint8_t *ctl = c.ctl_base();
+    if (c.ar || !ctl || l.eager <= l.inl) return;
+    for (uint32_t b = 0; b < l.n_in; ++b)
+        for (uint32_t k = 0; k < l.depth; ++k) store_release(ctl + l.arrive(b, k, 0) + ctl::kChunkGa, 0);
 }
 
 }  // namespace acpx::middle

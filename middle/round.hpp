@@ -60,6 +60,10 @@ void note_error(Col &c, const std::string &what);
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 
+// A pooled handle's member that leaves (broken, freed) gives every chunk
+// named in its slots back to its senders (eager_pool.hpp), read or not.
+void give_back_every_chunk(Col &c);
+
 // Yields the core while nothing moves: after kSpinPolls idle polls
 // (~13 us), or at once where the node's ranks outnumber its CPUs
 // (ACP_IDLE); after kYieldPolls yields more (~10 ms) sleeps between polls.

@@ -60,8 +60,8 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
 // rings of 64 (acp.h), one of 8 KiB 4 (16 across nodes), and one of
-// 1 MiB, rings of 2 for its large rounds
-// and of 64 for rounds up to 48 bytes: its root's waits return while the
+// 1 MiB, rings of 2 for its large rounds and, for rounds up to 48 bytes,
+// of 16 on one node (delegated: its eager pool's ring) and 64 across nodes: its root's waits return while the
 // members have not called send yet, depth - 1 rounds in a row, and the
 // next waits for them. Each member then gets every round's own bytes, in
 // order, though the root's array changed.
@@ -76,8 +76,14 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // One of 8 KiB: 4 on one node, 16 for a group across nodes (the
     // two-host suites: ACPX_TEST_NODES=2).
     const char *nodes = std::getenv("ACPX_TEST_NODES");
-    const uint64_t across = nodes && std::string(nodes) == "2" ? 16 : 4;
-    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, 64}, Ring{8192, 8192, across}})
+    const bool two = nodes && std::string(nodes) == "2";
+    // Without an eager pool (ACP_COL_POOL unset or 0, root mode, across
+    // nodes) small rounds keep the 64 slots.
+    const char *pool = std::getenv("ACP_COL_POOL");
+    const bool pooled = pool && std::string(pool) != "0" && std::string(GetParam()) != "root";
+    const uint64_t across = two ? 16 : 4, small = two || !pooled ? 64 : 16;
+    for (const Ring ring :
+         {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, small}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             const std::string what =
@@ -192,6 +198,134 @@ TEST_P(Rounds, ConcurrentHandlesOnOverlappingGroups) {
     if (h3) {
         EXPECT_EQ(acp_free_col(h3), 0);
     }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// Sixteen handles share the process's eager pool (with ACP_COL_POOL:
+// rounds over 48 bytes, up to the eager cap, on one node): bcasts of 200 B-8 KiB and allgathers
+// of 1 KiB blocks, every round on all of them at once, waited for in
+// reverse, with jitter. Every member gets every round's own bytes.
+TEST_P(Rounds, ManyHandlesShareTheEagerPool) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const size_t n = g.size();
+    constexpr int kBcasts = 8, kAllgathers = 8;
+    constexpr size_t kBlock = 1000;
+    std::vector<std::vector<unsigned char>> arrays;
+    std::vector<acp_col_t> h;
+    for (int i = 0; i < kBcasts; ++i) {
+        arrays.emplace_back(200 + 1000 * static_cast<size_t>(i));
+        h.push_back(acp_create_bcast_direct(g[static_cast<size_t>(i) % n], static_cast<int>(n), g.data(),
+                                            arrays.back().data(), arrays.back().size()));
+    }
+    for (int i = 0; i < kAllgathers; ++i) {  // half of them rings: a member sends several blocks a round
+        arrays.emplace_back(n * kBlock);
+        ASSERT_EQ(acp_set_col_algorithm(nullptr, i % 2 ? "ring" : ""), 0);
+        h.push_back(acp_create_allgather_direct(static_cast<int>(n), g.data(), arrays.back().data(), kBlock));
+    }
+    ASSERT_EQ(acp_set_col_algorithm(nullptr, ""), 0);
+    for (const acp_col_t c : h) ASSERT_NE(c, ACP_COL_NULL);
+    Jitter jitter;
+    const size_t mine = index_in(g, me());
+    for (uint64_t round = 1; round <= 200; ++round) {
+        std::vector<acp_request_t> r;
+        for (size_t i = 0; i < h.size(); ++i) {
+            const uint64_t tag = round * 1000 + i;
+            if (i < kBcasts) {
+                if (g[i % n] == me()) fill_pattern(arrays[i].data(), arrays[i].size(), tag);
+                r.push_back(acp_send_bcast_direct(h[i], 0, arrays[i].size()));
+            } else {
+                const size_t len = round % 3 == 0 ? 40 : kBlock;  // inline and pooled rounds in turn
+                fill_pattern(arrays[i].data() + mine * kBlock, len, tag * 10 + mine);
+                r.push_back(acp_send_allgather_direct(h[i], 0, len));
+            }
+            ASSERT_NE(r.back(), ACP_REQUEST_NULL);
+            if (i % 4 == 0) jitter(20);
+        }
+        for (size_t i = h.size(); i-- > 0;) ASSERT_EQ(acp_wait_col(r[i]), 0) << "handle " << i << " round " << round;
+        jitter(20);
+        for (size_t i = 0; i < h.size(); ++i) {
+            const uint64_t tag = round * 1000 + i;
+            if (i < kBcasts) {
+                ASSERT_EQ(first_mismatch(arrays[i].data(), arrays[i].size(), tag), -1)
+                    << "bcast " << i << " round " << round;
+                continue;
+            }
+            const size_t len = round % 3 == 0 ? 40 : kBlock;
+            for (size_t b = 0; b < n; ++b)
+                ASSERT_EQ(first_mismatch(arrays[i].data() + b * kBlock, len, tag * 10 + b), -1)
+                    << "allgather " << i << " round " << round << " block " << b;
+        }
+    }
+    for (const acp_col_t c : h) EXPECT_EQ(acp_free_col(c), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// More 8 KiB rounds run ahead than the eager pool holds (ACP_COL_POOL,
+// the suite's): the root sends three rounds on each of enough
+// handles before its members call send. Those that found a chunk end at
+// once; the others wait for their members (their bytes go into the
+// arrays once they called send), and nothing fails or hangs. Every member
+// gets every round's own bytes.
+TEST_P(Rounds, AFullEagerPoolSendsTheNonEagerWay) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    const char *inl = std::getenv("ACP_COL_INLINE"), *pool_env = std::getenv("ACP_COL_POOL"),
+               *nodes = std::getenv("ACPX_TEST_NODES");
+    if ((inl && std::string(inl) == "0") || std::string(GetParam()) == "root" || (nodes && std::string(nodes) == "2") ||
+        !pool_env || std::string(pool_env) == "0")
+        GTEST_SKIP() << "no eager pool: delegated handles on one node with inline slots and ACP_COL_POOL have one";
+    const char unit = std::string(pool_env).back();
+    const size_t pool = std::strtoull(pool_env, nullptr, 10) << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+    constexpr size_t kRound = 8192, kAhead = 3;  // an 8 KiB handle's ring: 4 rounds, 3 ahead
+    const size_t handles = pool / (kAhead * kRound) + 4;
+    std::vector<int> g = make_group(Shape::kAll);
+    const int root = g[0];
+    std::vector<std::vector<unsigned char>> a(handles, std::vector<unsigned char>(kRound));
+    std::vector<acp_col_t> h(handles);
+    for (size_t i = 0; i < handles; ++i) {
+        h[i] = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a[i].data(), kRound);
+        ASSERT_NE(h[i], ACP_COL_NULL);
+    }
+    auto tag = [](size_t i, uint64_t round) { return i * 100 + round; };
+    std::vector<uint64_t> sent(handles, 0);  // root: rounds done ahead of the members
+    std::vector<acp_request_t> pending(handles, ACP_REQUEST_NULL);
+    if (me() == root) {
+        for (uint64_t round = 1; round <= kAhead; ++round)
+            for (size_t i = 0; i < handles; ++i) {
+                if (pending[i] != ACP_REQUEST_NULL) continue;
+                fill_pattern(a[i].data(), kRound, tag(i, round));
+                acp_request_t r = acp_send_bcast_direct(h[i], 0, kRound);
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                int done = 0;
+                for (int k = 0; k < 200 && (done = acp_test_col(r)) == 0;) ++k;
+                ASSERT_GE(done, 0) << "handle " << i << " round " << round;
+                if (done == 1)
+                    sent[i] = round;
+                else
+                    pending[i] = r;
+            }
+        size_t early = 0, waiting = 0;
+        for (size_t i = 0; i < handles; ++i) early += sent[i], waiting += pending[i] != ACP_REQUEST_NULL;
+        EXPECT_GT(early, 0u) << "no round found room in the pool";
+        EXPECT_GT(waiting, 0u) << "every round found room: the pool holds more than " << pool << " bytes?";
+    }
+    ASSERT_EQ(acp_sync(), 0);  // the members send from now on
+    for (size_t i = 0; i < handles; ++i)
+        for (uint64_t round = 1; round <= kAhead; ++round) {
+            if (me() == root) {
+                if (round <= sent[i]) continue;
+                if (pending[i] != ACP_REQUEST_NULL) {
+                    ASSERT_EQ(acp_wait_col(pending[i]), 0) << "handle " << i << " round " << round;
+                    pending[i] = ACP_REQUEST_NULL;
+                    continue;
+                }
+                fill_pattern(a[i].data(), kRound, tag(i, round));
+                ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h[i], 0, kRound)), 0);
+                continue;
+            }
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h[i], 0, kRound)), 0) << "handle " << i << " round " << round;
+            ASSERT_EQ(first_mismatch(a[i].data(), kRound, tag(i, round)), -1) << "handle " << i << " round " << round;
+        }
+    for (const acp_col_t c : h) EXPECT_EQ(acp_free_col(c), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 

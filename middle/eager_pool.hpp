@@ -1,0 +1,97 @@
+// The process's eager pool: where this process puts the bytes of the
+// small rounds it sends to members of its node, for every handle at once,
+// so a handle holds a 48-byte inline slot per ring entry instead of a
+// slot as large as its largest eager round (issue 66).
+//
+// A sender copies a block once into a chunk of its pool (acpx-allocated
+// memory that on-node peers map) and stores the chunk's GA and the pool's
+// size into each receiver's arrive slot, behind the stamps
+// (ctl::kPooled). A receiver copies the block out of the chunk and, at
+// the end of its segment, stores 0 over that GA: the chunk's "consumed"
+// mark, which the sender reads only when it needs room. A slot that a
+// later round has overwritten says the same (a sender writes the slot of
+// round n + depth only once the receiver started round n + 1).
+//
+// Chunks are taken in turn round the pool and given back from its oldest
+// one: a steady loop of rounds reuses the same lines. When the oldest is
+// still being read and there is no room, alloc fails and the round goes
+// the non-eager way (the receiver's exact ready byte, then a copy into its
+// array or buffer): never an error, never a wait on the pool.
+#pragma once
+
+#include <acp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "basic/layer.hpp"
+
+namespace acpx::middle {
+
+// Chunks start on cache lines.
+inline constexpr size_t kChunkAlign = 64;
+
+class EagerPool {
+  public:
+    EagerPool() = default;
+    EagerPool(const EagerPool &) = delete;
+    EagerPool &operator=(const EagerPool &) = delete;
+
+    // Bytes the pool may hold (ACP_COL_POOL, read by create): set before
+    // the first alloc; 0 turns pooling off.
+    void set_capacity(size_t bytes) { capacity_ = bytes; }
+    size_t capacity() const { return capacity_; }
+
+    // A chunk of n bytes for handle `col`: its offset in the pool, or
+    // kNone (no room now, or the pool could not be allocated: said once).
+    // The first call allocates the pool.
+    static constexpr size_t kNone = SIZE_MAX;
+    size_t alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block);
+    // The chunk already taken for (col, seq, block), if it is among the
+    // newest few (the receivers of one block share it), else kNone.
+    size_t find(uint64_t col, uint64_t seq, uint32_t block) const;
+    // A receiver reads the chunk at `off` until the word at `mark` (its
+    // arrive slot, mapped here) no longer holds the chunk's GA.
+    void add_reader(size_t off, const uint64_t *mark);
+
+    acp_ga_t ga(size_t off) const { return mem_.ga + off; }
+    char *at(size_t off) const { return static_cast<char *>(mem_.base) + off; }
+    size_t bytes() const { return mem_.size; }
+
+    // Handle `col` is freed while receivers may still read its chunks:
+    // the mappings of their slots stay until those chunks are given back.
+    void retain(uint64_t col, std::vector<std::shared_ptr<void>> &&mappings);
+
+    // Where a peer's chunk (its GA, as its sender stored it, and its
+    // pool's size) is mapped here; nullptr if it cannot be (said by the caller).
+    const char *peer_chunk(acp_ga_t chunk, uint64_t pool_bytes, size_t len);
+
+    // Bytes this process holds for the pool (its memory and bookkeeping).
+    size_t memory() const;
+
+  private:
+    struct Chunk {
+        size_t off = 0, len = 0;
+        uint64_t col = 0, seq = 0;
+        uint32_t block = 0;
+        std::vector<const uint64_t *> marks;  // each receiver's consumed mark
+    };
+    bool consumed(const Chunk &c) const;
+    // Gives back the oldest chunks whose readers are done; true if any.
+    bool reclaim();
+
+    size_t capacity_ = 0;
+    basic::layer::SharedMemory mem_;
+    bool failed_ = false;     // the pool could not be allocated (said once)
+    size_t head_ = 0;         // where the next chunk goes
+    std::deque<Chunk> held_;  // oldest first
+    std::unordered_map<uint64_t, std::vector<std::shared_ptr<void>>> retained_;
+    // Peers' pools mapped here, by the GA of their byte 0.
+    std::unordered_map<acp_ga_t, basic::layer::Mapped> peers_;
+};
+
+}  // namespace acpx::middle
