@@ -73,10 +73,11 @@
  *   ACP_COL_CACHE        one-call collectives: ENTRIES[:BYTES] per group
  *                        (default 16:64M; see acp_bcast)
  *   ACP_COL_POOL         bytes of each process's eager pool (default 0: none;
- *                        1M, say; experimental: with Cross-Memory Attach
- *                        refused its rounds can hang): delegated rounds over 48 bytes to members of
- *                        its node go there before they called send, for
- *                        every handle; a full pool sends the non-eager way
+ *                        1M, say): delegated rounds over 48 bytes to members
+ *                        of its node go there before they called send, for
+ *                        every handle; a full pool sends the non-eager way,
+ *                        and so do its rounds where Cross-Memory Attach is
+ *                        refused (they wait for their receivers)
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round

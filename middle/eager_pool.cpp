@@ -31,7 +31,7 @@ size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block) {
             at = tail - head_ >= len ? head_ : kNone;
         }  // head == tail with chunks held: full
         if (at != kNone) {
-            held_.push_back({at, len, col, seq, block, {}});
+            held_.push_back({at, len, col, seq, block, 0, {}, {}});
             head_ = at + len == mem_.size ? 0 : at + len;
             return at;
         }
@@ -42,15 +42,19 @@ size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block) {
 void EagerPool::add_reader(size_t off, const uint64_t *mark) {
     for (auto it = held_.rbegin(); it != held_.rend(); ++it)  // the newest, nearly always
         if (it->off == off) {
-            it->marks.push_back(mark);
+            if (it->n_marks < it->first.size())
+                it->first[it->n_marks] = mark;
+            else
+                it->more.push_back(mark);
+            ++it->n_marks;
             return;
         }
 }
 
 bool EagerPool::consumed(const Chunk &c) const {
     const acp_ga_t mine = ga(c.off);
-    for (const uint64_t *m : c.marks)
-        if (load_acquire(m) == mine) return false;
+    for (uint32_t i = 0; i < c.n_marks; ++i)
+        if (load_acquire(i < c.first.size() ? c.first[i] : c.more[i - c.first.size()]) == mine) return false;
     return true;
 }
 
@@ -82,18 +86,21 @@ const char *EagerPool::peer_chunk(acp_ga_t chunk, uint64_t pool_bytes, size_t le
     const basic::ga::Parts g = basic::ga::decode(chunk);
     if (!basic::ga::fits(g.offset, len, pool_bytes)) return nullptr;
     const acp_ga_t base = basic::ga::encode(g.rank, g.tag, 0);
+    if (base == last_peer_) return last_base_ + g.offset;
     auto it = peers_.find(base);
     if (it == peers_.end() || !it->second.ptr) {
         basic::layer::Mapped m = basic::layer::mapped(base, pool_bytes);
         if (!m.ptr) return nullptr;
         it = peers_.insert_or_assign(base, std::move(m)).first;
     }
-    return it->second.ptr + g.offset;
+    last_peer_ = base;
+    last_base_ = it->second.ptr;
+    return last_base_ + g.offset;
 }
 
 size_t EagerPool::memory() const {
     size_t n = sizeof(*this) + mem_.size;
-    for (const Chunk &c : held_) n += sizeof(Chunk) + c.marks.capacity() * sizeof(void *);
+    for (const Chunk &c : held_) n += sizeof(Chunk) + c.more.capacity() * sizeof(void *);
     for (const auto &[id, v] : retained_) n += sizeof(id) + v.capacity() * sizeof(std::shared_ptr<void>);
     return n;
 }

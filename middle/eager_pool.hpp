@@ -21,6 +21,7 @@
 
 #include <acp.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -78,7 +79,11 @@ class EagerPool {
         size_t off = 0, len = 0;
         uint64_t col = 0, seq = 0;
         uint32_t block = 0;
-        std::vector<const uint64_t *> marks;  // each receiver's consumed mark
+        // Each receiver's consumed mark: the first few in place (a chunk a
+        // round: a heap allocation each would cost as much as the copy).
+        uint32_t n_marks = 0;
+        std::array<const uint64_t *, 4> first{};
+        std::vector<const uint64_t *> more;
     };
     bool consumed(const Chunk &c) const;
     // Gives back the oldest chunks whose readers are done; true if any.
@@ -90,8 +95,10 @@ class EagerPool {
     size_t head_ = 0;         // where the next chunk goes
     std::deque<Chunk> held_;  // oldest first
     std::unordered_map<uint64_t, std::vector<std::shared_ptr<void>>> retained_;
-    // Peers' pools mapped here, by the GA of their byte 0.
+    // Peers' pools mapped here, by the GA of their byte 0; the last found in front.
     std::unordered_map<acp_ga_t, basic::layer::Mapped> peers_;
+    acp_ga_t last_peer_ = ACP_GA_NULL;
+    char *last_base_ = nullptr;
 };
 
 }  // namespace acpx::middle
