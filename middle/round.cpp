@@ -197,7 +197,7 @@ bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, sign
 uint64_t sent_offset(const uint8_t *s) { return value_of(load_acquire(s + 8)) & ~(ctl::kInPlace | ctl::kPooled); }
 
 // A block that arrived (its stamps at `where`) through its sender's pool:
-// the chunk, mapped here, or nullptr if it cannot be (the round fails).
+// the chunk, mapped here, or nullptr where it is not (fetch_chunk).
 bool pooled_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kPooled; }
 const char *chunk_at(const Col &c, size_t where, size_t len) {
     const uint8_t *s = c.ctl_base() + where;
