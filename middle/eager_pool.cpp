@@ -31,7 +31,7 @@ size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block) {
             at = tail - head_ >= len ? head_ : kNone;
         }  // head == tail with chunks held: full
         if (at != kNone) {
-            held_.push_back({at, len, col, seq, block, 0, {}, {}});
+            held_.push_back({at, col, seq, block, 0, {}, {}});
             head_ = at + len == mem_.size ? 0 : at + len;
             return at;
         }
@@ -88,7 +88,7 @@ const char *EagerPool::peer_chunk(acp_ga_t chunk, uint64_t pool_bytes, size_t le
     const acp_ga_t base = basic::ga::encode(g.rank, g.tag, 0);
     if (base == last_peer_) return last_base_ + g.offset;
     auto it = peers_.find(base);
-    if (it == peers_.end() || !it->second.ptr) {
+    if (it == peers_.end()) {  // mapped once; only a mapping that worked is kept
         basic::layer::Mapped m = basic::layer::mapped(base, pool_bytes);
         if (!m.ptr) return nullptr;
         it = peers_.insert_or_assign(base, std::move(m)).first;
@@ -96,13 +96,6 @@ const char *EagerPool::peer_chunk(acp_ga_t chunk, uint64_t pool_bytes, size_t le
     last_peer_ = base;
     last_base_ = it->second.ptr;
     return last_base_ + g.offset;
-}
-
-size_t EagerPool::memory() const {
-    size_t n = sizeof(*this) + mem_.size;
-    for (const Chunk &c : held_) n += sizeof(Chunk) + c.more.capacity() * sizeof(void *);
-    for (const auto &[id, v] : retained_) n += sizeof(id) + v.capacity() * sizeof(std::shared_ptr<void>);
-    return n;
 }
 
 }  // namespace acpx::middle

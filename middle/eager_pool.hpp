@@ -45,7 +45,6 @@ class EagerPool {
     // Bytes the pool may hold (ACP_COL_POOL, read by create): set before
     // the first alloc; 0 turns pooling off.
     void set_capacity(size_t bytes) { capacity_ = bytes; }
-    size_t capacity() const { return capacity_; }
 
     // A chunk of n bytes for handle `col`: its offset in the pool, or
     // kNone (no room now, or the pool could not be allocated: said once).
@@ -68,15 +67,12 @@ class EagerPool {
     void retain(uint64_t col, std::vector<std::shared_ptr<void>> &&mappings);
 
     // Where a peer's chunk (its GA, as its sender stored it, and its
-    // pool's size) is mapped here; nullptr if it cannot be (said by the caller).
+    // pool's size) is mapped here; nullptr where it is not (the caller fetches it by GMA).
     const char *peer_chunk(acp_ga_t chunk, uint64_t pool_bytes, size_t len);
-
-    // Bytes this process holds for the pool (its memory and bookkeeping).
-    size_t memory() const;
 
   private:
     struct Chunk {
-        size_t off = 0, len = 0;
+        size_t off = 0;
         uint64_t col = 0, seq = 0;
         uint32_t block = 0;
         // Each receiver's consumed mark: the first few in place (a chunk a

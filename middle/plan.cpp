@@ -312,7 +312,8 @@ ctl::Layout layout_of(const Params &p) {
     if (p.pooled && inl > kPooledInline) {
         // Slots of one line; rounds up to inl through the senders' pools,
         // as far ahead as the ring of such slots would let them go. A
-        // bcast's small rounds get the ring a small-ring would have been.
+        // bcast tree's ring has at least kPooledRingDepth one-line slots,
+        // for its small rounds.
         const uint32_t small = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
         ctl::Layout l(slots_of(p), kPooledInline, std::max(depth, small));
         l.eager = inl;
