@@ -115,7 +115,27 @@ acp_handle_t put_signal(acp_ga_t dst, const void *head, size_t head_n, const voi
     Runtime *rt = api::need(fn);
     if (!rt) return ACP_HANDLE_NULL;
     auto lk = rt->lock_api();
-    return rt->put_signal(lk, dst, {head, head_n}, {body, body_n}, signal, order, fn);
+    return rt->put_signal(lk, dst, {head, head_n}, {body, body_n}, signal, 0, order, fn);
+}
+
+acp_handle_t put_held(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
+                      acp_handle_t order, const char *fn) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return ACP_HANDLE_NULL;
+    auto lk = rt->lock_api();
+    return rt->put_signal(lk, dst, {head, head_n}, {body, body_n}, signal, head_n, order, fn);
+}
+
+const char *held_bytes(uint64_t ref) {
+    const auto *b = reinterpret_cast<const Runtime::HeldBody *>(static_cast<uintptr_t>(ref));
+    return reinterpret_cast<const char *>(b->m.data() + b->body_at);
+}
+
+void release_held(uint64_t ref) {
+    if (Runtime *rt = runtime(); rt && ref) {
+        auto lk = rt->lock_api();
+        rt->held.erase(ref);
+    }
 }
 
 bool sources_free(acp_handle_t first, acp_handle_t last) {

@@ -90,6 +90,22 @@ acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal,
 acp_handle_t put_signal(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
                         acp_handle_t order, const char *fn);
 
+// A held put: a signal put (as above) of which the target stores only the
+// head (head_n bytes: whole 8-byte words, at least one past a signal of
+// whole words), its last 8 bytes replaced by a reference to the body,
+// which the target holds in memory of its own (the message it arrived
+// in: no copy there). The target reads the body through held_bytes and
+// hands it back with release_held, or it goes when the head's
+// registration is unregistered. For bodies too large for the slot they
+// announce (a collective's eager rounds to other nodes).
+acp_handle_t put_held(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
+                      acp_handle_t order, const char *fn);
+// The body a held put's reference names: `ref` must be one this
+// process's progress stored (seen behind its signal) and not released.
+const char *held_bytes(uint64_t ref);
+// Frees a held body. A reference that names none (released already, or
+// a word that a later put overwrote) is ignored.
+void release_held(uint64_t ref);
 // Whether the GMAs first..last of this process no longer read their
 // sources: each is complete, or its transport copied the bytes out (its
 // completion, remote, comes later); and none failed so far. A sender may

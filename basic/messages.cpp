@@ -35,7 +35,7 @@ void Runtime::reply_copy_done(uint32_t issuer, int64_t handle, int status, const
          proto::pack(proto::CopyDone{proto::Type::kCopyDone, status == 0 ? 0 : 1, handle}, status ? &text : nullptr));
 }
 
-void Runtime::handle_message(const Blob &m) {
+void Runtime::handle_message(Blob &m) {
     if (m.empty()) return;
     switch (static_cast<proto::Type>(m[0])) {
         case proto::Type::kCopyCmd: execute_copy(m); break;

@@ -118,9 +118,13 @@ struct HeapReply {
 // after_hi] (0, 0: none): the issuer's signal puts to this receiver that
 // this one is ordered after and that were in flight when it went (a put
 // issued behind a fence): if the receiver refused one, it refuses this.
+// `hold` (layer::put_held): the receiver stores the first `hold` bytes
+// at `offset`, their last 8 replaced by a reference to the rest, which
+// it holds in memory of its own.
 struct SignalPut {
     Type type = Type::kSignalPut;
     uint8_t signal;
+    uint8_t hold;  // 0, or: only the first `hold` bytes are stored; the target holds the rest (a held put)
     uint32_t from;
     uint32_t tag;
     uint64_t seq, offset, size, gen, ack, after_lo, after_hi;

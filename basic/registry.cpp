@@ -149,6 +149,7 @@ int Runtime::unregister_memory(std::unique_lock<std::mutex> &lk, acp_atkey_t key
         [&] { return regs.invalidate_acks[pending_id]; });
     regs.invalidate_acks.erase(pending_id);
     regs.remote.erase(reg_id(static_cast<uint32_t>(rank), tag));
+    std::erase_if(held, [&](const auto &b) { return b.second->tag == tag; });  // bodies nobody released
     r->region.reset();
     if (r->owns_seg) destroy_shared_segment(r->seg);
     r->seg = SharedSegment{};

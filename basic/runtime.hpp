@@ -103,6 +103,7 @@ struct Gma {
     // many of them the target stores last (layer::put_signal).
     Blob payload;
     uint8_t signal = 0;
+    uint8_t hold = 0;  // kSignal: a held signal put's head bytes (0: stored whole; layer::put_held)
 };
 
 // A copy executed here on behalf of another rank (we own its source).
@@ -285,7 +286,7 @@ class Runtime {
     };
     Mail mail;
     std::unique_ptr<layer::LayerState> upper;  // the upper layer's state, destroyed with the runtime
-    void handle_message(const Blob &m);
+    void handle_message(Blob &m);              // may keep m's bytes (on_signal_put)
     void execute_copy(const Blob &m);
     // A delegated copy whose destination registration is `dst` as its
     // owner described it (nullptr: not registered there).
@@ -323,13 +324,23 @@ class Runtime {
         const void *data;
         size_t n;
     };
+    // hold: 0, or the head bytes of a put whose body the target holds (layer::put_held).
     acp_handle_t put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, Piece head, Piece body, size_t signal,
-                            acp_handle_t order, const char *fn);
+                            size_t hold, acp_handle_t order, const char *fn);
     // A signal put's Gma::payload: room for the message's header, then
     // head and body (the message is sent from it, not copied again).
     static void set_signal_payload(Gma &g, Piece head, Piece body);
     int start_signal_put(Gma &g);  // a transport return value (transport.hpp)
-    void on_signal_put(const Blob &m);
+    void on_signal_put(Blob &m);   // may keep m's bytes (a held put)
+    // The bodies of signal puts this process holds (layer::put_held), by
+    // the reference stored into their heads; each released by the layer
+    // above (release_held), or with the registration its head went into.
+    struct HeldBody {
+        Blob m;  // the message, kept whole: the body is not copied again
+        size_t body_at = 0;
+        uint32_t tag = 0;
+    };
+    std::unordered_map<uint64_t, std::unique_ptr<HeldBody>> held;
     void on_signal_ack(const Blob &m);
     void on_signal_ask(int from);
     // Someone waits for completions: the transport's batched flushes go

@@ -60,6 +60,27 @@ void store_signalled(char *at, const uint8_t *data, size_t n, size_t signal) {
     }
 }
 
+// A held put's head (hold bytes, 0 for none): whole 8-byte words after
+// a signal of whole words, the last one room for the body's reference.
+bool hold_ok(size_t hold, size_t signal, size_t n) {
+    return hold == 0 || (signal % 8 == 0 && hold % 8 == 0 && hold >= signal + 8 && hold <= n);
+}
+
+// A held put (layer::put_held): message m (its header `header` bytes,
+// then the head, then the body) is kept whole; its head, the body's
+// reference in the last 8 bytes, is stored at `at`, the signal last.
+void hold_and_store(Runtime &rt, uint32_t tag, char *at, Blob &&m, size_t header, size_t hold, size_t signal) {
+    auto b = std::make_unique<Runtime::HeldBody>();
+    b->m = std::move(m);
+    b->body_at = header + hold;
+    b->tag = tag;
+    const auto ref = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(b.get()));
+    uint8_t *head = b->m.data() + header;
+    std::memcpy(head + hold - 8, &ref, 8);
+    rt.held.emplace(ref, std::move(b));
+    store_signalled(at, head, hold, signal);
+}
+
 void send_ack(Runtime &rt, int to, Runtime::SignalPeer &p, bool refused, bool answer, const std::string &why = "") {
     p.told = p.stored;
     const Blob text(why.begin(), why.end());
@@ -90,8 +111,8 @@ void drop_pieces(Runtime::SignalPeer &p, acp_handle_t gma) {
 }
 
 // The target's side: stores signal put `m` (the next in order from
-// `from`), or refuses it, saying why to both sides.
-void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
+// `from`; a held put's bytes are kept), or refuses it, saying why to both sides.
+void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, Blob &m) {
     proto::SignalPut h;
     proto::unpack(m, &h);
     ++p.stored;
@@ -106,13 +127,14 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
     // its generation (0); it lives until acp_finalize.
     const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
     const char *why =
-        after_refused                          ? after_why.c_str()
-        : !r                                   ? "its destination is not registered here"
-        : stale                                ? "its destination was unregistered since the issuer looked"
-        : !ga::fits(h.offset, h.size, r->size) ? "it passes its destination's registration"
+        after_refused ? after_why.c_str()
+        : !r          ? "its destination is not registered here"
+        : stale       ? "its destination was unregistered since the issuer looked"
+        : !ga::fits(h.offset, h.hold ? h.hold : h.size, r->size) ? "it passes its destination's registration"
         : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
             ? "its signal is not 0 or 1 byte or whole aligned 8-byte words"
-            : nullptr;
+        : !hold_ok(h.hold, h.signal, h.size) ? "its held head is not whole 8-byte words past its signal"
+                                             : nullptr;
     if (why) {
         report("signal put", ("from rank " + std::to_string(from)).c_str(),
                "number %llu (tag %u, %llu bytes) refused: %s", static_cast<unsigned long long>(h.seq), h.tag,
@@ -121,7 +143,10 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, const Blob &m) {
         send_ack(rt, from, p, true, false, "rank " + std::to_string(rt.rank) + " refused it: " + why);
         return;
     }
-    store_signalled(r->base + h.offset, m.data() + sizeof(h), h.size, h.signal);
+    if (h.hold)
+        hold_and_store(rt, h.tag, r->base + h.offset, std::move(m), sizeof(h), h.hold, h.signal);
+    else
+        store_signalled(r->base + h.offset, m.data() + sizeof(h), h.size, h.signal);
 }
 
 }  // namespace
@@ -133,7 +158,7 @@ void Runtime::set_signal_payload(Gma &g, Piece head, Piece body) {
 }
 
 acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, Piece head, Piece body, size_t signal,
-                                 acp_handle_t order, const char *fn) {
+                                 size_t hold, acp_handle_t order, const char *fn) {
     const size_t n = head.n + body.n;
     if (n == 0 || n > kMaxSignalPut)
         return report(fn, "size", "%zu bytes: a signal put carries 1 to %zu", n, kMaxSignalPut), ACP_HANDLE_NULL;
@@ -141,9 +166,15 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
         return report(fn, "signal", "%zu bytes of %zu: the signal is 1 byte or whole 8-byte words, within the data",
                       signal, n),
                ACP_HANDLE_NULL;
+    if (!hold_ok(hold, signal, n) || (hold && hold != head.n))
+        return report(fn, "head", "%zu bytes (signal %zu): a held put's head is whole 8-byte words past its signal",
+                      head.n, signal),
+               ACP_HANDLE_NULL;
     api::Target d;
     acp_handle_t after = 0;
-    if (!api::resolve(*this, lk, dst, n, fn, "dst", false, &d) || !api::resolve_order(*this, order, fn, &after))
+    // A held put writes its head there only.
+    if (!api::resolve(*this, lk, dst, hold ? hold : n, fn, "dst", false, &d) ||
+        !api::resolve_order(*this, order, fn, &after))
         return ACP_HANDLE_NULL;
     const uint64_t addr = d.local ? reinterpret_cast<uint64_t>(d.addr) : d.raddr;
     if (signal > 1 && addr % 8)
@@ -156,6 +187,7 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
     g.dst = dst;
     g.size = n;
     g.signal = static_cast<uint8_t>(signal);
+    g.hold = static_cast<uint8_t>(hold);
     g.peer = static_cast<int>(d.p.rank);
     g.local = d.addr;
     g.raddr = d.raddr;
@@ -166,7 +198,11 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
 
 int Runtime::start_signal_put(Gma &g) {
     if (g.peer == rank) {
-        store_signalled(g.local, g.payload.data() + sizeof(proto::SignalPut), g.size, g.signal);
+        if (g.hold)
+            hold_and_store(*this, ga::decode(g.dst).tag, g.local, std::move(g.payload), sizeof(proto::SignalPut),
+                           g.hold, g.signal);
+        else
+            store_signalled(g.local, g.payload.data() + sizeof(proto::SignalPut), g.size, g.signal);
         Blob().swap(g.payload);
         return kDone;
     }
@@ -199,6 +235,7 @@ int Runtime::start_signal_put(Gma &g) {
         }
         const proto::SignalPut h{proto::Type::kSignalPut,
                                  g.signal,
+                                 g.hold,
                                  static_cast<uint32_t>(rank),
                                  at.tag,
                                  p.sent + 1,
@@ -235,19 +272,19 @@ int Runtime::start_signal_put(Gma &g) {
     return kPendingSourceFree;
 }
 
-void Runtime::on_signal_put(const Blob &m) {
+void Runtime::on_signal_put(Blob &m) {
     proto::SignalPut h;
     if (!proto::unpack(m, &h) || h.from >= static_cast<uint32_t>(procs) || m.size() != sizeof(h) + h.size) return;
     const int from = static_cast<int>(h.from);
     SignalPeer &p = signal_peers[from];
     acknowledged(*this, p, h.ack);
     if (h.seq != p.stored + 1) {
-        if (h.seq > p.stored) p.early.emplace(h.seq, m);
+        if (h.seq > p.stored) p.early.emplace(h.seq, std::move(m));
         return;
     }
     store_one(*this, from, p, m);
     while (!p.early.empty() && p.early.begin()->first == p.stored + 1) {
-        const Blob next = std::move(p.early.begin()->second);
+        Blob next = std::move(p.early.begin()->second);
         p.early.erase(p.early.begin());
         store_one(*this, from, p, next);
     }

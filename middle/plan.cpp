@@ -322,7 +322,11 @@ ctl::Layout layout_of(const Params &p) {
     }
     uint32_t small_inl = 0, small_depth = 0;
     small_ring_for(p, inl, depth, &small_inl, &small_depth);
-    return {slots_of(p), inl, depth, small_inl, small_depth};
+    ctl::Layout l(slots_of(p), inl, depth, small_inl, small_depth);
+    // Held puts need the slot's first 8 inline bytes (ctl::kHeldRef).
+    if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce && inl >= 8)
+        l.eager = std::max(inl, kHeldEagerMax);
+    return l;
 }
 
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full_caps, uint32_t inline_max) {

@@ -104,8 +104,14 @@ inline constexpr uint64_t kInPlace = uint64_t{1} << 39;
 // kPoolBytes from the stamps; eager_pool.hpp).
 inline constexpr uint64_t kPooled = uint64_t{1} << 38;
 inline constexpr size_t kChunkGa = 16, kPoolBytes = 24;
-inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
-inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
+// ... the block's bytes are held by this process's transport layer, the
+// reference to them the slot's first 8 inline bytes (kHeldRef), stored
+// there by the sender's held put (basic::layer::put_held): a round to a
+// member whose slots the sender does not map (another node).
+inline constexpr uint64_t kHeld = uint64_t{1} << 37;
+inline constexpr size_t kHeldRef = 16, kHeldHead = 24;  // kHeldHead: stamps and the reference
+inline constexpr size_t kStampBytes = 16;               // a stamp pair; an arrive slot's inline bytes follow it
+inline constexpr size_t kFwdBytes = 8;                  // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {
@@ -124,9 +130,12 @@ struct Layout {
     uint32_t n_in = 1;  // blocks
     // Rounds of a block up to `eager` bytes go before the receiver called
     // send (up to eager_depth - 1 rounds ahead): through its inline slots
-    // (eager == inl), or, a pooled handle's (Params::pooled) rounds over
-    // inl, through the sender's eager pool, the slot holding the chunk's
-    // GA and the pool's size (eager_pool.hpp). (Each in the padding after
+    // (eager == inl), or, rounds over inl, to a receiver whose slots the
+    // sender maps through the sender's eager pool (a pooled handle's,
+    // Params::pooled), the slot holding the chunk's GA and the pool's
+    // size (eager_pool.hpp), and to one whose slots it does not map (a
+    // delegated handle across nodes) as a held put, the slot holding the
+    // reference to the body the receiver holds. (Each in the padding after
     // a 32-bit field: a handle grows by nothing.)
     uint32_t eager = 0;
     size_t inl = 0;  // bytes of an inline slot (inline_bytes_for)
@@ -156,7 +165,7 @@ struct Layout {
     }
     size_t arrive_stride() const { return stride_; }
     size_t small_stride() const { return small_stride_; }
-    // Does a round of `bytes` go through the senders' eager pools?
+    // Does a round of `bytes` go through the senders' eager pools, or held puts?
     bool pools(size_t bytes) const { return bytes > inl && bytes <= eager; }
     // Does a round of `bytes` go through the small ring? Rounds of 0 bytes
     // (no inline bytes) take the first.
@@ -344,6 +353,12 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
 // A pooled handle's ring (Params::pooled): 16 slots of one line, 1 KiB.
 inline constexpr uint32_t kPooledRingDepth = 16;
+// A delegated handle whose group spans nodes sends rounds over its inline
+// slots up to this eagerly to members whose slots it does not map, as
+// held puts (Layout::eager): an allgather's blocks of 16-64 KiB no longer
+// wait for their receiver's ready byte a round, which crosses the network.
+// (The largest signal put: basic/signal_put.cpp.)
+inline constexpr uint32_t kHeldEagerMax = 65536;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth);
 

@@ -194,7 +194,9 @@ bool in_place_at(const Col &c, size_t where) {
 }
 bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, signal_at(c, block)); }
 // The sender's offset, from an arrive slot's offset stamp (at s + 8).
-uint64_t sent_offset(const uint8_t *s) { return value_of(load_acquire(s + 8)) & ~(ctl::kInPlace | ctl::kPooled); }
+uint64_t sent_offset(const uint8_t *s) {
+    return value_of(load_acquire(s + 8)) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld);
+}
 
 // A block that arrived (its stamps at `where`) through its sender's pool:
 // the chunk, mapped here, or nullptr where it is not (fetch_chunk).
@@ -202,6 +204,13 @@ bool pooled_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_
 const char *chunk_at(const Col &c, size_t where, size_t len) {
     const uint8_t *s = c.ctl_base() + where;
     return State::get().pool.peer_chunk(load_acquire(s + ctl::kChunkGa), load_acquire(s + ctl::kPoolBytes), len);
+}
+
+// A block that arrived (its stamps at `where`) as a held put: its bytes,
+// which this process holds until give_back_chunks.
+bool held_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kHeld; }
+const char *held_body(const Col &c, size_t where) {
+    return basic::layer::held_bytes(load_acquire(c.ctl_base() + where + ctl::kHeldRef));
 }
 
 // Where this member's bytes of `block` (range r of the segment) are for
@@ -274,7 +283,7 @@ bool begin_segment(Col &c, const char *fn) {
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
     if (buffered(c)) {
         const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
-        if (receives && !is_eager(c)) publish_place(c);
+        if (receives && !is_inline(c)) publish_place(c);  // a pooled round with no room in the pool goes there too
         // An allgather's own block, straight to recvbuf.
         if (c.p.kind == Kind::kAllgather && c.seg == 0 && c.size)
             basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
@@ -543,6 +552,17 @@ bool put_pooled(Col &c, size_t j, char *slot, const char *from, const collective
     return true;
 }
 
+// A pooled segment's block (range r, from `from`) to the receiver of out
+// entry j, whose slots are not mapped here (another node): a held put, one
+// message, the body held there and the stamps (marked kHeld) stored last.
+acp_handle_t put_held_block(const Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
+    const uint64_t head[3] = {load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kHeld),
+                              0};  // the receiver stores the reference
+    static_assert(sizeof head == ctl::kHeldHead);
+    return basic::layer::put_held(c.plan.out[j].dst_arrive + ring_offset(c), head, sizeof head, from, r.length,
+                                  ctl::kStampBytes, ACP_HANDLE_NULL, "acp_wait_col");
+}
+
 // Delegated: every entry whose receiver is ready and whose bytes are here.
 bool issue_ready_entries(Col &c, bool *moved) {
     const uint8_t *ready = ready_bytes(c);
@@ -552,12 +572,14 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
         const auto r = block_range(c, o.block);
-        // A forwarder's block of a pooled round is in its sender's pool
-        // (or, where that sender found no room, in this member's array or buffer).
+        // A forwarder's block of a pooled round is in its sender's pool,
+        // or held here (or, where that sender found no room, in this
+        // member's array or buffer).
         const bool pooled = is_pooled(c);
         const size_t got_at = o.wait ? signal_at(c, o.block) : 0;
         const bool via_chunk = o.wait && pooled && pooled_at(c, got_at);
         const char *chunk = via_chunk ? chunk_at(c, got_at, r.length) : nullptr;  // nullptr: not mapped here
+        const char *held = o.wait && pooled && held_at(c, got_at) ? held_body(c, got_at) : nullptr;
         // A block that failed upstream, or came from a member that
         // disagrees with this one: a failed stamp, not the bytes.
         const bool pass_failure = o.wait && !sound_at(c, got_at);
@@ -580,6 +602,7 @@ bool issue_ready_entries(Col &c, bool *moved) {
         // A small round's forwarder has the bytes in its own slot of this round.
         const char *from = small && o.wait ? reinterpret_cast<const char *>(c.ctl_base()) + got_at + ctl::kStampBytes
                            : via_chunk     ? chunk
+                           : held          ? held
                                            : bytes_here(c, o.block, r);
         if (const Col::Direct &d = c.direct.out[j]; small && d.arrive) {  // on-node: plain stores
             char *slot = d.arrive + turn;                                 // the stamp, then the inline bytes
@@ -594,9 +617,18 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
+        if (pooled && !c.direct.out[j].arrive && (!via_chunk || chunk)) {  // another node's: held there
+            const acp_handle_t h = put_held_block(c, j, from, r);
+            if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a held put");
+            track(c, h);
+            notice(c, h, o.dst_arrive + turn, o.block, ctl::kStampBytes);
+            set_issued(c, j);
+            *moved = true;
+            continue;
+        }
         // No room in the pool (or no mapping): into its array or buffer, once it called send.
         if (pooled && !exact_ready(c, j)) continue;
-        if (!small && !pooled && buffered(c) && put_in_place(c, j, from, r)) {
+        if (!small && buffered(c) && put_in_place(c, j, from, r)) {
             *moved = true;
             continue;
         }
@@ -612,6 +644,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
                 src = load_acquire(c.ctl_base() + got_at + ctl::kChunkGa);
             else if (via_chunk && !fetch_chunk(c, got_at, r, local_data(c) + r.offset))
                 return fail_gma(c, "acp_wait_col", "a copy out of a sender's eager pool");
+            else if (held)  // into registered memory here first: the GMA's source
+                basic::copy_bytes(local_data(c) + r.offset, held, r.length);
             else if (!via_chunk)
                 stage_block(c, o.block, r);
             h = acp_copy(o.dst_data + r.offset, src, r.length, ACP_HANDLE_NULL);
@@ -649,7 +683,9 @@ bool check_arrivals(Col &c) {
         // A buffered member's bytes go to its array as each block comes
         // (while later blocks come in), from its slot or its buffer.
         char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
-        if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
+        if (is_pooled(c) && held_at(c, where)) {  // held here
+            basic::copy_bytes(to, held_body(c, where), r.length);
+        } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
                 basic::copy_bytes(to, chunk, r.length);
             else if (!fetch_chunk(c, where, r, to))
@@ -691,12 +727,15 @@ bool send_failure_stamps(Col &c) {
 }
 
 // The segment's pooled blocks are copied out and forwarded: each slot's
-// chunk GA is its sender's "consumed" mark (eager_pool.hpp).
+// chunk GA is its sender's "consumed" mark (eager_pool.hpp); a held body
+// is freed.
 void give_back_chunks(Col &c) {
     for (const uint32_t slot : c.plan.wait_slots) {
         if (slot >= c.plan.lay.n_in) continue;
         const size_t where = signal_at(c, slot);
-        if (pooled_at(c, where)) store_release(c.ctl_base() + where + ctl::kChunkGa, 0);
+        uint8_t *word = c.ctl_base() + where + ctl::kChunkGa;  // == kHeldRef
+        if (held_at(c, where)) basic::layer::release_held(load_acquire(word));
+        if (held_at(c, where) || pooled_at(c, where)) store_release(word, 0);
     }
 }
 
@@ -1004,7 +1043,14 @@ void give_back_every_chunk(Col &c) {
     uint8_t *ctl = c.ctl_base();
     if (c.ar || !ctl || l.eager <= l.inl) return;
     for (uint32_t b = 0; b < l.n_in; ++b)
-        for (uint32_t k = 0; k < l.depth; ++k) store_release(ctl + l.arrive(b, k, 0) + ctl::kChunkGa, 0);
+        for (uint32_t k = 0; k < l.depth; ++k) {
+            uint8_t *slot = ctl + l.arrive(b, k, 0);
+            // A word a held put's head wrote, or inline bytes a later round's
+            // put is writing now: release_held ignores what it never gave out.
+            if (value_of(load_acquire(slot + 8)) & ctl::kHeld)
+                basic::layer::release_held(load_acquire(slot + ctl::kHeldRef));
+            store_release(slot + ctl::kChunkGa, 0);
+        }
 }
 
 }  // namespace acpx::middle

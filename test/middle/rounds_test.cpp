@@ -269,10 +269,11 @@ TEST_P(Rounds, ManyHandlesShareTheEagerPool) {
 TEST_P(Rounds, AFullEagerPoolSendsTheNonEagerWay) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     const char *inl = std::getenv("ACP_COL_INLINE"), *pool_env = std::getenv("ACP_COL_POOL"),
-               *nodes = std::getenv("ACPX_TEST_NODES");
+               *nodes = std::getenv("ACPX_TEST_NODES"), *cma = std::getenv("ACP_CMA");
     if ((inl && std::string(inl) == "0") || std::string(GetParam()) == "root" || (nodes && std::string(nodes) == "2") ||
         !pool_env || std::string(pool_env) == "0")
         GTEST_SKIP() << "no eager pool: delegated handles on one node with inline slots and ACP_COL_POOL have one";
+    if (cma && std::string(cma) == "0") GTEST_SKIP() << "ACP_CMA=0: no peer maps the pool (rounds go as held puts)";
     const char unit = std::string(pool_env).back();
     const size_t pool = std::strtoull(pool_env, nullptr, 10) << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
     constexpr size_t kRound = 8192, kAhead = 3;  // an 8 KiB handle's ring: 4 rounds, 3 ahead
@@ -326,6 +327,91 @@ TEST_P(Rounds, AFullEagerPoolSendsTheNonEagerWay) {
             ASSERT_EQ(first_mismatch(a[i].data(), kRound, tag(i, round)), -1) << "handle " << i << " round " << round;
         }
     for (const acp_col_t c : h) EXPECT_EQ(acp_free_col(c), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// A delegated round over a handle's inline slots, to a member whose slots
+// the sender does not map (another node; on one node, with ACP_CMA=0, a
+// handle with an eager pool), goes as a held put: the
+// receiver's transport layer holds its bytes until the receiver takes
+// them. So a bcast root runs up to its ring's depth - 1 rounds of 8 KiB
+// (ACP_COL_INLINE=1024; on one node 1 KiB, the pooled handle's eager cap)
+// ahead of a member that has not called send, and the member then gets
+// every round's own bytes; an allgather's 32 KiB blocks (over the 16 KiB
+// slots across nodes) never land in a member's array before it called
+// send, though its peer sent them long before. Two members: rank 0 and
+// the last rank, on different hosts in the two-host suites.
+TEST(HeldRounds, GoAheadOfMembersWhoseSlotsAreNotMapped) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    const char *nodes = std::getenv("ACPX_TEST_NODES"), *cma = std::getenv("ACP_CMA"),
+               *pool = std::getenv("ACP_COL_POOL");
+    const bool two_hosts = nodes && std::string(nodes) == "2";
+    const bool pooled_unmapped = cma && std::string(cma) == "0" && pool && std::string(pool) != "0";
+    if (!two_hosts && !pooled_unmapped)
+        GTEST_SKIP() << "members map each other's slots: two hosts (ACPX_TEST_NODES=2), or ACP_CMA=0 with ACP_COL_POOL";
+    if (std::getenv("ACP_COL_INLINE") || std::getenv("ACP_COL_EXEC"))
+        GTEST_SKIP() << "the suite sets the slots or mode";
+    ScopedEnv inl("ACP_COL_INLINE", "1024");
+    ScopedEnv exec("ACP_COL_EXEC", "delegated");
+    std::vector<int> g{0, np() - 1};
+    const bool member = me() == g[0] || me() == g[1];
+    const size_t round_bytes = two_hosts ? 8192 : 1024;
+    constexpr uint64_t kDepth = 32;  // a 1 KiB slot's ring (plan.hpp)
+    if (member) {
+        std::vector<unsigned char> a(round_bytes);
+        acp_col_t h = acp_create_bcast_direct(g[0], 2, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == g[0]) {
+            for (uint64_t round = 1; round < kDepth; ++round) {
+                fill_pattern(a.data(), a.size(), round);
+                acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+                ASSERT_NE(r, ACP_REQUEST_NULL);
+                int done = 0;
+                for (int k = 0; k < 200000 && (done = acp_test_col(r)) == 0; ++k) usleep(10);
+                ASSERT_EQ(done, 1) << "round " << round << " waited for the member's send";
+            }
+            fill_pattern(a.data(), a.size(), kDepth);
+            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+            for (int i = 0; i < 2000; ++i) ASSERT_EQ(acp_test_col(r), 0) << "round " << kDepth << " overran the ring";
+            ASSERT_EQ(acp_sync(), 0);
+            ASSERT_EQ(acp_wait_col(r), 0);
+        } else {
+            ASSERT_EQ(acp_sync(), 0);
+            for (uint64_t round = 1; round <= kDepth; ++round) {
+                ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0) << "round " << round;
+                ASSERT_EQ(first_mismatch(a.data(), a.size(), round), -1) << "round " << round;
+            }
+        }
+        EXPECT_EQ(acp_free_col(h), 0);
+    } else {
+        ASSERT_EQ(acp_sync(), 0);
+    }
+    ASSERT_EQ(acp_sync(), 0);
+    if (!two_hosts) return;
+    constexpr size_t kBlock = 32768;
+    if (member) {
+        std::vector<unsigned char> a(2 * kBlock);
+        acp_col_t h = acp_create_allgather_direct(2, g.data(), a.data(), kBlock);
+        ASSERT_NE(h, ACP_COL_NULL);
+        const size_t mine = me() == g[0] ? 0 : 1, theirs = 1 - mine;
+        Jitter jitter;
+        for (uint64_t round = 1; round <= 200; ++round) {
+            // The late member (in turn) finds last round's block as it was,
+            // though the other one's block of this round has come.
+            if ((round % 2 == 0) == (mine == 1)) {
+                usleep(2000);
+                if (round > 1) {
+                    ASSERT_EQ(first_mismatch(a.data() + theirs * kBlock, kBlock, (round - 1) * 10 + theirs), -1)
+                        << "round " << round << ": the block was written before this member's send";
+                }
+            }
+            fill_pattern(a.data() + mine * kBlock, kBlock, round * 10 + mine);
+            ASSERT_EQ(acp_wait_col(acp_send_allgather_direct(h, 0, kBlock)), 0) << "round " << round;
+            ASSERT_EQ(first_mismatch(a.data() + theirs * kBlock, kBlock, round * 10 + theirs), -1) << "round " << round;
+            jitter(100);
+        }
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
     EXPECT_EQ(acp_sync(), 0);
 }
 

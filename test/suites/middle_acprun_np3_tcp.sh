@@ -3,6 +3,8 @@
 # signal through the transport (no CMA, no mapped segments).
 UCX_TLS=tcp; export UCX_TLS
 ACP_CMA=0; export ACP_CMA
+# With an eager pool, which no peer maps here: pooled rounds go as held puts.
+ACP_COL_POOL=1M; export ACP_COL_POOL
 # The 10,000-create leak test runs in the UCX suites at 1-4 ranks (at 4
 # under LeakSanitizer too) and over libfabric: creates here take the same
 # paths.
