@@ -126,6 +126,11 @@ acp_handle_t put_held(acp_ga_t dst, const void *head, size_t head_n, const void 
     return rt->put_signal(lk, dst, {head, head_n}, {body, body_n}, signal, head_n, order, fn);
 }
 
+size_t held_put_max() {
+    Runtime *rt = runtime();
+    return rt ? std::min<size_t>(rt->tp->held_put_max(), 65536) : 0;
+}
+
 const char *held_bytes(uint64_t ref) {
     const auto *b = reinterpret_cast<const Runtime::HeldBody *>(static_cast<uintptr_t>(ref));
     return reinterpret_cast<const char *>(b->m.data() + b->body_at);

@@ -100,6 +100,9 @@ acp_handle_t put_signal(acp_ga_t dst, const void *head, size_t head_n, const voi
 // announce (a collective's eager rounds to other nodes).
 acp_handle_t put_held(acp_ga_t dst, const void *head, size_t head_n, const void *body, size_t body_n, size_t signal,
                       acp_handle_t order, const char *fn);
+// The largest body a held put to another node carries better than an RMA
+// put after the receiver's go-ahead would (the transport's; at most 64 KiB).
+size_t held_put_max();
 // The body a held put's reference names: `ref` must be one this
 // process's progress stored (seen behind its signal) and not released.
 const char *held_bytes(uint64_t ref);

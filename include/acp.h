@@ -524,6 +524,13 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * send): a copy of round n that fails after that makes a later round of
  * the handle, or acp_free_col, return -1 naming round n; its receivers'
  * round n fails or times out there.
+ * Delegated (the default), a group across nodes also sends larger rounds
+ * eagerly, up to 64 KiB per block, to members on other nodes: the block
+ * goes as one message that the receiver's progress holds (memory of its
+ * own, not the handle's) until the receiver copies it into its array in
+ * its own calls; such rounds go as far ahead as the ring above lets them.
+ * (An allgather's blocks of 16-64 KiB so no longer wait for each
+ * receiver's send, a network message, every round.)
  *
  * With ACP_COL_POOL set, on one node, delegated (the default), a round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its

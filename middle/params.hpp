@@ -81,7 +81,11 @@ struct Params {
     DType dtype = DType::kNone;           // allreduce: the elements
     ROp op = ROp::kNone;                  // allreduce: how they combine
     uint8_t mid = 0, end = 0;             // allreduce "butterfly:M,L": seed 001's redundant exchanges
-    uint64_t group_hash = 0;              // of the group as listed (order matters)
+    // Across nodes, delegated: held puts carry rounds over the inline slots
+    // up to this many KiB (basic::layer::held_put_max, the transport's;
+    // plan.cpp). The same at every member: they share the transport.
+    uint8_t held_kib = 0;
+    uint64_t group_hash = 0;  // of the group as listed (order matters)
 };
 
 inline constexpr uint16_t kDefaultPlaceTrials = 250, kMaxPlaceTrials = 10000;

@@ -325,7 +325,7 @@ ctl::Layout layout_of(const Params &p) {
     ctl::Layout l(slots_of(p), inl, depth, small_inl, small_depth);
     // Held puts need the slot's first 8 inline bytes (ctl::kHeldRef).
     if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce && inl >= 8)
-        l.eager = std::max(inl, kHeldEagerMax);
+        l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
     return l;
 }
 

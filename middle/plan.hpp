@@ -354,10 +354,11 @@ inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
 // A pooled handle's ring (Params::pooled): 16 slots of one line, 1 KiB.
 inline constexpr uint32_t kPooledRingDepth = 16;
 // A delegated handle whose group spans nodes sends rounds over its inline
-// slots up to this eagerly to members whose slots it does not map, as
-// held puts (Layout::eager): an allgather's blocks of 16-64 KiB no longer
-// wait for their receiver's ready byte a round, which crosses the network.
-// (The largest signal put: basic/signal_put.cpp.)
+// slots eagerly to members whose slots it does not map, as held puts
+// (Layout::eager), up to the transport's held_put_max (Params::held_kib:
+// UCX 64 KiB, libfabric 32 KiB), at most this (the largest signal put:
+// basic/signal_put.cpp): an allgather's blocks of 16-64 KiB no longer wait
+// for their receiver's ready byte a round, which crosses the network.
 inline constexpr uint32_t kHeldEagerMax = 65536;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth);
