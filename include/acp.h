@@ -525,7 +525,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * the handle, or acp_free_col, return -1 naming round n; its receivers'
  * round n fails or times out there.
  * Delegated (the default), a group across nodes also sends larger rounds
- * eagerly, up to 64 KiB per block, to members on other nodes: the block
+ * eagerly, up to 64 KiB per block over UCX (32 KiB over libfabric, whose
+ * larger messages go slower than its RMA), to members on other nodes: the block
  * goes as one message that the receiver's progress holds (memory of its
  * own, not the handle's) until the receiver copies it into its array in
  * its own calls; such rounds go as far ahead as the ring above lets them.
