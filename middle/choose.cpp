@@ -106,7 +106,10 @@ cm::Case case_of(const Params &p, const std::vector<int> &group) {
     c.root = root_index_of(p, group);
     c.bytes = p.size;
     c.buffered = p.storage == Storage::kBuffered;
-    c.inline_bytes = inline_bytes_for(p);
+    // Rounds up to the eager cap go before their receivers call send, through
+    // the slots, the sender's eager pool or held puts (plan.hpp): the
+    // model's inline rounds.
+    c.inline_bytes = layout_of(p).eager;
     return c;
 }
 

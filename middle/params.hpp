@@ -85,6 +85,7 @@ struct Params {
     // up to this many KiB (basic::layer::held_put_max, the transport's;
     // plan.cpp). The same at every member: they share the transport.
     uint8_t held_kib = 0;
+    uint8_t alone = 0;        // 1: across nodes, every member alone on its node (plan.cpp)
     uint64_t group_hash = 0;  // of the group as listed (order matters)
 };
 

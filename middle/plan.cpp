@@ -278,7 +278,13 @@ uint32_t slots_of(const Params &p) {
 }
 
 uint32_t inline_bytes_for(const Params &p) {
-    const uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes || p.crowded, p.inline_max);
+    uint32_t cap = inline_bytes_for(p.kind, p.members, slots_of(p), p.across_nodes || p.crowded, p.inline_max);
+    // A delegated bcast whose members are each alone on their nodes sends
+    // larger rounds as held puts (layout_of), up to Params::held_kib: its
+    // slots need not hold them. (Where members share a node, the slots
+    // keep their rounds eager between those members too.)
+    if (p.kind == Kind::kBcast && p.exec == Exec::kDelegated && p.held_kib && p.alone && p.inline_max == kInlineAuto)
+        cap = std::min(cap, kHeldInlineAcrossNodes);
     // A bcast's rounds are at most its size: a slot needs no more (rounded
     // up to 64 bytes; up to 48 bytes 48 and up to 112 112: with their
     // stamps one and two whole cache lines, Layout::arrive_stride).

@@ -360,6 +360,14 @@ inline constexpr uint32_t kPooledRingDepth = 16;
 // basic/signal_put.cpp): an allgather's blocks of 16-64 KiB no longer wait
 // for their receiver's ready byte a round, which crosses the network.
 inline constexpr uint32_t kHeldEagerMax = 65536;
+// A bcast whose members are each alone on their nodes (Params::alone)
+// has slots for rounds of up to 1 KiB (32 deep: its root runs
+// up to 31 rounds ahead, held puts too): on the two-host bed its 2-64 KiB
+// rounds as held puts took 0.65-0.96 and, over libfabric, 0.79-0.95 of
+// what they took through slots of up to 64 KiB (2-16 deep), and a 64 KiB
+// handle holds 37 KB, not 136
+// (doc/measurements/2026-12-06-held-puts.md).
+inline constexpr uint32_t kHeldInlineAcrossNodes = 1024;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth);
 

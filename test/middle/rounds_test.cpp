@@ -335,12 +335,14 @@ TEST_P(Rounds, AFullEagerPoolSendsTheNonEagerWay) {
 // handle with an eager pool), goes as a held put: the
 // receiver's transport layer holds its bytes until the receiver takes
 // them. So a bcast root runs up to its ring's depth - 1 rounds of 8 KiB
-// (ACP_COL_INLINE=1024; on one node 1 KiB, the pooled handle's eager cap)
-// ahead of a member that has not called send, and the member then gets
-// every round's own bytes; an allgather's 32 KiB blocks (over the 16 KiB
-// slots across nodes) never land in a member's array before it called
-// send, though its peer sent them long before. Two members: rank 0 and
-// the last rank, on different hosts in the two-host suites.
+// (across nodes, members alone on their nodes: slots of 1 KiB, 32 deep,
+// 37 KB a handle; on one node ACP_COL_INLINE=1024 and 1 KiB rounds, the
+// pooled handle's eager cap) ahead of a member that has not called send,
+// and the member then gets every round's own bytes; an allgather's 32 KiB
+// blocks (over the 16 KiB slots across nodes) never land in a member's
+// array before it called send, though its peer sent them long before. Two
+// members: rank 0 and the last rank, on different hosts in the two-host
+// suites.
 TEST(HeldRounds, GoAheadOfMembersWhoseSlotsAreNotMapped) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     const char *nodes = std::getenv("ACPX_TEST_NODES"), *cma = std::getenv("ACP_CMA"),
@@ -351,7 +353,8 @@ TEST(HeldRounds, GoAheadOfMembersWhoseSlotsAreNotMapped) {
         GTEST_SKIP() << "members map each other's slots: two hosts (ACPX_TEST_NODES=2), or ACP_CMA=0 with ACP_COL_POOL";
     if (std::getenv("ACP_COL_INLINE") || std::getenv("ACP_COL_EXEC"))
         GTEST_SKIP() << "the suite sets the slots or mode";
-    ScopedEnv inl("ACP_COL_INLINE", "1024");
+    std::unique_ptr<ScopedEnv> inl;
+    if (!two_hosts) inl = std::make_unique<ScopedEnv>("ACP_COL_INLINE", "1024");
     ScopedEnv exec("ACP_COL_EXEC", "delegated");
     std::vector<int> g{0, np() - 1};
     const bool member = me() == g[0] || me() == g[1];
@@ -361,6 +364,9 @@ TEST(HeldRounds, GoAheadOfMembersWhoseSlotsAreNotMapped) {
         std::vector<unsigned char> a(round_bytes);
         acp_col_t h = acp_create_bcast_direct(g[0], 2, g.data(), a.data(), a.size());
         ASSERT_NE(h, ACP_COL_NULL);
+        if (two_hosts) {
+            EXPECT_LT(acp_query_col_memory(h), size_t{48} << 10) << "slots of 1 KiB, not of 8";
+        }
         if (me() == g[0]) {
             for (uint64_t round = 1; round < kDepth; ++round) {
                 fill_pattern(a.data(), a.size(), round);
