@@ -531,7 +531,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * own, not the handle's) until the receiver copies it into its array in
  * its own calls; such rounds go as far ahead as the ring above lets them.
  * (An allgather's blocks of 16-64 KiB so no longer wait for each
- * receiver's send, a network message, every round.)
+ * receiver's send, a network message, every round.) A delegated bcast
+ * whose members are each alone on their nodes (one rank per node) so has
+ * slots of 1 KiB only (32 deep, ACP_COL_INLINE unset): a 64 KiB handle
+ * holds 39 KB, not 137, and its root runs up to 31 rounds of any size up
+ * to that cap ahead.
  *
  * With ACP_COL_POOL set, on one node, delegated (the default), a round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
@@ -549,7 +553,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 48; bcast trees: inline is the
  * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
- * at most 32 KiB where depth > 2, 128 KiB across nodes; over 2 KiB, + 64 x
+ * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
+ * a delegated bcast whose members are alone on their nodes); over 2 KiB, + 64 x
  * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
  * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: 11 bytes per member
