@@ -40,6 +40,9 @@ constexpr size_t kPiece = 32768;
 // its stamps; larger writes are RMA puts.
 constexpr size_t kMaxSignalPut = 65536 + 64;
 
+// A held put's head: its size travels in a byte (proto::SignalPut::hold).
+constexpr size_t kMaxHeldHead = 248;
+
 // 0 (a plain copy: a put sent as a message, Runtime::put_by_message), 1,
 // or whole 8-byte words, within the data.
 bool signal_ok(size_t signal, size_t n) { return signal <= n && (signal <= 1 || signal % 8 == 0); }
@@ -166,9 +169,10 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
         return report(fn, "signal", "%zu bytes of %zu: the signal is 1 byte or whole 8-byte words, within the data",
                       signal, n),
                ACP_HANDLE_NULL;
-    if (!hold_ok(hold, signal, n) || (hold && hold != head.n))
-        return report(fn, "head", "%zu bytes (signal %zu): a held put's head is whole 8-byte words past its signal",
-                      head.n, signal),
+    if (!hold_ok(hold, signal, n) || (hold && hold != head.n) || hold > kMaxHeldHead)
+        return report(fn, "head",
+                      "%zu bytes (signal %zu): a held put's head is whole 8-byte words past its signal, at most %zu",
+                      head.n, signal, kMaxHeldHead),
                ACP_HANDLE_NULL;
     api::Target d;
     acp_handle_t after = 0;

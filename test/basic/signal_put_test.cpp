@@ -224,3 +224,64 @@ TEST(SignalPut, AFlagIssuedBehindARefusedPutIsRefusedToo) {
     acp_sync();
     EXPECT_EQ(acp_unregister_memory(k), 0);
 }
+
+// A held put (layer::put_held) stores only its head at the target, the
+// reference to the body in the head's last word; the target reads the
+// body through held_bytes and frees it with release_held (a reference
+// it never gave out, or gave back already, is ignored). Into the right
+// neighbour (another node in the two-host suites) and into this rank's
+// own memory. Bodies left unreleased go with the registration (the
+// sanitizer build's leak check sees any that do not).
+TEST(SignalPut, AHeldPutStoresItsHeadAndHoldsItsBody) {
+    constexpr size_t kBody = 40000, kHead = 24;  // stamps (16, the signal), then the reference
+    SharedBuffer b(256);
+    const int to = (me() + 1) % np();
+    std::vector<unsigned char> body(kBody);
+    for (const int target : {to, me()}) {
+        const size_t at = target == me() ? 128 : 0;
+        fill_pattern(body.data(), kBody, 1000 + static_cast<uint64_t>(me()) * 10 + (target == me()));
+        const uint64_t head[3] = {7, 8, 0};
+        const acp_handle_t h =
+            layer::put_held(b.ga[target] + at, head, sizeof head, body.data(), kBody, 16, ACP_HANDLE_NULL, "test");
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        acp_complete(h);
+        EXPECT_EQ(acp_inquire(h), 0);
+    }
+    ASSERT_EQ(acp_sync(), 0);  // the left neighbour's put is stored here
+    const int from = (me() + np() - 1) % np();
+    for (const size_t at : {size_t{0}, size_t{128}}) {
+        const unsigned char *slot = b.data.data() + at;
+        const uint64_t sender = at == 0 ? static_cast<uint64_t>(from) : static_cast<uint64_t>(me());
+        EXPECT_EQ(load_acquire(slot), 7u) << at;
+        EXPECT_EQ(load_acquire(slot + 8), 8u) << at;
+        const uint64_t ref = load_acquire(slot + 16);
+        ASSERT_NE(ref, 0u) << at << ": no reference to the body";
+        EXPECT_EQ(first_mismatch(reinterpret_cast<const unsigned char *>(layer::held_bytes(ref)), kBody,
+                                 1000 + sender * 10 + (at == 128)),
+                  -1)
+            << at;
+        // (Up to offset 64, where the neighbour's next put may have landed.)
+        EXPECT_EQ(first_not(slot + kHead, 40, 0), -1) << at << ": the body was written into the registration";
+        layer::release_held(ref);
+        layer::release_held(ref);  // twice: ignored
+    }
+    layer::release_held(0x1234);  // never given out: ignored
+    // One more, never released: freed with the registration.
+    const uint64_t head[3] = {9, 9, 0};
+    const acp_handle_t h =
+        layer::put_held(b.ga[to] + 64, head, sizeof head, body.data(), 100, 16, ACP_HANDLE_NULL, "test");
+    ASSERT_NE(h, ACP_HANDLE_NULL);
+    acp_complete(h);
+    // Bad heads: not whole words past the signal, or past the registration.
+    acp_handle_t bad = 0;
+    EXPECT_REPORTS(
+        stderr_of([&] { bad = layer::put_held(b.ga[to], head, 16, body.data(), 100, 16, ACP_HANDLE_NULL, "test"); }),
+        "test", "head");
+    EXPECT_EQ(bad, ACP_HANDLE_NULL) << "no room for the reference";
+    EXPECT_REPORTS(stderr_of([&] {
+                       bad = layer::put_held(b.ga[to] + 240, head, sizeof head, body.data(), 100, 16, ACP_HANDLE_NULL,
+                                             "test");
+                   }),
+                   "test", "dst");
+    EXPECT_EQ(bad, ACP_HANDLE_NULL) << "the head past the registration";
+}
