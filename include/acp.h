@@ -528,8 +528,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * eagerly, up to 64 KiB per block over UCX (32 KiB over libfabric, whose
  * larger messages go slower than its RMA), to members on other nodes: the block
  * goes as one message that the receiver's progress holds (memory of its
- * own, not the handle's) until the receiver copies it into its array in
- * its own calls; such rounds go as far ahead as the ring above lets them.
+ * own, not the handle's: at most depth - 1 rounds' blocks per sender and
+ * handle, while the receiver lags) until the receiver copies it into its
+ * array in its own calls; such rounds go as far ahead as the ring above
+ * lets them.
  * (An allgather's blocks of 16-64 KiB so no longer wait for each
  * receiver's send, a network message, every round.) A delegated bcast
  * whose members are each alone on their nodes (one rank per node) so has

@@ -107,7 +107,8 @@ inline constexpr size_t kChunkGa = 16, kPoolBytes = 24;
 // ... the block's bytes are held by this process's transport layer, the
 // reference to them the slot's first 8 inline bytes (kHeldRef), stored
 // there by the sender's held put (basic::layer::put_held): a round to a
-// member whose slots the sender does not map (another node).
+// member whose slots the sender does not map (another node; on one node,
+// ACP_CMA=0 with an eager pool).
 inline constexpr uint64_t kHeld = uint64_t{1} << 37;
 inline constexpr size_t kHeldRef = 16, kHeldHead = 24;  // kHeldHead: stamps and the reference
 inline constexpr size_t kStampBytes = 16;               // a stamp pair; an arrive slot's inline bytes follow it
@@ -365,7 +366,7 @@ inline constexpr uint32_t kHeldEagerMax = 65536;
 // up to 31 rounds ahead, held puts too): on the two-host bed its 2-64 KiB
 // rounds as held puts took 0.65-0.96 and, over libfabric, 0.79-0.95 of
 // what they took through slots of up to 64 KiB (2-16 deep), and a 64 KiB
-// handle holds 37 KB, not 136
+// handle holds 39 KB, not 137
 // (doc/measurements/2026-12-06-held-puts.md).
 inline constexpr uint32_t kHeldInlineAcrossNodes = 1024;
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
