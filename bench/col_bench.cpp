@@ -24,9 +24,10 @@ namespace acpx::bench {
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size) {
     if (o.quick) return 5;
-    if (size <= 8192) return 10000;
-    const long n = 1000L * 8192 / static_cast<long>(size);
-    return n < 100 ? 100 : static_cast<int>(n);  // as peer_rounds (bench/peers/peer_common.h)
+    // By default (--iters 10000) as peer_rounds (bench/peers/peer_common.h).
+    if (size <= 8192) return o.iters;
+    const long n = o.iters / 10L * 8192 / static_cast<long>(size);
+    return n < 100 ? 100 : static_cast<int>(n);
 }
 
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
