@@ -404,7 +404,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
     p.pooled = p.pooled && !p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce;
     p.alone = p.across_nodes && nodes.nodes() == n;
-    if (p.across_nodes)
+    if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce)
         p.held_kib = static_cast<uint8_t>(std::min<size_t>(kHeldEagerMax, basic::layer::held_put_max()) / 1024);
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());

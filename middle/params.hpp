@@ -81,9 +81,10 @@ struct Params {
     DType dtype = DType::kNone;           // allreduce: the elements
     ROp op = ROp::kNone;                  // allreduce: how they combine
     uint8_t mid = 0, end = 0;             // allreduce "butterfly:M,L": seed 001's redundant exchanges
-    // Across nodes, delegated: held puts carry rounds over the inline slots
-    // up to this many KiB (basic::layer::held_put_max, the transport's;
-    // plan.cpp). The same at every member: they share the transport.
+    // Across nodes, delegated, not an allreduce (create decides): held puts
+    // carry rounds over the inline slots up to this many KiB
+    // (basic::layer::held_put_max, the transport's; plan.cpp); 0: none. The
+    // same at every member: they share the transport.
     uint8_t held_kib = 0;
     uint8_t alone = 0;        // 1: across nodes, every member alone on its node (plan.cpp)
     uint64_t group_hash = 0;  // of the group as listed (order matters)

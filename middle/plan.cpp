@@ -283,7 +283,7 @@ uint32_t inline_bytes_for(const Params &p) {
     // larger rounds as held puts (layout_of), up to Params::held_kib: its
     // slots need not hold them. (Where members share a node, the slots
     // keep their rounds eager between those members too.)
-    if (p.kind == Kind::kBcast && p.exec == Exec::kDelegated && p.held_kib && p.alone && p.inline_max == kInlineAuto)
+    if (p.kind == Kind::kBcast && p.held_kib && p.alone && p.inline_max == kInlineAuto)
         cap = std::min(cap, kHeldInlineAcrossNodes);
     // A bcast's rounds are at most its size: a slot needs no more (rounded
     // up to 64 bytes; up to 48 bytes 48 and up to 112 112: with their
@@ -330,8 +330,7 @@ ctl::Layout layout_of(const Params &p) {
     small_ring_for(p, inl, depth, &small_inl, &small_depth);
     ctl::Layout l(slots_of(p), inl, depth, small_inl, small_depth);
     // Held puts need the slot's first 8 inline bytes (ctl::kHeldRef).
-    if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce && inl >= 8)
-        l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
+    if (p.held_kib && inl >= 8) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
     return l;
 }
 

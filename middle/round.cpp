@@ -187,20 +187,20 @@ size_t signal_at(const Col &c, uint32_t slot) {
     return stamp_is(load_acquire(c.ctl_base() + other), c.seq) ? other : mine;
 }
 
+// The value of an arrive slot's offset stamp (at s + 8): the sender's
+// offset, and how the bytes came (ctl::kInPlace, kPooled, kHeld).
+uint64_t offset_value(const uint8_t *s) { return value_of(load_acquire(s + 8)); }
+// The sender's offset alone.
+uint64_t sent_offset(const uint8_t *s) { return offset_value(s) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld); }
+
 // A buffered member's block that arrived (its stamps are here): were its
 // bytes written into this member's array (put_in_place), not its buffer?
-bool in_place_at(const Col &c, size_t where) {
-    return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kInPlace;
-}
+bool in_place_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kInPlace; }
 bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, signal_at(c, block)); }
-// The sender's offset, from an arrive slot's offset stamp (at s + 8).
-uint64_t sent_offset(const uint8_t *s) {
-    return value_of(load_acquire(s + 8)) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld);
-}
 
 // A block that arrived (its stamps at `where`) through its sender's pool:
 // the chunk, mapped here, or nullptr where it is not (fetch_chunk).
-bool pooled_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kPooled; }
+bool pooled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kPooled; }
 const char *chunk_at(const Col &c, size_t where, size_t len) {
     const uint8_t *s = c.ctl_base() + where;
     return State::get().pool.peer_chunk(load_acquire(s + ctl::kChunkGa), load_acquire(s + ctl::kPoolBytes), len);
@@ -208,7 +208,7 @@ const char *chunk_at(const Col &c, size_t where, size_t len) {
 
 // A block that arrived (its stamps at `where`) as a held put: its bytes,
 // which this process holds until give_back_chunks.
-bool held_at(const Col &c, size_t where) { return value_of(load_acquire(c.ctl_base() + where + 8)) & ctl::kHeld; }
+bool held_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kHeld; }
 const char *held_body(const Col &c, size_t where) {
     return basic::layer::held_bytes(load_acquire(c.ctl_base() + where + ctl::kHeldRef));
 }
@@ -732,10 +732,10 @@ bool send_failure_stamps(Col &c) {
 void give_back_chunks(Col &c) {
     for (const uint32_t slot : c.plan.wait_slots) {
         if (slot >= c.plan.lay.n_in) continue;
-        const size_t where = signal_at(c, slot);
-        uint8_t *word = c.ctl_base() + where + ctl::kChunkGa;  // == kHeldRef
-        if (held_at(c, where)) basic::layer::release_held(load_acquire(word));
-        if (held_at(c, where) || pooled_at(c, where)) store_release(word, 0);
+        uint8_t *s = c.ctl_base() + signal_at(c, slot);
+        const uint64_t how = offset_value(s);
+        if (how & ctl::kHeld) basic::layer::release_held(load_acquire(s + ctl::kHeldRef));
+        if (how & (ctl::kHeld | ctl::kPooled)) store_release(s + ctl::kChunkGa, 0);  // kChunkGa == kHeldRef
     }
 }
 
@@ -1047,8 +1047,7 @@ void give_back_every_chunk(Col &c) {
             uint8_t *slot = ctl + l.arrive(b, k, 0);
             // A word a held put's head wrote, or inline bytes a later round's
             // put is writing now: release_held ignores what it never gave out.
-            if (value_of(load_acquire(slot + 8)) & ctl::kHeld)
-                basic::layer::release_held(load_acquire(slot + ctl::kHeldRef));
+            if (offset_value(slot) & ctl::kHeld) basic::layer::release_held(load_acquire(slot + ctl::kHeldRef));
             store_release(slot + ctl::kChunkGa, 0);
         }
 }
