@@ -75,9 +75,9 @@
  *   ACP_COL_POOL         bytes of each process's eager pool (default 0: none;
  *                        1M, say): delegated rounds over 48 bytes to members
  *                        of its node go there before they called send, for
- *                        every handle; a full pool sends the non-eager way,
- *                        and so do its rounds where Cross-Memory Attach is
- *                        refused (they wait for their receivers)
+ *                        every handle; a full pool sends the non-eager way;
+ *                        to members that map nothing (ACP_CMA=0) they go
+ *                        as held puts
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round

@@ -39,12 +39,9 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
 // A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset: none
-// yet. Where on-node peers do not map each other's memory (Cross-Memory
-// Attach refused: the cma_denied suites), a pooled round over 48 bytes
-// cannot reach the receiver's slot by a store and waits for its send
-// (the per-handle slots take it eagerly by GMA there): a root no longer
-// runs ahead. Until create knows whether its members map each other, the
-// pool is for who asks (ACP_COL_POOL=1M) and the suites that set it.
+// yet. Pooled rounds of 64 B-1 KiB on one node take 1.2-2x as long as
+// through the per-handle slots (doc/measurements/2026-12-05-eager-pool.md):
+// the pool is for who asks (ACP_COL_POOL=1M) and the suites that set it.
 inline constexpr size_t kDefaultPoolBytes = 0;
 // A pooled handle's inline slot (Params::pooled): one cache line with its
 // stamps; it carries the rounds that small, or a pool chunk's address.

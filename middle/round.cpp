@@ -896,9 +896,9 @@ std::string pending(const Col &c) {
         for (uint32_t m = 0; m < c.plan.members; ++m)
             if (m != c.plan.me && !receiver_ready(c, load8(ready + m)))
                 what.push_back("rank " + std::to_string(basic::ga::decode(c.plan.data_ga[m]).rank) + " (its send)");
-    // A pooled entry that found no room (or its receiver's slots not
-    // mapped here) waits for the receiver's send, however far ahead its ring
-    // would let it go.
+    // A pooled entry that found no room in the pool (or whose sender's
+    // chunk is not mapped here) waits for the receiver's send, however far
+    // ahead its ring would let it go.
     for (size_t j = 0; j < c.plan.out.size(); ++j)
         if (const uint8_t r = load8(ready + c.plan.out[j].ready);
             !issued(c, j) && (!receiver_ready(c, r) || (is_pooled(c) && r != static_cast<uint8_t>(c.seq))) &&

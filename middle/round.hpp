@@ -60,8 +60,9 @@ void note_error(Col &c, const std::string &what);
 // Gives up the current round: the handle can only be freed afterwards.
 void break_handle(Col &c, const std::string &why);
 
-// A pooled handle's member that leaves (broken, freed) gives every chunk
-// named in its slots back to its senders (eager_pool.hpp), read or not.
+// A member that leaves (broken, freed) gives every pool chunk named in its
+// slots back to its senders (eager_pool.hpp), read or not, and frees the
+// bodies of held puts they name (basic::layer::release_held).
 void give_back_every_chunk(Col &c);
 
 // Yields the core while nothing moves: after kSpinPolls idle polls
