@@ -29,7 +29,7 @@ void on_message(void *arg, const void *data, size_t len) {
     auto *rt = static_cast<Runtime *>(arg);
     auto *p = static_cast<const uint8_t *>(data);
     try {
-        rt->mail.inbox.emplace_back(p, p + len);  // handled after transport progress returns
+        if (!rt->store_arriving(p, len)) rt->mail.inbox.emplace_back(p, p + len);  // handled after progress returns
     } catch (const std::bad_alloc &) {            // nothing may unwind through the transport's C frames
         fatal("out of memory keeping a %zu-byte message from a peer", len);
     }
@@ -189,6 +189,8 @@ Runtime *Runtime::create(const Config &cfg) {
 
 unsigned Runtime::progress_locked() {
     unsigned n = tp->progress();
+    n += static_cast<unsigned>(mail.stored.size());
+    settle_stored();
     while (!mail.inbox.empty()) {
         Blob m = std::move(mail.inbox.front());
         mail.inbox.pop_front();

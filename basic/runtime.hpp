@@ -282,6 +282,9 @@ class Runtime {
     struct Mail {
         std::deque<Blob> inbox;
         std::deque<Blob> for_layer;  // for the upper layer (layer::take_messages)
+        // Signal puts stored as they arrived (store_arriving): their
+        // sender and the acknowledgement each carried, for settle_stored.
+        std::vector<std::pair<int, uint64_t>> stored;
         uint64_t handled = 0;        // the agent lingers after acpx work, not after any UCX event
     };
     Mail mail;
@@ -332,6 +335,14 @@ class Runtime {
     static void set_signal_payload(Gma &g, Piece head, Piece body);
     int start_signal_put(Gma &g);  // a transport return value (transport.hpp)
     void on_signal_put(Blob &m);   // may keep m's bytes (a held put)
+    // Inside the transport's progress, before the message is copied into
+    // the inbox: stores a signal put straight from the transport's buffer
+    // (a copy less; a 1 MiB put by message is 32 of them) where it is the
+    // next in order from its sender and nothing about it needs a message
+    // sent; true if it did. The rest of its handling is settle_stored's,
+    // after the transport's progress returns.
+    bool store_arriving(const uint8_t *data, size_t len);
+    void settle_stored();
     // The bodies of signal puts this process holds (layer::put_held), by
     // the reference stored into their heads; each released by the layer
     // above (release_held), or with the registration its head went into.

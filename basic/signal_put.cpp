@@ -113,6 +113,22 @@ void drop_pieces(Runtime::SignalPeer &p, acp_handle_t gma) {
         if (u.gma == gma) u.gma = 0;
 }
 
+// Why the target refuses signal put h into registration r (nullptr, or
+// "its destination is not registered here"), none of it ordered after a
+// refused one.
+const char *refusal(const proto::SignalPut &h, const LocalReg *r) {
+    // Peers know the starter memory from the start-up exchange, without
+    // its generation (0); it lives until acp_finalize.
+    const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
+    return !r      ? "its destination is not registered here"
+           : stale ? "its destination was unregistered since the issuer looked"
+           : !ga::fits(h.offset, h.hold ? h.hold : h.size, r->size) ? "it passes its destination's registration"
+           : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
+               ? "its signal is not 0 or 1 byte or whole aligned 8-byte words"
+           : !hold_ok(h.hold, h.signal, h.size) ? "its held head is not whole 8-byte words past its signal"
+                                                : nullptr;
+}
+
 // The target's side: stores signal put `m` (the next in order from
 // `from`; a held put's bytes are kept), or refuses it, saying why to both sides.
 void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, Blob &m) {
@@ -126,18 +142,7 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, Blob &m) {
     const std::string after_why =
         after_refused ? "it is ordered after signal put number " + std::to_string(*before) + ", which was refused" : "";
     LocalReg *r = rt.local_reg(h.tag);
-    // Peers know the starter memory from the start-up exchange, without
-    // its generation (0); it lives until acp_finalize.
-    const bool stale = r && (h.gen ? r->gen != h.gen : h.tag != ga::kStarterTag);
-    const char *why =
-        after_refused ? after_why.c_str()
-        : !r          ? "its destination is not registered here"
-        : stale       ? "its destination was unregistered since the issuer looked"
-        : !ga::fits(h.offset, h.hold ? h.hold : h.size, r->size) ? "it passes its destination's registration"
-        : !signal_ok(h.signal, h.size) || (h.signal > 1 && reinterpret_cast<uintptr_t>(r->base + h.offset) % 8)
-            ? "its signal is not 0 or 1 byte or whole aligned 8-byte words"
-        : !hold_ok(h.hold, h.signal, h.size) ? "its held head is not whole 8-byte words past its signal"
-                                             : nullptr;
+    const char *why = after_refused ? after_why.c_str() : refusal(h, r);
     if (why) {
         report("signal put", ("from rank " + std::to_string(from)).c_str(),
                "number %llu (tag %u, %llu bytes) refused: %s", static_cast<unsigned long long>(h.seq), h.tag,
@@ -293,6 +298,37 @@ void Runtime::on_signal_put(Blob &m) {
         store_one(*this, from, p, next);
     }
     if (p.stored - p.told >= kAckEvery) send_ack(*this, from, p, false, false);
+}
+
+bool Runtime::store_arriving(const uint8_t *data, size_t len) {
+    proto::SignalPut h;
+    if (len < sizeof h || data[0] != static_cast<uint8_t>(proto::Type::kSignalPut)) return false;
+    std::memcpy(&h, data, sizeof h);
+    if (h.hold || h.from >= static_cast<uint32_t>(procs) || len != sizeof h + h.size) return false;
+    const auto it = signal_peers.find(static_cast<int>(h.from));
+    if (it == signal_peers.end()) return false;
+    SignalPeer &p = it->second;
+    // Only the plain case: the next in order, nothing held back or refused
+    // before it, and nothing to refuse (on_signal_put says why).
+    if (h.seq != p.stored + 1 || !p.early.empty() || !p.refused.empty()) return false;
+    LocalReg *r = local_reg(h.tag);
+    if (refusal(h, r)) return false;
+    ++p.stored;
+    store_signalled(r->base + h.offset, data + sizeof h, h.size, h.signal);
+    mail.stored.push_back({static_cast<int>(h.from), h.ack});
+    return true;
+}
+
+void Runtime::settle_stored() {
+    // By index: an acknowledgement sent here may let the transport deliver more.
+    for (size_t i = 0; i < mail.stored.size(); ++i) {
+        const auto [from, ack] = mail.stored[i];
+        SignalPeer &p = signal_peers[from];
+        acknowledged(*this, p, ack);
+        if (p.stored - p.told >= kAckEvery) send_ack(*this, from, p, false, false);
+    }
+    mail.handled += mail.stored.size();
+    mail.stored.clear();
 }
 
 void Runtime::on_signal_ack(const Blob &m) {
