@@ -160,9 +160,13 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, Blob &m) {
 }  // namespace
 
 void Runtime::set_signal_payload(Gma &g, Piece head, Piece body) {
-    g.payload.resize(sizeof(proto::SignalPut) + head.n + body.n);
-    if (head.n) std::memcpy(g.payload.data() + sizeof(proto::SignalPut), head.data, head.n);
-    if (body.n) std::memcpy(g.payload.data() + sizeof(proto::SignalPut) + head.n, body.data, body.n);
+    // Room for the header (written at send), then the bytes, appended
+    // rather than zeroed and copied over.
+    g.payload.assign(sizeof(proto::SignalPut), 0);
+    g.payload.reserve(sizeof(proto::SignalPut) + head.n + body.n);
+    const auto *h = static_cast<const uint8_t *>(head.data), *b = static_cast<const uint8_t *>(body.data);
+    if (head.n) g.payload.insert(g.payload.end(), h, h + head.n);
+    if (body.n) g.payload.insert(g.payload.end(), b, b + body.n);
 }
 
 acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst, Piece head, Piece body, size_t signal,
@@ -256,12 +260,17 @@ int Runtime::start_signal_put(Gma &g) {
                                  after_hi};
         Blob m;
         if (g.by_message) {
-            m.resize(sizeof h + n);
-            std::memcpy(m.data() + sizeof h, static_cast<const char *>(g.local) + from, n);
+            // Appended, not resized and then copied over: resize would
+            // zero the bytes first (on the two-host bed, 4% of a 1 MiB
+            // bcast root's time).
+            const auto *src = reinterpret_cast<const uint8_t *>(g.local) + from;
+            m.reserve(sizeof h + n);
+            m.insert(m.end(), reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof h);
+            m.insert(m.end(), src, src + n);
         } else {
             m = std::move(g.payload);
+            std::memcpy(m.data(), &h, sizeof h);
         }
-        std::memcpy(m.data(), &h, sizeof h);
         if (!send(g.peer, std::move(m))) {
             drop_pieces(p, g.handle);  // the pieces already sent
             return -1;
