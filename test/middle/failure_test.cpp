@@ -346,3 +346,52 @@ TEST(LateAllgatherFailure, ABlockLostAfterItsRoundEndedFailsALaterRoundOrTheFree
         EXPECT_EQ(first_mismatch(a.data() + other * block, block, 30 + static_cast<uint64_t>(other)), -1) << err;
     }
 }
+
+// A bcast whose two members are each alone on their hosts goes over its
+// 1 KiB slots as held puts: the stamps and the bytes in one message, the
+// bytes held at the receiver until it copies them out. The root's held
+// put that fails to start fails the root's round at once, naming the
+// block, and the member's, with the failed stamp the root sends instead
+// (not at ACP_TIMEOUT); the rounds after it come whole. Two hosts only:
+// on one node the members map each other's slots.
+TEST(HeldBcastFailure, AHeldPutThatFailsFailsItsRoundAtBothEndsAndTheNextComeWhole) {
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    if (np() < 2 || !nodes || std::string(nodes) != "2") GTEST_SKIP() << "two hosts (ACPX_TEST_NODES=2)";
+    if (std::getenv("ACP_COL_INLINE") || std::getenv("ACP_COL_EXEC")) GTEST_SKIP() << "the suite sets the slots or mode";
+    ScopedEnv exec("ACP_COL_EXEC", "delegated");
+    std::vector<int> g{0, np() - 1};
+    if (me() != g[0] && me() != g[1]) return;
+    std::vector<unsigned char> a(8192);
+    acp_col_t h = acp_create_bcast_direct(g[0], 2, g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    EXPECT_LT(acp_query_col_memory(h), size_t{48} << 10) << "slots of 1 KiB: rounds of 8 KiB go as held puts";
+    auto round = [&](uint64_t seed) {
+        if (me() == g[0]) fill_pattern(a.data(), a.size(), seed);
+        acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+        EXPECT_NE(r, ACP_REQUEST_NULL);
+        return acp_wait_col(r);
+    };
+    ASSERT_EQ(round(1), 0);
+    EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+    if (me() == g[0]) {
+        EXPECT_EQ(acpx_test_fail("data:1"), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err = stderr_of([&] { rc = round(2); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail("data:1000000000");
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": a round whose block was lost ended as a success";
+    EXPECT_LT(seconds, 5.0) << "the failure came at the timeout, not at once";
+    if (me() == g[0]) {
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(g[1])), std::string::npos)
+            << err;
+    } else {
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+    }
+    for (uint64_t seed = 3; seed <= 40; ++seed) {
+        ASSERT_EQ(round(seed), 0) << "round " << seed;
+        ASSERT_EQ(first_mismatch(a.data(), a.size(), seed), -1) << "round " << seed;
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+}
