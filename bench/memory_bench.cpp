@@ -8,13 +8,14 @@
 //     of the process's RSS per handle. Then channels (100 from rank 0 to
 //     rank 1: RSS growth per channel at each end) and acp_malloc blocks
 //     of 8 B and 64 KiB (RSS growth per block at its owner, requested
-//     bytes in the query column).
+//     bytes in the query column), and the process's eager pool
+//     (ACP_COL_POOL: its bytes, and the RSS its first rounds add).
 //  2. Modelled, in rank 0 alone: the same plans create builds, for group
 //     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
 //     estimate (8 MB GA table + 40 MB list = 48 bytes per member).
 //
-// Uses internal headers (middle/plan.hpp) for part 2: the plans no job
-// here launches are built in-process.
+// Uses internal headers: middle/plan.hpp for part 2 (the plans no job
+// here launches are built in-process), middle/col.hpp for the pool's size.
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 
 #include "acp.h"
 #include "bench_common.hpp"
+#include "middle/col.hpp"
 #include "middle/plan.hpp"
 
 namespace acpx::bench {
@@ -124,6 +126,41 @@ double malloc_rss_per_block(size_t bytes, int count) {
     for (acp_ga_t g : blocks) acp_free(g);
     const auto all = gather(grown);
     return *std::max_element(all.begin(), all.end());
+}
+
+// The process's eager pool (ACP_COL_POOL, shared by every handle; the
+// handles above hold one-line slots where it is on): its bytes (query
+// column) and the RSS it adds (RSS column), the largest over ranks. The
+// RSS a fresh allgather handle and its first two rounds add, less what a
+// second such handle and rounds add (the pool exists by then): an
+// allgather, so that every rank sends and allocates its pool; 1 KiB
+// blocks, over the inline slots. 0 where the pool is off, or no round
+// went through it (a group across nodes).
+struct PoolBytes {
+    double bytes = 0, rss = 0;
+};
+double rss_of_handle_and_rounds(std::vector<int> &group, std::vector<char> &array) {
+    constexpr size_t kRoundBlock = 1024;
+    const size_t before = rss_bytes();
+    const acp_col_t h = acp_create_allgather_direct(static_cast<int>(group.size()), group.data(), array.data(), kBlock);
+    for (int round = 0; h != ACP_COL_NULL && round < 2; ++round)
+        acp_wait_col(acp_send_allgather_direct(h, 0, kRoundBlock));
+    const double grown = static_cast<double>(rss_bytes()) - static_cast<double>(before);
+    if (h != ACP_COL_NULL) acp_free_col(h);
+    return grown;
+}
+PoolBytes measure_pool() {
+    setenv("ACP_COL_EXEC", "delegated", 1);
+    unsetenv("ACP_COL_ALLGATHER_ALGO");
+    const int np = acp_procs();
+    std::vector<int> group(np);
+    for (int i = 0; i < np; ++i) group[i] = i;
+    std::vector<char> array(kBlock * static_cast<size_t>(np), 1);
+    const double first = rss_of_handle_and_rounds(group, array);
+    const double second = rss_of_handle_and_rounds(group, array);
+    const double bytes = static_cast<double>(middle::State::get().pool.bytes());
+    const auto all_bytes = gather(bytes), all_rss = gather(bytes > 0 ? std::max(0.0, first - second) : 0.0);
+    return {*std::max_element(all_bytes.begin(), all_bytes.end()), *std::max_element(all_rss.begin(), all_rss.end())};
 }
 
 // The peak resident bytes f() adds to this process: the kernel's
@@ -238,6 +275,16 @@ int run_memory(const Options &o) {
             std::printf("%-20s %-9s %-10s %14s %14.0f %14s %14.0f\n", "channel", "-", "-", "-", ch.sender, "-",
                         ch.receiver);
             if (csv) std::fprintf(csv, "acpx,channel,-,-,%d,,%.0f,,%.0f\n", np, ch.sender, ch.receiver);
+        }
+    }
+    {
+        const PoolBytes pool = measure_pool();
+        const char *set = std::getenv("ACP_COL_POOL");
+        const std::string label = std::string("POOL=") + (set && *set ? set : "0");
+        if (me == 0) {
+            std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", "eager_pool", label.c_str(), "-", "-", "-",
+                        pool.bytes, pool.rss);
+            if (csv) std::fprintf(csv, "acpx,eager_pool,%s,-,%d,,,%.0f,%.0f\n", label.c_str(), np, pool.bytes, pool.rss);
         }
     }
     for (const auto &[bytes, label, count] : {std::tuple{size_t{8}, "8B", 1000}, {kBlock, "64KiB", kHandles}}) {

@@ -82,6 +82,14 @@ awk -F, '$1 == "acpx" && $2 == "channel" && $7 > 0 && $9 > 0 { ok = 1 } END { ex
     || { echo "no channel memory row"; cat "$out/memory.csv"; exit 1; }
 awk -F, '$1 == "acpx" && $2 == "acp_malloc" && $3 == "64KiB" && $9 >= 60000 { ok = 1 } END { exit !ok }' \
     "$out/memory.csv" || { echo "no acp_malloc memory row"; cat "$out/memory.csv"; exit 1; }
+# The eager pool: none by default; with ACP_COL_POOL=1M its 1 MiB, and a
+# delegated bcast handle's slots one line each (a few KiB, not tens).
+awk -F, '$1 == "acpx" && $2 == "eager_pool" && $8 == 0 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
+    || { echo "no default eager_pool row"; cat "$out/memory.csv"; exit 1; }
+awk -F, '$1 == "acpx ACP_COL_POOL=1M" && $2 == "eager_pool" && $8 == 1048576 { ok = 1 } END { exit !ok }' \
+    "$out/memory.csv" || { echo "no pooled eager_pool row"; cat "$out/memory.csv"; exit 1; }
+awk -F, '$1 == "acpx ACP_COL_POOL=1M" && $2 == "bcast-direct" && $4 == "delegated" && $8 > 0 && $8 <= 4096 { ok = 1 }
+         END { exit !ok }' "$out/memory.csv" || { echo "no pooled bcast row within 4 KiB"; cat "$out/memory.csv"; exit 1; }
 grep -q "^## Memory per process" "$out/collectives.md" || { echo "no memory summary"; exit 1; }
 # Overlap: acpx with and without the agent and each MPI peer, bcast and
 # allgather, an overlap % in [0, 100] per point; its section in the report.
