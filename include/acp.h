@@ -568,6 +568,14 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  *   delegated mode: 56 bytes per entry the member executes (binomial: its
  *     children, binary tree: at most 2);
  *   buffered: buffersize (bcast) or np_group x buffersize (allgather).
+ * The control block is a shared-memory segment of whole pages, and every
+ * member on its node that reads it maps it, so the resident memory a
+ * handle adds is at least a page per process that touches it (with
+ * ACP_COL_POOL=1M, 9-13 KB per handle at 2-4 ranks where its query says
+ * 2.2 KB). Registrations: a handle takes two of its process's 1023 (its
+ * control block; a direct handle's array or a buffered handle's buffer),
+ * so a process holds at most 511 handles at once, fewer beside its own
+ * registrations; the next create fails, saying so.
  *
  * Errors: every function prints "acpx: <function>: <argument>: <reason>"
  * and returns ACP_COL_NULL, ACP_REQUEST_NULL or -1. Bad input leaves

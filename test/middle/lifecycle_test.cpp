@@ -186,3 +186,55 @@ TEST(Lifecycle, HandlesFreedInAnyOrderAndLateByReceivers) {
     EXPECT_EQ(acp_free_col(h3), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
+
+// Hundreds of live handles at once (one per field and neighbourhood is
+// common): the process grows by at most what their queries report and a
+// little per handle (its registrations and the heap's own bookkeeping),
+// with one round run on each so that the slots it writes are counted as
+// they are touched. The handles' own arrays are one shared user array.
+// 400: each handle takes two of the process's 1023 registrations (acp.h),
+// so 511 is the most a process can hold.
+TEST(Lifecycle, HundredsOfLiveHandlesHoldNoMoreThanTheirQueriesSay) {
+    constexpr int kHandles = 400;
+    constexpr size_t kSize = 64 * 1024, kRound = 1024;
+    // What a handle costs beyond its query: its control block is a
+    // shared segment of whole pages, each member on the node that maps it
+    // touches its pages too, and its registrations keep transport state.
+    // Measured with ACP_COL_POOL=1M (2.2 KB queried): 9-13 KB of RSS per
+    // handle at 2-4 ranks, UCX and libfabric; without a pool the slots a
+    // 1 KiB round leaves untouched make up for it.
+    constexpr size_t kSlackPerHandle = 16 << 10;
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(kSize);
+    // Warm: libfabric's tcp provider touches pages of pools it mapped at
+    // start-up as messages pass (the first ~11 MiB), the heap settles.
+    for (int i = 0; i < kHandles / 2; ++i) {
+        acp_col_t h = acp_create_bcast_direct(g[0], n, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL) << "warming handle " << i;
+        for (int round = 0; round < 4; ++round) ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, kRound)), 0);
+        ASSERT_EQ(acp_free_col(h), 0);
+    }
+    std::vector<acp_col_t> hs;
+    size_t queried = 0;
+    const size_t rss_before = rss_bytes();
+    for (int i = 0; i < kHandles; ++i) {
+        acp_col_t h = acp_create_bcast_direct(g[0], n, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL) << "handle " << i;
+        hs.push_back(h);
+        queried += acp_query_col_memory(h);
+        if (me() == g[0]) fill_pattern(a.data(), kRound, static_cast<uint64_t>(i));
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, kRound)), 0) << "handle " << i;
+        ASSERT_EQ(first_mismatch(a.data(), kRound, static_cast<uint64_t>(i)), -1) << "handle " << i;
+    }
+    const size_t rss_after = rss_bytes();
+    const size_t grown = rss_after > rss_before ? rss_after - rss_before : 0;
+    std::printf("[rank %d] %d live handles: queried %zu bytes, RSS grew %zu (%zu a handle)\n", me(), kHandles, queried,
+                grown, grown / kHandles);
+#ifndef __SANITIZE_ADDRESS__  // ASan's shadow and redzones grow with every allocation
+    EXPECT_LE(grown, queried + kHandles * kSlackPerHandle)
+        << "RSS grew " << grown << " bytes over " << kHandles << " handles whose queries add up to " << queried;
+#endif
+    for (acp_col_t h : hs) EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
