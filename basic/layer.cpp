@@ -131,9 +131,15 @@ size_t held_put_max() {
     return rt ? std::min<size_t>(rt->tp->held_put_max(), 65536) : 0;
 }
 
-const char *held_bytes(uint64_t ref) {
-    const auto *b = reinterpret_cast<const Runtime::HeldBody *>(static_cast<uintptr_t>(ref));
-    return reinterpret_cast<const char *>(b->m.data() + b->body_at);
+const char *held_bytes(uint64_t ref, size_t len) {
+    Runtime *rt = runtime();
+    if (!rt || !ref) return nullptr;
+    // Looked up, not taken on trust: the word the reference is read from
+    // lies in registered memory, which a peer's put may have overwritten.
+    auto lk = rt->lock_api();
+    const auto it = rt->held.find(ref);
+    if (it == rt->held.end() || it->second->m.size() - it->second->body_at < len) return nullptr;
+    return reinterpret_cast<const char *>(it->second->m.data() + it->second->body_at);
 }
 
 void release_held(uint64_t ref) {

@@ -103,9 +103,11 @@ acp_handle_t put_held(acp_ga_t dst, const void *head, size_t head_n, const void 
 // The largest body a held put to another node carries better than an RMA
 // put after the receiver's go-ahead would (the transport's; at most 64 KiB).
 size_t held_put_max();
-// The body a held put's reference names: `ref` must be one this
-// process's progress stored (seen behind its signal) and not released.
-const char *held_bytes(uint64_t ref);
+// The first `len` bytes of the body a held put's reference names (one this
+// process's progress stored, seen behind its signal); nullptr where `ref`
+// names no body held here (released, or a word a later put overwrote) or
+// a shorter one.
+const char *held_bytes(uint64_t ref, size_t len);
 // Frees a held body. A reference that names none (released already, or
 // a word that a later put overwrote) is ignored.
 void release_held(uint64_t ref);

@@ -209,8 +209,10 @@ const char *chunk_at(const Col &c, size_t where, size_t len) {
 // A block that arrived (its stamps at `where`) as a held put: its bytes,
 // which this process holds until give_back_chunks.
 bool held_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kHeld; }
-const char *held_body(const Col &c, size_t where) {
-    return basic::layer::held_bytes(load_acquire(c.ctl_base() + where + ctl::kHeldRef));
+// The held bytes whose reference the slot at `where` holds; nullptr where
+// there are none of `len` bytes (basic::layer::held_bytes).
+const char *held_body(const Col &c, size_t where, size_t len) {
+    return basic::layer::held_bytes(load_acquire(c.ctl_base() + where + ctl::kHeldRef), len);
 }
 
 // Where this member's bytes of `block` (range r of the segment) are for
@@ -579,10 +581,12 @@ bool issue_ready_entries(Col &c, bool *moved) {
         const size_t got_at = o.wait ? signal_at(c, o.block) : 0;
         const bool via_chunk = o.wait && pooled && pooled_at(c, got_at);
         const char *chunk = via_chunk ? chunk_at(c, got_at, r.length) : nullptr;  // nullptr: not mapped here
-        const char *held = o.wait && pooled && held_at(c, got_at) ? held_body(c, got_at) : nullptr;
-        // A block that failed upstream, or came from a member that
-        // disagrees with this one: a failed stamp, not the bytes.
-        const bool pass_failure = o.wait && !sound_at(c, got_at);
+        const bool held_here = o.wait && pooled && held_at(c, got_at);
+        const char *held = held_here ? held_body(c, got_at, r.length) : nullptr;
+        // A block that failed upstream, came from a member that disagrees
+        // with this one, or whose held bytes are not here (check_arrivals
+        // says why): a failed stamp, not the bytes.
+        const bool pass_failure = o.wait && (!sound_at(c, got_at) || (held_here && !held));
         const size_t turn = ring_offset(c);  // this round's slot in the receiver's rings
         if (const Col::Direct &d = c.direct.out[j]; pass_failure && (small || pooled) && d.arrive) {
             store_pair(d.arrive + turn, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
@@ -684,7 +688,12 @@ bool check_arrivals(Col &c) {
         // (while later blocks come in), from its slot or its buffer.
         char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
         if (is_pooled(c) && held_at(c, where)) {  // held here
-            basic::copy_bytes(to, held_body(c, where), r.length);
+            if (const char *body = held_body(c, where, r.length))
+                basic::copy_bytes(to, body, r.length);
+            else
+                note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
+                                  ": its slot names no held bytes of " + std::to_string(r.length) +
+                                  " here (overwritten?)");
         } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
                 basic::copy_bytes(to, chunk, r.length);

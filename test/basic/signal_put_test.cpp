@@ -256,15 +256,18 @@ TEST(SignalPut, AHeldPutStoresItsHeadAndHoldsItsBody) {
         EXPECT_EQ(load_acquire(slot + 8), 8u) << at;
         const uint64_t ref = load_acquire(slot + 16);
         ASSERT_NE(ref, 0u) << at << ": no reference to the body";
-        EXPECT_EQ(first_mismatch(reinterpret_cast<const unsigned char *>(layer::held_bytes(ref)), kBody,
+        EXPECT_EQ(layer::held_bytes(ref, kBody + 1), nullptr) << at << ": longer than the body";
+        EXPECT_EQ(first_mismatch(reinterpret_cast<const unsigned char *>(layer::held_bytes(ref, kBody)), kBody,
                                  1000 + sender * 10 + (at == 128)),
                   -1)
             << at;
         // (Up to offset 64, where the neighbour's next put may have landed.)
         EXPECT_EQ(first_not(slot + kHead, 40, 0), -1) << at << ": the body was written into the registration";
         layer::release_held(ref);
+        EXPECT_EQ(layer::held_bytes(ref, 1), nullptr) << at << ": released";
         layer::release_held(ref);  // twice: ignored
     }
+    EXPECT_EQ(layer::held_bytes(0x1234, 1), nullptr) << "never given out";
     layer::release_held(0x1234);  // never given out: ignored
     // One more, never released: freed with the registration.
     const uint64_t head[3] = {9, 9, 0};
