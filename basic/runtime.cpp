@@ -30,7 +30,7 @@ void on_message(void *arg, const void *data, size_t len) {
     auto *p = static_cast<const uint8_t *>(data);
     try {
         if (!rt->store_arriving(p, len)) rt->mail.inbox.emplace_back(p, p + len);  // handled after progress returns
-    } catch (const std::bad_alloc &) {            // nothing may unwind through the transport's C frames
+    } catch (const std::bad_alloc &) {  // nothing may unwind through the transport's C frames
         fatal("out of memory keeping a %zu-byte message from a peer", len);
     }
 }

@@ -285,7 +285,7 @@ class Runtime {
         // Signal puts stored as they arrived (store_arriving): their
         // sender and the acknowledgement each carried, for settle_stored.
         std::vector<std::pair<int, uint64_t>> stored;
-        uint64_t handled = 0;        // the agent lingers after acpx work, not after any UCX event
+        uint64_t handled = 0;  // the agent lingers after acpx work, not after any UCX event
     };
     Mail mail;
     std::unique_ptr<layer::LayerState> upper;  // the upper layer's state, destroyed with the runtime

@@ -284,7 +284,8 @@ int run_memory(const Options &o) {
         if (me == 0) {
             std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", "eager_pool", label.c_str(), "-", "-", "-",
                         pool.bytes, pool.rss);
-            if (csv) std::fprintf(csv, "acpx,eager_pool,%s,-,%d,,,%.0f,%.0f\n", label.c_str(), np, pool.bytes, pool.rss);
+            if (csv)
+                std::fprintf(csv, "acpx,eager_pool,%s,-,%d,,,%.0f,%.0f\n", label.c_str(), np, pool.bytes, pool.rss);
         }
     }
     for (const auto &[bytes, label, count] : {std::tuple{size_t{8}, "8B", 1000}, {kBlock, "64KiB", kHandles}}) {

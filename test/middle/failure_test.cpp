@@ -357,7 +357,8 @@ TEST(LateAllgatherFailure, ABlockLostAfterItsRoundEndedFailsALaterRoundOrTheFree
 TEST(HeldBcastFailure, AHeldPutThatFailsFailsItsRoundAtBothEndsAndTheNextComeWhole) {
     const char *nodes = std::getenv("ACPX_TEST_NODES");
     if (np() < 2 || !nodes || std::string(nodes) != "2") GTEST_SKIP() << "two hosts (ACPX_TEST_NODES=2)";
-    if (std::getenv("ACP_COL_INLINE") || std::getenv("ACP_COL_EXEC")) GTEST_SKIP() << "the suite sets the slots or mode";
+    if (std::getenv("ACP_COL_INLINE") || std::getenv("ACP_COL_EXEC"))
+        GTEST_SKIP() << "the suite sets the slots or mode";
     ScopedEnv exec("ACP_COL_EXEC", "delegated");
     std::vector<int> g{0, np() - 1};
     if (me() != g[0] && me() != g[1]) return;
@@ -384,7 +385,8 @@ TEST(HeldBcastFailure, AHeldPutThatFailsFailsItsRoundAtBothEndsAndTheNextComeWho
     EXPECT_EQ(rc, -1) << "rank " << me() << ": a round whose block was lost ended as a success";
     EXPECT_LT(seconds, 5.0) << "the failure came at the timeout, not at once";
     if (me() == g[0]) {
-        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(g[1])), std::string::npos)
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(g[1])),
+                  std::string::npos)
             << err;
     } else {
         EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
