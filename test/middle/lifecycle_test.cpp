@@ -203,7 +203,7 @@ TEST(Lifecycle, HundredsOfLiveHandlesHoldNoMoreThanTheirQueriesSay) {
     // Measured with ACP_COL_POOL=1M (2.2 KB queried): 9-13 KB of RSS per
     // handle at 2-4 ranks, UCX and libfabric; without a pool the slots a
     // 1 KiB round leaves untouched make up for it.
-    constexpr size_t kSlackPerHandle = 16 << 10;
+    [[maybe_unused]] constexpr size_t kSlackPerHandle = 16 << 10;
     std::vector<int> g = make_group(Shape::kAll);
     const int n = static_cast<int>(g.size());
     std::vector<unsigned char> a(kSize);
