@@ -144,9 +144,10 @@ acp_handle_t Runtime::issue(Gma &&g, acp_handle_t order) {
 // does not order: through its shared memory, a stamp behind a 1 MiB put
 // is seen before the put's bytes. Should one of them fail, the
 // connection to that peer has, and g is failed with it (fail_fenced_after).
-// Puts by message (put_by_message) are numbered per peer and stored in
-// that order: no fence needed behind them, and none would order an RMA
-// put after them, so both sides of the test go the same way.
+// Puts by message (put_by_message) are numbered per peer as they are
+// sent and stored in that order, whether their sources are free yet or
+// not: no fence needed behind them, and none would order an RMA put after
+// them, so both sides of the test go the same way.
 bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
     constexpr acp_handle_t kLookAtMost = 64;  // beyond that, the wait is the cheaper test
     if (g.kind != GmaKind::kPut || on_node.reaches(g.peer) || order - completed > kLookAtMost) return false;
@@ -160,8 +161,10 @@ bool Runtime::fence_instead(const Gma &g, acp_handle_t order) {
         const Gma *e = find_gma(h);
         if (!e || e->state == GmaState::kWaiting || e->failed) return false;
         if (e->state == GmaState::kDone) continue;
-        if (e->kind != GmaKind::kPut || !e->source_free || e->peer != g.peer || e->by_message != by_message ||
-            (!by_message && e->size > kSmallPut))
+        // (A put by message is numbered when it is sent, whether its
+        // source is free yet or not: the stamp after it comes after it.)
+        if (e->kind != GmaKind::kPut || (!e->source_free && !by_message) || e->peer != g.peer ||
+            e->by_message != by_message || (!by_message && e->size > kSmallPut))
             return false;
     }
     return by_message || tp->fence();

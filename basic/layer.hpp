@@ -112,8 +112,8 @@ const char *held_bytes(uint64_t ref, size_t len);
 // a word that a later put overwrote) is ignored.
 void release_held(uint64_t ref);
 // Whether the GMAs first..last of this process no longer read their
-// sources: each is complete, or its transport copied the bytes out (its
-// completion, remote, comes later); and none failed so far. A sender may
+// sources: each is complete, or its transport copied the bytes out or
+// sent them (its completion, remote, comes later); and none failed so far. A sender may
 // then reuse its sources before their completion and check it later.
 bool sources_free(acp_handle_t first, acp_handle_t last);
 

@@ -25,13 +25,18 @@ struct StartInfo {
     uint32_t address_len, rkey_len;
 };
 
-void on_message(void *arg, const void *data, size_t len) {
+void on_message(void *arg, const void *head, size_t head_n, const void *data, size_t len) {
     auto *rt = static_cast<Runtime *>(arg);
-    auto *p = static_cast<const uint8_t *>(data);
+    const auto *h = static_cast<const uint8_t *>(head), *p = static_cast<const uint8_t *>(data);
     try {
-        if (!rt->store_arriving(p, len)) rt->mail.inbox.emplace_back(p, p + len);  // handled after progress returns
+        if (rt->store_arriving(h, head_n, p, len)) return;
+        // Handled after transport progress returns, as one piece.
+        Blob &m = rt->mail.inbox.emplace_back();
+        m.reserve(head_n + len);
+        m.insert(m.end(), h, h + head_n);
+        m.insert(m.end(), p, p + len);
     } catch (const std::bad_alloc &) {  // nothing may unwind through the transport's C frames
-        fatal("out of memory keeping a %zu-byte message from a peer", len);
+        fatal("out of memory keeping a %zu-byte message from a peer", head_n + len);
     }
 }
 

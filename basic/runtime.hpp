@@ -84,10 +84,11 @@ struct Gma {
     const char *why = nullptr;
     std::string why_text;
     acp_handle_t order = 0;     // the GMA it was ordered after (0: none)
-    bool source_free = false;   // in flight, its source bytes copied out: they may change
+    bool source_free = false;   // in flight, its source bytes copied out or sent: they may change
     bool fail_landing = false;  // a test's fault: its completion reports failure (fault_injection.hpp)
     bool fenced = false;        // started behind a transport fence, what it is ordered after still in flight
     bool by_message = false;    // a put sent as a signal put without a signal (Runtime::put_by_message)
+    uint32_t unreleased = 0;    // by_message: pieces the transport still sends from the source (send_from)
     AtomicOp aop = AtomicOp::kAdd;
     uint8_t width = 0;
     int peer = -1;  // the rank this GMA waits for
@@ -341,7 +342,8 @@ class Runtime {
     // next in order from its sender and nothing about it needs a message
     // sent; true if it did. The rest of its handling is settle_stored's,
     // after the transport's progress returns.
-    bool store_arriving(const uint8_t *data, size_t len);
+    // The message is head_n bytes at head (0: none), then len at data.
+    bool store_arriving(const uint8_t *head, size_t head_n, const uint8_t *data, size_t len);
     void settle_stored();
     // The bodies of signal puts this process holds (layer::put_held), by
     // the reference stored into their heads; each released by the layer

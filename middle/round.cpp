@@ -782,8 +782,9 @@ void find_direct(Col &c) {
 
 // May this segment end here before its GMAs are known to have landed? A
 // segment to members on other nodes whose sources (the data, the stamps,
-// the ready byte, rewritten by the next segment) were copied out (small
-// ones, and blocks that went as messages: basic's message_put_max):
+// the ready byte, rewritten by the next segment) are free: copied out
+// (small ones), or sent (blocks that go as messages: basic's
+// message_put_max, sent from the array itself from 8 KiB up):
 // remote completion there is a network round trip, about what the round
 // itself costs, and the receivers' next ready bytes (or their stamps)
 // follow from it anyway. Failures of such a segment's GMAs end a later

@@ -43,8 +43,9 @@ struct RemoteKey {
     virtual ~RemoteKey() = default;
 };
 
-// Incoming message: the runtime copies what it needs before returning.
-using MessageHandler = void (*)(void *arg, const void *data, size_t len);
+// Incoming message: head_n bytes at head (0: none), then len at data, as
+// one message; the runtime copies what it needs before returning.
+using MessageHandler = void (*)(void *arg, const void *head, size_t head_n, const void *data, size_t len);
 
 // Called when the transport finds a peer unreachable.
 using PeerFailureHandler = void (*)(void *arg, int rank, const char *why);
@@ -112,6 +113,21 @@ class Transport {
     // The same, the message handed over: a transport may send from its
     // memory without copying it.
     virtual int send_owned(int rank, Blob &&m) { return send(rank, m.data(), m.size()); }
+    // One message of head (copied before the call returns; at most 256
+    // bytes) and then body, the body sent from where it is (the receiver
+    // may get them apart: deliver_message's head): kPending, and `released` runs once
+    // the transport no longer reads it (status 0, or -1: the send failed);
+    // kDone where nothing reads it any more (released is not called); <0
+    // on an immediate error. By default the body is copied out (kDone).
+    virtual int send_from(int rank, const void *head, size_t head_n, const void *body, size_t body_n,
+                          Completion *released) {
+        (void)released;
+        Blob m;
+        m.reserve(head_n + body_n);
+        m.insert(m.end(), static_cast<const uint8_t *>(head), static_cast<const uint8_t *>(head) + head_n);
+        m.insert(m.end(), static_cast<const uint8_t *>(body), static_cast<const uint8_t *>(body) + body_n);
+        return send_owned(rank, std::move(m)) < 0 ? -1 : kDone;
+    }
 
     void set_message_handler(MessageHandler h, void *arg) {
         on_msg_ = h;
@@ -136,8 +152,9 @@ class Transport {
   protected:
     // For implementations: hand an incoming message, or a peer found
     // unreachable, to whoever set the handlers.
-    void deliver_message(const void *data, size_t len) {
-        if (on_msg_) on_msg_(on_msg_arg_, data, len);
+    void deliver_message(const void *data, size_t len) { deliver_message(nullptr, 0, data, len); }
+    void deliver_message(const void *head, size_t head_n, const void *data, size_t len) {
+        if (on_msg_) on_msg_(on_msg_arg_, head, head_n, data, len);
     }
     void peer_failed(int rank, const char *why) {
         if (on_fail_) on_fail_(on_fail_arg_, rank, why);

@@ -2,7 +2,9 @@
 // last and the puts of one rank to another in the order issued; they
 // complete (acknowledged in batches, or when a wait asks); bad arguments
 // are reported; a put the target refuses fails with the target's reason.
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "../../basic/fault_injection.hpp"
@@ -287,4 +289,41 @@ TEST(SignalPut, AHeldPutStoresItsHeadAndHoldsItsBody) {
                    }),
                    "test", "dst");
     EXPECT_EQ(bad, ACP_HANDLE_NULL) << "the head past the registration";
+}
+
+// A put to another node goes as messages sent from its source (pieces of
+// 8 KiB up: Transport::send_from); layer::sources_free says when the
+// source may change, which may be before the put completes. Changed then,
+// at once, what lands is still what it held. 4 MiB, the largest put by
+// message: more than the transport can take in one call, so some pieces
+// are still read from the source after acp_copy returns. Two hosts only
+// (on one node puts are plain copies or RMA).
+TEST(PutByMessage, ItsSourceMayChangeOnceFreeAndWhatLandsIsWhatItHeld) {
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    if (np() < 2 || np() % 2 || !nodes || std::string(nodes) != "2")
+        GTEST_SKIP() << "two hosts, half the ranks on each";
+    constexpr size_t kBytes = size_t{4} << 20;
+    SharedBuffer dst(kBytes);
+    std::vector<unsigned char> src(kBytes);
+    const acp_atkey_t key = acp_register_memory(src.data(), kBytes, 0);
+    ASSERT_NE(key, ACP_ATKEY_NULL);
+    const acp_ga_t src_ga = acp_query_ga(key, src.data());
+    const int half = np() / 2, to = (me() + half) % np(), from = (me() + np() - half) % np();
+    for (uint64_t round = 1; round <= 10; ++round) {
+        fill_pattern(src.data(), kBytes, round * 100 + static_cast<uint64_t>(me()));
+        const acp_handle_t h = acp_copy(dst.ga[to], src_ga, kBytes, ACP_HANDLE_NULL);
+        ASSERT_NE(h, ACP_HANDLE_NULL);
+        for (int k = 0; !layer::sources_free(h, h); ++k) {
+            ASSERT_LT(k, 10000000) << "round " << round << ": the source never came free";
+            layer::progress();
+        }
+        std::memset(src.data(), 0xee, kBytes);
+        acp_complete(h);
+        ASSERT_EQ(acp_inquire(h), 0) << "round " << round;
+        ASSERT_EQ(acp_sync(), 0);
+        ASSERT_EQ(first_mismatch(dst.data.data(), kBytes, round * 100 + static_cast<uint64_t>(from)), -1)
+            << "round " << round << ": from rank " << from;
+        ASSERT_EQ(acp_sync(), 0);
+    }
+    EXPECT_EQ(acp_unregister_memory(key), 0);
 }
