@@ -27,14 +27,10 @@ struct StartInfo {
 
 void on_message(void *arg, const void *head, size_t head_n, const void *data, size_t len) {
     auto *rt = static_cast<Runtime *>(arg);
-    const auto *h = static_cast<const uint8_t *>(head), *p = static_cast<const uint8_t *>(data);
     try {
-        if (rt->store_arriving(h, head_n, p, len)) return;
-        // Handled after transport progress returns, as one piece.
-        Blob &m = rt->mail.inbox.emplace_back();
-        m.reserve(head_n + len);
-        m.insert(m.end(), h, h + head_n);
-        m.insert(m.end(), p, p + len);
+        if (rt->store_arriving(static_cast<const uint8_t *>(head), head_n, static_cast<const uint8_t *>(data), len))
+            return;
+        rt->mail.inbox.push_back(joined(head, head_n, data, len));  // handled after transport progress returns
     } catch (const std::bad_alloc &) {  // nothing may unwind through the transport's C frames
         fatal("out of memory keeping a %zu-byte message from a peer", head_n + len);
     }

@@ -297,20 +297,11 @@ int Runtime::start_signal_put(Gma &g) {
             else
                 delete rel;
             sent = rc >= 0;
+        } else if (g.by_message) {
+            sent = send(g.peer, joined(&h, sizeof h, src, n));
         } else {
-            Blob m;
-            if (g.by_message) {
-                // Appended, not resized and then copied over: resize would
-                // zero the bytes first.
-                m.reserve(sizeof h + n);
-                m.insert(m.end(), reinterpret_cast<const uint8_t *>(&h),
-                         reinterpret_cast<const uint8_t *>(&h) + sizeof h);
-                m.insert(m.end(), src, src + n);
-            } else {
-                m = std::move(g.payload);
-                std::memcpy(m.data(), &h, sizeof h);
-            }
-            sent = send(g.peer, std::move(m));
+            std::memcpy(g.payload.data(), &h, sizeof h);
+            sent = send(g.peer, std::move(g.payload));
         }
         if (!sent) {
             drop_pieces(p, g.handle);  // the pieces already sent

@@ -19,6 +19,17 @@ namespace acpx::basic {
 
 using Blob = std::vector<uint8_t>;
 
+// head_n bytes at head, then body_n at body, as one Blob: appended, not
+// resized and copied over (resize would zero the bytes first).
+inline Blob joined(const void *head, size_t head_n, const void *body, size_t body_n) {
+    const auto *h = static_cast<const uint8_t *>(head), *b = static_cast<const uint8_t *>(body);
+    Blob m;
+    m.reserve(head_n + body_n);
+    m.insert(m.end(), h, h + head_n);
+    m.insert(m.end(), b, b + body_n);
+    return m;
+}
+
 constexpr int kDone = 0;
 constexpr int kPending = 1;
 // put: as kPending, and the source bytes were copied out already: the
@@ -122,11 +133,7 @@ class Transport {
     virtual int send_from(int rank, const void *head, size_t head_n, const void *body, size_t body_n,
                           Completion *released) {
         (void)released;
-        Blob m;
-        m.reserve(head_n + body_n);
-        m.insert(m.end(), static_cast<const uint8_t *>(head), static_cast<const uint8_t *>(head) + head_n);
-        m.insert(m.end(), static_cast<const uint8_t *>(body), static_cast<const uint8_t *>(body) + body_n);
-        return send_owned(rank, std::move(m)) < 0 ? -1 : kDone;
+        return send_owned(rank, joined(head, head_n, body, body_n)) < 0 ? -1 : kDone;
     }
 
     void set_message_handler(MessageHandler h, void *arg) {
