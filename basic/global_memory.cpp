@@ -1,11 +1,13 @@
-// Global memory: acp_malloc / acp_free on any rank. Each process keeps a
-// Heap (heap.hpp) over arenas of its own: acpx segments, each one
+// Global memory: acp_malloc / acp_free on any rank, and the middle
+// layer's control blocks (layer::alloc_block, Runtime::blocks: the same
+// allocator over separate arenas, outside ACP_MALLOC_LIMIT). Each process
+// keeps a Heap (heap.hpp) over arenas of its own: acpx segments, each one
 // registration, so on-node peers map them (copies are memcpy) and peers on
 // other nodes reach them through the transport's key, as any registered
 // memory. A request for another rank's memory is a message its agent
 // answers, whatever its application is doing.
 //
-// Arenas grow geometrically (kFirstArena, doubling to kMaxArena; a larger
+// Arenas grow geometrically (Arenas::first, doubling to kMaxArena; a larger
 // request gets an arena of its own size), up to ACP_MALLOC_LIMIT in all,
 // and stay with the process until acp_finalize: freed blocks are reused,
 // and peers' cached keys stay valid.
@@ -21,7 +23,6 @@
 namespace acpx::basic {
 namespace {
 
-constexpr uint64_t kFirstArena = uint64_t{1} << 20;
 constexpr uint64_t kMaxArena = uint64_t{64} << 20;
 
 uint64_t node_memory() {
@@ -39,16 +40,17 @@ std::string hex(acp_ga_t g) {
 
 }  // namespace
 
-bool Runtime::heap_grow(uint64_t need, std::string *why) {
+bool Runtime::arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *why) {
     const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t step = std::min(kMaxArena, kFirstArena << std::min<size_t>(gm.arena_tag.size(), 6));
+    const uint64_t step = std::min(kMaxArena, a.first << std::min<size_t>(a.arena_tag.size(), 6));
     const uint64_t size = std::max(step, (need + page - 1) / page * page);
     // Checked before the arena is made: backing it (create_shared_segment)
     // takes the memory at once, and more than the node has would wake the
     // OOM killer rather than fail.
-    if (const uint64_t limit = heap_limit(); gm.heap.bytes_total() + size > limit) {
-        *why = "its arenas would pass ACP_MALLOC_LIMIT (" + mib(limit) + "; " + mib(gm.heap.bytes_total()) + " held, " +
-               mib(gm.heap.bytes_live()) + " of it in blocks)";
+    if (a.heap.bytes_total() + size > limit) {
+        *why = std::string("its arenas would pass ") +
+               (&a == &gm ? "ACP_MALLOC_LIMIT" : "this process's share of the node") + " (" + mib(limit) + "; " +
+               mib(a.heap.bytes_total()) + " held, " + mib(a.heap.bytes_live()) + " of it in blocks)";
         return false;
     }
     if (regs.free_tags.empty()) {
@@ -56,7 +58,7 @@ bool Runtime::heap_grow(uint64_t need, std::string *why) {
                " are live; a new arena needs one";
         return false;
     }
-    SharedSegment seg = create_shared_segment(size, "acpx-malloc");
+    SharedSegment seg = create_shared_segment(size, a.label);
     if (!seg.base) {
         *why = "cannot get " + std::to_string(size) + " bytes of shared memory on rank " + std::to_string(rank) + ": " +
                std::strerror(errno);
@@ -68,31 +70,36 @@ bool Runtime::heap_grow(uint64_t need, std::string *why) {
         return false;
     }
     const auto tag = static_cast<uint32_t>(key & (ga::kMaxTags - 1));
-    gm.arena_tag.push_back(tag);
-    gm.arena_of_tag[tag] = gm.heap.add_arena(size);
+    a.arena_tag.push_back(tag);
+    a.arena_of_tag[tag] = a.heap.add_arena(size);
+    a.used_to.push_back(0);
     return true;
 }
 
-uint64_t Runtime::heap_limit() const {
-    if (cfg.malloc_limit) return cfg.malloc_limit;
+uint64_t Runtime::node_share() const {
     const auto here = std::count(node_ids.begin(), node_ids.end(), node_ids.empty() ? 0 : node_ids[rank]);
     return node_memory() / static_cast<uint64_t>(std::max<std::ptrdiff_t>(here, 1));
 }
 
-acp_ga_t Runtime::heap_alloc(uint64_t size, std::string *why) {
+uint64_t Runtime::heap_limit() const { return cfg.malloc_limit ? cfg.malloc_limit : node_share(); }
+
+acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why) {
     if (size == 0) return *why = "size is 0", ACP_GA_NULL;
     if (size > ga::kMaxRegistration)
         return *why = "size " + std::to_string(size) + " is over ACP_MAX_REGISTRATION_SIZE (16 GiB)", ACP_GA_NULL;
-    auto b = gm.heap.alloc(size);
+    auto b = a.heap.alloc(size);
     if (!b) {
-        if (!heap_grow(Heap::rounded(size), why)) return ACP_GA_NULL;
-        b = gm.heap.alloc(size);
+        if (!arena_grow(a, Heap::rounded(size), limit, why)) return ACP_GA_NULL;
+        b = a.heap.alloc(size);
     }
     if (!b) return *why = "internal: no block after growing the heap", ACP_GA_NULL;
     // Zeroed, as the memory of a new arena is: what a previous owner of the
     // block left is not visible to the next.
-    std::memset(regs.local[gm.arena_tag[b->arena]].base + b->offset, 0, size);
-    return ga::encode(static_cast<uint32_t>(rank), gm.arena_tag[b->arena], b->offset);
+    uint64_t &used_to = a.used_to[b->arena];
+    if (b->offset < used_to)
+        std::memset(regs.local[a.arena_tag[b->arena]].base + b->offset, 0, std::min(size, used_to - b->offset));
+    used_to = std::max(used_to, b->offset + size);
+    return ga::encode(static_cast<uint32_t>(rank), a.arena_tag[b->arena], b->offset);
 }
 
 bool Runtime::heap_free(acp_ga_t g, std::string *why) {

@@ -70,8 +70,37 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     return true;
 }
 
+bool alloc_block(size_t size, const char *fn, SharedMemory *out) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    std::string why;
+    const acp_ga_t g = rt->arena_alloc(rt->blocks, size ? size : 1, rt->node_share(), &why);
+    if (g == ACP_GA_NULL) return report(fn, "memory", "cannot allocate a block of %zu bytes: %s", size, why.c_str());
+    const ga::Parts p = ga::decode(g);
+    out->base = rt->local_reg(p.tag)->base + p.offset;
+    out->size = Heap::rounded(size ? size : 1);
+    out->key = ACP_ATKEY_NULL;
+    out->ga = g;
+    return true;
+}
+
 void free_shared(SharedMemory &m) {
-    if (m.key != ACP_ATKEY_NULL) acp_unregister_memory(m.key);  // unmaps the segment too
+    if (m.block()) {
+        if (Runtime *rt = runtime()) {
+            auto lk = rt->lock_api();
+            const ga::Parts p = ga::decode(m.ga);
+            // Bodies held for heads in it that nobody released (a broken
+            // round's): they would otherwise stay until acp_finalize.
+            std::erase_if(rt->held, [&](const auto &b) {
+                return b.second->tag == p.tag && b.second->at >= p.offset && b.second->at < p.offset + m.size;
+            });
+            const auto arena = rt->blocks.arena_of_tag.find(p.tag);
+            if (arena != rt->blocks.arena_of_tag.end()) rt->blocks.heap.free({arena->second, p.offset});
+        }
+    } else if (m.key != ACP_ATKEY_NULL) {
+        acp_unregister_memory(m.key);  // unmaps the segment too
+    }
     m = SharedMemory{};
 }
 

@@ -42,12 +42,23 @@ void progress();
 struct SharedMemory {
     void *base = nullptr;
     size_t size = 0;
-    acp_atkey_t key = ACP_ATKEY_NULL;
-    acp_ga_t ga = ACP_GA_NULL;  // of byte 0
+    acp_atkey_t key = ACP_ATKEY_NULL;  // alloc_shared's own registration; alloc_block's: none
+    acp_ga_t ga = ACP_GA_NULL;         // of byte 0
+    bool block() const { return base && key == ACP_ATKEY_NULL; }  // alloc_block's: part of an arena
 };
-// Zeroed, page-aligned. False (reported under fn) on failure.
+// Zeroed, page-aligned, a registration of its own. False (reported under
+// fn) on failure.
 bool alloc_shared(size_t size, const char *fn, SharedMemory *out);
-// Unregisters (waiting until no peer holds a stale key) and unmaps.
+// Zeroed, cache-line aligned, a block of one of this process's arenas
+// (size rounded up to 64 bytes): no registration of its own, no segment,
+// no message to a peer at alloc or free. For memory that small and that
+// often made and dropped (a handle's control block). Its bytes may go to
+// the next alloc_block as soon as it is freed: a peer that may still
+// write into it must be known done first (the caller's protocol).
+bool alloc_block(size_t size, const char *fn, SharedMemory *out);
+// Either: unregisters (waiting until no peer holds a stale key) and
+// unmaps; or gives the block back, with the held bodies (put_held) whose
+// heads lie in it.
 void free_shared(SharedMemory &m);
 
 // `size` bytes at `ga` in this process's address space: its own

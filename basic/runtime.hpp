@@ -219,17 +219,33 @@ class Runtime {
                      const std::string &what);
 
     // --- global memory (global_memory.cpp): acp_malloc / acp_free, served for any rank ---
-    struct GlobalMemory {
+    // A heap over arenas of this process's own, each one registration:
+    // blocks of them cost no registration, no segment and no message to
+    // peers (who map and key an arena once).
+    struct Arenas {
+        const char *label;  // the segments' name (/proc/PID/maps)
+        uint64_t first;     // the first arena's bytes; each next doubles, to 64 MiB
         Heap heap;
         std::vector<uint32_t> arena_tag;                      // registration tag, by heap arena
         std::unordered_map<uint32_t, uint32_t> arena_of_tag;  // the inverse
+        // By heap arena: bytes below it have been handed out; above, they
+        // are as the new segment was, zero (not written again at alloc:
+        // pages nobody touches stay out of the process's RSS).
+        std::vector<uint64_t> used_to;
     };
-    GlobalMemory gm;
+    Arenas gm{"acpx-malloc", uint64_t{1} << 20, {}, {}, {}, {}};  // acp_malloc's
+    // The middle layer's control blocks (layer::alloc_block): a few KiB
+    // each, one per handle.
+    Arenas blocks{"acpx-col", uint64_t{256} << 10, {}, {}, {}, {}};
     // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.
-    acp_ga_t heap_alloc(uint64_t size, std::string *why);
+    acp_ga_t heap_alloc(uint64_t size, std::string *why) { return arena_alloc(gm, size, heap_limit(), why); }
     bool heap_free(acp_ga_t g, std::string *why);
-    bool heap_grow(uint64_t need, std::string *why);
+    // A zeroed block of `a` (a new arena when none has room, up to `limit`
+    // bytes of arenas in all).
+    acp_ga_t arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why);
+    bool arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *why);
     uint64_t heap_limit() const;  // ACP_MALLOC_LIMIT, auto resolved
+    uint64_t node_share() const;  // the node's memory over the processes on it
     // Asks `owner` to allocate (kMallocReq: value = size) or free
     // (kFreeReq: value = GA) and waits for the answer: the GA (1 for a
     // free), or ACP_GA_NULL with *why.
@@ -351,7 +367,8 @@ class Runtime {
     struct HeldBody {
         Blob m;  // the message, kept whole: the body is not copied again
         size_t body_at = 0;
-        uint32_t tag = 0;
+        uint32_t tag = 0;  // where its head went: registration
+        uint64_t at = 0;   // and offset
     };
     std::unordered_map<uint64_t, std::unique_ptr<HeldBody>> held;
     void on_signal_ack(const Blob &m);

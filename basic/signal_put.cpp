@@ -80,11 +80,13 @@ bool hold_ok(size_t hold, size_t signal, size_t n) {
 // A held put (layer::put_held): message m (its header `header` bytes,
 // then the head, then the body) is kept whole; its head, the body's
 // reference in the last 8 bytes, is stored at `at`, the signal last.
-void hold_and_store(Runtime &rt, uint32_t tag, char *at, Blob &&m, size_t header, size_t hold, size_t signal) {
+void hold_and_store(Runtime &rt, uint32_t tag, uint64_t offset, char *at, Blob &&m, size_t header, size_t hold,
+                    size_t signal) {
     auto b = std::make_unique<Runtime::HeldBody>();
     b->m = std::move(m);
     b->body_at = header + hold;
     b->tag = tag;
+    b->at = offset;
     const auto ref = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(b.get()));
     uint8_t *head = b->m.data() + header;
     std::memcpy(head + hold - 8, &ref, 8);
@@ -181,7 +183,7 @@ void store_one(Runtime &rt, int from, Runtime::SignalPeer &p, Blob &m) {
         return;
     }
     if (h.hold)
-        hold_and_store(rt, h.tag, r->base + h.offset, std::move(m), sizeof(h), h.hold, h.signal);
+        hold_and_store(rt, h.tag, h.offset, r->base + h.offset, std::move(m), sizeof(h), h.hold, h.signal);
     else
         store_signalled(r->base + h.offset, m.data() + sizeof(h), h.size, h.signal);
 }
@@ -241,8 +243,8 @@ acp_handle_t Runtime::put_signal(std::unique_lock<std::mutex> &lk, acp_ga_t dst,
 int Runtime::start_signal_put(Gma &g) {
     if (g.peer == rank) {
         if (g.hold)
-            hold_and_store(*this, ga::decode(g.dst).tag, g.local, std::move(g.payload), sizeof(proto::SignalPut),
-                           g.hold, g.signal);
+            hold_and_store(*this, ga::decode(g.dst).tag, ga::decode(g.dst).offset, g.local, std::move(g.payload),
+                           sizeof(proto::SignalPut), g.hold, g.signal);
         else
             store_signalled(g.local, g.payload.data() + sizeof(proto::SignalPut), g.size, g.signal);
         Blob().swap(g.payload);

@@ -6,7 +6,7 @@
 //     largest other member; allgather and allreduce: the largest member):
 //     acp_query_col_memory of one handle, and the growth
 //     of the process's RSS per handle. Then channels (100 from rank 0 to
-//     rank 1: RSS growth per channel at each end) and acp_malloc blocks
+//     rank 1, a message through each: RSS growth per channel at each end) and acp_malloc blocks
 //     of 8 B and 64 KiB (RSS growth per block at its owner, requested
 //     bytes in the query column), and the process's eager pool
 //     (ACP_COL_POOL: its bytes, and the RSS its first rounds add).
@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -100,8 +101,9 @@ bool measure(const Config &c, Measured *m) {
 }
 
 // Channels and acp_malloc, for the same table: the RSS growth per channel
-// at each end (kHandles channels from rank 0 to rank 1), and per block of
-// `bytes` at its owner (every rank allocates `count` on itself).
+// at each end (kHandles channels from rank 0 to rank 1, a message through
+// each), and per block of `bytes` at its owner (every rank allocates
+// `count` on itself and writes them).
 struct EndsRss {
     double sender = 0, receiver = 0;
 };
@@ -112,6 +114,12 @@ EndsRss measure_channels() {
     if (me <= 1)
         for (int i = 0; i < kHandles; ++i)
             if (acp_ch_t ch = acp_create_ch(0, 1); ch != ACP_CH_NULL) chans.push_back(ch);
+    // A message through each: its blocks' pages are resident once used
+    // (fresh blocks of acp_malloc's arenas are not written at allocation).
+    for (acp_ch_t ch : chans) {
+        uint64_t word = 1;
+        acp_wait_ch(me == 0 ? acp_nbsend_ch(ch, &word, sizeof word) : acp_nbrecv_ch(ch, &word, sizeof word));
+    }
     const double grown = (static_cast<double>(rss_bytes()) - static_cast<double>(before)) / kHandles;
     for (acp_ch_t ch : chans) acp_free_ch(ch);
     const auto all = gather(grown);
@@ -121,7 +129,11 @@ double malloc_rss_per_block(size_t bytes, int count) {
     std::vector<acp_ga_t> blocks;
     const size_t before = rss_bytes();
     for (int i = 0; i < count; ++i)
-        if (acp_ga_t g = acp_malloc(bytes, acp_rank()); g != ACP_GA_NULL) blocks.push_back(g);
+        if (acp_ga_t g = acp_malloc(bytes, acp_rank()); g != ACP_GA_NULL) {
+            // Written, as a user's block is: fresh arena memory is resident once touched.
+            if (void *p = acp_query_address(g)) std::memset(p, 1, bytes);
+            blocks.push_back(g);
+        }
     const double grown = (static_cast<double>(rss_bytes()) - static_cast<double>(before)) / count;
     for (acp_ga_t g : blocks) acp_free(g);
     const auto all = gather(grown);
