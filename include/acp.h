@@ -560,7 +560,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
  * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:
  *   root mode, bcast root / every allgather member: 11 bytes per member
- *     (GA, control tag, ready byte), and the command list: binomial and
+ *     (GA, control tag, ready byte; 16 more for each member whose control
+ *     block lies elsewhere in its arena than most members'), and the command list: binomial and
  *     knomial none (each entry is computed as it is issued: ~11 MB at
  *     10^6 members), other algorithms 12 bytes an entry (np_group - 1
  *     entries a list);
@@ -568,14 +569,22 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  *   delegated mode: 56 bytes per entry the member executes (binomial: its
  *     children, binary tree: at most 2);
  *   buffered: buffersize (bcast) or np_group x buffersize (allgather).
- * The control block is a shared-memory segment of whole pages, and every
- * member on its node that reads it maps it, so the resident memory a
- * handle adds is at least a page per process that touches it (with
- * ACP_COL_POOL=1M, 9-13 KB per handle at 2-4 ranks where its query says
- * 2.2 KB). Registrations: a handle takes two of its process's 1023 (its
- * control block; a direct handle's array or a buffered handle's buffer),
- * so a process holds at most 511 handles at once, fewer beside its own
- * registrations; the next create fails, saying so.
+ * Control blocks are blocks (64-byte lines) of arenas this process shares
+ * with its node, one registration per arena, not one per handle: create
+ * and free cost no segment, registration or message of their own. A
+ * member's resident memory also holds the lines of on-node peers' control
+ * blocks it writes into (shared pages; with ACP_COL_POOL=1M, 2.3 KB
+ * queried, the job's proportional set size grows 3-4 KB per handle per
+ * rank at 2-5 ranks). A freed handle's block goes to the next create once
+ * no peer can write into it any more: at once on one node (the free saw
+ * its receivers' last ready bytes), when the last ready bytes of
+ * receivers on other nodes land (they send them at their own free); a
+ * handle freed after a round that timed out, or whose receivers on its
+ * node did not start its last round within ACP_TIMEOUT, keeps its block
+ * until acp_finalize.
+ * Registrations: a direct handle's array is registered once for every
+ * live handle over the same bytes; a buffered handle's buffer is one of
+ * its own (1023 a process: acp_register_memory).
  *
  * Errors: every function prints "acpx: <function>: <argument>: <reason>"
  * and returns ACP_COL_NULL, ACP_REQUEST_NULL or -1. Bad input leaves

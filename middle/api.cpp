@@ -405,10 +405,16 @@ int acp_free_col(acp_col_t h) try {
     const bool caught_up = members_caught_up(fn, st, *c);
     const bool landed = trail_landed(fn, st, *c);
     if (c->cur.last != ACP_HANDLE_NULL) acp_complete(c->cur.last);  // a broken round's GMAs
-    // Receivers on other nodes whose last ready byte is still on its way
-    // (they send it at their own free, which may come after this one's):
-    // the control block stays, registered, until it has landed.
-    if (std::vector<size_t> unsettled = unsettled_ready(*c); !unsettled.empty() && c->broken.empty()) {
+    // The control block is a block of an arena that the next create may
+    // get: it goes back only once no peer can write into it any more.
+    // A broken round's peers, or receivers on this node that did not
+    // catch up, may write at any time: kept until acp_finalize. Receivers on other nodes
+    // whose last ready byte is still on its way (they send it at their own
+    // free, which may come after this one's): kept until it has landed.
+    // (On this node, members_caught_up saw their last ready bytes.)
+    if (!c->broken.empty() || !caught_up)
+        quarantine_ctl(st, *c);
+    else if (std::vector<size_t> unsettled = unsettled_ready(*c); !unsettled.empty()) {
         st.parked_ctls.push_back({c->mem.ctl, std::move(unsettled), static_cast<uint8_t>(c->seq)});
         c->mem.ctl = {};
     }

@@ -48,7 +48,7 @@ struct Col {
     struct Memory {
         basic::layer::SharedMemory ctl;          // the control block (plan.hpp)
         basic::layer::SharedMemory buffer;       // buffered: np_group or 1 block of p.size; allreduce: acp_copy sources
-        acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered
+        acp_atkey_t array_key = ACP_ATKEY_NULL;  // direct: the user's array, registered (State::arrays)
         char *array = nullptr;                   // direct: the user's array
         acp_ga_t data = ACP_GA_NULL;             // GA of byte 0 of array or buffer
     };
@@ -189,13 +189,22 @@ struct State final : basic::layer::LayerState {
     std::shared_ptr<void> one_call;
     // Control blocks of freed handles that receivers on other nodes may
     // still write their last ready byte into (acp_free_col, round.cpp): each
-    // goes once every byte listed reads its round (or the one after).
+    // goes back once every byte listed reads its round (or the one after).
     struct ParkedCtl {
         basic::layer::SharedMemory ctl;
         std::vector<size_t> ready_at;  // offsets of those ready bytes in it
         uint8_t seq = 0;
     };
     std::vector<ParkedCtl> parked_ctls;
+    // Direct handles' arrays, by (address, bytes): one registration for
+    // every live handle over them (create.cpp).
+    struct ArrayReg {
+        acp_atkey_t key = ACP_ATKEY_NULL;
+        size_t handles = 0;
+    };
+    std::map<std::pair<const void *, size_t>, ArrayReg> arrays;
+    // Bytes of control blocks kept until acp_finalize (quarantine_ctl).
+    size_t quarantined_ctl_bytes = 0;
 
     // The model's inputs, loaded at an automatic choice and again when
     // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).

@@ -387,8 +387,35 @@ bool read_choices(const char *fn, Params *p) {
     return read_algorithm(fn, st, p);
 }
 
+void quarantine_ctl(State &st, Col &c) {
+    st.quarantined_ctl_bytes += c.mem.ctl.size;
+    c.mem.ctl = {};
+}
+
+// A direct handle's array, registered once for every live handle over the
+// same bytes (one array, several handles, is common: a field with a bcast
+// and an allgather): one of the process's 1023 registrations, not one each.
+acp_atkey_t register_array(State &st, void *array, size_t bytes) {
+    auto [it, fresh] = st.arrays.try_emplace({array, bytes});
+    if (fresh) it->second.key = acp_register_memory(array, bytes, 0);
+    if (it->second.key == ACP_ATKEY_NULL) {
+        st.arrays.erase(it);
+        return ACP_ATKEY_NULL;
+    }
+    ++it->second.handles;
+    return it->second.key;
+}
+
 void release(Col &c) {
-    if (c.mem.array_key != ACP_ATKEY_NULL) acp_unregister_memory(c.mem.array_key);
+    if (c.mem.array_key != ACP_ATKEY_NULL) {
+        State &st = State::get();
+        const auto it = std::find_if(st.arrays.begin(), st.arrays.end(),
+                                     [&](const auto &a) { return a.second.key == c.mem.array_key; });
+        if (it == st.arrays.end() || --it->second.handles == 0) {
+            acp_unregister_memory(c.mem.array_key);
+            if (it != st.arrays.end()) st.arrays.erase(it);
+        }
+    }
     c.mem.array_key = ACP_ATKEY_NULL;
     basic::layer::free_shared(c.mem.buffer);
     basic::layer::free_shared(c.mem.ctl);
@@ -440,13 +467,13 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const size_t ctl_bytes = !own.empty() ? 0
                              : allreduce  ? ar::ctl_bytes(ar::shape_of(p), me)
                                           : layout_of(p).ready() + planner->ready_count();
-    bool ok = own.empty() && basic::layer::alloc_shared(ctl_bytes, fn, &c->mem.ctl);
+    bool ok = own.empty() && basic::layer::alloc_block(ctl_bytes, fn, &c->mem.ctl);
     if (ok && allreduce) {
         c->mem.data = c->mem.ctl.ga;  // its slots are in the control block
     } else if (ok && p.storage == Storage::kDirect) {
         c->mem.array = static_cast<char *>(array);
         if (array_bytes) {
-            c->mem.array_key = acp_register_memory(array, array_bytes, 0);
+            c->mem.array_key = register_array(st, array, array_bytes);
             ok = c->mem.array_key != ACP_ATKEY_NULL;
             if (ok) c->mem.data = acp_query_ga(c->mem.array_key, array);
         } else {
@@ -469,6 +496,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
                                                    : planner->neighbours();
     if (!go || !ok || !exchange_addresses(fn, st, key, near, play, my_index, mine, &table)) {
         if (go && !ok) st.mailbox.erase(key);  // (the coordinator refuses a member without memory first)
+        // Its address may have reached neighbours that created the handle.
+        if (go) quarantine_ctl(st, *c);
         release(*c);
         return nullptr;
     }

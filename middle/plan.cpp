@@ -19,6 +19,20 @@ size_t heap(const std::vector<T> &v) {
 
 uint16_t tag_of(acp_ga_t g) { return static_cast<uint16_t>(basic::ga::decode(g).tag); }
 
+// The offset most members' control blocks have in their arenas: the
+// majority's where more than half share one (Boyer-Moore vote: one pass,
+// no table); else one of theirs.
+uint64_t most_common_offset(const std::vector<MemberAddr> &table) {
+    uint64_t pick = 0;
+    size_t votes = 0;
+    for (const MemberAddr &m : table) {
+        const uint64_t at = basic::ga::decode(m.ctl).offset;
+        if (votes == 0) pick = at;
+        votes += at == pick ? 1 : size_t{0} - 1;
+    }
+    return pick;
+}
+
 // The list moving block `block`; a hierarchical one over nodes[i], member
 // i's node (without them, as over one node).
 collectives::CommandList list_of(const Params &p, uint32_t root_index, const std::vector<uint32_t> &nodes,
@@ -222,6 +236,11 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
             pl.data_ga[i] = table[i].data;
             pl.ctl_tag[i] = tag_of(table[i].ctl);
         }
+        pl.ctl_at_most = most_common_offset(table);
+        for (uint32_t i = 0; i < n; ++i)
+            if (const uint64_t at = basic::ga::decode(table[i].ctl).offset; at != pl.ctl_at_most)
+                pl.ctl_at_else.emplace_back(i, at);
+        pl.ctl_at_else.shrink_to_fit();
         pl.n_ready = n;  // indexed by member
     }
     // The blocks whose copies read from this member.
@@ -237,8 +256,10 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
         if (exec == me) continue;
         pl.wait_slots.push_back(b);
         pl.wait_from.push_back(group[exec]);
-        if (!bcast || b == 0)  // one ready byte per executor
-            pl.ready_targets.push_back(table[exec].ctl + pl.layout().ready() + me);
+        if (!bcast || b == 0) {  // one ready byte per executor
+            pl.ready_within.push_back(static_cast<uint32_t>(pl.layout().ready() + me));
+            pl.ready_targets.push_back(table[exec].ctl + pl.ready_within.back());
+        }
         // Copies reading from this member: wait until the executor says they are done.
         if (read_from_me[b]) {
             pl.wait_slots.push_back(pl.lay.n_in + b);
@@ -260,8 +281,10 @@ void plan_delegated(const ReadyBytes &r, const MemberEntries &entries, Plan &pl,
         if (c.dst == me) {
             pl.wait_slots.push_back(b);
             pl.wait_from.push_back(group[c.src]);
-            if (told.insert(c.src).second)
-                pl.ready_targets.push_back(table[c.src].ctl + pl.layout().ready() + r.at.at(c.src));
+            if (told.insert(c.src).second) {
+                pl.ready_within.push_back(static_cast<uint32_t>(pl.layout().ready() + r.at.at(c.src)));
+                pl.ready_targets.push_back(table[c.src].ctl + pl.ready_within.back());
+            }
         }
         return true;
     });
@@ -386,8 +409,17 @@ uint32_t PlanBuilder::ready_count() const {
 size_t Plan::bytes() const {
     size_t in_lists = heap(lists);
     for (const auto &l : lists) in_lists += l.heap_bytes();
-    return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + in_lists + heap(data_ga) +
-           heap(ctl_tag) + heap(out);
+    return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + heap(ready_within) + in_lists +
+           heap(data_ga) + heap(ctl_tag) + heap(ctl_at_else) + heap(out);
+}
+
+acp_ga_t Plan::ctl_ga(uint32_t member, size_t off) const {
+    uint64_t at = ctl_at_most;
+    if (!ctl_at_else.empty()) {
+        const auto it = std::lower_bound(ctl_at_else.begin(), ctl_at_else.end(), std::make_pair(member, uint64_t{0}));
+        if (it != ctl_at_else.end() && it->first == member) at = it->second;
+    }
+    return basic::ga::encode(basic::ga::decode(data_ga[member]).rank, ctl_tag[member], at + off);
 }
 
 uint32_t root_index_of(const Params &p, const std::vector<int> &group) {
@@ -410,6 +442,7 @@ Plan PlanBuilder::build(const std::vector<MemberAddr> &table) const {
     pl.wait_slots.shrink_to_fit();
     pl.wait_from.shrink_to_fit();
     pl.ready_targets.shrink_to_fit();
+    pl.ready_within.shrink_to_fit();
     return pl;
 }
 

@@ -236,8 +236,10 @@ struct Plan {
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
     std::vector<int32_t> wait_from;
-    // Where it writes its ready byte when it calls send.
+    // Where it writes its ready byte when it calls send, and that byte's
+    // place in its executor's control block.
     std::vector<acp_ga_t> ready_targets;
+    std::vector<uint32_t> ready_within;
 
     // Root mode, executing lists (bcast: the root, every block; allgather:
     // every member, its own block): lists[i] moves block `block` + i; and
@@ -248,6 +250,14 @@ struct Plan {
     std::vector<collectives::StoredList> lists;  // k-nomial trees (binomial): their formula
     std::vector<acp_ga_t> data_ga;
     std::vector<uint16_t> ctl_tag;
+    // Where in its arena each member's control block lies (a block of
+    // one: basic::layer::alloc_block). Members that created the same
+    // handles in the same order have it at the same offset: the most
+    // common one is kept once (ctl_at_most), the others as (member,
+    // offset) pairs sorted by member (ctl_at_else).
+    uint64_t ctl_at_most = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> ctl_at_else;
+    acp_ga_t ctl_ga(uint32_t member, size_t off) const;
 
     // Delegated mode.
     std::vector<OutEntry> out;

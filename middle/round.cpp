@@ -379,10 +379,7 @@ bool issue_list(Col &c) {
     const Plan &pl = c.plan;
     const bool small = is_inline(c);
     if (buffered(c)) stage_block(c, pl.block, block_range(c, pl.block));  // its copies read its buffer
-    auto slot_ga = [&](uint32_t member, size_t slot_off) {
-        const auto g = basic::ga::decode(pl.data_ga[member]);
-        return basic::ga::encode(g.rank, pl.ctl_tag[member], slot_off);
-    };
+    auto slot_ga = [&](uint32_t member, size_t slot_off) { return pl.ctl_ga(member, slot_off); };
     acp_handle_t first = ACP_HANDLE_NULL;  // of the list being issued
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
@@ -1029,7 +1026,7 @@ void withdraw_place(Col &c) {
     for (size_t i = 0; i < c.direct.ready.size(); ++i) {
         if (!c.direct.ready[i]) continue;  // another node's: it cannot write here directly
         // The sender's control block: its ready byte's place in it back.
-        const uint8_t *sender = c.direct.ready[i] - basic::ga::decode(c.plan.ready_targets[i]).offset;
+        const uint8_t *sender = c.direct.ready[i] - c.plan.ready_within[i];
         while (load_acquire(sender + ctl::kWriting) == me)
             if (Clock::now() > until) {
                 basic::report("acp_wait_col", "handle",

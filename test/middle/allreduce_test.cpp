@@ -290,7 +290,7 @@ TEST(Allreduce, MemoryIsTheDocumentedControlBlock) {
         halving += 4 * stride_of((count + (size_t{2} << s) - 1) / (size_t{2} << s) * 8);
     const size_t got = acp_query_col_memory(h);
     EXPECT_GE(got, halving);
-    EXPECT_LT(got, halving + 2048);
+    EXPECT_LT(got, halving + 2048 + 64);  // bookkeeping, and the block's last 64-byte line
     EXPECT_EQ(acp_free_col(h), 0);
     acp_set_col_allreduce_algorithm("");
     EXPECT_EQ(acp_sync(), 0);

@@ -28,6 +28,7 @@ MemberAddr addr_of(uint32_t i) {
 bool same_plan(const Plan &a, const Plan &b) {
     if (a.n_ready != b.n_ready || a.wait_slots != b.wait_slots || a.wait_from != b.wait_from ||
         a.ready_targets != b.ready_targets || a.data_ga != b.data_ga || a.ctl_tag != b.ctl_tag ||
+        a.ctl_at_most != b.ctl_at_most || a.ctl_at_else != b.ctl_at_else || a.ready_within != b.ready_within ||
         a.executes_list != b.executes_list || a.out.size() != b.out.size())
         return false;
     for (size_t i = 0; i < a.out.size(); ++i) {
@@ -134,4 +135,33 @@ TEST(PlanNeighbours, AllreducePeersAreSymmetric) {
                         << "n " << n << (f.halving ? " halving" : " butterfly") << " M " << f.mid << " L " << f.end
                         << ": " << j << " is " << i << "'s peer, not the other way";
         }
+}
+
+// Control blocks are blocks of arenas (basic::layer::alloc_block): each
+// member's lies where its process's arena had room. A root-mode executor
+// keeps the offset most members share once and the others by member:
+// every member's slots are addressed where they are.
+TEST(PlanNeighbours, RootModeAddressesEveryControlBlockWhereItLies) {
+    for (uint32_t n : {2u, 5u, 17u}) {
+        Params p;
+        p.kind = Kind::kBcast;
+        p.storage = Storage::kDirect;
+        p.exec = Exec::kRoot;
+        p.algo = static_cast<uint8_t>(coll::BcastAlgo::kBinomial);
+        p.members = n;
+        p.root = 100;
+        std::vector<int> group(n);
+        std::vector<MemberAddr> table(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            group[i] = static_cast<int>(100 + i);
+            // Most at 0x3000; members 1 and n - 1 elsewhere (the root's own
+            // block, larger, moved the next ones in its process).
+            const uint64_t at = i == 1 ? 0x40 : i + 1 == n && n > 2 ? 0x7fc0 : 0x3000;
+            table[i] = {acpx::basic::ga::encode(100 + i, 5, 0), acpx::basic::ga::encode(100 + i, 6 + i % 3, at)};
+        }
+        const Plan pl = PlanBuilder(p, 0, group, {}).build(table);
+        ASSERT_TRUE(pl.executes_list);
+        EXPECT_EQ(pl.ctl_at_else.size(), n == 2 ? 1u : 2u) << "n " << n;
+        for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(pl.ctl_ga(i, 72), table[i].ctl + 72) << "n " << n << " member " << i;
+    }
 }
