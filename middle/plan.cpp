@@ -257,8 +257,9 @@ void plan_root_mode(const Params &p, uint32_t root_index, const std::vector<uint
         pl.wait_slots.push_back(b);
         pl.wait_from.push_back(group[exec]);
         if (!bcast || b == 0) {  // one ready byte per executor
-            pl.ready_within.push_back(static_cast<uint32_t>(pl.layout().ready() + me));
-            pl.ready_targets.push_back(table[exec].ctl + pl.ready_within.back());
+            const size_t within = pl.layout().ready() + me;
+            if (p.storage == Storage::kBuffered) pl.ready_within.push_back(static_cast<uint32_t>(within));
+            pl.ready_targets.push_back(table[exec].ctl + within);
         }
         // Copies reading from this member: wait until the executor says they are done.
         if (read_from_me[b]) {

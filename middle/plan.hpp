@@ -236,8 +236,10 @@ struct Plan {
     // and the rank expected to write each (named on a timeout).
     std::vector<uint32_t> wait_slots;
     std::vector<int32_t> wait_from;
-    // Where it writes its ready byte when it calls send, and that byte's
-    // place in its executor's control block.
+    // Where it writes its ready byte when it calls send; delegated, or
+    // buffered in root mode, also that byte's place in its executor's
+    // control block (a block at any offset of an arena: the GA's offset
+    // does not give it; a direct root-mode allgather would keep 4 B a member).
     std::vector<acp_ga_t> ready_targets;
     std::vector<uint32_t> ready_within;
 
