@@ -282,7 +282,7 @@ TEST(Lifecycle, FreedControlBlocksGoToTheNextCreates) {
     };
     for (int i = 0; i < 50; ++i) cycle(i);
     const size_t rss_before = rss_bytes();
-    size_t query = 0;
+    [[maybe_unused]] size_t query = 0;
     {
         acp_col_t h = acp_create_bcast_direct(g[0], n, g.data(), a.data(), a.size());
         ASSERT_NE(h, ACP_COL_NULL);
@@ -290,7 +290,7 @@ TEST(Lifecycle, FreedControlBlocksGoToTheNextCreates) {
         ASSERT_EQ(acp_free_col(h), 0);
     }
     for (int i = 50; i < kCycles; ++i) cycle(i);
-    const size_t grown = rss_bytes() > rss_before ? rss_bytes() - rss_before : 0;
+    [[maybe_unused]] const size_t grown = rss_bytes() > rss_before ? rss_bytes() - rss_before : 0;
 #ifndef __SANITIZE_ADDRESS__
     // Blocks not given back would add a handle's query each cycle.
     EXPECT_LT(grown, 20 * query) << "RSS grew " << grown << " bytes over " << kCycles << " cycles of a handle of "
