@@ -406,12 +406,12 @@ int acp_free_col(acp_col_t h) try {
     const bool landed = trail_landed(fn, st, *c);
     if (c->cur.last != ACP_HANDLE_NULL) acp_complete(c->cur.last);  // a broken round's GMAs
     // The control block is a block of an arena that the next create may
-    // get: it goes back only once no peer can write into it any more.
-    // A broken round's peers, or receivers on this node that did not
-    // catch up, may write at any time: kept until acp_finalize. Receivers on other nodes
-    // whose last ready byte is still on its way (they send it at their own
-    // free, which may come after this one's): kept until it has landed.
-    // (On this node, members_caught_up saw their last ready bytes.)
+    // get: it goes back only once no peer can write into it any more. A
+    // broken round's peers, or receivers on this node that did not catch
+    // up, may write at any time: kept until acp_finalize. Receivers on
+    // other nodes whose last ready byte is still on its way (they send it
+    // at their own free, which may come after this one's): kept until it
+    // has landed. (On this node, members_caught_up saw their last bytes.)
     if (!c->broken.empty() || !caught_up)
         quarantine_ctl(st, *c);
     else if (std::vector<size_t> unsettled = unsettled_ready(*c); !unsettled.empty()) {

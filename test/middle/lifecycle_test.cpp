@@ -352,3 +352,61 @@ TEST(Lifecycle, AControlBlockIsNotReusedBeforeItsLastReadyBytesLanded) {
         EXPECT_EQ(st.quarantined_ctl_bytes, 0u);
     }
 }
+
+// A handle whose round timed out may still be written into by a peer (here
+// a root that sends late, into the receiver's slots): its control block is
+// kept from the next creates until acp_finalize
+// (State::quarantined_ctl_bytes), so the late bytes and stamps land in no
+// other handle. Were the block handed to the next create, that handle's
+// second round would find the late stamp of the same round number and
+// end at once with the late bytes. Needs a short ACP_TIMEOUT: run by
+// test/suites/middle_timeout_np2.sh (ACP_TIMEOUT=2); elsewhere it skips.
+TEST(LifecycleTimeout, ALateRootWritesIntoNoOtherHandle) {
+    using namespace acpx;
+    const double timeout = basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_np2.sh runs it";
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = {0, 1};
+    if (me() <= 1) {
+        std::vector<unsigned char> a1(64 * 1024), a2(64 * 1024);
+        acp_col_t h1 = acp_create_bcast_direct(1, 2, g.data(), a1.data(), a1.size());
+        ASSERT_NE(h1, ACP_COL_NULL);
+        if (me() == 1) fill_pattern(a1.data(), 8, 1);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), 0);
+        EXPECT_EQ(first_mismatch(a1.data(), 8, 1), -1);
+        middle::State &st = middle::State::get();
+        if (me() == 0) {
+            size_t kept = 0;
+            {
+                middle::AppCall call(st.owner);
+                kept = st.quarantined_ctl_bytes;
+            }
+            const std::string err = stderr_of([&] {
+                EXPECT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), -1) << "the root never sent";
+                acp_free_col(h1);
+            });
+            EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
+            middle::AppCall call(st.owner);
+            EXPECT_GT(st.quarantined_ctl_bytes, kept) << "a timed-out handle's control block went back";
+        } else {
+            // Late: after the receiver's wait ended, before the next create
+            // there times out.
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
+            fill_pattern(a1.data(), 8, 2);
+            EXPECT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), 0);  // eager: it ends here
+            EXPECT_EQ(acp_free_col(h1), 0);
+        }
+        acp_col_t h2 = acp_create_bcast_direct(1, 2, g.data(), a2.data(), a2.size());
+        ASSERT_NE(h2, ACP_COL_NULL);
+        for (uint64_t round = 3; round <= 5; ++round) {
+            if (me() == 1) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the receiver looks first
+                fill_pattern(a2.data(), 8, round);
+            }
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h2, 0, 8)), 0) << "round " << round;
+            EXPECT_EQ(first_mismatch(a2.data(), 8, round), -1) << "round " << round << " of the next handle";
+        }
+        EXPECT_EQ(acp_free_col(h2), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
