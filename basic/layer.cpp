@@ -104,6 +104,13 @@ void free_shared(SharedMemory &m) {
     m = SharedMemory{};
 }
 
+size_t block_arena_bytes() {
+    Runtime *rt = runtime();
+    if (!rt) return 0;
+    auto lk = rt->lock_api();
+    return rt->blocks.heap.bytes_total();
+}
+
 Mapped mapped(acp_ga_t ga, size_t size) {
     Mapped out;
     Runtime *rt = runtime();

@@ -60,6 +60,9 @@ bool alloc_block(size_t size, const char *fn, SharedMemory *out);
 // unmaps; or gives the block back, with the held bodies (put_held) whose
 // heads lie in it.
 void free_shared(SharedMemory &m);
+// Bytes of this process's arenas of alloc_block (backed from their
+// creation, whatever is live in them).
+size_t block_arena_bytes();
 
 // `size` bytes at `ga` in this process's address space: its own
 // registered memory, or an on-node peer's segment mapped here (what makes

@@ -8,8 +8,9 @@
 //     of the process's RSS per handle. Then channels (100 from rank 0 to
 //     rank 1, a message through each: RSS growth per channel at each end) and acp_malloc blocks
 //     of 8 B and 64 KiB (RSS growth per block at its owner, requested
-//     bytes in the query column), and the process's eager pool
-//     (ACP_COL_POOL: its bytes, and the RSS its first rounds add).
+//     bytes in the query column), the process's eager pool
+//     (ACP_COL_POOL: its bytes, and the RSS its first rounds add), and the
+//     arenas the control blocks came from (their bytes).
 //  2. Modelled, in rank 0 alone: the same plans create builds, for group
 //     sizes 2^4 .. 2^20 that no job here launches, against seed 002's
 //     estimate (8 MB GA table + 40 MB list = 48 bytes per member).
@@ -298,6 +299,17 @@ int run_memory(const Options &o) {
                         pool.bytes, pool.rss);
             if (csv)
                 std::fprintf(csv, "acpx,eager_pool,%s,-,%d,,,%.0f,%.0f\n", label.c_str(), np, pool.bytes, pool.rss);
+        }
+    }
+    {
+        // The arenas the handles' control blocks came from (basic::layer::
+        // alloc_block): what they grew to for the handles above, backed at
+        // once and kept until acp_finalize, shared by every handle.
+        const auto all = gather(static_cast<double>(basic::layer::block_arena_bytes()));
+        if (me == 0) {
+            const double most = *std::max_element(all.begin(), all.end());
+            std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14s\n", "control_arenas", "-", "-", "-", "-", most, "-");
+            if (csv) std::fprintf(csv, "acpx,control_arenas,-,-,%d,,,%.0f,\n", np, most);
         }
     }
     for (const auto &[bytes, label, count] : {std::tuple{size_t{8}, "8B", 1000}, {kBlock, "64KiB", kHandles}}) {

@@ -82,6 +82,9 @@ awk -F, '$1 == "acpx" && $2 == "channel" && $7 > 0 && $9 > 0 { ok = 1 } END { ex
     || { echo "no channel memory row"; cat "$out/memory.csv"; exit 1; }
 awk -F, '$1 == "acpx" && $2 == "acp_malloc" && $3 == "64KiB" && $9 >= 60000 { ok = 1 } END { exit !ok }' \
     "$out/memory.csv" || { echo "no acp_malloc memory row"; cat "$out/memory.csv"; exit 1; }
+# The control blocks' arenas: at least the first one (256 KiB).
+awk -F, '$1 == "acpx" && $2 == "control_arenas" && $8 >= 262144 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
+    || { echo "no control_arenas memory row"; cat "$out/memory.csv"; exit 1; }
 # The eager pool: none by default; with ACP_COL_POOL=1M its 1 MiB, and a
 # delegated bcast handle's slots one line each (a few KiB, not tens).
 awk -F, '$1 == "acpx" && $2 == "eager_pool" && $8 == 0 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
