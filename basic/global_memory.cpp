@@ -11,6 +11,7 @@
 // request gets an arena of its own size), up to ACP_MALLOC_LIMIT in all,
 // and stay with the process until acp_finalize: freed blocks are reused,
 // and peers' cached keys stay valid.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -73,6 +74,7 @@ bool Runtime::arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *
     a.arena_tag.push_back(tag);
     a.arena_of_tag[tag] = a.heap.add_arena(size);
     a.used_to.push_back(0);
+    a.gave_back.push_back(false);
     return true;
 }
 
@@ -96,8 +98,19 @@ acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::str
     // Zeroed, as the memory of a new arena is: what a previous owner of the
     // block left is not visible to the next.
     uint64_t &used_to = a.used_to[b->arena];
-    if (b->offset < used_to)
-        std::memset(regs.local[a.arena_tag[b->arena]].base + b->offset, 0, std::min(size, used_to - b->offset));
+    LocalReg &r = regs.local[a.arena_tag[b->arena]];
+    if (a.gives_back && a.gave_back[b->arena] && b->offset < used_to) {
+        // Pages a free gave back (layer.cpp) are backed again first: memory
+        // that cannot be had fails here, not as a SIGBUS at the memset.
+        const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+        const uint64_t from = b->offset / page * page, to = (b->offset + size + page - 1) / page * page;
+        if (const int err = posix_fallocate(r.seg.fd, static_cast<off_t>(from), static_cast<off_t>(to - from));
+            err != 0 && err != EOPNOTSUPP) {
+            a.heap.free(*b);
+            return *why = std::string("cannot back its pages again: ") + std::strerror(err), ACP_GA_NULL;
+        }
+    }
+    if (b->offset < used_to) std::memset(r.base + b->offset, 0, std::min(size, used_to - b->offset));
     used_to = std::max(used_to, b->offset + size);
     return ga::encode(static_cast<uint32_t>(rank), a.arena_tag[b->arena], b->offset);
 }

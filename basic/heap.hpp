@@ -42,6 +42,9 @@ class Heap {
     bool free(Block b, uint64_t *size = nullptr);
     // The live block that contains `b` (its start and size), if any.
     std::optional<std::pair<Block, uint64_t>> containing(Block b) const;
+    // The free block that contains `b` (its start and size), if any: a
+    // freed block merged with its free neighbours.
+    std::optional<std::pair<Block, uint64_t>> free_around(Block b) const;
 
     uint64_t bytes_live() const { return live_bytes_; }
     uint64_t bytes_total() const { return total_bytes_; }

@@ -232,11 +232,17 @@ class Runtime {
         // are as the new segment was, zero (not written again at alloc:
         // pages nobody touches stay out of the process's RSS).
         std::vector<uint64_t> used_to;
+        // Whole pages of its free blocks go back to the system at free
+        // (layer::free_shared), when they come to kGiveBackMin bytes, and
+        // are backed again at alloc in an arena that gave some back.
+        bool gives_back = false;
+        std::vector<bool> gave_back;  // by heap arena
+        static constexpr uint64_t kGiveBackMin = uint64_t{256} << 10;
     };
-    Arenas gm{"acpx-malloc", uint64_t{1} << 20, {}, {}, {}, {}};  // acp_malloc's
+    Arenas gm{"acpx-malloc", uint64_t{1} << 20, {}, {}, {}, {}, false};  // acp_malloc's
     // The middle layer's control blocks (layer::alloc_block): a few KiB
     // each, one per handle.
-    Arenas blocks{"acpx-col", uint64_t{256} << 10, {}, {}, {}, {}};
+    Arenas blocks{"acpx-col", uint64_t{256} << 10, {}, {}, {}, {}, true};
     // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.
     acp_ga_t heap_alloc(uint64_t size, std::string *why) { return arena_alloc(gm, size, heap_limit(), why); }
     bool heap_free(acp_ga_t g, std::string *why);

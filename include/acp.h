@@ -581,9 +581,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * receivers on other nodes land (they send them at their own free); a
  * handle freed after a round that timed out, or whose receivers on its
  * node did not start its last round within ACP_TIMEOUT, keeps its block
- * until acp_finalize. The arenas themselves are kept until acp_finalize,
- * as acp_malloc's are: a process keeps the most control-block bytes it
- * held at once (acpx-bench memory: control_arenas).
+ * until acp_finalize. The arenas' address space is kept until
+ * acp_finalize (acpx-bench memory: control_arenas); the whole pages of
+ * their free blocks go back to the system at each free, and are backed
+ * again (or the create fails, saying so) when a block reuses them.
  * Registrations: a direct handle's array is registered once for every
  * live handle over the same bytes; a buffered handle's buffer is one of
  * its own (1023 a process: acp_register_memory).

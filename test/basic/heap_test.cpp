@@ -75,6 +75,28 @@ TEST(Heap, FreedNeighboursMergeIntoOneBlock) {
     EXPECT_TRUE(h.alloc(640));
 }
 
+// free_around names the free block a freed one merged into: where a
+// caller may give whole pages back.
+TEST(Heap, FreeAroundIsTheMergedFreeBlock) {
+    Heap h;
+    h.add_arena(64 * 10);
+    std::vector<Heap::Block> blocks;
+    for (int i = 0; i < 10; ++i) blocks.push_back(*h.alloc(64));
+    EXPECT_FALSE(h.free_around(blocks[3]));  // live
+    ASSERT_TRUE(h.free(blocks[3]));
+    ASSERT_TRUE(h.free(blocks[5]));
+    auto f = h.free_around(blocks[5]);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->first.offset, 5u * 64);
+    EXPECT_EQ(f->second, 64u);
+    ASSERT_TRUE(h.free(blocks[4]));
+    f = h.free_around({0, 4 * 64 + 10});  // any byte inside it
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->first.offset, 3u * 64);
+    EXPECT_EQ(f->second, 3u * 64);
+    EXPECT_FALSE(h.free_around({1, 0}));  // no such arena
+}
+
 TEST(Heap, RefusesWhatIsNotALiveBlockStart) {
     Heap h;
     h.add_arena(4096);
