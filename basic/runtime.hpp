@@ -239,10 +239,10 @@ class Runtime {
         std::vector<bool> gave_back;  // by heap arena
         static constexpr uint64_t kGiveBackMin = uint64_t{256} << 10;
     };
-    Arenas gm{"acpx-malloc", uint64_t{1} << 20, {}, {}, {}, {}, false};  // acp_malloc's
+    Arenas gm{"acpx-malloc", uint64_t{1} << 20, {}, {}, {}, {}, false, {}};  // acp_malloc's
     // The middle layer's control blocks (layer::alloc_block): a few KiB
     // each, one per handle.
-    Arenas blocks{"acpx-col", uint64_t{256} << 10, {}, {}, {}, {}, true};
+    Arenas blocks{"acpx-col", uint64_t{256} << 10, {}, {}, {}, {}, true, {}};
     // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.
     acp_ga_t heap_alloc(uint64_t size, std::string *why) { return arena_alloc(gm, size, heap_limit(), why); }
     bool heap_free(acp_ga_t g, std::string *why);
