@@ -62,20 +62,16 @@ bool Heap::free(Block b, uint64_t *size) {
     return true;
 }
 
-std::optional<std::pair<Heap::Block, uint64_t>> Heap::free_around(Block b) const {
-    auto it = free_.upper_bound({b.arena, b.offset});
-    if (it == free_.begin()) return std::nullopt;
+std::optional<std::pair<Heap::Block, uint64_t>> Heap::extent_at(const std::map<Key, uint64_t> &blocks, Block b) {
+    auto it = blocks.upper_bound({b.arena, b.offset});
+    if (it == blocks.begin()) return std::nullopt;
     --it;
     if (it->first.first != b.arena || b.offset >= it->first.second + it->second) return std::nullopt;
     return std::make_pair(Block{it->first.first, it->first.second}, it->second);
 }
 
-std::optional<std::pair<Heap::Block, uint64_t>> Heap::containing(Block b) const {
-    auto it = live_.upper_bound({b.arena, b.offset});
-    if (it == live_.begin()) return std::nullopt;
-    --it;
-    if (it->first.first != b.arena || b.offset >= it->first.second + it->second) return std::nullopt;
-    return std::make_pair(Block{it->first.first, it->first.second}, it->second);
-}
+std::optional<std::pair<Heap::Block, uint64_t>> Heap::free_around(Block b) const { return extent_at(free_, b); }
+
+std::optional<std::pair<Heap::Block, uint64_t>> Heap::containing(Block b) const { return extent_at(live_, b); }
 
 }  // namespace acpx::basic

@@ -57,6 +57,8 @@ class Heap {
     using Key = std::pair<uint32_t, uint64_t>;  // (arena, offset)
     void insert_free(Key at, uint64_t size);
     void erase_free(std::map<Key, uint64_t>::iterator it);
+    // The block of `blocks` (free_ or live_) that contains b, if any.
+    static std::optional<std::pair<Block, uint64_t>> extent_at(const std::map<Key, uint64_t> &blocks, Block b);
 
     std::map<Key, uint64_t> free_;                                // free blocks by place: merging
     std::set<std::tuple<uint64_t, uint32_t, uint64_t>> by_size_;  // (size, arena, offset): best fit

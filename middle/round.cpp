@@ -379,8 +379,7 @@ bool issue_list(Col &c) {
     const Plan &pl = c.plan;
     const bool small = is_inline(c);
     if (buffered(c)) stage_block(c, pl.block, block_range(c, pl.block));  // its copies read its buffer
-    auto slot_ga = [&](uint32_t member, size_t slot_off) { return pl.ctl_ga(member, slot_off); };
-    acp_handle_t first = ACP_HANDLE_NULL;  // of the list being issued
+    acp_handle_t first = ACP_HANDLE_NULL;                                 // of the list being issued
     for (size_t i = 0; i < pl.lists.size(); ++i) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         const auto r = block_range(c, block);
@@ -389,9 +388,9 @@ bool issue_list(Col &c) {
             const collectives::Command cmd = pl.lists[i][e];
             const acp_handle_t order = cmd.dep == collectives::kNoDep ? ACP_HANDLE_NULL : first + cmd.dep;
             // Inline: into the receiver's slot; a forwarder's bytes are in its slot.
-            const acp_ga_t dst = small ? slot_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
+            const acp_ga_t dst = small ? pl.ctl_ga(cmd.dst, slot) : pl.data_ga[cmd.dst] + r.offset;
             const acp_ga_t src =
-                small && cmd.dep != collectives::kNoDep ? slot_ga(cmd.src, slot) : pl.data_ga[cmd.src] + r.offset;
+                small && cmd.dep != collectives::kNoDep ? pl.ctl_ga(cmd.src, slot) : pl.data_ga[cmd.src] + r.offset;
             const acp_handle_t h = acp_copy(dst, src, r.length, order);
             if (h == ACP_HANDLE_NULL) return fail_gma(c, "acp_wait_col", "a data copy");
             if (e == 0) first = h;
@@ -408,11 +407,11 @@ bool issue_list(Col &c) {
         const uint32_t block = pl.block + static_cast<uint32_t>(i);
         for (uint32_t e = 0; e < pl.lists[i].size(); ++e) {
             const collectives::Command cmd = pl.lists[i][e];
-            const acp_ga_t arrive = slot_ga(cmd.dst, arrive_at(c, block));
+            const acp_ga_t arrive = pl.ctl_ga(cmd.dst, arrive_at(c, block));
             acp_handle_t h = acp_copy(arrive, stamp, ctl::kStampBytes, entry++);
             if (h != ACP_HANDLE_NULL) notice(c, h, arrive, block, ctl::kStampBytes);
             if (h != ACP_HANDLE_NULL && cmd.src != pl.me) {
-                const acp_ga_t fwd = slot_ga(cmd.src, at(c).fwd(block, c.seq));
+                const acp_ga_t fwd = pl.ctl_ga(cmd.src, at(c).fwd(block, c.seq));
                 h = acp_copy(fwd, stamp, ctl::kFwdBytes, all_data);
                 if (h != ACP_HANDLE_NULL) notice(c, h, fwd, block, ctl::kFwdBytes);
             }
