@@ -31,6 +31,8 @@ uint64_t node_memory() {
     return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
 }
 
+uint64_t page_bytes() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
+
 std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 std::string hex(acp_ga_t g) {
@@ -42,7 +44,7 @@ std::string hex(acp_ga_t g) {
 }  // namespace
 
 bool Runtime::arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *why) {
-    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t page = page_bytes();
     const uint64_t step = std::min(kMaxArena, a.first << std::min<size_t>(a.arena_tag.size(), 6));
     const uint64_t size = std::max(step, (need + page - 1) / page * page);
     // Checked before the arena is made: backing it (create_shared_segment)
@@ -99,10 +101,10 @@ acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::str
     // block left is not visible to the next.
     uint64_t &used_to = a.used_to[b->arena];
     LocalReg &r = regs.local[a.arena_tag[b->arena]];
-    if (a.gives_back && a.gave_back[b->arena] && b->offset < used_to) {
-        // Pages a free gave back (layer.cpp) are backed again first: memory
-        // that cannot be had fails here, not as a SIGBUS at the memset.
-        const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    if (a.gave_back[b->arena] && b->offset < used_to) {
+        // Pages arena_free gave back are backed again first: memory that
+        // cannot be had fails here, not as a SIGBUS at the memset.
+        const uint64_t page = page_bytes();
         const uint64_t from = b->offset / page * page, to = (b->offset + size + page - 1) / page * page;
         if (const int err = posix_fallocate(r.seg.fd, static_cast<off_t>(from), static_cast<off_t>(to - from));
             err != 0 && err != EOPNOTSUPP) {
@@ -113,6 +115,26 @@ acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::str
     if (b->offset < used_to) std::memset(r.base + b->offset, 0, std::min(size, used_to - b->offset));
     used_to = std::max(used_to, b->offset + size);
     return ga::encode(static_cast<uint32_t>(rank), a.arena_tag[b->arena], b->offset);
+}
+
+void Runtime::arena_free(Arenas &a, uint32_t tag, uint64_t offset) {
+    const auto arena = a.arena_of_tag.find(tag);
+    if (arena == a.arena_of_tag.end() || !a.heap.free({arena->second, offset}) || !a.gives_back) return;
+    // The whole pages of the free extent the block merged into go back to
+    // the system (the arena's file keeps its size and every mapping; they
+    // read zero until written again), once they come to kGiveBackMin: a
+    // process that once held many blocks does not keep their pages, and
+    // one that takes and drops a block at a time makes no system call for
+    // it. Best effort: a failure leaves them as they were.
+    const auto free = *a.heap.free_around({arena->second, offset});
+    const uint64_t page = page_bytes();
+    const uint64_t from = (free.first.offset + page - 1) / page * page;
+    const uint64_t to = (free.first.offset + free.second) / page * page;
+    const LocalReg *r = local_reg(tag);
+    if (to < from + Arenas::kGiveBackMin || !r || r->seg.fd < 0) return;
+    if (fallocate(r->seg.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                  static_cast<off_t>(to - from)) == 0)
+        a.gave_back[free.first.arena] = true;
 }
 
 bool Runtime::heap_free(acp_ga_t g, std::string *why) {

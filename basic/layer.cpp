@@ -1,9 +1,6 @@
 // The basic layer's interface to the layers above it (layer.hpp).
 #include "layer.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -73,29 +70,6 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     return true;
 }
 
-namespace {
-
-uint64_t page_bytes() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
-
-// The whole pages of a free extent of a block arena go back to the system
-// (the arena's file keeps its size and every mapping; they read zero until
-// written again), once they come to Arenas::kGiveBackMin: a process that
-// once held many handles does not keep their pages, and one that makes
-// and drops a handle at a time makes no system call for it. Best effort:
-// a failure leaves them as they were.
-void give_pages_back(Runtime &rt, uint32_t tag, const std::pair<Heap::Block, uint64_t> &free) {
-    const uint64_t page = page_bytes();
-    const uint64_t from = (free.first.offset + page - 1) / page * page;
-    const uint64_t to = (free.first.offset + free.second) / page * page;
-    const LocalReg *r = rt.local_reg(tag);
-    if (to < from + Runtime::Arenas::kGiveBackMin || !r || r->seg.fd < 0) return;
-    if (fallocate(r->seg.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
-                  static_cast<off_t>(to - from)) == 0)
-        rt.blocks.gave_back[free.first.arena] = true;
-}
-
-}  // namespace
-
 bool alloc_block(size_t size, const char *fn, SharedMemory *out) {
     Runtime *rt = api::need(fn);
     if (!rt) return false;
@@ -121,9 +95,7 @@ void free_shared(SharedMemory &m) {
             std::erase_if(rt->held, [&](const auto &b) {
                 return b.second->tag == p.tag && b.second->at >= p.offset && b.second->at < p.offset + m.size;
             });
-            const auto arena = rt->blocks.arena_of_tag.find(p.tag);
-            if (arena != rt->blocks.arena_of_tag.end() && rt->blocks.heap.free({arena->second, p.offset}))
-                give_pages_back(*rt, p.tag, *rt->blocks.heap.free_around({arena->second, p.offset}));
+            rt->arena_free(rt->blocks, p.tag, p.offset);
         }
     } else if (m.key != ACP_ATKEY_NULL) {
         acp_unregister_memory(m.key);  // unmaps the segment too

@@ -233,8 +233,8 @@ class Runtime {
         // pages nobody touches stay out of the process's RSS).
         std::vector<uint64_t> used_to;
         // Whole pages of its free blocks go back to the system at free
-        // (layer::free_shared), when they come to kGiveBackMin bytes, and
-        // are backed again at alloc in an arena that gave some back.
+        // (arena_free), when they come to kGiveBackMin bytes, and are
+        // backed again at alloc in an arena that gave some back.
         bool gives_back = false;
         std::vector<bool> gave_back;  // by heap arena
         static constexpr uint64_t kGiveBackMin = uint64_t{256} << 10;
@@ -250,6 +250,9 @@ class Runtime {
     // bytes of arenas in all).
     acp_ga_t arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why);
     bool arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *why);
+    // Frees the live block of `a` at (tag, offset), if there is one there;
+    // where a.gives_back, the whole free pages around it go back.
+    void arena_free(Arenas &a, uint32_t tag, uint64_t offset);
     uint64_t heap_limit() const;  // ACP_MALLOC_LIMIT, auto resolved
     uint64_t node_share() const;  // the node's memory over the processes on it
     // Asks `owner` to allocate (kMallocReq: value = size) or free
