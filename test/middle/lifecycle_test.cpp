@@ -219,9 +219,8 @@ TEST(Lifecycle, AThousandLiveHandlesHoldNoMoreThanTheirQueriesSay) {
     constexpr int kHandles = 1000;
     constexpr size_t kSize = 64 * 1024, kRound = 1024;
     // Measured with ACP_COL_POOL=1M (2.3 KB queried), 2-5 ranks: PSS
-    // grows ~4 KB a handle per rank; when control blocks were segments of
-    // their own, RSS grew 9-13 KB. Without a pool the growth is below the
-    // queries (slots a 1 KiB round leaves untouched are never paged in).
+    // grows ~4 KB a handle per rank. Without a pool the growth is below
+    // the queries (slots a 1 KiB round leaves untouched are never paged in).
     [[maybe_unused]] constexpr size_t kSlackPerHandle = 2 << 10;
     std::vector<int> g = make_group(Shape::kAll);
     const int n = static_cast<int>(g.size());
