@@ -31,11 +31,6 @@ namespace acpx::basic {
 namespace {
 
 constexpr uint64_t kAckEvery = 16;  // a target acknowledges at least every 16th signal put of a peer
-// A put by message larger than this goes as pieces of this size, one
-// message each, numbered as signal puts. On the two-host bed over
-// UCX/TCP, a 1 MiB put + completion: one message 1 ms, pieces of 256 KiB
-// 730 us, 64 KiB 590, 32 KiB 270, 16 KiB 340, 8 KiB 620 (an RMA put 600).
-constexpr size_t kPiece = 32768;
 // Pieces of a put by message from this size up are sent from the source
 // itself (Transport::send_from), not copied into their messages first:
 // the source is free once the transport let go of it, which over TCP is
@@ -267,12 +262,14 @@ int Runtime::start_signal_put(Gma &g) {
         for (const SignalPeer::Unacked &u : p.unacked)
             if (u.gma <= g.order) after_hi = u.number;
     if (after_hi) after_lo = p.unacked.front().number;
-    // One message; a put by message larger than kPiece, one per piece
+    // One message; a put by message larger than the transport's piece
+    // (Transport::message_piece), one per piece
     // (each piece after the one before it, so a refused piece refuses the
     // rest of its put there: after_lo/after_hi).
-    const size_t pieces = g.by_message ? std::max<size_t>(1, (g.size + kPiece - 1) / kPiece) : 1;
+    const size_t piece = tp->message_piece();
+    const size_t pieces = g.by_message ? std::max<size_t>(1, (g.size + piece - 1) / piece) : 1;
     for (size_t i = 0; i < pieces; ++i) {
-        const size_t from = i * kPiece, n = pieces == 1 ? g.size : std::min(kPiece, g.size - from);
+        const size_t from = i * piece, n = pieces == 1 ? g.size : std::min(piece, g.size - from);
         if (i > 0) {
             if (!after_lo) after_lo = p.unacked.front().number;
             after_hi = p.sent;

@@ -101,6 +101,10 @@ class Transport {
     // The largest put to another node that goes better as one message
     // (stored by the target's progress) than as RMA and its completion.
     virtual size_t message_put_max() const { return 4096; }
+    // A put by message larger than this goes as pieces of this size, one
+    // message each (signal_put.cpp): the largest message the transport
+    // receives in one piece.
+    virtual size_t message_piece() const { return 32768; }
     // The largest body a held put (layer::put_held) to another node
     // carries better than an RMA put after the receiver's go-ahead. On the
     // two-host bed, an allgather's 64 KiB blocks over tcp;ofi_rxm took 134

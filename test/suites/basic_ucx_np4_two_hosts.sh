@@ -3,6 +3,9 @@
 # (test/two_hosts.sh): copies, atomics and faults between hosts and
 # within each. Its set-up lines (ACP_VERBOSE) name how rank 0 reaches a
 # rank of its own host and one of the other: UCX's transports for each.
+# UCX takes the receive segment acpx sets for its puts by message without
+# a complaint. The puts by message run again where the user sized the
+# segments (UCX_TCP_RX_SEG_SIZE: acpx keeps its smaller pieces).
 set -u
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
@@ -14,3 +17,7 @@ grep -Eq '^acpx: rank 0 reaches rank 1 \(same node\) through ucx: .*memory' "$er
     || { echo "basic_ucx_np4_two_hosts: no line for the same node's path"; exit 1; }
 grep -Eq '^acpx: rank 0 reaches rank 2 \(another node\) through ucx: tcp/' "$err" \
     || { echo "basic_ucx_np4_two_hosts: no line naming tcp for the other node's path"; exit 1; }
+! grep -q 'invalid configuration' "$err" \
+    || { echo "basic_ucx_np4_two_hosts: UCX refused a setting of acpx's"; exit 1; }
+UCX_TCP_RX_SEG_SIZE=64K GTEST_FILTER='PutByMessage.*' "$ACPX_SRCDIR/test/run-two-hosts.sh" acprun 4 \
+    "$ACPX_BUILDDIR/test/basic/basic_test"
