@@ -585,9 +585,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * acp_finalize (acpx-bench memory: control_arenas); the whole pages of
  * their free blocks go back to the system at each free, and are backed
  * again (or the create fails, saying so) when a block reuses them.
+ * A buffered handle's buffer is a block of the same arenas: it goes back
+ * at free, but a handle's that timed out, kept as its control block.
  * Registrations: a direct handle's array is registered once for every
- * live handle over the same bytes; a buffered handle's buffer is one of
- * its own (1023 a process: acp_register_memory).
+ * live handle over the same bytes (1023 a process: acp_register_memory);
+ * buffered handles take none of their own.
  *
  * Errors: every function prints "acpx: <function>: <argument>: <reason>"
  * and returns ACP_COL_NULL, ACP_REQUEST_NULL or -1. Bad input leaves

@@ -75,7 +75,7 @@ bool find_peers(Col &c, const char *fn) {
             src_bytes += ar::data_bytes(step_bytes);
         }
     }
-    if (src_bytes && !basic::layer::alloc_shared(src_bytes, fn, &c.mem.buffer)) return false;
+    if (src_bytes && !basic::layer::alloc_block(src_bytes, fn, &c.mem.buffer)) return false;
     a.known = true;
     return true;
 }

@@ -412,8 +412,12 @@ int acp_free_col(acp_col_t h) try {
     // other nodes whose last ready byte is still on its way (they send it
     // at their own free, which may come after this one's): kept until it
     // has landed. (On this node, members_caught_up saw their last bytes.)
+    // A buffered handle's buffer, a block too, takes data only for rounds
+    // this member started, all of which ended here: it goes back at once,
+    // but for a broken round's, whose late data may still come.
+    if (!c->broken.empty()) quarantine(st, c->mem.buffer);
     if (!c->broken.empty() || !caught_up)
-        quarantine_ctl(st, *c);
+        quarantine(st, c->mem.ctl);
     else if (std::vector<size_t> unsettled = unsettled_ready(*c); !unsettled.empty()) {
         st.parked_ctls.push_back({c->mem.ctl, std::move(unsettled), static_cast<uint8_t>(c->seq)});
         c->mem.ctl = {};

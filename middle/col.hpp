@@ -203,8 +203,8 @@ struct State final : basic::layer::LayerState {
         size_t handles = 0;
     };
     std::map<std::pair<const void *, size_t>, ArrayReg> arrays;
-    // Bytes of control blocks kept until acp_finalize (quarantine_ctl).
-    size_t quarantined_ctl_bytes = 0;
+    // Bytes of control blocks and buffers kept until acp_finalize (quarantine).
+    size_t quarantined_bytes = 0;
 
     // The model's inputs, loaded at an automatic choice and again when
     // ACP_CALIBRATION, ACP_TOPOLOGY or ACP_TOPOLOGY_MAP changed (choose.cpp).

@@ -387,9 +387,9 @@ bool read_choices(const char *fn, Params *p) {
     return read_algorithm(fn, st, p);
 }
 
-void quarantine_ctl(State &st, Col &c) {
-    st.quarantined_ctl_bytes += c.mem.ctl.size;
-    c.mem.ctl = {};
+void quarantine(State &st, basic::layer::SharedMemory &m) {
+    st.quarantined_bytes += m.size;
+    m = {};
 }
 
 // A direct handle's array, registered once for every live handle over the
@@ -480,9 +480,11 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
             c->mem.data = c->mem.ctl.ga;  // nothing to reach; keeps the rank in the GA
         }
     } else if (ok) {
-        // A bcast's blocks are ranges of one array-sized buffer.
+        // A bcast's blocks are ranges of one array-sized buffer. A block
+        // of the arenas, as the control block: no registration of its own
+        // (a process has 1023), and back to the next creates at free.
         const size_t blocks = p.kind == Kind::kAllgather ? n : 1;
-        ok = basic::layer::alloc_shared(blocks * p.size, fn, &c->mem.buffer);
+        ok = basic::layer::alloc_block(blocks * p.size, fn, &c->mem.buffer);
         if (ok) c->mem.data = c->mem.buffer.ga;
     }
     // A member that failed here still takes part, so the others do not wait
@@ -497,7 +499,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     if (!go || !ok || !exchange_addresses(fn, st, key, near, play, my_index, mine, &table)) {
         if (go && !ok) st.mailbox.erase(key);  // (the coordinator refuses a member without memory first)
         // Its address may have reached neighbours that created the handle.
-        if (go) quarantine_ctl(st, *c);
+        if (go) quarantine(st, c->mem.ctl);
         release(*c);
         return nullptr;
     }

@@ -38,9 +38,10 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
 
 // Releases what a handle owns (its registrations and memory).
 void release(Col &c);
-// Keeps c's control block from the next creates until acp_finalize (a
-// peer may still write into it: alloc_block) and takes it from c.
-void quarantine_ctl(State &st, Col &c);
+// Keeps a handle's block (its control block or buffer) from the next
+// creates until acp_finalize (a peer may still write into it:
+// alloc_block) and takes it from the handle.
+void quarantine(State &st, basic::layer::SharedMemory &m);
 
 // Files every middle-layer message that arrived: a create's under its
 // create, a channel's in the channel table, a segmented buffer's in its.

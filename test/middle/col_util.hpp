@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,16 +40,27 @@ inline int index_in(const std::vector<int> &g, int rank) {
     return static_cast<int>(std::find(g.begin(), g.end(), rank) - g.begin());
 }
 
-// Sets an environment variable for the scope (unset again after).
+// Sets an environment variable for the scope; after it, the variable is
+// as it was (a suite's own setting, e.g. ACP_COL_INLINE=0, stays for the
+// tests after this one).
 class ScopedEnv {
   public:
-    ScopedEnv(const char *name, const std::string &value) : name_(name) { setenv(name, value.c_str(), 1); }
-    ~ScopedEnv() { unsetenv(name_); }
+    ScopedEnv(const char *name, const std::string &value) : name_(name) {
+        if (const char *was = std::getenv(name)) was_ = was;
+        setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnv() {
+        if (was_)
+            setenv(name_, was_->c_str(), 1);
+        else
+            unsetenv(name_);
+    }
     ScopedEnv(const ScopedEnv &) = delete;
     ScopedEnv &operator=(const ScopedEnv &) = delete;
 
   private:
     const char *name_;
+    std::optional<std::string> was_;
 };
 
 // What a suite runs over: execution mode and algorithm.

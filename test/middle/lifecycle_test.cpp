@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -263,6 +264,40 @@ TEST(Lifecycle, AThousandLiveHandlesHoldNoMoreThanTheirQueriesSay) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Buffered handles past the process's 1023 registrations: a buffer is a
+// block of the arenas, as a control block, not a registration of its own.
+// Every handle delivers its rounds, every other one through the buffers
+// (root mode, no inline slots: the root's copies go buffer to buffer);
+// the query counts the buffer.
+TEST(Lifecycle, MoreBufferedHandlesThanRegistrationsLiveAtOnce) {
+    constexpr int kHandles = 1100;
+    constexpr size_t kSize = 256;
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(kSize);
+    std::vector<acp_col_t> hs;
+    for (int i = 0; i < kHandles; ++i) {
+        std::optional<ScopedEnv> inl, exec;
+        if (i % 2 == 0) inl.emplace("ACP_COL_INLINE", "0"), exec.emplace("ACP_COL_EXEC", "root");
+        acp_col_t h = acp_create_bcast_buffered(g[0], n, g.data(), kSize);
+        ASSERT_NE(h, ACP_COL_NULL) << "handle " << i;
+        hs.push_back(h);
+        EXPECT_GE(acp_query_col_memory(h), kSize) << "handle " << i << ": its buffer is not counted";
+        if (me() == g[0]) fill_pattern(a.data(), kSize, static_cast<uint64_t>(i));
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), kSize)), 0) << "handle " << i;
+        ASSERT_EQ(first_mismatch(a.data(), kSize, static_cast<uint64_t>(i)), -1) << "handle " << i;
+    }
+    // Each again, in the reverse order: every handle still has its own bytes.
+    for (int i = kHandles - 1; i >= 0; --i) {
+        if (me() == g[0]) fill_pattern(a.data(), kSize, static_cast<uint64_t>(i) + kHandles);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(hs[static_cast<size_t>(i)], a.data(), kSize)), 0)
+            << "handle " << i;
+        ASSERT_EQ(first_mismatch(a.data(), kSize, static_cast<uint64_t>(i) + kHandles), -1) << "handle " << i;
+    }
+    for (acp_col_t h : hs) EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 // A freed handle's control block goes to the next creates: thousands of
 // create / round / free cycles take no more memory than the first few, and
 // as little time each (no segment, registration or message per block).
@@ -407,14 +442,14 @@ TEST(Lifecycle, AControlBlockIsNotReusedBeforeItsLastReadyBytesLanded) {
         }
         middle::AppCall call(st.owner);
         EXPECT_TRUE(st.parked_ctls.empty()) << "the last ready bytes landed, but the block is still kept";
-        EXPECT_EQ(st.quarantined_ctl_bytes, 0u);
+        EXPECT_EQ(st.quarantined_bytes, 0u);
     }
 }
 
 // A handle whose round timed out may still be written into by a peer (here
 // a root that sends late, into the receiver's slots): its control block is
 // kept from the next creates until acp_finalize
-// (State::quarantined_ctl_bytes), so the late bytes and stamps land in no
+// (State::quarantined_bytes), so the late bytes and stamps land in no
 // other handle. Were the block handed to the next create, that handle's
 // second round would find the late stamp of the same round number and
 // end at once with the late bytes. Needs a short ACP_TIMEOUT: run by
@@ -437,7 +472,7 @@ TEST(LifecycleTimeout, ALateRootWritesIntoNoOtherHandle) {
             size_t kept = 0;
             {
                 middle::AppCall call(st.owner);
-                kept = st.quarantined_ctl_bytes;
+                kept = st.quarantined_bytes;
             }
             const std::string err = stderr_of([&] {
                 EXPECT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), -1) << "the root never sent";
@@ -445,7 +480,7 @@ TEST(LifecycleTimeout, ALateRootWritesIntoNoOtherHandle) {
             });
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
             middle::AppCall call(st.owner);
-            EXPECT_GT(st.quarantined_ctl_bytes, kept) << "a timed-out handle's control block went back";
+            EXPECT_GT(st.quarantined_bytes, kept) << "a timed-out handle's control block went back";
         } else {
             // Late: after the receiver's wait ended, before the next create
             // there times out.
@@ -465,6 +500,49 @@ TEST(LifecycleTimeout, ALateRootWritesIntoNoOtherHandle) {
             EXPECT_EQ(first_mismatch(a2.data(), 8, round), -1) << "round " << round << " of the next handle";
         }
         EXPECT_EQ(acp_free_col(h2), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// A buffered handle whose round timed out keeps its buffer from the next
+// creates too: a late root (root mode, no inline slots: the root's copies
+// go into the member's buffer) may still write into it. Run by
+// test/suites/middle_timeout_np2.sh (ACP_TIMEOUT=2); elsewhere it skips.
+TEST(LifecycleTimeout, ATimedOutBufferedHandleKeepsItsBuffer) {
+    using namespace acpx;
+    const double timeout = basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_np2.sh runs it";
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    constexpr size_t kBuffer = 64 * 1024;
+    std::vector<int> g = {0, 1};
+    if (me() <= 1) {
+        ScopedEnv inl("ACP_COL_INLINE", "0"), exec("ACP_COL_EXEC", "root");
+        std::vector<unsigned char> a(kBuffer);
+        acp_col_t h = acp_create_bcast_buffered(1, 2, g.data(), kBuffer);
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == 1) fill_pattern(a.data(), kBuffer, 1);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBuffer)), 0);
+        EXPECT_EQ(first_mismatch(a.data(), kBuffer, 1), -1);
+        middle::State &st = middle::State::get();
+        if (me() == 0) {
+            size_t kept = 0;
+            {
+                middle::AppCall call(st.owner);
+                kept = st.quarantined_bytes;
+            }
+            const std::string err = stderr_of([&] {
+                EXPECT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBuffer)), -1) << "the root never sent";
+                acp_free_col(h);
+            });
+            EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
+            middle::AppCall call(st.owner);
+            EXPECT_GE(st.quarantined_bytes, kept + kBuffer) << "a timed-out handle's buffer went back";
+        } else {
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
+            fill_pattern(a.data(), kBuffer, 2);
+            acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBuffer));  // late: what it returns is not the point
+            acp_free_col(h);
+        }
     }
     EXPECT_EQ(acp_sync(), 0);
 }
