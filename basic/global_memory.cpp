@@ -87,7 +87,7 @@ uint64_t Runtime::node_share() const {
 
 uint64_t Runtime::heap_limit() const { return cfg.malloc_limit ? cfg.malloc_limit : node_share(); }
 
-acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why) {
+acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why, bool zero) {
     if (size == 0) return *why = "size is 0", ACP_GA_NULL;
     if (size > ga::kMaxRegistration)
         return *why = "size " + std::to_string(size) + " is over ACP_MAX_REGISTRATION_SIZE (16 GiB)", ACP_GA_NULL;
@@ -97,8 +97,9 @@ acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::str
         b = a.heap.alloc(size);
     }
     if (!b) return *why = "internal: no block after growing the heap", ACP_GA_NULL;
-    // Zeroed, as the memory of a new arena is: what a previous owner of the
-    // block left is not visible to the next.
+    // Zeroed (unless the caller writes every byte before reading any), as
+    // the memory of a new arena is: what a previous owner of the block
+    // left is not visible to the next.
     uint64_t &used_to = a.used_to[b->arena];
     LocalReg &r = regs.local[a.arena_tag[b->arena]];
     if (a.gave_back[b->arena] && b->offset < used_to) {
@@ -112,7 +113,7 @@ acp_ga_t Runtime::arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::str
             return *why = std::string("cannot back its pages again: ") + std::strerror(err), ACP_GA_NULL;
         }
     }
-    if (b->offset < used_to) std::memset(r.base + b->offset, 0, std::min(size, used_to - b->offset));
+    if (zero && b->offset < used_to) std::memset(r.base + b->offset, 0, std::min(size, used_to - b->offset));
     used_to = std::max(used_to, b->offset + size);
     return ga::encode(static_cast<uint32_t>(rank), a.arena_tag[b->arena], b->offset);
 }

@@ -70,12 +70,13 @@ bool alloc_shared(size_t size, const char *fn, SharedMemory *out) {
     return true;
 }
 
-bool alloc_block(size_t size, const char *fn, SharedMemory *out) {
+bool alloc_block(size_t size, const char *fn, SharedMemory *out, BlockContents contents) {
     Runtime *rt = api::need(fn);
     if (!rt) return false;
     auto lk = rt->lock_api();
     std::string why;
-    const acp_ga_t g = rt->arena_alloc(rt->blocks, size ? size : 1, rt->node_share(), &why);
+    const acp_ga_t g =
+        rt->arena_alloc(rt->blocks, size ? size : 1, rt->node_share(), &why, contents == BlockContents::kZeroed);
     if (g == ACP_GA_NULL) return report(fn, "memory", "cannot allocate a block of %zu bytes: %s", size, why.c_str());
     const ga::Parts p = ga::decode(g);
     out->base = rt->local_reg(p.tag)->base + p.offset;

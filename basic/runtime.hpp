@@ -246,9 +246,10 @@ class Runtime {
     // Under the lock, on this process's heap. ACP_GA_NULL / false with *why.
     acp_ga_t heap_alloc(uint64_t size, std::string *why) { return arena_alloc(gm, size, heap_limit(), why); }
     bool heap_free(acp_ga_t g, std::string *why);
-    // A zeroed block of `a` (a new arena when none has room, up to `limit`
-    // bytes of arenas in all).
-    acp_ga_t arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why);
+    // A block of `a` (a new arena when none has room, up to `limit` bytes
+    // of arenas in all), zeroed unless `zero` is false (then what a freed
+    // block of this process left there may show).
+    acp_ga_t arena_alloc(Arenas &a, uint64_t size, uint64_t limit, std::string *why, bool zero = true);
     bool arena_grow(Arenas &a, uint64_t need, uint64_t limit, std::string *why);
     // Frees the live block of `a` at (tag, offset), if there is one there;
     // where a.gives_back, the whole free pages around it go back.

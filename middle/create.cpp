@@ -484,7 +484,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         // of the arenas, as the control block: no registration of its own
         // (a process has 1023), and back to the next creates at free.
         const size_t blocks = p.kind == Kind::kAllgather ? n : 1;
-        ok = basic::layer::alloc_block(blocks * p.size, fn, &c->mem.buffer);
+        ok = basic::layer::alloc_block(blocks * p.size, fn, &c->mem.buffer, basic::layer::BlockContents::kAsLeft);
         if (ok) c->mem.data = c->mem.buffer.ga;
     }
     // A member that failed here still takes part, so the others do not wait
