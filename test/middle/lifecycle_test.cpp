@@ -446,6 +446,28 @@ TEST(Lifecycle, AControlBlockIsNotReusedBeforeItsLastReadyBytesLanded) {
     }
 }
 
+namespace {
+
+// The bytes of blocks this process keeps until acp_finalize
+// (middle::State::quarantined_bytes), read under the layer's lock.
+size_t quarantined_now() {
+    acpx::middle::State &st = acpx::middle::State::get();
+    acpx::middle::AppCall call(st.owner);
+    return st.quarantined_bytes;
+}
+
+// A member's round whose root does not come within ACP_TIMEOUT: the wait
+// fails, the handle is freed. What they printed.
+template <class Send>
+std::string timed_out_and_freed(acp_col_t h, Send send) {
+    return stderr_of([&] {
+        EXPECT_EQ(acp_wait_col(send()), -1) << "the root never sent";
+        acp_free_col(h);
+    });
+}
+
+}  // namespace
+
 // A handle whose round timed out may still be written into by a peer (here
 // a root that sends late, into the receiver's slots): its control block is
 // kept from the next creates until acp_finalize
@@ -467,20 +489,11 @@ TEST(LifecycleTimeout, ALateRootWritesIntoNoOtherHandle) {
         if (me() == 1) fill_pattern(a1.data(), 8, 1);
         ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), 0);
         EXPECT_EQ(first_mismatch(a1.data(), 8, 1), -1);
-        middle::State &st = middle::State::get();
         if (me() == 0) {
-            size_t kept = 0;
-            {
-                middle::AppCall call(st.owner);
-                kept = st.quarantined_bytes;
-            }
-            const std::string err = stderr_of([&] {
-                EXPECT_EQ(acp_wait_col(acp_send_bcast_direct(h1, 0, 8)), -1) << "the root never sent";
-                acp_free_col(h1);
-            });
+            const size_t kept = quarantined_now();
+            const std::string err = timed_out_and_freed(h1, [&] { return acp_send_bcast_direct(h1, 0, 8); });
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
-            middle::AppCall call(st.owner);
-            EXPECT_GT(st.quarantined_bytes, kept) << "a timed-out handle's control block went back";
+            EXPECT_GT(quarantined_now(), kept) << "a timed-out handle's control block went back";
         } else {
             // Late: after the receiver's wait ended, before the next create
             // there times out.
@@ -523,20 +536,12 @@ TEST(LifecycleTimeout, ATimedOutBufferedHandleKeepsItsBuffer) {
         if (me() == 1) fill_pattern(a.data(), kBuffer, 1);
         ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBuffer)), 0);
         EXPECT_EQ(first_mismatch(a.data(), kBuffer, 1), -1);
-        middle::State &st = middle::State::get();
         if (me() == 0) {
-            size_t kept = 0;
-            {
-                middle::AppCall call(st.owner);
-                kept = st.quarantined_bytes;
-            }
-            const std::string err = stderr_of([&] {
-                EXPECT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBuffer)), -1) << "the root never sent";
-                acp_free_col(h);
-            });
+            const size_t kept = quarantined_now();
+            const std::string err =
+                timed_out_and_freed(h, [&] { return acp_send_bcast_buffered(h, a.data(), kBuffer); });
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
-            middle::AppCall call(st.owner);
-            EXPECT_GE(st.quarantined_bytes, kept + kBuffer) << "a timed-out handle's buffer went back";
+            EXPECT_GE(quarantined_now(), kept + kBuffer) << "a timed-out handle's buffer went back";
         } else {
             std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
             fill_pattern(a.data(), kBuffer, 2);
