@@ -302,8 +302,9 @@ int run_memory(const Options &o) {
         }
     }
     {
-        // The arenas the handles' control blocks came from (basic::layer::
-        // alloc_block): what they grew to for the handles above, mapped
+        // The arenas the handles' control blocks (and buffered handles'
+        // buffers) came from (basic::layer::alloc_block): what they grew to
+        // for the handles above, mapped
         // until acp_finalize, shared by every handle (the pages of their
         // free blocks go back to the system).
         const auto all = gather(static_cast<double>(basic::layer::block_arena_bytes()));
