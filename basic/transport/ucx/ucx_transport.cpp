@@ -30,13 +30,12 @@ constexpr unsigned kAmId = 7;  // the one active-message id acpx uses
 // one receive segment, which acpx makes room for (kRxSegment, unless the
 // user set UCX_TCP_RX_SEG_SIZE: then kUserPiece, which fits UCX's
 // default of 64 KiB with its headers). Larger pieces cost fewer
-// `sendmsg` calls and larger TCP segments per byte. On the two-host bed
-// (3 interleaved launches, medians), with 128 KiB pieces in 136 KiB
-// segments against 32 KiB pieces in 64 KiB: bcast 256 KiB 97 -> 83 us,
-// 1 MiB 325 -> 265, 4 MiB 1174 -> 1040; allgather 64 KiB 51 -> 41,
-// 1 MiB 597 -> 466; 8 B-32 KiB within the noise. Each segment of the
-// receive pool (allocated on the first message from another node, 8 at
-// a time) is 136 KiB instead of 64.
+// `sendmsg` calls and larger TCP segments per byte: on the two-host bed a
+// 1 MiB bcast round takes ~265 us so, ~325 in 32 KiB pieces, and rounds
+// of 8 B-32 KiB the same either way; pieces larger than a segment gain
+// nothing (doc/measurements/2026-12-06-tcp-pieces-two-hosts.md). Each
+// segment of the receive pool (allocated on the first message from
+// another node, 8 at a time) is 136 KiB instead of 64.
 constexpr size_t kPiece = 128 * 1024;
 constexpr const char *kRxSegment = "136K";
 constexpr size_t kUserPiece = 32 * 1024;
@@ -270,10 +269,10 @@ class UcxTransport final : public Transport {
     // stream better (on the two-host bed a 1 MiB put +
     // completion takes 270 us so, 600 as RMA; a window streams 3.8-4.9
     // GB/s, 1.3-1.7 as RMA), at any size: the pieces go from the put's
-    // source (send_from); the source is free once UCX has sent them. (A
-    // cap of 4 MiB made an 8 MiB bcast round take 4.7 ms between two
-    // hosts, 1.75 in pieces; Open MPI 1.6.) Measured over TCP only:
-    // over an RDMA transport, UCX's RMA put may well be the better one.
+    // source (send_from); the source is free once UCX has sent them. (An
+    // 8 MiB bcast round between two hosts takes ~1.5 ms in pieces, as
+    // Open MPI's, ~4.7 as an RMA put.) Measured over TCP only: over an
+    // RDMA transport, UCX's RMA put may well be the better one.
     // libfabric's tcp;ofi_rxm RMA streams better than its messages from
     // 16 KiB (32 KiB window: 3.8 vs 1.4 GB/s): it keeps the default.
     size_t message_put_max() const override { return std::numeric_limits<size_t>::max(); }
