@@ -142,6 +142,37 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
     return rc == OnNode::kFallback ? kNoDirectWrite : rc;
 }
 
+int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn) {
+    Runtime *rt = api::need(fn);
+    if (!rt) return -1;
+    auto lk = rt->lock_api();
+    if (rank == rt->rank || !rt->on_node.reaches(rank)) return kNoDirectWrite;
+    // Carried out for the rank whose bytes these are: exec:N, as a
+    // delegated copy this process executes for its issuer (messages.cpp).
+    if (rt->faults.exec_in && --rt->faults.exec_in == 0)
+        return report(fn, "addr", "rank %d: %zu bytes from rank %d: fault injected for a test (ACPX_TEST_FAIL)",
+                      rt->rank, n, rank),
+               -1;
+    const int rc = rt->on_node.read_direct(rank, dst, addr, n);
+    return rc == OnNode::kFallback ? kNoDirectWrite : rc;
+}
+
+bool reaches_direct(int rank) {
+    Runtime *rt = runtime();
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    return rank != rt->rank && rt->on_node.reaches(rank);
+}
+
+bool injected_fault(int rank, size_t n, const char *fn) {
+    Runtime *rt = runtime();
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    if (!rt->faults.fails_start(n > 8)) return false;
+    report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt->rank, n, rank);
+    return true;
+}
+
 acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn) {
     return put_signal(dst, data, n, nullptr, 0, signal, order, fn);
 }

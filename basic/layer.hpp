@@ -88,6 +88,19 @@ Mapped mapped(acp_ga_t ga, size_t size);
 // peer, or a data fault a test injected: basic/fault_injection.hpp).
 inline constexpr int kNoDirectWrite = 1;
 int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char *fn);
+// The reverse: n bytes from address `addr` in rank's process (memory that
+// need not be registered) to this process's `dst`, a copy this process
+// executes for that rank (a middle-layer round whose receiver reads its
+// block out of the sender's array). Returns as write_direct; a test's
+// exec:N fails it (basic/fault_injection.hpp).
+int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn);
+// Does write_direct / read_direct reach rank (on this node, CMA allowed)?
+bool reaches_direct(int rank);
+// A copy of n bytes to rank that this process issues but another process
+// carries out (the receiver's read_direct): true, reported as the copy's
+// failure, when a test's start:N or data:N (basic/fault_injection.hpp)
+// says this copy fails, so the issuer fails it as it would one it made.
+bool injected_fault(int rank, size_t n, const char *fn);
 
 // A signal put: writes `n` bytes (1 to 64 KiB + 64) from `data` to `dst`
 // as one transport message, which the target's progress stores: bytes

@@ -70,6 +70,10 @@ class OnNode {
     int write_direct(int rank, uint64_t raddr, const void *src, size_t len) {
         return cma_.reaches(rank) ? cma_.write(rank, raddr, src, len) : kFallback;
     }
+    // As get, from any address of the peer: CMA only.
+    int read_direct(int rank, void *dst, uint64_t raddr, size_t len) {
+        return cma_.reaches(rank) ? cma_.read(rank, dst, raddr, len) : kFallback;
+    }
 
   private:
     CmaChannel cma_;
