@@ -81,6 +81,10 @@ constexpr ConfigVar kVars[] = {
      "bytes of this process's eager pool (1M, say): rounds over 48 bytes to members on its node go there before "
      "they are ready, and handles hold one-line slots (0: per-handle slots as large as the eager rounds)",
      kCreate},
+    {"ACP_COL_PULL", "1",
+     "1: a direct handle's rounds above the inline slots between ranks of a node are read by each receiver "
+     "out of its sender's array (one Cross-Memory-Attach read); 0: written by the sender",
+     kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",

@@ -78,6 +78,10 @@
  *                        every handle; a full pool sends the non-eager way;
  *                        to members that map nothing (ACP_CMA=0) they go
  *                        as held puts
+ *   ACP_COL_PULL         1 (default): a direct handle's delegated rounds above
+ *                        the inline slots are read by each receiver on the
+ *                        sender's node out of the sender's array (one
+ *                        Cross-Memory-Attach read); 0: written by the sender
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round
@@ -598,7 +602,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * then only be freed. A buffered round's arrays are not written after its
  * wait returns, even one that timed out (a sender caught inside its copy
  * holds that wait until the copy ends, at most ACP_TIMEOUT more, and is
- * then named).
+ * then named); nor are a direct round's from members of its node in
+ * delegated mode above the inline slots (ACP_COL_PULL=1: each member
+ * reads its block itself, in its own round; a block read after its
+ * sender's round ended fails the reader's round). A direct round's array
+ * may otherwise take a late sender's bytes until the handle is freed.
  */
 typedef struct acp_col_s *acp_col_t;
 typedef struct acp_request_s *acp_request_t;

@@ -41,6 +41,7 @@ struct Col {
     Plan plan;
     int rank = 0;                   // this process
     bool placed = false;            // ACP_COL_PLACE moved members in its lists (create.cpp); in rank's padding
+    bool pull = true;               // ACP_COL_PULL at create: receivers on its node read (round.cpp, publish_pull)
     std::string algo_label;         // acp_query_col_algorithm: "bruck", "knomial:4"
     std::unique_ptr<Allreduce> ar;  // an allreduce's plan and round (allreduce.hpp); else nullptr
 
@@ -110,6 +111,7 @@ struct Col {
         std::vector<uint32_t> out_issued;
         std::vector<uint32_t> seen;
         uint32_t issued_count = 0;             // out entries issued this segment
+        uint32_t pulls = 0;                    // of them, published to be read and not yet counted (in padding)
         acp_handle_t first = ACP_HANDLE_NULL;  // this member's first GMA of the segment
         acp_handle_t last = ACP_HANDLE_NULL;   // and its last
         std::vector<Notice> notices;
@@ -169,6 +171,7 @@ struct State final : basic::layer::LayerState {
     // one-member round.
     uint64_t last_id = 0;
     Col *last_col = nullptr;
+    bool pull = true;  // ACP_COL_PULL, as the create in progress read it (read_choices)
     Col *find(uint64_t id) {
         if (id == last_id && last_col) return last_col;
         auto it = cols.find(id);

@@ -382,6 +382,10 @@ bool read_choices(const char *fn, Params *p) {
     size_t pool = 0;
     if (std::string why; !pool_bytes_from_env(&pool, &why)) return report(fn, "ACP_COL_POOL", "%s", why.c_str());
     State &st = State::get();
+    const char *pull = basic::config_env("ACP_COL_PULL");
+    if (pull && std::strcmp(pull, "0") && std::strcmp(pull, "1"))
+        return report(fn, "ACP_COL_PULL", "'%s' is not 0 or 1", pull);
+    st.pull = !pull || !std::strcmp(pull, "1");
     st.pool.set_capacity(pool);  // read at each create; the pool is allocated once, at its first chunk
     p->pooled = pool > 0;        // create_col: only where the group is on one node
     return read_algorithm(fn, st, p);
@@ -451,6 +455,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     auto c = std::make_unique<Col>();
     c->owner = &st.owner;
     c->p = p;
+    c->pull = st.pull;
     c->rank = group[me];
     // Not for a member whose own arguments are bad: p may make no sense.
     const bool allreduce = p.kind == Kind::kAllreduce;

@@ -111,8 +111,22 @@ inline constexpr size_t kChunkGa = 16, kPoolBytes = 24;
 // ACP_CMA=0 with an eager pool).
 inline constexpr uint64_t kHeld = uint64_t{1} << 37;
 inline constexpr size_t kHeldRef = 16, kHeldHead = 24;  // kHeldHead: stamps and the reference
-inline constexpr size_t kStampBytes = 16;               // a stamp pair; an arrive slot's inline bytes follow it
-inline constexpr size_t kFwdBytes = 8;                  // a forwards' notice: a size stamp
+// ... the block's bytes are still in the sender's array, on this node: the
+// receiver reads them from there (one Cross-Memory-Attach read; through
+// the transport from the GA at kPullGa where CMA is refused), then adds
+// one (and kPullFailure if the read failed) to the sender's count of reads
+// of that block this round: the word at kPullCount in the sender's own
+// slot of the block and round, which the sender zeroed before it
+// published. A sender whose round ended without every read (timed out)
+// sets kPullWithdrawn there: a receiver whose add finds it fails its round
+// (the bytes it read may be the application's next ones). A receiver that
+// has read the block clears kPulled from its own stamp. A direct handle's
+// delegated rounds above the inline slots (round.cpp, publish_pull).
+inline constexpr uint64_t kPulled = uint64_t{1} << 36;
+inline constexpr size_t kPullAddr = 16, kPullGa = 24, kPullCount = 32;  // slots are >= 64 bytes where used
+inline constexpr uint64_t kPullFailure = uint64_t{1} << 32, kPullWithdrawn = uint64_t{1} << 63;
+inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
+inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 
 // Offsets in a control block; every member of a handle has the same.
 struct Layout {

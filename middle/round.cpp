@@ -99,14 +99,18 @@ bool is_pooled(const Col &c) { return c.plan.lay.pools(seg_len(c)); }
 // Either way a segment goes before its receiver called send.
 bool is_eager(const Col &c) { return is_inline(c) || is_pooled(c); }
 
-// Segment markers (Col::Segment::out_issued, seen).
-uint32_t mark(const Col &c) { return static_cast<uint32_t>(c.seq); }
-bool issued(const Col &c, size_t j) { return c.cur.out_issued[j] == mark(c); }
+// Segment markers (Col::Segment::out_issued, seen). An out entry's
+// marker also says whether its block waits to be read by its receiver
+// (publish_pull): its top bit (kPullMark), the rest the segment's.
+constexpr uint32_t kPullMark = uint32_t{1} << 31;
+uint32_t mark(const Col &c) { return static_cast<uint32_t>(c.seq) & ~kPullMark; }
+bool issued(const Col &c, size_t j) { return (c.cur.out_issued[j] & ~kPullMark) == mark(c); }
 void set_issued(Col &c, size_t j) {
     c.cur.out_issued[j] = mark(c);
     ++c.cur.issued_count;
 }
 bool seen(const Col &c, size_t i) { return c.cur.seen[i] == mark(c); }
+bool awaits_read(const Col &c, size_t j) { return c.cur.out_issued[j] == (mark(c) | kPullMark); }
 
 // Where this member's bytes of `block` are here: its array or buffer.
 char *local_data(const Col &c) { return buffered(c) ? static_cast<char *>(c.mem.buffer.base) : c.mem.array; }
@@ -191,7 +195,9 @@ size_t signal_at(const Col &c, uint32_t slot) {
 // offset, and how the bytes came (ctl::kInPlace, kPooled, kHeld).
 uint64_t offset_value(const uint8_t *s) { return value_of(load_acquire(s + 8)); }
 // The sender's offset alone.
-uint64_t sent_offset(const uint8_t *s) { return offset_value(s) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld); }
+uint64_t sent_offset(const uint8_t *s) {
+    return offset_value(s) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld | ctl::kPulled);
+}
 
 // A buffered member's block that arrived (its stamps are here): were its
 // bytes written into this member's array (put_in_place), not its buffer?
@@ -214,6 +220,10 @@ bool held_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + wh
 const char *held_body(const Col &c, size_t where, size_t len) {
     return basic::layer::held_bytes(load_acquire(c.ctl_base() + where + ctl::kHeldRef), len);
 }
+
+// A block that arrived (its stamps at `where`) to be read out of its
+// sender's array, not yet read here (publish_pull).
+bool pulled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kPulled; }
 
 // Where this member's bytes of `block` (range r of the segment) are for
 // it to send them: buffered, from its array where it is the block's origin
@@ -513,6 +523,134 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     return true;
 }
 
+// This member's count of reads of `block` this segment (ctl::kPullCount):
+// in its own slot of the block, where its receivers add.
+uint64_t *read_count(const Col &c, uint32_t block) {
+    return reinterpret_cast<uint64_t *>(c.ctl_base() + arrive_at(c, block) + ctl::kPullCount);
+}
+
+// A direct handle's block (range r, at `from` in this member's array) to
+// the receiver of out entry j on this node, which called send for this
+// segment: the address (and GA) go into the receiver's slot, then the
+// stamps, marked kPulled; the receiver reads the bytes out of this
+// process (one Cross-Memory-Attach read) and counts its read here
+// (pulls_answered). Why the receiver: it reads in its own round only, so
+// nothing writes into its array after its wait returned (a written block
+// could land there after the receiver's round timed out); a sender's
+// receivers read at once, where its writes ran one after another; and
+// one system call at the receiver replaces two GMAs here (data, then
+// stamps). At 2 ranks on the 2-core VM the rounds take as long either
+// way (doc/measurements/2026-12-06-receiver-reads-one-node.md). False:
+// the receiver's slots are not mapped here, or CMA does not reach it; the
+// block goes by GMA. A copy a test fails (basic::layer::injected_fault)
+// fails as a write would: the round here, a failed stamp to the receiver.
+bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
+    const OutEntry &o = c.plan.out[j];
+    char *slots = c.direct.out[j].arrive;
+    if (!c.pull || !slots || !basic::layer::reaches_direct(o.dst_rank)) return false;
+    char *slot = slots + ring_offset(c);
+    set_issued(c, j);
+    if (basic::layer::injected_fault(o.dst_rank, r.length, "acp_wait_col")) {
+        note_error(c, "a copy this rank issued failed: block " + std::to_string(o.block) + " to rank " +
+                          std::to_string(o.dst_rank) + " (to be read from here)");
+        store_pair(slot, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+        return true;
+    }
+    // The count's last users were the reads of the segment depth before,
+    // all counted before it ended here.
+    bool first = true;
+    for (size_t k = 0; k < c.plan.out.size() && first; ++k)
+        first = !(awaits_read(c, k) && c.plan.out[k].block == o.block);
+    if (first) store_release(read_count(c, o.block), 0);
+    store_release(slot + ctl::kPullAddr, reinterpret_cast<uintptr_t>(from));
+    store_release(slot + ctl::kPullGa, c.mem.data + static_cast<uint64_t>(from - c.mem.array));
+    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kPulled));
+    c.cur.out_issued[j] |= kPullMark;
+    ++c.cur.pulls;
+    return true;
+}
+
+// Where the receiver of a kPulled block counts its read: the sender's
+// own slot of the block (read_count there), through the sender's control
+// block mapped here (nullptr: not mapped) or by its GA.
+struct CountAt {
+    uint64_t *mapped = nullptr;
+    acp_ga_t ga = ACP_GA_NULL;
+};
+CountAt count_at(const Col &c, int32_t from, uint32_t block) {
+    const size_t within = at(c).arrive(block, 0, 0) + ring_offset(c) + ctl::kPullCount;
+    for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
+        if (static_cast<int32_t>(basic::ga::decode(c.plan.ready_targets[i]).rank) != from) continue;
+        const acp_ga_t ctl = c.plan.ready_targets[i] - c.plan.ready_within[i];
+        uint8_t *base = c.direct.ready[i] ? c.direct.ready[i] - c.plan.ready_within[i] : nullptr;
+        return {base ? reinterpret_cast<uint64_t *>(base + within) : nullptr, ctl + within};
+    }
+    return {};
+}
+
+// Adds `n` to a sender's count of reads; the count before, or
+// kPullWithdrawn if it could not be added (reported, and so named).
+uint64_t count_read(Col &c, const CountAt &to, uint64_t n, uint32_t block) {
+    if (to.mapped) return __atomic_fetch_add(to.mapped, n, __ATOMIC_SEQ_CST);
+    // Its control block not mapped here: an atomic GMA, the count before
+    // into this member's own count word of the block (free: this member
+    // does not send this block this segment before it has read it).
+    const acp_ga_t before = ctl_ga(c, arrive_at(c, block) + ctl::kPullCount);
+    const acp_handle_t h = to.ga == ACP_GA_NULL ? ACP_HANDLE_NULL : acp_add8(before, to.ga, n, ACP_HANDLE_NULL);
+    if (h != ACP_HANDLE_NULL) acp_complete(h);
+    if (h == ACP_HANDLE_NULL || acp_inquire(h) != 0) return ctl::kPullWithdrawn;
+    return load_acquire(c.ctl_base() + arrive_at(c, block) + ctl::kPullCount);
+}
+
+// The receiver of a kPulled block (signal slot `block`, its stamps at
+// `where`, from rank `from`): reads range r of it out of the sender's
+// array into `to` (by GMA from the sender's registered array where CMA is
+// refused), counts the read at the sender, and clears kPulled here. A
+// read that failed, or whose sender withdrew it (its round ended first:
+// the bytes may be the application's next ones), fails the round here
+// and, by a failed stamp in the slot, at the members this one forwards
+// the block to.
+void pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collectives::ByteRange &r, char *to) {
+    uint8_t *s = c.ctl_base() + where;
+    int rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), r.length, "acp_wait_col");
+    if (rc == basic::layer::kNoDirectWrite) {
+        const acp_handle_t h = acp_copy(c.mem.data + static_cast<uint64_t>(to - c.mem.array),
+                                        load_acquire(s + ctl::kPullGa), r.length, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) acp_complete(h);
+        rc = h != ACP_HANDLE_NULL && acp_inquire(h) == 0 ? 0 : -1;
+    }
+    const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
+    const bool withdrawn = before & ctl::kPullWithdrawn;
+    if (rc == 0 && !withdrawn) {
+        store_release(s + 8, stamp_of(c.seq, sent_offset(s)));  // read: no longer kPulled
+        return;
+    }
+    note_error(c, "block " + std::to_string(block) + " from rank " + std::to_string(from) +
+                      (rc != 0 ? " could not be read out of that rank's array (the error above)"
+                               : " was withdrawn by that rank while this rank read it (its round had ended there)"));
+    store_pair(s, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+}
+
+// Have the receivers of this segment's kPulled blocks read them all? A
+// failed read fails the round here as a failed copy does.
+bool pulls_answered(Col &c) {
+    for (size_t j = 0; j < c.plan.out.size() && c.cur.pulls; ++j) {
+        if (!awaits_read(c, j)) continue;
+        const uint32_t block = c.plan.out[j].block;
+        uint64_t readers = 0;
+        for (size_t k = j; k < c.plan.out.size(); ++k) readers += awaits_read(c, k) && c.plan.out[k].block == block;
+        const uint64_t n = __atomic_load_n(read_count(c, block), __ATOMIC_ACQUIRE);
+        if ((n & (ctl::kPullFailure - 1)) < readers) return false;
+        if (n >= ctl::kPullFailure)
+            note_error(c, "a copy this rank issued failed: block " + std::to_string(block) +
+                              ", read from here by a receiver (it named why)");
+        for (size_t k = j; k < c.plan.out.size(); ++k)
+            if (awaits_read(c, k) && c.plan.out[k].block == block) c.cur.out_issued[k] = mark(c);
+        c.cur.pulls -= static_cast<uint32_t>(readers);
+    }
+    return c.cur.pulls == 0;
+}
+
 // A pooled block whose sender's pool this process cannot map (a peer
 // that lets none map its memory, while it maps this one's): a GMA from
 // the chunk into this member's array or buffer (range r), waited for
@@ -569,6 +707,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
         if (issued(c, j)) continue;
         const OutEntry &o = c.plan.out[j];
         if (!out_ready(c, j, ready) || (o.wait && !arrived(c, o.block))) continue;
+        // A block to be read out of its sender: once this member has read it.
+        if (o.wait && !small && pulled_at(c, signal_at(c, o.block))) continue;
         const auto r = block_range(c, o.block);
         // A forwarder's block of a pooled round is in its sender's pool,
         // or held here (or, where that sender found no room, in this
@@ -632,6 +772,10 @@ bool issue_ready_entries(Col &c, bool *moved) {
             *moved = true;
             continue;
         }
+        if (!small && !pooled && !buffered(c) && publish_pull(c, j, from, r)) {
+            *moved = true;
+            continue;
+        }
         const acp_ga_t stamp = o.dst_arrive + turn;  // the inline slot follows it
         acp_handle_t h = ACP_HANDLE_NULL;
         if (small) {  // the stamps and the bytes in one message (signal put), the stamps stored last
@@ -672,8 +816,17 @@ bool check_arrivals(Col &c) {
             all = false;
             continue;
         }
-        c.cur.seen[i] = mark(c);
         const bool block = slot < c.plan.lay.n_in;
+        if (block && pulled_at(c, where)) {  // in the sender's array: read it here
+            if (sound_at(c, where)) {
+                pull_block(c, slot, where, c.plan.wait_from[i], block_range(c, slot),
+                           local_data(c) + block_range(c, slot).offset);
+            } else {  // not this member's round (named below): counted, not read, passed on as failed
+                count_read(c, count_at(c, c.plan.wait_from[i], slot), 1, slot);
+                store_release(c.ctl_base() + where + 8, stamp_of(c.seq, sent_offset(c.ctl_base() + where)));
+            }
+        }
+        c.cur.seen[i] = mark(c);
         if (block ? !sound_at(c, where) : value_of(load_acquire(c.ctl_base() + where)) != value_of(c.size)) {
             note_error(c, why_unsound(c, slot, c.plan.wait_from[i]));
             continue;
@@ -854,9 +1007,12 @@ bool advance(Col &c) {
         moved = true;
     }
     if (!c.plan.out.empty() && !issue_ready_entries(c, &moved)) return false;
+    // Reads counted as they come, not once all is sent: a timeout then
+    // names the receivers that have not read, not every one.
+    if (c.cur.pulls) pulls_answered(c);
     if (!check_arrivals(c)) return moved;
     if (c.plan.executes_list && !c.cur.issued) return moved;
-    if (c.cur.issued_count < c.plan.out.size()) return moved;
+    if (c.cur.issued_count < c.plan.out.size() || c.cur.pulls) return moved;
     if (c.cur.last != ACP_HANDLE_NULL) {
         if (may_trail(c) && basic::layer::completion(c.cur.last) == 1) {
             c.trail.push_back({c.cur.first, c.cur.last, c.round});
@@ -914,6 +1070,12 @@ std::string pending(const Col &c) {
         if (!seen(c, i))
             what.push_back("rank " + std::to_string(c.plan.wait_from[i]) +
                            (c.plan.wait_slots[i] < c.plan.lay.n_in ? " (data)" : " (forwards done)"));
+    // Reads of this member's blocks not counted: each receiver of such a
+    // block (a block's count does not say which of them have read it).
+    for (size_t j = 0; j < c.plan.out.size() && c.cur.pulls; ++j)
+        if (awaits_read(c, j))
+            what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (to read block " +
+                           std::to_string(c.plan.out[j].block) + " from here)");
     if (what.empty()) {
         // Everything was sent: a copy of this rank's is in flight. The first
         // notice not yet complete is the copy waited for (or comes right
@@ -1037,9 +1199,25 @@ void withdraw_place(Col &c) {
     }
 }
 
+namespace {
+// A member whose round ends before its kPulled blocks were all read
+// (timed out, broken) withdraws them: the application may change its
+// array once the wait returns. A receiver that adds its read after this
+// finds kPullWithdrawn and fails its round (pull_block); one that added
+// before had read the bytes whole.
+void withdraw_pulls(Col &c) {
+    if (c.ar || !c.ctl_base()) return;
+    for (size_t j = 0; j < c.plan.out.size() && c.cur.pulls; ++j)
+        if (awaits_read(c, j))
+            __atomic_fetch_or(read_count(c, c.plan.out[j].block), ctl::kPullWithdrawn, __ATOMIC_SEQ_CST);
+    c.cur.pulls = 0;
+}
+}  // namespace
+
 void break_handle(Col &c, const std::string &why) {
     c.broken = why;
     c.set_active(false);
+    withdraw_pulls(c);
     withdraw_place(c);
     give_back_every_chunk(c);
 }

@@ -27,6 +27,7 @@ void Col::Segment::reset() {
     issued = false;
     staged = false;
     issued_count = 0;
+    pulls = 0;
     first = last = ACP_HANDLE_NULL;
     notices.clear();
     failing = false;

@@ -79,7 +79,7 @@ test_middle_middle_test_SOURCES = test/mp_main.cpp test/deny_cma.hpp test/mp_uti
 	test/middle/lifecycle_test.cpp test/middle/bad_input_test.cpp test/middle/cxx_api_test.cpp \
 	test/middle/choice_test.cpp test/middle/failure_test.cpp test/middle/channel_test.cpp \
 	test/middle/segbuf_test.cpp test/middle/allreduce_test.cpp test/middle/agent_rounds_test.cpp \
-	test/middle/one_call_test.cpp
+	test/middle/one_call_test.cpp test/middle/pull_test.cpp
 test_middle_middle_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_middle_middle_test_LDADD = libacpx.la $(GTEST_LIBS)
 TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
@@ -87,7 +87,7 @@ TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_acprun_np5.sh test/suites/middle_acprun_np3_tcp.sh \
 	test/suites/middle_mpirun_np3.sh test/suites/middle_ucx_np4_two_hosts.sh \
 	test/suites/middle_mpirun_np4_two_hosts.sh test/suites/middle_timeout_np2.sh \
-	test/suites/middle_cma_denied_np3.sh
+	test/suites/middle_cma_denied_np3.sh test/suites/middle_timeout_calls_np2.sh
 endif
 
 # In-process: command lists and plans at sizes no job launches.

@@ -1,0 +1,216 @@
+// A direct handle's delegated rounds above the inline slots, between
+// members of one node, are read by each receiver out of its sender's
+// array (round.cpp, publish_pull; ACP_COL_PULL). What the reads must keep
+// from the copies they replace: a read that fails fails the round at the
+// receiver, at its sender and below it, at once; and bytes read after
+// their sender's round ended (timed out) are never taken as a success,
+// since the application may have written its next round's bytes there.
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "../../basic/fault_injection.hpp"
+#include "../report_util.hpp"
+#include "basic/layer.hpp"
+#include "col_util.hpp"
+
+using namespace acpx::test;
+
+namespace {
+
+constexpr size_t kBytes = 100000;  // above every inline cap
+
+// Why ranks 0 and 1 cannot exercise the reads here, or "".
+std::string why_no_reads() {
+    if (np() < 2) return "needs two ranks";
+    if (acpx::basic::layer::node_id(0) != acpx::basic::layer::node_id(1)) return "ranks 0 and 1 are on two nodes";
+    if (const char *deny = std::getenv("ACPX_TEST_DENY_CMA"); deny && *deny)
+        return "Cross-Memory Attach refused: reads go through the transport";
+    if (const char *cma = std::getenv("ACP_CMA"); cma && std::string(cma) == "0")
+        return "ACP_CMA=0: blocks are written through the transport";
+    return "";
+}
+
+// Delegated, inline slots as they come (a suite may turn them off, and
+// with them the mapped slots a read is published in), reads on.
+struct ReadsOn {
+    ScopedEnv exec{"ACP_COL_EXEC", "delegated"}, inl{"ACP_COL_INLINE", "auto"}, pull{"ACP_COL_PULL", "1"};
+    ScopedEnv algo{"ACP_COL_BCAST_ALGO", "chain"};  // 0 -> 1 -> 2 ...: rank 2 and on get their bytes through 1
+};
+
+}  // namespace
+
+// Rank 1's read of the root's block fails (exec:1: the first copy it
+// carries out for another rank): its round fails naming the read, the
+// root's fails as a copy it issued, and every member below rank 1 gets a
+// failed stamp in place of the bytes, all at once; the next rounds are
+// whole everywhere.
+TEST(PulledRounds, AFailedReadFailsTheRoundAtTheReaderItsSenderAndBelow) {
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(kBytes);
+    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);  // the first round maps the slots
+    if (me() == 0) fill_pattern(a.data(), a.size(), 1);
+    if (me() == 1) {
+        ASSERT_EQ(acpx_test_fail("exec:1"), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail("exec:1000000000");  // disarm what was not used
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
+    if (me() == 0) {
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0, read from here by a receiver"), std::string::npos)
+            << err;
+    } else if (me() == 1) {
+        EXPECT_NE(err.find("block 0 from rank 0 could not be read out of that rank's array"), std::string::npos) << err;
+        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
+    } else {
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+    }
+    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+    for (uint64_t seed = 2; seed <= 3; ++seed) {
+        if (me() == 0) fill_pattern(a.data(), a.size(), seed);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), seed), -1) << "round " << seed;
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// The same rounds read and forwarded down a chain and in an allgather,
+// with ACP_COL_PULL=0 (written by the senders) in between on other
+// handles over the same arrays: every member holds every byte, round
+// after round, whichever way they came.
+TEST(PulledRounds, ReadAndWrittenRoundsDeliverTheSameBytes) {
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(kBytes), all(kBytes * np());
+    acp_col_t read[2] = {acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size()),
+                         acp_create_allgather_direct(np(), g.data(), all.data(), kBytes)};
+    ScopedEnv off("ACP_COL_PULL", "0");
+    acp_col_t written[2] = {acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size()),
+                            acp_create_allgather_direct(np(), g.data(), all.data(), kBytes)};
+    for (acp_col_t h : {read[0], read[1], written[0], written[1]}) ASSERT_NE(h, ACP_COL_NULL);
+    for (uint64_t round = 1; round <= 6; ++round) {
+        const bool pulled = round % 2;
+        if (me() == 0) fill_pattern(a.data(), a.size(), round);
+        const size_t part = kBytes - 8 * round;  // odd lengths, every block ends short of the next
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(pulled ? read[0] : written[0], 0, part)), 0) << round;
+        EXPECT_EQ(first_mismatch(a.data(), part, round), -1) << "bcast round " << round;
+        fill_pattern(all.data() + me() * kBytes, part, 100 * round + me());
+        ASSERT_EQ(acp_wait_col(acp_send_allgather_direct(pulled ? read[1] : written[1], 0, part)), 0) << round;
+        for (int m = 0; m < np(); ++m)
+            EXPECT_EQ(first_mismatch(all.data() + m * kBytes, part, 100 * round + m), -1)
+                << "allgather round " << round << ", block " << m;
+    }
+    for (acp_col_t h : {read[0], read[1], written[0], written[1]}) EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// ACP_COL_PULL other than 0 or 1 fails the create, naming it.
+TEST(PulledRounds, ASettingOtherThanZeroOrOneFailsTheCreate) {
+    ScopedEnv bad("ACP_COL_PULL", "yes");
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(64);
+    acp_col_t h = ACP_COL_NULL;
+    const std::string err = stderr_of([&] { h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size()); });
+    EXPECT_EQ(h, ACP_COL_NULL);
+    EXPECT_REPORTS(err, "acp_create_bcast_direct", "ACP_COL_PULL");
+    EXPECT_NE(err.find("'yes' is not 0 or 1"), std::string::npos) << err;
+}
+
+// Rank 1 calls send and then computes past the root's ACP_TIMEOUT without
+// a call into acpx (ACP_PROGRESS=calls: nothing reads for it meanwhile).
+// The root's round times out naming rank 1's read, and the root writes
+// its next bytes into the array at once, as an application may; rank 1's
+// read, when it comes, finds the block withdrawn and fails its round,
+// however whole the bytes it read look. Needs a short ACP_TIMEOUT and
+// ACP_PROGRESS=calls: test/suites/middle_timeout_calls_np2.sh; elsewhere
+// it skips.
+TEST(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
+    const double timeout = acpx::basic::layer::timeout_seconds();
+    const char *progress = std::getenv("ACP_PROGRESS");
+    if (timeout > 5 || !progress || std::string(progress) != "calls")
+        GTEST_SKIP() << "needs ACP_TIMEOUT <= 5 and ACP_PROGRESS=calls: test/suites/middle_timeout_calls_np2.sh";
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g = {0, 1};
+    if (me() <= 1) {
+        std::vector<unsigned char> a(kBytes);
+        acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == 0) fill_pattern(a.data(), a.size(), 1);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+        if (me() == 0) {
+            fill_pattern(a.data(), a.size(), 2);
+            int rc = 0;
+            const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            EXPECT_EQ(rc, -1);
+            EXPECT_NE(err.find("(ACP_TIMEOUT) for rank 1 (to read block 0 from here"), std::string::npos) << err;
+            fill_pattern(a.data(), a.size(), 3);  // the application's next bytes (the handle not freed yet)
+        } else {
+            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 1));
+            int rc = 0;
+            const std::string err = stderr_of([&] { rc = acp_wait_col(r); });
+            EXPECT_EQ(rc, -1) << "success with bytes read after their sender's round ended";
+            EXPECT_NE(err.find("block 0 from rank 0 was withdrawn by that rank while this rank read it"),
+                      std::string::npos)
+                << err;
+            acp_free_col(h);
+        }
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// The root is late: rank 1's round times out, and rank 1 writes its next
+// bytes into its array, as an application may once the wait returned.
+// The root's round, when it comes, must not write into that array: rank 1
+// reads its block itself, in its own rounds only, so the root's round
+// times out instead (nobody reads), and rank 1's bytes stay its own.
+// Written by the root (ACP_COL_PULL=0), the late copy would land there.
+TEST(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
+    const double timeout = acpx::basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_calls_np2.sh";
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g = {0, 1};
+    if (me() <= 1) {
+        std::vector<unsigned char> a(kBytes);
+        acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == 0) fill_pattern(a.data(), a.size(), 1);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+        if (me() == 1) {
+            int rc = 0;
+            const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            EXPECT_EQ(rc, -1);
+            EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
+            fill_pattern(a.data(), a.size(), 3);  // the application's next bytes (the handle not freed yet)
+        } else {
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
+            fill_pattern(a.data(), a.size(), 2);
+            const std::string err = stderr_of([&] { acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            acp_free_col(h);
+        }
+        EXPECT_EQ(acp_sync(), 0);
+        if (me() == 1) {
+            EXPECT_EQ(first_mismatch(a.data(), a.size(), 3), -1) << "a late round wrote into an array after its wait";
+            acp_free_col(h);
+        }
+    } else {
+        EXPECT_EQ(acp_sync(), 0);
+    }
+}
