@@ -128,40 +128,53 @@ TEST(PulledRounds, ASettingOtherThanZeroOrOneFailsTheCreate) {
     EXPECT_NE(err.find("'yes' is not 0 or 1"), std::string::npos) << err;
 }
 
+// Ranks 0 and 1 with a bcast handle (root 0) over a_ after one whole
+// round, reads on. Needs a short ACP_TIMEOUT and ACP_PROGRESS=calls (no
+// agent reads for a member that computes): run by
+// test/suites/middle_timeout_calls_np2.sh; elsewhere it skips.
+class PulledRoundsTimeout : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const char *progress = std::getenv("ACP_PROGRESS");
+        if (timeout_ > 5 || !progress || std::string(progress) != "calls")
+            GTEST_SKIP() << "needs ACP_TIMEOUT <= 5 and ACP_PROGRESS=calls: test/suites/middle_timeout_calls_np2.sh";
+        if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+        if (me() > 1) return;
+        std::vector<int> g = {0, 1};
+        h_ = acp_create_bcast_direct(0, 2, g.data(), a_.data(), a_.size());
+        ASSERT_NE(h_, ACP_COL_NULL);
+        if (me() == 0) fill_pattern(a_.data(), a_.size(), 1);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h_, 0, a_.size())), 0);
+        EXPECT_EQ(first_mismatch(a_.data(), a_.size(), 1), -1);
+    }
+    const double timeout_ = acpx::basic::layer::timeout_seconds();
+    ReadsOn on_;
+    std::vector<unsigned char> a_ = std::vector<unsigned char>(kBytes);
+    acp_col_t h_ = ACP_COL_NULL;
+};
+
 // Rank 1 calls send and then computes past the root's ACP_TIMEOUT without
 // a call into acpx (ACP_PROGRESS=calls: nothing reads for it meanwhile).
 // The root's round times out naming rank 1's read, and the root writes
 // its next bytes into the array at once, as an application may; rank 1's
 // read, when it comes, finds the block withdrawn and fails its round,
-// however whole the bytes it read look. Needs a short ACP_TIMEOUT and
-// ACP_PROGRESS=calls: test/suites/middle_timeout_calls_np2.sh; elsewhere
-// it skips.
-TEST(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
-    const double timeout = acpx::basic::layer::timeout_seconds();
-    const char *progress = std::getenv("ACP_PROGRESS");
-    if (timeout > 5 || !progress || std::string(progress) != "calls")
-        GTEST_SKIP() << "needs ACP_TIMEOUT <= 5 and ACP_PROGRESS=calls: test/suites/middle_timeout_calls_np2.sh";
-    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
-    ReadsOn on;
-    std::vector<int> g = {0, 1};
+// however whole the bytes it read look.
+TEST_F(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
     if (me() <= 1) {
-        std::vector<unsigned char> a(kBytes);
-        acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
-        ASSERT_NE(h, ACP_COL_NULL);
-        if (me() == 0) fill_pattern(a.data(), a.size(), 1);
-        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
-        EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+        std::vector<unsigned char> &a = a_;
+        const acp_col_t h = h_;
         if (me() == 0) {
             fill_pattern(a.data(), a.size(), 2);
             int rc = 0;
             const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
             EXPECT_EQ(rc, -1);
             EXPECT_NE(err.find("(ACP_TIMEOUT) for rank 1 (to read block 0 from here"), std::string::npos) << err;
-            fill_pattern(a.data(), a.size(), 3);  // the application's next bytes (the handle not freed yet)
+            fill_pattern(a.data(), a.size(), 3);  // the application's next bytes
+            acp_free_col(h);
         } else {
             acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
             ASSERT_NE(r, ACP_REQUEST_NULL);
-            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 1));
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout_ + 1));
             int rc = 0;
             const std::string err = stderr_of([&] { rc = acp_wait_col(r); });
             EXPECT_EQ(rc, -1) << "success with bytes read after their sender's round ended";
@@ -180,19 +193,10 @@ TEST(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
 // reads its block itself, in its own rounds only, so the root's round
 // times out instead (nobody reads), and rank 1's bytes stay its own.
 // Written by the root (ACP_COL_PULL=0), the late copy would land there.
-TEST(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
-    const double timeout = acpx::basic::layer::timeout_seconds();
-    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_calls_np2.sh";
-    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
-    ReadsOn on;
-    std::vector<int> g = {0, 1};
+TEST_F(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
     if (me() <= 1) {
-        std::vector<unsigned char> a(kBytes);
-        acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
-        ASSERT_NE(h, ACP_COL_NULL);
-        if (me() == 0) fill_pattern(a.data(), a.size(), 1);
-        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
-        EXPECT_EQ(first_mismatch(a.data(), a.size(), 1), -1);
+        std::vector<unsigned char> &a = a_;
+        const acp_col_t h = h_;
         if (me() == 1) {
             int rc = 0;
             const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
@@ -200,7 +204,7 @@ TEST(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
             fill_pattern(a.data(), a.size(), 3);  // the application's next bytes (the handle not freed yet)
         } else {
-            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout_ + 0.5));
             fill_pattern(a.data(), a.size(), 2);
             const std::string err = stderr_of([&] { acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
             acp_free_col(h);
