@@ -127,6 +127,17 @@ Mapped mapped(acp_ga_t ga, size_t size) {
     return out;
 }
 
+namespace {
+// A copy of n bytes to rank that this process issues: does a test's
+// start:N or data:N make it fail (reported as its failure)? Counted as the
+// GMAs' copies are (gma.cpp). The caller holds the runtime lock.
+bool fails_injected(Runtime &rt, int rank, size_t n, const char *fn) {
+    if (!rt.faults.fails_start(n > 8)) return false;
+    report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt.rank, n, rank);
+    return true;
+}
+}  // namespace
+
 int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char *fn) {
     Runtime *rt = api::need(fn);
     if (!rt) return -1;
@@ -134,10 +145,7 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
     if (rank == rt->rank || !rt->on_node.reaches(rank)) return kNoDirectWrite;
     // Counted as the GMAs' copies are (gma.cpp), so a test's start:N or
     // data:N fails this copy as it would one that went through the transport.
-    if (rt->faults.fails_start(n > 8))
-        return report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt->rank,
-                      n, rank),
-               -1;
+    if (fails_injected(*rt, rank, n, fn)) return -1;
     const int rc = rt->on_node.write_direct(rank, addr, src, n);
     return rc == OnNode::kFallback ? kNoDirectWrite : rc;
 }
@@ -149,7 +157,7 @@ int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn) {
     if (rank == rt->rank || !rt->on_node.reaches(rank)) return kNoDirectWrite;
     // Carried out for the rank whose bytes these are: exec:N, as a
     // delegated copy this process executes for its issuer (messages.cpp).
-    if (rt->faults.exec_in && --rt->faults.exec_in == 0)
+    if (rt->faults.fails_exec())
         return report(fn, "addr", "rank %d: %zu bytes from rank %d: fault injected for a test (ACPX_TEST_FAIL)",
                       rt->rank, n, rank),
                -1;
@@ -168,9 +176,7 @@ bool injected_fault(int rank, size_t n, const char *fn) {
     Runtime *rt = runtime();
     if (!rt) return false;
     auto lk = rt->lock_api();
-    if (!rt->faults.fails_start(n > 8)) return false;
-    report(fn, "addr", "rank %d: %zu bytes to rank %d: fault injected for a test (ACPX_TEST_FAIL)", rt->rank, n, rank);
-    return true;
+    return fails_injected(*rt, rank, n, fn);
 }
 
 acp_handle_t put_signal(acp_ga_t dst, const void *data, size_t n, size_t signal, acp_handle_t order, const char *fn) {

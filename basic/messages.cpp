@@ -174,8 +174,7 @@ void Runtime::execute_copy(const Blob &m) {
         if (!dst || (c.dst_gen && dst->gen != c.dst_gen))
             return refuse_copy(*this, c, "destination not registered here (unregistered since the issuer looked)");
         if (!ga::fits(d.offset, c.size, dst->size)) return refuse_copy(*this, c, "destination passes its registration");
-        if (faults.exec_in && --faults.exec_in == 0)
-            return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
+        if (faults.fails_exec()) return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
         copy_bytes(dst->base + d.offset, src->base + s.offset, c.size);
         reply_copy_done(c.issuer, c.handle, 0);
         return;
@@ -209,8 +208,7 @@ void Runtime::execute_copy_to(const Blob &m, const RemoteRegPtr &reg) {
         return refuse_copy(*this, c,
                            "destination [" + std::to_string(d.offset) + ", +" + std::to_string(c.size) +
                                ") passes its registration of " + std::to_string(reg->size) + " bytes at " + at);
-    if (faults.exec_in && --faults.exec_in == 0)
-        return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
+    if (faults.fails_exec()) return refuse_copy(*this, c, "fault injected for a test (ACPX_TEST_FAIL)");
     const char *from = src->base + s.offset;
     const int near = on_node.put(static_cast<int>(d.rank), reg->seg, reg->base + d.offset, from, c.size);
     if (near != OnNode::kFallback)

@@ -128,6 +128,8 @@ struct Faults {
     // A copy or atomic starts (data: a copy of more than 8 bytes): does
     // start:N or data:N (fault_injection.hpp) make it fail? Counts it down.
     bool fails_start(bool data) { return (start_in && --start_in == 0) || (data && data_in && --data_in == 0); }
+    // A copy executes here for another rank: does exec:N make it fail?
+    bool fails_exec() { return exec_in && --exec_in == 0; }
 };
 
 class Runtime {

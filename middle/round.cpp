@@ -205,7 +205,7 @@ bool in_place_at(const Col &c, size_t where) { return offset_value(c.ctl_base() 
 bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, signal_at(c, block)); }
 
 // A block that arrived (its stamps at `where`) through its sender's pool:
-// the chunk, mapped here, or nullptr where it is not (fetch_chunk).
+// the chunk, mapped here, or nullptr where it is not (fetch).
 bool pooled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kPooled; }
 const char *chunk_at(const Col &c, size_t where, size_t len) {
     const uint8_t *s = c.ctl_base() + where;
@@ -224,6 +224,11 @@ const char *held_body(const Col &c, size_t where, size_t len) {
 // A block that arrived (its stamps at `where`) to be read out of its
 // sender's array, not yet read here (publish_pull).
 bool pulled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kPulled; }
+// Done with it here (read, or not this member's round): its stamp unmarked.
+void unmark_pulled(Col &c, size_t where) {
+    uint8_t *s = c.ctl_base() + where;
+    store_release(s + 8, stamp_of(c.seq, sent_offset(s)));
+}
 
 // Where this member's bytes of `block` (range r of the segment) are for
 // it to send them: buffered, from its array where it is the block's origin
@@ -523,6 +528,21 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     return true;
 }
 
+// A block this member takes by GMA from `src` on this node, where it
+// cannot map or read it there: a pooled block's chunk in a peer that lets
+// none map its memory (while it maps this one's), a kPulled block where
+// CMA is refused. Into this member's array or buffer (range r), waited
+// for here (on one node: microseconds), then into place (`to`) if that is
+// elsewhere. False if it failed.
+bool fetch(Col &c, acp_ga_t src, const collectives::ByteRange &r, char *to) {
+    const acp_handle_t h = acp_copy(c.mem.data + r.offset, src, r.length, ACP_HANDLE_NULL);
+    if (h == ACP_HANDLE_NULL) return false;
+    acp_complete(h);
+    if (acp_inquire(h) != 0) return false;
+    if (char *landed = local_data(c) + r.offset; landed != to) basic::copy_bytes(to, landed, r.length);
+    return true;
+}
+
 // This member's count of reads of `block` this segment (ctl::kPullCount):
 // in its own slot of the block, where its receivers add.
 uint64_t *read_count(const Col &c, uint32_t block) {
@@ -613,16 +633,11 @@ uint64_t count_read(Col &c, const CountAt &to, uint64_t n, uint32_t block) {
 void pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collectives::ByteRange &r, char *to) {
     uint8_t *s = c.ctl_base() + where;
     int rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), r.length, "acp_wait_col");
-    if (rc == basic::layer::kNoDirectWrite) {
-        const acp_handle_t h = acp_copy(c.mem.data + static_cast<uint64_t>(to - c.mem.array),
-                                        load_acquire(s + ctl::kPullGa), r.length, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) acp_complete(h);
-        rc = h != ACP_HANDLE_NULL && acp_inquire(h) == 0 ? 0 : -1;
-    }
+    if (rc == basic::layer::kNoDirectWrite) rc = fetch(c, load_acquire(s + ctl::kPullGa), r, to) ? 0 : -1;
     const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
     const bool withdrawn = before & ctl::kPullWithdrawn;
     if (rc == 0 && !withdrawn) {
-        store_release(s + 8, stamp_of(c.seq, sent_offset(s)));  // read: no longer kPulled
+        unmark_pulled(c, where);
         return;
     }
     note_error(c, "block " + std::to_string(block) + " from rank " + std::to_string(from) +
@@ -649,21 +664,6 @@ bool pulls_answered(Col &c) {
         c.cur.pulls -= static_cast<uint32_t>(readers);
     }
     return c.cur.pulls == 0;
-}
-
-// A pooled block whose sender's pool this process cannot map (a peer
-// that lets none map its memory, while it maps this one's): a GMA from
-// the chunk into this member's array or buffer (range r), waited for
-// here (on one node: microseconds), then into place (`to`) if that is
-// elsewhere. False if it failed.
-bool fetch_chunk(Col &c, size_t where, const collectives::ByteRange &r, char *to) {
-    const acp_handle_t h =
-        acp_copy(c.mem.data + r.offset, load_acquire(c.ctl_base() + where + ctl::kChunkGa), r.length, ACP_HANDLE_NULL);
-    if (h == ACP_HANDLE_NULL) return false;
-    acp_complete(h);
-    if (acp_inquire(h) != 0) return false;
-    if (char *landed = local_data(c) + r.offset; landed != to) basic::copy_bytes(to, landed, r.length);
-    return true;
 }
 
 // A pooled segment's block (range r, from `from`) to the receiver of out
@@ -786,7 +786,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
             acp_ga_t src = c.mem.data + r.offset;
             if (via_chunk && chunk)
                 src = load_acquire(c.ctl_base() + got_at + ctl::kChunkGa);
-            else if (via_chunk && !fetch_chunk(c, got_at, r, local_data(c) + r.offset))
+            else if (via_chunk &&
+                     !fetch(c, load_acquire(c.ctl_base() + got_at + ctl::kChunkGa), r, local_data(c) + r.offset))
                 return fail_gma(c, "acp_wait_col", "a copy out of a sender's eager pool");
             else if (held)  // into registered memory here first: the GMA's source
                 basic::copy_bytes(local_data(c) + r.offset, held, r.length);
@@ -818,12 +819,11 @@ bool check_arrivals(Col &c) {
         }
         const bool block = slot < c.plan.lay.n_in;
         if (block && pulled_at(c, where)) {  // in the sender's array: read it here
-            if (sound_at(c, where)) {
-                pull_block(c, slot, where, c.plan.wait_from[i], block_range(c, slot),
-                           local_data(c) + block_range(c, slot).offset);
+            if (const auto r = block_range(c, slot); sound_at(c, where)) {
+                pull_block(c, slot, where, c.plan.wait_from[i], r, local_data(c) + r.offset);
             } else {  // not this member's round (named below): counted, not read, passed on as failed
                 count_read(c, count_at(c, c.plan.wait_from[i], slot), 1, slot);
-                store_release(c.ctl_base() + where + 8, stamp_of(c.seq, sent_offset(c.ctl_base() + where)));
+                unmark_pulled(c, where);
             }
         }
         c.cur.seen[i] = mark(c);
@@ -846,7 +846,7 @@ bool check_arrivals(Col &c) {
         } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
                 basic::copy_bytes(to, chunk, r.length);
-            else if (!fetch_chunk(c, where, r, to))
+            else if (!fetch(c, load_acquire(c.ctl_base() + where + ctl::kChunkGa), r, to))
                 note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
                                   ": the copy out of its eager pool failed");
         } else if (is_inline(c))  // the bytes came in the slot: into place
