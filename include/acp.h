@@ -800,9 +800,16 @@ int acp_set_col_allreduce_algorithm(const char *name);
  * handles and BYTES of their buffers (ACP_COL_CACHE=ENTRIES[:BYTES],
  * default 16:64M: a bcast counts its buffer, an allgather 2 x np_group
  * blocks, an allreduce 2 x the vector); past either the least recently
- * used go (acp_free_col), on every member at the same call. A round that
- * fails drops its handle on every member (a failed round fails on all of
- * them). The first call of a key costs a create (a message exchange
+ * used go (acp_free_col), on every member at the same call. A call whose
+ * round fails returns -1 where acp_wait_col would (a failed copy: its
+ * issuer and the members below it) and keeps its handle, whose next round
+ * works. A round that timed out (a member not heard from) leaves its
+ * handle unusable where it timed out, and those members drop it; members
+ * where it ended in time keep theirs, so the group's later calls of that
+ * key fail (each within ACP_TIMEOUT; none returns 0 on a member whose
+ * bytes did not arrive) until they have dropped it too: no message tells
+ * them.
+ * The first call of a key costs a create (a message exchange
  * through the group); the others cost a buffered round of an explicit
  * handle. The handles live until acp_finalize.
  */

@@ -159,13 +159,23 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
     return h;
 }
 
-// Runs one round on h. Frees h after it when the group caches nothing,
-// or when the round failed: a handle is unusable after that, and a failed
-// round fails on every member (failed stamps are passed on; acp.h), so
-// every member drops it at this call.
-int run(const char *fn, GroupCache &g, acp_col_t h, acp_request_t r) {
+// Whether h can run no more rounds (it timed out, or a copy could not be
+// issued: api.cpp's sendable refuses it).
+bool unusable(State &st, acp_col_t h) {
+    const Col *c = st.find(reinterpret_cast<uintptr_t>(h));
+    return !c || !c->broken.empty();
+}
+
+// Runs one round on h. Frees h after it when the group caches nothing, or
+// when the round left it unusable. A round that failed otherwise (a copy
+// failed) keeps its handle: it failed on the copy's issuer and the
+// members below it only, the members above it succeeded and keep the
+// handle, and the next round on it works (acp_wait_col). Dropping it here
+// would leave the members' caches unlike: the next call would create a
+// handle on some members and run a round of the old one on the others.
+int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) {
     const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
-    if (g.max_entries != 0 && rc == 0) return 0;
+    if (g.max_entries != 0 && !(rc != 0 && unusable(st, h))) return rc;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
         if (e->h == h) {
             g.bytes -= e->charge;
@@ -201,7 +211,7 @@ int acp_bcast(int root, int np_group, int *group, void *array, size_t size) try 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kBcast, root, buffer_for(size), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, *g, h, acp_send_bcast_buffered(h, array, size));
+    return run(fn, st, *g, h, acp_send_bcast_buffered(h, array, size));
 } catch (...) {
     return acpx::basic::report_exception("acp_bcast"), -1;
 }
@@ -216,7 +226,7 @@ int acp_allgather(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllgather, -1, buffer_for(blocksize), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, *g, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
+    return run(fn, st, *g, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
 } catch (...) {
     return acpx::basic::report_exception("acp_allgather"), -1;
 }
@@ -234,7 +244,7 @@ int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllreduce, -1, count * elem, type, op}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, *g, h, acp_send_allreduce(h, sendbuf, recvbuf));
+    return run(fn, st, *g, h, acp_send_allreduce(h, sendbuf, recvbuf));
 } catch (...) {
     return acpx::basic::report_exception("acp_allreduce"), -1;
 }
