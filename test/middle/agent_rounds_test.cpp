@@ -10,7 +10,10 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <numeric>
 
+#include "../../basic/fault_injection.hpp"
+#include "../report_util.hpp"
 #include "col_util.hpp"
 
 using namespace acpx::test;
@@ -92,6 +95,67 @@ TEST_P(AgentRounds, AMemberThatComputesStallsNobody) {
         ASSERT_EQ(rout[i], want) << "element " << i;
     }
     for (acp_col_t x : h) EXPECT_EQ(acp_free_col(x), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// A copy the agent issues while its member computes fails: the members
+// below it learn at once (the agent passes the failed stamps on), not when
+// the computing member comes back to its wait; the computing member's
+// wait then fails, naming the copy; the members above it succeed; the
+// next round is whole everywhere.
+TEST_P(AgentRounds, AFailedCopyTheAgentIssuedFailsTheMembersBelowAtOnce) {
+    const std::string exec = GetParam();
+    const bool root_mode = exec == "root";
+    if (np() < (root_mode ? 2 : 3)) GTEST_SKIP() << "needs a member below the computing one";
+    ScopedEnv e("ACP_COL_EXEC", exec);
+    ScopedEnv chain("ACP_COL_BCAST_ALGO", "chain");
+    // On one node a delegated round above the inline slots is read by its
+    // receiver (ACP_COL_PULL): here the computing member must write.
+    ScopedEnv pull("ACP_COL_PULL", "0");
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    const int busy = root_mode ? 0 : 1;  // issues the copy to busy + 1
+    constexpr size_t kBytes = 200000;
+    std::vector<unsigned char> a(kBytes);
+    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), kBytes);
+    ASSERT_NE(h, ACP_COL_NULL);
+    if (me() == 0) fill_pattern(a.data(), kBytes, 5);
+    ASSERT_EQ(acp_sync(), 0);
+
+    if (me() == busy) {
+        ASSERT_EQ(acpx_test_fail("data:1"), 0);
+    } else {
+        usleep(100000);  // the busy member's send cannot have issued the copy
+    }
+    int rc = 0;
+    double took = 0;
+    const std::string err = stderr_of([&] {
+        const auto t0 = Clock::now();
+        acp_request_t r = acp_send_bcast_direct(h, 0, kBytes);
+        if (me() == busy) compute_for(kComputeS);
+        rc = acp_wait_col(r);
+        took = std::chrono::duration<double>(Clock::now() - t0).count();
+    });
+    acpx_test_fail("data:1000000000");  // disarm what was not used
+    if (me() == busy) {
+        EXPECT_EQ(rc, -1);
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(busy + 1)),
+                  std::string::npos)
+            << err;
+    } else if (me() > busy) {
+        EXPECT_EQ(rc, -1) << "rank " << me() << " got undefined bytes and success";
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+        EXPECT_LT(took, kBoundS) << "rank " << me() << " learnt of the failure when rank " << busy
+                                 << " came back from computing, not when its agent saw it";
+    } else {
+        EXPECT_EQ(rc, 0) << err;
+        EXPECT_EQ(first_mismatch(a.data(), kBytes, 5), -1);
+    }
+    ASSERT_EQ(acp_sync(), 0);
+    if (me() == 0) fill_pattern(a.data(), kBytes, 6);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, kBytes)), 0);
+    EXPECT_EQ(first_mismatch(a.data(), kBytes, 6), -1) << "the next round";
+    EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 
