@@ -804,11 +804,13 @@ int acp_set_col_allreduce_algorithm(const char *name);
  * round fails returns -1 where acp_wait_col would (a failed copy: its
  * issuer and the members below it) and keeps its handle, whose next round
  * works. A round that timed out (a member not heard from) leaves its
- * handle unusable where it timed out, and those members drop it; members
- * where it ended in time keep theirs, so the group's later calls of that
- * key fail (each within ACP_TIMEOUT; none returns 0 on a member whose
- * bytes did not arrive) until they have dropped it too: no message tells
- * them.
+ * handle unusable where it timed out, and the members where it ended in
+ * time do not know it (no message tells them): their caches differ from
+ * then on. So on a member where a call timed out, every later one-call
+ * collective of that group fails at once, naming it; the other members'
+ * calls of the group fail within ACP_TIMEOUT (a bcast root's may return 0
+ * at once: its part is done when its bytes are sent). Explicit handles
+ * and other groups still work.
  * The first call of a key costs a create (a message exchange
  * through the group); the others cost a buffered round of an explicit
  * handle. The handles live until acp_finalize.

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "basic/config.hpp"
@@ -63,6 +64,10 @@ struct GroupCache {
     size_t max_entries = kDefaultEntries, max_bytes = kDefaultBytes;  // ACP_COL_CACHE, read at each miss
     size_t bytes = 0;
     std::list<Entry> lru;
+    // Why this group's calls fail at once here ("" while they work): a
+    // round left its handle unusable (timed out) on this member, whose
+    // cache then differs from the members' where it ended in time.
+    std::string unusable;
 };
 
 // The bound's charge of a handle: the buffer bytes it holds on a member
@@ -126,6 +131,12 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
                ACP_COL_NULL;
     GroupCache &g = group_cache(caches(st), np_group, group);
     *cache = &g;
+    if (!g.unusable.empty())
+        return report(fn, "group",
+                      "its one-call collectives are unusable on this member since %s: the members' caches of "
+                      "handles differ from then on (no message tells them); explicit handles still work",
+                      g.unusable.c_str()),
+               ACP_COL_NULL;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
         if (e->key == key) {
             if (e != g.lru.begin()) g.lru.splice(g.lru.begin(), g.lru, e);
@@ -159,11 +170,11 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
     return h;
 }
 
-// Whether h can run no more rounds (it timed out, or a copy could not be
-// issued: api.cpp's sendable refuses it).
-bool unusable(State &st, acp_col_t h) {
+// Why h can run no more rounds ("" if it can): it timed out, or a copy
+// could not be issued (api.cpp's sendable refuses it).
+std::string unusable(State &st, acp_col_t h) {
     const Col *c = st.find(reinterpret_cast<uintptr_t>(h));
-    return !c || !c->broken.empty();
+    return !c ? "it was freed" : c->broken;
 }
 
 // Runs one round on h. Frees h after it when the group caches nothing, or
@@ -173,9 +184,16 @@ bool unusable(State &st, acp_col_t h) {
 // handle, and the next round on it works (acp_wait_col). Dropping it here
 // would leave the members' caches unlike: the next call would create a
 // handle on some members and run a round of the old one on the others.
+// That is what an unusable handle does, so its group's later calls fail
+// at once on this member: the members where the round ended in time fail
+// theirs within ACP_TIMEOUT (a bcast root's may end at once: it runs ahead).
 int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) {
     const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
-    if (g.max_entries != 0 && !(rc != 0 && unusable(st, h))) return rc;
+    if (rc != 0 && g.max_entries != 0) {
+        if (std::string why = unusable(st, h); !why.empty())
+            g.unusable = "a round left its handle unusable (" + why + ")";
+    }
+    if (g.max_entries != 0 && g.unusable.empty()) return rc;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
         if (e->h == h) {
             g.bytes -= e->charge;

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "../../basic/fault_injection.hpp"
 #include "../report_util.hpp"
+#include "basic/layer.hpp"
 #include "col_util.hpp"
 #include "middle/one_call.hpp"
 
@@ -178,5 +180,56 @@ TEST(OneCall, BadInputIsReportedAndTheNextCallWorks) {
     EXPECT_EQ(rc, -1);
     EXPECT_EQ(acp_allreduce(n, g.data(), &v, &w, 1, ACP_TYPE_INT64, ACP_OP_SUM), 0);
     EXPECT_EQ(w, n);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// A call that times out on a member (the root comes after ACP_TIMEOUT)
+// leaves the members' caches unlike: the root's round ended in time and it
+// keeps the handle, the member's timed out and its handle is unusable.
+// The member's later calls of the group then fail at once, naming the
+// timeout (before: each waited ACP_TIMEOUT for a create the root never
+// made, call after call); the group's explicit handles still work. Run by
+// test/suites/middle_timeout_np2.sh (ACP_TIMEOUT=2); elsewhere it skips.
+TEST(OneCallTimeout, AfterACallTimedOutTheGroupsCallsFailAtOnce) {
+    const double timeout = acpx::basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_np2.sh runs it";
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    std::vector<int> g = {0, 1};
+    if (me() <= 1) {
+        unsigned char a[8];
+        auto call = [&](uint64_t seed, std::string *err) {
+            if (me() == 0) fill_pattern(a, sizeof a, seed);
+            int rc = 0;
+            *err = stderr_of([&] { rc = acp_bcast(0, 2, g.data(), a, sizeof a); });
+            return rc;
+        };
+        std::string err;
+        ASSERT_EQ(call(1, &err), 0) << err;
+        EXPECT_EQ(first_mismatch(a, sizeof a, 1), -1);
+        if (me() == 0) {
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
+            EXPECT_EQ(call(2, &err), 0) << "a bcast root's part ends when its bytes are sent: " << err;
+        } else {
+            EXPECT_EQ(call(2, &err), -1);
+            EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
+            for (uint64_t seed = 3; seed <= 4; ++seed) {
+                const auto t0 = std::chrono::steady_clock::now();
+                EXPECT_EQ(call(seed, &err), -1);
+                EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5)
+                    << "call " << seed;
+                EXPECT_NE(err.find("unusable on this member since a round left its handle unusable (timed out)"),
+                          std::string::npos)
+                    << err;
+            }
+        }
+        // The group's explicit handles work.
+        std::vector<unsigned char> b(1000);
+        acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), b.data(), b.size());
+        ASSERT_NE(h, ACP_COL_NULL);
+        if (me() == 0) fill_pattern(b.data(), b.size(), 9);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, b.size())), 0);
+        EXPECT_EQ(first_mismatch(b.data(), b.size(), 9), -1);
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
     EXPECT_EQ(acp_sync(), 0);
 }
