@@ -6,6 +6,7 @@
 // While the upper layer has rounds in flight it asks to be called again
 // within tens of microseconds (layer::set_agent_work) and the sleep is that
 // long.
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -49,6 +50,16 @@ namespace {
 constexpr int kSafetyWakeMs = 500;
 }  // namespace
 
+bool Runtime::pause_unless_woken(unsigned us) {
+    pollfd p{agent.wake_fd, POLLIN, 0};
+    const timespec t{0, static_cast<long>(us) * 1000};
+    if (ppoll(&p, 1, &t, nullptr) <= 0) return false;
+    uint64_t v;
+    if (read(agent.wake_fd, &v, sizeof v) < 0) { /* drained by another reader */
+    }
+    return true;
+}
+
 void Runtime::agent_main() {
     const int ep = epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{};
@@ -67,8 +78,15 @@ void Runtime::agent_main() {
     // on other nodes), it makes every bit of progress the agent would: the
     // agent stays off the lock and the core, else the two take turns at the
     // lock and the transport, which costs a small round across two hosts
-    // about half its time. It looks again after kAppPolls.
-    constexpr auto kAppPolls = std::chrono::microseconds(500);
+    // about half its time. It looks again after kAppPolls, without the
+    // lock: a condition variable's wake-up takes the lock back, and the
+    // application thread, which holds it while it polls, then hands it
+    // over through the kernel at every look.
+    static constexpr auto kAppPolls = std::chrono::microseconds(500);
+    const auto app_polls = [this] {
+        return Agent::now_ns() - agent.app_polled_ns.load(std::memory_order_relaxed) <
+               std::chrono::nanoseconds(kAppPolls).count();
+    };
     bool pwait2_missing = false;
     std::unique_lock lk(mu);
     while (!agent.stop) {
@@ -81,11 +99,16 @@ void Runtime::agent_main() {
             lk.lock();
             if (agent.stop) break;
         }
-        const auto pause = due ? std::min<std::chrono::microseconds>(kAppPolls, std::chrono::microseconds(due))
-                               : std::chrono::microseconds(kAppPolls);
-        if (Agent::now_ns() - agent.app_polled_ns.load(std::memory_order_relaxed) <
-            std::chrono::nanoseconds(kAppPolls).count()) {
-            agent.resume.wait_for(lk, pause);
+        if (app_polls()) {
+            lk.unlock();
+            // Until the application stops polling or wakes the agent (it
+            // blocks, or acpx stops); the upper layer's rounds still get
+            // their looks (a member may poll in acp_sync while its round
+            // waits for it).
+            while (!pause_unless_woken(due ? std::min<unsigned>(due, kAppPolls.count()) : kAppPolls.count()) &&
+                   app_polls())
+                if (auto *work = agent.upper_work.load(std::memory_order_acquire); work && !finalizing) due = work();
+            lk.lock();
             continue;
         }
         const uint64_t handled = mail.handled;
@@ -133,7 +156,6 @@ void Runtime::agent_main() {
 void Runtime::stop_agent_thread(std::unique_lock<std::mutex> &lk) {
     if (!agent.thread.joinable()) return;
     agent.stop = true;
-    agent.resume.notify_all();
     wake_agent();
     lk.unlock();
     agent.thread.join();

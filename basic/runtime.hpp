@@ -146,13 +146,13 @@ class Runtime {
     int rank = 0, procs = 1;
     std::unique_ptr<Bootstrap> boot;
     std::unique_ptr<Transport> tp;
-    OnNode on_node;                  // copies to on-node peers without the transport
-    std::vector<uint64_t> node_ids;  // each rank's local_node_id(): equal on one node
-    SharedSegment starter_seg;       // the starter memory, mappable by on-node peers
-    bool yield_at_once = false;      // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
-    bool node_crowded = false;       // this node's ranks outnumber the CPUs they may run on
-    unsigned node_cpus = 0;          // CPUs this node's ranks may run on (idle::cpus_in_union)
-    bool finalizing = false;
+    OnNode on_node;                       // copies to on-node peers without the transport
+    std::vector<uint64_t> node_ids;       // each rank's local_node_id(): equal on one node
+    SharedSegment starter_seg;            // the starter memory, mappable by on-node peers
+    bool yield_at_once = false;           // a collective's empty poll yields the core (ACP_IDLE, idle.hpp)
+    bool node_crowded = false;            // this node's ranks outnumber the CPUs they may run on
+    unsigned node_cpus = 0;               // CPUs this node's ranks may run on (idle::cpus_in_union)
+    std::atomic<bool> finalizing{false};  // read by the agent without the lock
 
     // Progress: transport, incoming messages, completions, ordered starts.
     unsigned progress_locked();
@@ -433,7 +433,6 @@ class Runtime {
         // signals `progressed` after every round that made progress.
         int app_blocked = 0;
         std::condition_variable progressed;
-        std::condition_variable resume;  // the agent's timed pause while the application polls; stop ends it
         std::thread thread;
         int wake_fd = -1;
         bool stop = false;
@@ -451,6 +450,9 @@ class Runtime {
     void wake_agent();
     Agent agent;
     void agent_main();
+    // The agent's pause while the application polls: `us` microseconds,
+    // without the lock; true if wake_agent() ended it.
+    bool pause_unless_woken(unsigned us);
     void start_agent();
     void stop_agent_thread(std::unique_lock<std::mutex> &lk);
 

@@ -93,7 +93,7 @@ void Runtime::wait_locked(std::unique_lock<std::mutex> &lk, const char *fn, Done
             continue;
         }
         agent.app_polled_ns.store(0, std::memory_order_relaxed);  // blocks: the agent goes on at once
-        agent.resume.notify_one();
+        wake_agent();
         ++agent.app_blocked;
         agent.progressed.wait_for(lk, std::chrono::milliseconds(100));
         --agent.app_blocked;
