@@ -382,10 +382,7 @@ bool read_choices(const char *fn, Params *p) {
     size_t pool = 0;
     if (std::string why; !pool_bytes_from_env(&pool, &why)) return report(fn, "ACP_COL_POOL", "%s", why.c_str());
     State &st = State::get();
-    const char *pull = basic::config_env("ACP_COL_PULL");
-    if (pull && std::strcmp(pull, "0") && std::strcmp(pull, "1"))
-        return report(fn, "ACP_COL_PULL", "'%s' is not 0 or 1", pull);
-    st.pull = !pull || !std::strcmp(pull, "1");
+    if (std::string why; !pull_from_env(&st.pull, &why)) return report(fn, "ACP_COL_PULL", "%s", why.c_str());
     st.pool.set_capacity(pool);  // read at each create; the pool is allocated once, at its first chunk
     p->pooled = pool > 0;        // create_col: only where the group is on one node
     return read_algorithm(fn, st, p);

@@ -55,6 +55,14 @@ bool pool_bytes_from_env(size_t *out, std::string *why) {
     return true;
 }
 
+bool pull_from_env(bool *out, std::string *why) {
+    const char *pull = basic::config_env("ACP_COL_PULL");
+    *out = !pull || !std::strcmp(pull, "1");
+    if (!pull || !std::strcmp(pull, "0") || !std::strcmp(pull, "1")) return true;
+    *why = "'" + std::string(pull) + "' is not 0 or 1";
+    return false;
+}
+
 bool ring_max_from_env(uint32_t *out, std::string *why) {
     *out = kDefaultRingMax;
     const char *ring = basic::config_env("ACP_COL_RING_DEPTH");

@@ -102,6 +102,10 @@ bool inline_max_from_env(uint32_t *out, std::string *why);
 // when unset or empty; 0: no pool, every handle has slots as large as its
 // eager rounds); false if it is not a size up to 1 GiB (K, M suffixes).
 bool pool_bytes_from_env(size_t *out, std::string *why);
+// Whether ACP_COL_PULL has a direct handle's on-node receivers read their
+// blocks (1, the default when unset) or its senders write them (0); false
+// for any other value.
+bool pull_from_env(bool *out, std::string *why);
 // The ring cap ACP_COL_RING_DEPTH sets (kDefaultRingMax when unset or
 // empty); false if it is not a power of two from 2 to kDefaultRingMax.
 bool ring_max_from_env(uint32_t *out, std::string *why);
