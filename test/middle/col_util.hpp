@@ -34,6 +34,23 @@ inline std::vector<int> make_group(Shape s) {
     return g;
 }
 
+// A chain round (0 -> 1 -> ...) in which member `who`'s copy to who + 1
+// failed, as this member saw it (rc, what it printed): -1 naming the copy
+// on `who`, -1 and "failed on its way here" below it. Whether this
+// member's round was to fail; the members above are the caller's.
+inline bool expect_chain_failure(int rc, const std::string &err, int who) {
+    if (me() == who) {
+        EXPECT_EQ(rc, -1);
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank " + std::to_string(who + 1)),
+                  std::string::npos)
+            << err;
+    } else if (me() > who) {
+        EXPECT_EQ(rc, -1) << "rank " << me() << " got undefined bytes and success";
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+    }
+    return me() >= who;
+}
+
 inline bool member_of(const std::vector<int> &g) { return std::find(g.begin(), g.end(), me()) != g.end(); }
 
 inline int index_in(const std::vector<int> &g, int rank) {
