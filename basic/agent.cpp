@@ -87,13 +87,19 @@ void Runtime::agent_main() {
         return Agent::now_ns() - agent.app_polled_ns.load(std::memory_order_relaxed) <
                std::chrono::nanoseconds(kAppPolls).count();
     };
+    // The upper layer's rounds, if it set any (nullptr: none, or acpx is
+    // finalizing).
+    const auto upper_work = [this] {
+        auto *work = agent.upper_work.load(std::memory_order_acquire);
+        return finalizing ? nullptr : work;
+    };
     bool pwait2_missing = false;
     std::unique_lock lk(mu);
     while (!agent.stop) {
         // The upper layer's rounds first (outside the lock: they call the
         // API): `due` microseconds at most until they want another look.
         unsigned due = 0;
-        if (auto *work = agent.upper_work.load(std::memory_order_acquire); work && !finalizing) {
+        if (auto *work = upper_work()) {
             lk.unlock();
             due = work();
             lk.lock();
@@ -107,7 +113,7 @@ void Runtime::agent_main() {
             // waits for it).
             while (!pause_unless_woken(due ? std::min<unsigned>(due, kAppPolls.count()) : kAppPolls.count()) &&
                    app_polls())
-                if (auto *work = agent.upper_work.load(std::memory_order_acquire); work && !finalizing) due = work();
+                if (auto *work = upper_work()) due = work();
             lk.lock();
             continue;
         }

@@ -172,7 +172,7 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
 
 // Why h can run no more rounds ("" if it can): it timed out, or a copy
 // could not be issued (api.cpp's sendable refuses it).
-std::string unusable(State &st, acp_col_t h) {
+std::string why_unusable(State &st, acp_col_t h) {
     const Col *c = st.find(reinterpret_cast<uintptr_t>(h));
     return !c ? "it was freed" : c->broken;
 }
@@ -190,7 +190,7 @@ std::string unusable(State &st, acp_col_t h) {
 int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) {
     const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
     if (rc != 0 && g.max_entries != 0) {
-        if (std::string why = unusable(st, h); !why.empty())
+        if (std::string why = why_unusable(st, h); !why.empty())
             g.unusable = "a round left its handle unusable (" + why + ")";
     }
     if (g.max_entries != 0 && g.unusable.empty()) return rc;

@@ -207,6 +207,8 @@ bool arrived_in_place(const Col &c, uint32_t block) { return in_place_at(c, sign
 // A block that arrived (its stamps at `where`) through its sender's pool:
 // the chunk, mapped here, or nullptr where it is not (fetch).
 bool pooled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kPooled; }
+// The chunk's GA in its sender's pool.
+acp_ga_t chunk_ga(const Col &c, size_t where) { return load_acquire(c.ctl_base() + where + ctl::kChunkGa); }
 const char *chunk_at(const Col &c, size_t where, size_t len) {
     const uint8_t *s = c.ctl_base() + where;
     return State::get().pool.peer_chunk(load_acquire(s + ctl::kChunkGa), load_acquire(s + ctl::kPoolBytes), len);
@@ -785,9 +787,8 @@ bool issue_ready_entries(Col &c, bool *moved) {
             // member fetched it when that is not mapped here.
             acp_ga_t src = c.mem.data + r.offset;
             if (via_chunk && chunk)
-                src = load_acquire(c.ctl_base() + got_at + ctl::kChunkGa);
-            else if (via_chunk &&
-                     !fetch(c, load_acquire(c.ctl_base() + got_at + ctl::kChunkGa), r, local_data(c) + r.offset))
+                src = chunk_ga(c, got_at);
+            else if (via_chunk && !fetch(c, chunk_ga(c, got_at), r, local_data(c) + r.offset))
                 return fail_gma(c, "acp_wait_col", "a copy out of a sender's eager pool");
             else if (held)  // into registered memory here first: the GMA's source
                 basic::copy_bytes(local_data(c) + r.offset, held, r.length);
@@ -846,7 +847,7 @@ bool check_arrivals(Col &c) {
         } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
                 basic::copy_bytes(to, chunk, r.length);
-            else if (!fetch(c, load_acquire(c.ctl_base() + where + ctl::kChunkGa), r, to))
+            else if (!fetch(c, chunk_ga(c, where), r, to))
                 note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
                                   ": the copy out of its eager pool failed");
         } else if (is_inline(c))  // the bytes came in the slot: into place
