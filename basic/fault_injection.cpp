@@ -22,7 +22,7 @@ std::shared_ptr<RemoteReg> stale_copy(const RemoteReg &r) {
 }
 }  // namespace
 
-// Reads `spec` (fault_injection.hpp) for rank `rank` into the two
+// Reads `spec` (fault_injection.hpp) for rank `rank` into the
 // countdowns (items for other ranks are skipped); false, reported, if
 // malformed.
 bool parse_faults(const char *spec, int rank, Faults *f, const char *fn) {
@@ -44,10 +44,11 @@ bool parse_faults(const char *spec, int rank, Faults *f, const char *fn) {
                               : what == "data"   ? &f->data_in
                               : what == "exec"   ? &f->exec_in
                               : what == "landed" ? &f->landed_in
+                              : what == "sent"   ? &f->sent_in
                                                  : nullptr;
         if (!countdown || rest == num || *rest != '\0' || n == 0)
             return report(fn, "spec",
-                          "'%s' is not start:N, data:N, exec:N or landed:N, with N >= 1 and an optional @RANK",
+                          "'%s' is not start:N, data:N, exec:N, landed:N or sent:N, with N >= 1 and an optional @RANK",
                           item.c_str());
         if (rank_only >= 0 && rank_only != rank) continue;
         *countdown = n;
@@ -135,4 +136,11 @@ extern "C" acp_handle_t acpx_test_put_stale(acp_ga_t dst, const void *src, size_
     return rt->issue(std::move(g), ACP_HANDLE_NULL);
 } catch (...) {
     return acpx::basic::report_exception("acpx_test_put_stale"), ACP_HANDLE_NULL;
+}
+
+extern "C" size_t acpx_test_sources_held(void) {
+    acpx::basic::Runtime *rt = acpx::basic::runtime();
+    if (!rt) return 0;
+    auto lk = rt->lock_api();
+    return rt->sources_held;
 }

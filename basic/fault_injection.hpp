@@ -15,6 +15,11 @@
 //                failure at its completion, after its bytes left (as when
 //                the connection fails under it): what was issued behind it
 //                went too, and whoever ended a round on it learns late
+//   sent:N[@R]   the Nth piece of a put by message that the transport
+//                holds to send from the put's source (Transport::send_from
+//                pending: over UCX to another node, once the socket is
+//                full) reports that its send failed when the transport
+//                lets go of it, after its bytes left
 // `@R` limits the item to rank R. N counts from 1.
 #pragma once
 
@@ -44,4 +49,9 @@ acp_handle_t acpx_test_signal_put_stale(acp_ga_t dst, const void *data, size_t n
 // generation the target never had: the target refuses it, and what was
 // issued behind it (fence_instead) is under test.
 acp_handle_t acpx_test_put_stale(acp_ga_t dst, const void *src, size_t n);
+
+// How many pieces of puts by message the transport still sends from
+// their sources in this process (send_from, not yet let go). 0 outside
+// acp_init .. acp_finalize.
+size_t acpx_test_sources_held(void);
 }

@@ -89,6 +89,7 @@ struct Gma {
     bool fenced = false;        // started behind a transport fence, what it is ordered after still in flight
     bool by_message = false;    // a put sent as a signal put without a signal (Runtime::put_by_message)
     uint32_t unreleased = 0;    // by_message: pieces the transport still sends from the source (send_from)
+    bool piece_failed = false;  // by_message: a piece's send failed; it fails once every piece is let go
     AtomicOp aop = AtomicOp::kAdd;
     uint8_t width = 0;
     int peer = -1;  // the rank this GMA waits for
@@ -120,16 +121,19 @@ struct ExecOp {
 };
 
 // Fault injection for tests (fault_injection.hpp): countdowns to the
-// copy/atomic this process starts, the delegated copy it executes, and the
-// put whose completion reports failure, each failing as a transport error
-// would; 0: none armed.
+// copy/atomic this process starts, the delegated copy it executes, the
+// put whose completion reports failure and the piece of a put whose send
+// reports failure, each failing as a transport error would; 0: none armed.
 struct Faults {
-    uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0;
+    uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0, sent_in = 0;
     // A copy or atomic starts (data: a copy of more than 8 bytes): does
     // start:N or data:N (fault_injection.hpp) make it fail? Counts it down.
     bool fails_start(bool data) { return (start_in && --start_in == 0) || (data && data_in && --data_in == 0); }
     // A copy executes here for another rank: does exec:N make it fail?
     bool fails_exec() { return exec_in && --exec_in == 0; }
+    // The transport holds a piece to send from a put's source: does
+    // sent:N make its send fail?
+    bool fails_send() { return sent_in && --sent_in == 0; }
 };
 
 class Runtime {
@@ -283,6 +287,9 @@ class Runtime {
     // The first retired failed GMA in [from, to], or 0.
     acp_handle_t first_failure(acp_handle_t from, acp_handle_t to) const;
     Faults faults;
+    // Pieces of puts by message the transport still sends from their
+    // sources (signal_put.cpp's PieceRelease objects alive).
+    size_t sources_held = 0;
 
     Gma *find_gma(acp_handle_t h);
     acp_handle_t issue(Gma &&g, acp_handle_t order);

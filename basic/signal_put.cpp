@@ -112,24 +112,37 @@ void acknowledged(Runtime &rt, Runtime::SignalPeer &p, uint64_t count) {
 }
 
 // The transport let go of a piece's source (send_from): the GMA's
-// source is free once every piece's is.
+// source is free once every piece's is. A piece whose send failed fails
+// the GMA, but only once the transport has let go of every piece: the
+// caller, told that the put ended, may free the source, which the other
+// pieces' sends may still read. (A put whose target acknowledged all its
+// pieces ends at that acknowledgement: the bytes are there.)
 struct PieceRelease {
     Completion comp;
     Runtime *rt;
     acp_handle_t gma;
+    bool fail = false;  // a test's fault (sent:N): its send reports failure
 };
 void piece_released(Completion *c, int status) {
     auto *r = reinterpret_cast<PieceRelease *>(c);
-    Gma *g = r->rt->find_gma(r->gma);
+    Runtime &rt = *r->rt;
+    Gma *g = rt.find_gma(r->gma);
+    const bool injected = r->fail && status == 0;
     delete r;
+    --rt.sources_held;
     if (!g || g->unreleased == 0) return;
     --g->unreleased;
-    if (status != 0 && g->state == GmaState::kInFlight) {
-        g->why = "the transport could not send it";
-        g->comp.fn(&g->comp, -1);
-    } else if (g->unreleased == 0) {
-        g->source_free = true;
+    if ((status != 0 || injected) && g->state == GmaState::kInFlight && !g->piece_failed) {
+        g->piece_failed = true;
+        g->failed = true;
+        g->why = injected ? "fault injected at a piece's send for a test (ACPX_TEST_FAIL sent)"
+                          : "the transport could not send a piece of it";
     }
+    if (g->unreleased != 0 || g->state != GmaState::kInFlight) return;
+    if (g->piece_failed)
+        g->comp.fn(&g->comp, -1);
+    else
+        g->source_free = true;
 }
 
 // GMA `gma` failed: the acknowledgements of its pieces still in flight
@@ -291,10 +304,13 @@ int Runtime::start_signal_put(Gma &g) {
         if (g.by_message && n >= kSendFromMin) {
             auto *rel = new PieceRelease{{piece_released}, this, g.handle};
             const int rc = tp->send_from(g.peer, &h, sizeof h, src, n, &rel->comp);
-            if (rc == kPending)
+            if (rc == kPending) {
                 ++g.unreleased;
-            else
+                ++sources_held;
+                rel->fail = faults.fails_send();
+            } else {
                 delete rel;
+            }
             sent = rc >= 0;
         } else if (g.by_message) {
             sent = send(g.peer, joined(&h, sizeof h, src, n));
@@ -304,7 +320,12 @@ int Runtime::start_signal_put(Gma &g) {
         }
         if (!sent) {
             drop_pieces(p, g.handle);  // the pieces already sent
-            return -1;
+            if (g.unreleased == 0) return -1;
+            // Pieces sent before it still read the source: the GMA fails
+            // once the transport lets go of them (piece_released).
+            g.piece_failed = g.failed = true;
+            g.why = "the transport could not send a piece of it";
+            return kPending;
         }
         ++p.sent;
         p.told = p.stored;

@@ -401,7 +401,9 @@ acp_handle_t acp_and8(acp_ga_t dst, acp_ga_t src, uint64_t value, acp_handle_t o
  *
  * Failures. A GMA that fails (the transport or the kernel reports an
  * error, the executing rank refuses it, its peer is gone) is complete but
- * not successful: its destination bytes are undefined. When it completes,
+ * not successful: its destination bytes are undefined; as after a
+ * success, nothing reads its source any more (a put sent in pieces fails
+ * once the transport has let go of every piece). When it completes,
  * one line on stderr names it, the ranks and the reason
  * ("acpx: acp_copy: GMA 12: put of 8 bytes from rank 0 to rank 1 failed:
  * ..."). A GMA ordered after a failed one (its @p order names it) is not
