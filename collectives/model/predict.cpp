@@ -285,17 +285,27 @@ Sliced sliced_members(const Case &c, const Calibration &cal, const Topology *t) 
 }
 
 // A step costs its slowest message: C collisions cost a copy of C x M
-// bytes (seed 003); on a node, the copies beyond its cores wait as
-// collisions too, and copies at once are slower (concurrent_slow); so
-// is a copy between two nodes while the other node copies back
-// (net_pair_slow). A message to or from a time-sliced node waits for a
-// switch besides.
+// bytes (seed 003); between nodes, where the messages that share a link
+// or a port differ in size, a copy of the bytes they carry together
+// (shared_bytes: the small ones end early, then the large one runs at
+// the link's speed; C x the largest overpriced recursive doubling's
+// uneven steps 1.3-2.9x against both simulators:
+// doc/measurements/2026-12-05-placement-seed000.md). On a node, the copies
+// beyond its cores wait as collisions too, and copies at once are slower
+// (concurrent_slow); so is a copy between two nodes while the other node
+// copies back (net_pair_slow). A message to or from a time-sliced node
+// waits for a switch besides.
 void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t, uint64_t round_bytes,
           const std::vector<double> &footprint, const Sliced &sliced) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
-    for (const Message &m : s.msgs) pairs.emplace_back(m.src, m.dst);
+    std::vector<uint64_t> sizes;
+    for (const Message &m : s.msgs) {
+        pairs.emplace_back(m.src, m.dst);
+        sizes.push_back(m.bytes);
+    }
     std::vector<uint32_t> on_node;  // copies within the message's node in this step
     const std::vector<uint32_t> col = collisions(t, pairs, cal.cores, &on_node);
+    const std::vector<uint64_t> shared = shared_bytes(t, pairs, sizes);
     // Node pairs (from, to) some copy of this step crosses.
     std::set<std::pair<uint32_t, uint32_t>> crossing;
     auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };
@@ -310,7 +320,8 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         const bool across = on_node[i] == 0;  // between two nodes
         // A block right behind another on its pair skips the wait for the
         // receiver's ready signal the first one paid.
-        double secs = cal.copy_seconds(inline_round, m.streamed, across, c * m.bytes, static_cast<double>(round_bytes));
+        const double bytes = across ? static_cast<double>(shared[i]) : c * static_cast<double>(m.bytes);
+        double secs = cal.copy_seconds(inline_round, m.streamed, across, bytes, static_cast<double>(round_bytes));
         // Two or more on a node run on two cores or more at once (with
         // one core, they take turns).
         if (on_node[i] >= 2 && cal.cores != 1) secs *= cal.concurrent_slow(static_cast<double>(m.bytes));

@@ -2,7 +2,9 @@
 // 003): the round is a sequence of steps; a step's time is that of its
 // slowest message, a message of M bytes that shares a link (or its
 // source's or destination's port) with C-1 others taking as long as one
-// copy of C x M bytes; the round's time is the sum of its steps plus its
+// copy of C x M bytes (between nodes: of the bytes the C messages carry
+// together, which is C x M where they are alike: shared_bytes in
+// topology.hpp); the round's time is the sum of its steps plus its
 // local copies. Copy times come from the calibration (calibration.hpp),
 // links from the topology (topology.hpp).
 //

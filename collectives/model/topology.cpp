@@ -238,54 +238,77 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
     return links;
 }
 
-std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
-                                 unsigned cores, std::vector<uint32_t> *on_node_copies) {
-    std::unordered_map<uint32_t, uint32_t> sends, recvs, on_node;
+namespace {
+
+uint32_t node_of_rank(const Topology *t, uint32_t rank) {
+    return !t ? 0u : rank < t->map.size() ? t->map[rank] : static_cast<uint32_t>(rank % t->nodes());
+}
+
+// For each message i, the largest sum of weight(j) over the messages j
+// that share its source's port, its destination's port or a link of its
+// route (collisions(): weight 1; shared_bytes(): the bytes).
+template <class T, class Weight>
+std::vector<T> busiest_share(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs, Weight weight) {
+    std::unordered_map<uint32_t, T> sends, recvs;
     sends.reserve(msgs.size());
     recvs.reserve(msgs.size());
-    const uint64_t nodes = t ? t->nodes() : 1;
-    auto node = [&](uint32_t rank) {
-        return !t ? 0u : rank < t->map.size() ? t->map[rank] : static_cast<uint32_t>(rank % nodes);
-    };
-    for (const auto &[s, d] : msgs) {
-        ++sends[s];
-        ++recvs[d];
-        if (node(s) == node(d)) ++on_node[node(s)];
-    }
-    std::vector<uint32_t> c(msgs.size(), 1);
-    if (on_node_copies) on_node_copies->assign(msgs.size(), 0);
     for (size_t i = 0; i < msgs.size(); ++i) {
-        const auto [s, d] = msgs[i];
-        c[i] = std::max(sends[s], recvs[d]);
-        if (node(s) != node(d)) continue;
-        const uint32_t m = on_node[node(s)];
-        if (cores) c[i] = std::max(c[i], (m + cores - 1) / cores);
-        if (on_node_copies) (*on_node_copies)[i] = m;
+        sends[msgs[i].first] += weight(i);
+        recvs[msgs[i].second] += weight(i);
     }
+    std::vector<T> c(msgs.size());
+    for (size_t i = 0; i < msgs.size(); ++i) c[i] = std::max(sends[msgs[i].first], recvs[msgs[i].second]);
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over
     // 1,024 members has 500,000 messages, whose routes took 80 MB.
-    // Messages per link: in an array of every link where the step has
+    // Load per link: in an array of every link where the step has
     // messages enough to touch a good part of them (an allgather's), else
     // in a map (a pipeline's step: a few messages on a large network).
+    auto node = [&](uint32_t rank) { return node_of_rank(t, rank); };
     Router r(*t);
-    const uint64_t links = nodes * t->dims.size() * 2;
+    const uint64_t links = t->nodes() * t->dims.size() * 2;
     if (links <= 8 * msgs.size()) {
-        std::vector<uint32_t> load(links, 0);
+        std::vector<T> load(links, 0);
         auto slot = [&](const Link &l) { return (l.node * t->dims.size() + l.dim) * 2 + (l.dir > 0); };
-        for (const auto &[s, d] : msgs) r.each(node(s), node(d), [&](const Link &l) { ++load[slot(l)]; });
+        for (size_t i = 0; i < msgs.size(); ++i)
+            r.each(node(msgs[i].first), node(msgs[i].second), [&](const Link &l) { load[slot(l)] += weight(i); });
         for (size_t i = 0; i < msgs.size(); ++i)
             r.each(node(msgs[i].first), node(msgs[i].second),
                    [&](const Link &l) { c[i] = std::max(c[i], load[slot(l)]); });
         return c;
     }
-    std::unordered_map<uint64_t, uint32_t> load;
+    std::unordered_map<uint64_t, T> load;
     load.reserve(msgs.size());
-    for (const auto &[s, d] : msgs) r.each(node(s), node(d), [&](const Link &l) { ++load[link_key(l)]; });
+    for (size_t i = 0; i < msgs.size(); ++i)
+        r.each(node(msgs[i].first), node(msgs[i].second), [&](const Link &l) { load[link_key(l)] += weight(i); });
     for (size_t i = 0; i < msgs.size(); ++i)
         r.each(node(msgs[i].first), node(msgs[i].second),
                [&](const Link &l) { c[i] = std::max(c[i], load.find(link_key(l))->second); });
     return c;
+}
+
+}  // namespace
+
+std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                 unsigned cores, std::vector<uint32_t> *on_node_copies) {
+    std::vector<uint32_t> c = busiest_share<uint32_t>(t, msgs, [](size_t) { return 1u; });
+    std::unordered_map<uint32_t, uint32_t> on_node;
+    for (const auto &[s, d] : msgs)
+        if (node_of_rank(t, s) == node_of_rank(t, d)) ++on_node[node_of_rank(t, s)];
+    if (on_node_copies) on_node_copies->assign(msgs.size(), 0);
+    for (size_t i = 0; i < msgs.size(); ++i) {
+        const auto [s, d] = msgs[i];
+        if (node_of_rank(t, s) != node_of_rank(t, d)) continue;
+        const uint32_t m = on_node[node_of_rank(t, s)];
+        if (cores) c[i] = std::max(c[i], (m + cores - 1) / cores);
+        if (on_node_copies) (*on_node_copies)[i] = m;
+    }
+    return c;
+}
+
+std::vector<uint64_t> shared_bytes(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                   const std::vector<uint64_t> &bytes) {
+    return busiest_share<uint64_t>(t, msgs, [&](size_t i) { return bytes[i]; });
 }
 
 }  // namespace acpx::collectives::model

@@ -79,4 +79,14 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);
 std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                  unsigned cores = 0, std::vector<uint32_t> *on_node_copies = nullptr);
 
+// The same sharing in bytes: for messages (src rank, dst rank) of
+// bytes[i] bytes sent at once, for each, the largest total of the bytes
+// of the messages that share one of its links or its source's or
+// destination's port (no core limit). Where every message of the set has
+// the same size M, that is collisions() x M; where they differ, a link
+// shared fairly carries the small ones off early and then the large one
+// at full speed, ending with the link's total.
+std::vector<uint64_t> shared_bytes(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                   const std::vector<uint64_t> &bytes);
+
 }  // namespace acpx::collectives::model

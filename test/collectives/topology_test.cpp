@@ -135,6 +135,28 @@ TEST(Routes, ShorterWayRoundEachRingInDimensionOrder) {
     EXPECT_TRUE(r[0] == (Link{0, 1, 1}) && r[1] == (Link{4, 0, 1}));
 }
 
+// In bytes: a message's busiest link or port carries the bytes of every
+// message on it. Alike messages: collisions() x M; unlike ones: the sum,
+// not the count times the largest.
+TEST(Collisions, SharedBytesAddTheMessagesOnTheBusiestLinkOrPort) {
+    Topology t = topo("mesh:4");
+    t.map = {0, 2, 1, 3};  // seed Figure 3, allocation 1: a -> b and c -> d share c -> b's link
+    const std::vector<std::pair<uint32_t, uint32_t>> step = {{0, 1}, {2, 3}};
+    EXPECT_EQ(shared_bytes(&t, step, {1000, 1000}), (std::vector<uint64_t>{2000, 2000}));
+    EXPECT_EQ(shared_bytes(&t, step, {1 << 20, 1 << 16}),
+              (std::vector<uint64_t>{(1 << 20) + (1 << 16), (1 << 20) + (1 << 16)}));
+    t.map = {0, 1, 2, 3};  // allocation 2: disjoint, each its own bytes
+    EXPECT_EQ(shared_bytes(&t, step, {1 << 20, 1 << 16}), (std::vector<uint64_t>{1 << 20, 1 << 16}));
+    // Ports: rank 0 sends 3 messages of 1, 2 and 4 KiB (7 KiB through its
+    // port); rank 4's message into rank 3 shares 3's port with 0's 4 KiB.
+    const std::vector<std::pair<uint32_t, uint32_t>> fan = {{0, 1}, {0, 2}, {0, 3}, {4, 3}};
+    EXPECT_EQ(shared_bytes(nullptr, fan, {1024, 2048, 4096, 512}), (std::vector<uint64_t>{7168, 7168, 7168, 4608}));
+    // On a switch of many nodes (a map of the links, not an array): the same.
+    Topology big = topo("switch:100000");
+    big.map = {0, 0, 0, 1, 1, 2};  // 0 -> 3, 1 -> 4 leave node 0 together; 2 -> 5 too
+    EXPECT_EQ(shared_bytes(&big, {{0, 3}, {1, 4}, {2, 5}}, {10, 20, 30}), (std::vector<uint64_t>{60, 60, 60}));
+}
+
 TEST(Collisions, SeedFigure3TwoAllocationsOfOneStep) {
     // Ranks a, b, c, d; the step sends a -> b and c -> d on a line of 4 nodes.
     Topology t = topo("mesh:4");
