@@ -210,9 +210,11 @@ int run_simcheck(int argc, char **argv) {
        << "One rank per node; links of 5 GB/s, a message's start-up 47 us; the model priced from those links "
           "(`alpha + bytes / B`), each algorithm's round as it schedules it, one CCS per step, run step after step "
           "in the flow simulator and (behind barriers) under SimGrid. Ratio: predicted over simulated. Target "
-          "(issue 64): 0.8-1.25 from 64 KiB, the same best algorithm at >= 90% of the points. Messages under 64 "
-          "bytes (SimGrid's barriers') start in 1 us. The model counts a rank's sends and receives in a step as "
-          "sharing its one network port; the simulators here "
+          "(issue 64): 0.8-1.25 from 64 KiB, the same best algorithm at >= 90% of the points (the model's pick "
+          "counts as the simulator's best when the simulator times it as fast, to 0.1%: two algorithms may tie, as "
+          "the per-block tree and Bruck do over 96 nodes). Messages under 64 bytes (SimGrid's barriers') start in 1 "
+          "us. The model counts a rank's sends and receives in a step as sharing its one network port; the "
+          "simulators here "
        << (o.ports ? "do the same (--ports: a node's injection and ejection ports are links of 5 GB/s)"
                    : "share links only (a node's messages to different neighbours run at once, as on a torus "
                      "whose nodes have several injection engines; --ports gives them one port each)")
@@ -242,9 +244,14 @@ int run_simcheck(int argc, char **argv) {
                         if (p->*f < b->*f) b = p;
                     return b;
                 };
+                // The model's best is the simulator's if the simulator
+                // times it as fast, to 0.1% (two algorithms may tie, as
+                // the per-block tree and Bruck do over 96 nodes).
+                const Point *pick = best(&Point::predicted);
+                auto as_fast = [&](double Point::*f) { return pick->*f <= best(f)->*f * (1 + 1e-3); };
                 ++sizes;
-                best_fs += best(&Point::predicted) == best(&Point::steps);
-                best_sg += !std::isnan(ps[0]->simgrid) && best(&Point::predicted) == best(&Point::simgrid);
+                best_fs += as_fast(&Point::steps);
+                best_sg += !std::isnan(ps[0]->simgrid) && as_fast(&Point::simgrid);
             }
             md << "| `" << spec << "` | " << op << " | " << big << " | " << in_fs << " | "
                << (no_simgrid.empty() ? std::to_string(in_sg) : "-") << " | " << best_fs << " of " << sizes << " | "
