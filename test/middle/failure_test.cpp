@@ -5,6 +5,7 @@
 // injected with basic/fault_injection.hpp. Rounds above the 64 KiB inline
 // size: their copies are GMAs even between ranks of one node.
 #include <chrono>
+#include <tuple>
 
 #include "../../basic/fault_injection.hpp"
 #include "../report_util.hpp"
@@ -219,17 +220,19 @@ INSTANTIATE_TEST_SUITE_P(Exec, RoundFailure, ::testing::Values("delegated", "roo
 // that ends a later round of the handle, or its free, with -1 naming the
 // round that had ended. The fault (landed:1 on the root) fails the root's
 // next put through the transport at its completion, its bytes delivered.
-// With a third round, or straight to the free.
-class LateFailure : public ::testing::TestWithParam<bool> {};
+// With a third round, or straight to the free. 100 bytes (the inline
+// slots), and 8 KiB: between members alone on their nodes, over the
+// slots, a held put (Layout::eager).
+class LateFailure : public ::testing::TestWithParam<std::tuple<bool, size_t>> {};
 
 TEST_P(LateFailure, ACopyLostAfterItsRoundEndedFailsALaterRoundOrTheFree) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
-    const bool third_round = GetParam();
+    const auto [third_round, bytes] = GetParam();
     // The first and the last rank: on the two-host bed, one on each host,
     // the root's only receiver another node's.
     std::vector<int> g = {0, np() - 1};
     if (me() != 0 && me() != np() - 1) return;
-    std::vector<unsigned char> a(100);
+    std::vector<unsigned char> a(bytes);
     acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
     ASSERT_NE(h, ACP_COL_NULL);
     auto round = [&](uint64_t seed) {
@@ -278,7 +281,8 @@ TEST_P(LateFailure, ACopyLostAfterItsRoundEndedFailsALaterRoundOrTheFree) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Then, LateFailure, ::testing::Values(true, false));
+INSTANTIATE_TEST_SUITE_P(Then, LateFailure,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values(size_t{100}, size_t{8192})));
 
 // The same for an allgather whose blocks (32 KiB) are over its inline
 // slots: over UCX such a block goes to another node as one message, its
