@@ -45,11 +45,13 @@ bool parse_faults(const char *spec, int rank, Faults *f, const char *fn) {
                               : what == "exec"   ? &f->exec_in
                               : what == "landed" ? &f->landed_in
                               : what == "sent"   ? &f->sent_in
+                              : what == "piece"  ? &f->piece_in
                                                  : nullptr;
         if (!countdown || rest == num || *rest != '\0' || n == 0)
-            return report(fn, "spec",
-                          "'%s' is not start:N, data:N, exec:N, landed:N or sent:N, with N >= 1 and an optional @RANK",
-                          item.c_str());
+            return report(
+                fn, "spec",
+                "'%s' is not start:N, data:N, exec:N, landed:N, sent:N or piece:N, with N >= 1 and an optional @RANK",
+                item.c_str());
         if (rank_only >= 0 && rank_only != rank) continue;
         *countdown = n;
     }

@@ -20,6 +20,11 @@
 //                pending: over UCX to another node, once the socket is
 //                full) reports that its send failed when the transport
 //                lets go of it, after its bytes left
+//   piece:N[@R]  the Nth piece of a put by message to be sent from its
+//                source (as sent:N, whether or not the transport would
+//                hold it) cannot be handed to the transport (as on an
+//                endpoint already broken): it and the pieces after it are
+//                not sent
 // `@R` limits the item to rank R. N counts from 1.
 #pragma once
 

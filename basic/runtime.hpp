@@ -123,9 +123,10 @@ struct ExecOp {
 // Fault injection for tests (fault_injection.hpp): countdowns to the
 // copy/atomic this process starts, the delegated copy it executes, the
 // put whose completion reports failure and the piece of a put whose send
-// reports failure, each failing as a transport error would; 0: none armed.
+// reports failure or cannot be handed over, each failing as a transport
+// error would; 0: none armed.
 struct Faults {
-    uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0, sent_in = 0;
+    uint64_t start_in = 0, data_in = 0, exec_in = 0, landed_in = 0, sent_in = 0, piece_in = 0;
     // A copy or atomic starts (data: a copy of more than 8 bytes): does
     // start:N or data:N (fault_injection.hpp) make it fail? Counts it down.
     bool fails_start(bool data) { return (start_in && --start_in == 0) || (data && data_in && --data_in == 0); }
@@ -134,6 +135,9 @@ struct Faults {
     // The transport holds a piece to send from a put's source: does
     // sent:N make its send fail?
     bool fails_send() { return sent_in && --sent_in == 0; }
+    // A piece is about to be handed to the transport to send from its
+    // source: does piece:N make the handover fail at once?
+    bool fails_piece() { return piece_in && --piece_in == 0; }
 };
 
 class Runtime {

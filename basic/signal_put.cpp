@@ -300,8 +300,10 @@ int Runtime::start_signal_put(Gma &g) {
                                  after_lo,
                                  after_hi};
         const auto *src = reinterpret_cast<const uint8_t *>(g.local) + from;
+        const bool from_source = g.by_message && n >= kSendFromMin;
+        const bool injected = from_source && faults.fails_piece();  // piece:N: not handed over
         bool sent = false;
-        if (g.by_message && n >= kSendFromMin) {
+        if (from_source && !injected) {
             auto *rel = new PieceRelease{{piece_released}, this, g.handle};
             const int rc = tp->send_from(g.peer, &h, sizeof h, src, n, &rel->comp);
             if (rc == kPending) {
@@ -312,19 +314,20 @@ int Runtime::start_signal_put(Gma &g) {
                 delete rel;
             }
             sent = rc >= 0;
-        } else if (g.by_message) {
+        } else if (g.by_message && !from_source) {
             sent = send(g.peer, joined(&h, sizeof h, src, n));
-        } else {
+        } else if (!g.by_message) {
             std::memcpy(g.payload.data(), &h, sizeof h);
             sent = send(g.peer, std::move(g.payload));
         }
         if (!sent) {
             drop_pieces(p, g.handle);  // the pieces already sent
+            if (injected) g.why = "fault injected at a piece's handover for a test (ACPX_TEST_FAIL piece)";
             if (g.unreleased == 0) return -1;
             // Pieces sent before it still read the source: the GMA fails
             // once the transport lets go of them (piece_released).
             g.piece_failed = g.failed = true;
-            g.why = "the transport could not send a piece of it";
+            if (!injected) g.why = "the transport could not send a piece of it";
             return kPending;
         }
         ++p.sent;

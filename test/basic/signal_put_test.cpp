@@ -330,13 +330,14 @@ TEST(PutByMessage, ItsSourceMayChangeOnceFreeAndWhatLandsIsWhatItHeld) {
 }
 
 // A piece of a put by message whose send fails (fault injection: sent:1,
-// as when the connection fails under it) fails the put once, naming
-// why, and only once the transport has let go of every piece: when
-// acp_complete returns, no piece is still sent from the source, which the
-// program may then free (the sanitizer build would see a late read). The
-// next put lands whole. 16 MiB: 128 pieces over UCX, many held by the
-// transport behind the first it holds. Two hosts, UCX only (libfabric
-// copies pieces out).
+// as when the connection fails under it), or that cannot be handed to
+// the transport (piece:40, as on an endpoint already broken, the 39
+// before it handed over), fails the put once, naming why, and only once
+// the transport has let go of every piece: when acp_complete returns, no
+// piece is still sent from the source, which the program may then free
+// (the sanitizer build would see a late read). The next put lands whole.
+// 16 MiB: 128 pieces over UCX, many held by the transport at once. Two
+// hosts, UCX only (libfabric copies pieces out).
 TEST(PutByMessage, AFailedPieceFailsThePutOnceTheSourceIsLetGo) {
     const char *nodes = std::getenv("ACPX_TEST_NODES"), *transport = std::getenv("ACP_TRANSPORT");
     if (np() < 2 || np() % 2 || !nodes || std::string(nodes) != "2")
@@ -345,14 +346,20 @@ TEST(PutByMessage, AFailedPieceFailsThePutOnceTheSourceIsLetGo) {
     constexpr size_t kBytes = size_t{16} << 20;
     SharedBuffer dst(kBytes);
     const int half = np() / 2, to = (me() + half) % np(), from = (me() + np() - half) % np();
-    for (const bool fail : {true, false}) {
+    const struct {
+        const char *spec, *why;
+    } faults[] = {{"sent:1", "fault injected at a piece's send"},
+                  {"piece:40", "fault injected at a piece's handover"},
+                  {nullptr, nullptr}};
+    for (const auto &f : faults) {
+        const bool fail = f.spec != nullptr;
         const uint64_t seed = (fail ? 500 : 600) + static_cast<uint64_t>(me());
         auto src = std::make_unique<std::vector<unsigned char>>(kBytes);
         fill_pattern(src->data(), kBytes, seed);
         const acp_atkey_t key = acp_register_memory(src->data(), kBytes, 0);
         ASSERT_NE(key, ACP_ATKEY_NULL);
         if (fail) {
-            ASSERT_EQ(acpx_test_fail("sent:1"), 0);
+            ASSERT_EQ(acpx_test_fail(f.spec), 0);
         }
         acp_handle_t h = ACP_HANDLE_NULL;
         const std::string err = stderr_of([&] {
@@ -361,14 +368,14 @@ TEST(PutByMessage, AFailedPieceFailsThePutOnceTheSourceIsLetGo) {
         });
         ASSERT_NE(h, ACP_HANDLE_NULL) << err;
         EXPECT_EQ(acpx_test_sources_held(), 0u)
-            << "acp_complete returned while the transport still sent from the source";
+            << (fail ? f.spec : "no fault") << ": acp_complete returned while the transport still sent from the source";
         EXPECT_EQ(acp_unregister_memory(key), 0);
         src.reset();
         if (fail) {
-            EXPECT_EQ(acp_inquire(h), -1);
+            EXPECT_EQ(acp_inquire(h), -1) << f.spec;
             const std::string line = "GMA " + std::to_string(h) + ": put of " + std::to_string(kBytes) +
                                      " bytes from rank " + std::to_string(me()) + " to rank " + std::to_string(to) +
-                                     " failed: fault injected at a piece's send";
+                                     " failed: " + f.why;
             EXPECT_NE(err.find(line), std::string::npos) << err;
             EXPECT_EQ(err.find(line, err.find(line) + 1), std::string::npos) << "reported once: " << err;
             ASSERT_EQ(acp_sync(), 0);
