@@ -127,6 +127,17 @@ acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *
                ACP_REQUEST_NULL;
     if (size && kind == Kind::kAllgather && !out)
         return report(fn, "recvbuf", "is NULL but size is %zu", size), ACP_REQUEST_NULL;
+    if (size && kind == Kind::kAllgather) {
+        // In place (sendbuf is this member's block of recvbuf), or apart:
+        // recvbuf's other blocks are written by the other members while
+        // sendbuf is read.
+        const auto *send = static_cast<const char *>(in), *recv = static_cast<const char *>(out);
+        const size_t all = size_t{c->plan.members} * size;
+        if (send != recv + size_t{c->plan.me} * size && send < recv + all && recv < send + size)
+            return report(fn, "sendbuf", "overlaps recvbuf; in place it must be this member's block, recvbuf + %zu",
+                          size_t{c->plan.me} * size),
+                   ACP_REQUEST_NULL;
+    }
     c->offset = 0;
     c->size = size;
     c->in = static_cast<const char *>(in);

@@ -303,9 +303,10 @@ bool begin_segment(Col &c, const char *fn) {
     if (buffered(c)) {
         const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
         if (receives && !is_inline(c)) publish_place(c);  // a pooled round with no room in the pool goes there too
-        // An allgather's own block, straight to recvbuf.
-        if (c.p.kind == Kind::kAllgather && c.seg == 0 && c.size)
-            basic::copy_bytes(c.out + size_t{c.plan.me} * c.size, c.in, c.size);
+        // An allgather's own block, straight to recvbuf (in place: there).
+        if (char *own = c.out + size_t{c.plan.me} * c.size;
+            c.p.kind == Kind::kAllgather && c.seg == 0 && c.size && own != c.in)
+            basic::copy_bytes(own, c.in, c.size);
     }
     const bool due = ready_due(c);
     if (due) c.last_due_seq = c.seq;

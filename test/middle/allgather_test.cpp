@@ -2,6 +2,8 @@
 // groups, sizes 0..1 MiB+1, nonzero offsets, rounds larger than the
 // buffer; both execution modes and every algorithm (neighbor exchange:
 // refused with a reason on odd groups).
+#include <algorithm>
+
 #include "../report_util.hpp"
 #include "col_util.hpp"
 
@@ -140,6 +142,52 @@ TEST_P(Allgather, BufferedBlocksAboveTheInlineSlots) {
             EXPECT_EQ(out[0], kUntouched) << "wrote before recvbuf";
             EXPECT_EQ(out[n * sz + 1], kUntouched) << "wrote past np_group x size";
         }
+        EXPECT_EQ(acp_free_col(h), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// In place: sendbuf is this member's own block of recvbuf (as
+// MPI_IN_PLACE); the blocks land around it, inline, above the slots and
+// in segments (64 KiB buffer). A sendbuf that overlaps recvbuf otherwise
+// is refused, reported, and the next round works.
+TEST_P(Allgather, BufferedInPlace) {
+    constexpr size_t kBuffer = 64 << 10;
+    for (Shape s : {Shape::kAll, Shape::kPermuted}) {
+        std::vector<int> g = make_group(s);
+        if (!member_of(g)) continue;
+        const size_t n = g.size(), mine = static_cast<size_t>(std::find(g.begin(), g.end(), me()) - g.begin());
+        acp_col_t h = buffered_or_refused(GetParam().algo, g, kBuffer);
+        if (odd_neighbor(GetParam().algo, n)) continue;
+        ASSERT_NE(h, ACP_COL_NULL);
+        uint64_t round = 0;
+        for (size_t sz : {size_t{7}, size_t{999}, size_t{40 << 10}, 2 * kBuffer + 20}) {
+            ++round;
+            std::vector<unsigned char> out(n * sz + 1, kUntouched);
+            unsigned char *own = out.data() + mine * sz;
+            fill_pattern(own, sz, seed_of(me(), sz, round));
+            acp_request_t r = acp_send_allgather_buffered(h, own, out.data(), sz);
+            ASSERT_NE(r, ACP_REQUEST_NULL);
+            ASSERT_EQ(acp_wait_col(r), 0);
+            for (size_t b = 0; b < n; ++b)
+                EXPECT_EQ(first_mismatch(out.data() + b * sz, sz, seed_of(g[b], sz, round)), -1)
+                    << name_of(s) << " block " << b << " size " << sz;
+            EXPECT_EQ(out[n * sz], kUntouched) << "wrote past np_group x size";
+        }
+        std::vector<unsigned char> out(n * 64 + 1);
+        acp_request_t r = ACP_REQUEST_NULL;
+        EXPECT_REPORTS(
+            stderr_of([&] { r = acp_send_allgather_buffered(h, out.data() + mine * 64 + 1, out.data(), 64); }),
+            "acp_send_allgather_buffered", "sendbuf");
+        EXPECT_EQ(r, ACP_REQUEST_NULL) << "a sendbuf across two blocks of recvbuf";
+        std::vector<unsigned char> in(64);
+        fill_pattern(in.data(), 64, seed_of(me(), 64, 99));
+        r = acp_send_allgather_buffered(h, in.data(), out.data(), 64);
+        ASSERT_NE(r, ACP_REQUEST_NULL);
+        ASSERT_EQ(acp_wait_col(r), 0);
+        for (size_t b = 0; b < n; ++b)
+            EXPECT_EQ(first_mismatch(out.data() + b * 64, 64, seed_of(g[b], 64, 99)), -1)
+                << name_of(s) << " block " << b;
         EXPECT_EQ(acp_free_col(h), 0);
     }
     EXPECT_EQ(acp_sync(), 0);

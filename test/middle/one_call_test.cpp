@@ -38,6 +38,13 @@ void each_kind_once(std::vector<int> &g, size_t size, uint64_t seed) {
     for (int m = 0; m < n; ++m)
         EXPECT_EQ(first_mismatch(out.data() + m * size, size, seed + m), -1) << "allgather block " << m;
     EXPECT_EQ(out[size * n], 0xEE);
+    // In place: sendbuf is this member's block of recvbuf.
+    std::vector<unsigned char> whole(size * n + 1, 0xEE);
+    fill_pattern(whole.data() + mine * size, size, seed + 7 + mine);
+    ASSERT_EQ(acp_allgather(n, g.data(), whole.data() + mine * size, whole.data(), size), 0) << size << " B in place";
+    for (int m = 0; m < n; ++m)
+        EXPECT_EQ(first_mismatch(whole.data() + m * size, size, seed + 7 + m), -1) << "in place, block " << m;
+    EXPECT_EQ(whole[size * n], 0xEE);
 
     const size_t count = size / 8;
     std::vector<int64_t> v(count), sum(count);
@@ -175,6 +182,11 @@ TEST(OneCall, BadInputIsReportedAndTheNextCallWorks) {
     EXPECT_EQ(rc, -1);
     EXPECT_REPORTS(stderr_of([&] { rc = acp_allgather(n, g.data(), nullptr, b, 8); }), "acp_allgather", "sendbuf");
     EXPECT_EQ(rc, -1);
+    std::vector<unsigned char> whole(8 * static_cast<size_t>(n) + 1);
+    const std::string across = stderr_of([&] { rc = acp_allgather(n, g.data(), whole.data() + 1, whole.data(), 8); });
+    EXPECT_NE(across.find("acpx: acp_send_allgather_buffered: sendbuf: overlaps recvbuf"), std::string::npos) << across;
+    EXPECT_NE(across.find("acpx: acp_allgather: sendbuf: overlaps recvbuf"), std::string::npos) << across;
+    EXPECT_EQ(rc, -1) << "a sendbuf across two blocks of recvbuf";
     EXPECT_REPORTS(stderr_of([&] { rc = acp_allreduce(n, g.data(), &v, &w, 1, 99, ACP_OP_SUM); }), "acp_allreduce",
                    "type");
     EXPECT_EQ(rc, -1);
