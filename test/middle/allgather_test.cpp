@@ -2,8 +2,6 @@
 // groups, sizes 0..1 MiB+1, nonzero offsets, rounds larger than the
 // buffer; both execution modes and every algorithm (neighbor exchange:
 // refused with a reason on odd groups).
-#include <algorithm>
-
 #include "../report_util.hpp"
 #include "col_util.hpp"
 
@@ -41,6 +39,18 @@ acp_col_t buffered_or_refused(const char *algo, std::vector<int> &g, size_t buff
     auto create = [&] { return acp_create_allgather_buffered(static_cast<int>(g.size()), g.data(), buffersize); };
     if (odd_neighbor(algo, g.size())) return refuses("acp_create_allgather_buffered", create), ACP_COL_NULL;
     return create();
+}
+
+// One buffered round of `size` bytes from `in` into `out` (np_group x
+// size), waited; every block must hold its member's pattern of `round`.
+void buffered_round(acp_col_t h, const std::vector<int> &g, const unsigned char *in, unsigned char *out, size_t size,
+                    uint64_t round, const char *what) {
+    acp_request_t r = acp_send_allgather_buffered(h, in, out, size);
+    ASSERT_NE(r, ACP_REQUEST_NULL) << what << " size " << size;
+    ASSERT_EQ(acp_wait_col(r), 0) << what << " size " << size;
+    for (size_t b = 0; b < g.size(); ++b)
+        EXPECT_EQ(first_mismatch(out + b * size, size, seed_of(g[b], size, round)), -1)
+            << what << " block " << b << " size " << size;
 }
 
 }  // namespace
@@ -100,12 +110,7 @@ TEST_P(Allgather, BufferedWithSegments) {
             ++round;
             std::vector<unsigned char> in(sz), out(n * sz + 1, kUntouched);
             fill_pattern(in.data(), sz, seed_of(me(), sz, round));
-            acp_request_t r = acp_send_allgather_buffered(h, in.data(), out.data(), sz);
-            ASSERT_NE(r, ACP_REQUEST_NULL);
-            ASSERT_EQ(acp_wait_col(r), 0);
-            for (size_t b = 0; b < n; ++b)
-                EXPECT_EQ(first_mismatch(out.data() + b * sz, sz, seed_of(g[b], sz, round)), -1)
-                    << name_of(s) << " block " << b << " size " << sz;
+            ASSERT_NO_FATAL_FAILURE(buffered_round(h, g, in.data(), out.data(), sz, round, name_of(s)));
             EXPECT_EQ(out[n * sz], kUntouched) << "wrote past np_group x size";
         }
         EXPECT_EQ(acp_free_col(h), 0);
@@ -132,13 +137,7 @@ TEST_P(Allgather, BufferedBlocksAboveTheInlineSlots) {
             ++round;
             std::vector<unsigned char> in(sz + 1), out(n * sz + 2, kUntouched);
             fill_pattern(in.data() + 1, sz, seed_of(me(), sz, round));
-            unsigned char *o = out.data() + 1;
-            acp_request_t r = acp_send_allgather_buffered(h, in.data() + 1, o, sz);
-            ASSERT_NE(r, ACP_REQUEST_NULL);
-            ASSERT_EQ(acp_wait_col(r), 0);
-            for (size_t b = 0; b < n; ++b)
-                EXPECT_EQ(first_mismatch(o + b * sz, sz, seed_of(g[b], sz, round)), -1)
-                    << name_of(s) << " block " << b << " size " << sz;
+            ASSERT_NO_FATAL_FAILURE(buffered_round(h, g, in.data() + 1, out.data() + 1, sz, round, name_of(s)));
             EXPECT_EQ(out[0], kUntouched) << "wrote before recvbuf";
             EXPECT_EQ(out[n * sz + 1], kUntouched) << "wrote past np_group x size";
         }
@@ -156,7 +155,7 @@ TEST_P(Allgather, BufferedInPlace) {
     for (Shape s : {Shape::kAll, Shape::kPermuted}) {
         std::vector<int> g = make_group(s);
         if (!member_of(g)) continue;
-        const size_t n = g.size(), mine = static_cast<size_t>(std::find(g.begin(), g.end(), me()) - g.begin());
+        const size_t n = g.size(), mine = static_cast<size_t>(index_in(g, me()));
         acp_col_t h = buffered_or_refused(GetParam().algo, g, kBuffer);
         if (odd_neighbor(GetParam().algo, n)) continue;
         ASSERT_NE(h, ACP_COL_NULL);
@@ -166,12 +165,7 @@ TEST_P(Allgather, BufferedInPlace) {
             std::vector<unsigned char> out(n * sz + 1, kUntouched);
             unsigned char *own = out.data() + mine * sz;
             fill_pattern(own, sz, seed_of(me(), sz, round));
-            acp_request_t r = acp_send_allgather_buffered(h, own, out.data(), sz);
-            ASSERT_NE(r, ACP_REQUEST_NULL);
-            ASSERT_EQ(acp_wait_col(r), 0);
-            for (size_t b = 0; b < n; ++b)
-                EXPECT_EQ(first_mismatch(out.data() + b * sz, sz, seed_of(g[b], sz, round)), -1)
-                    << name_of(s) << " block " << b << " size " << sz;
+            ASSERT_NO_FATAL_FAILURE(buffered_round(h, g, own, out.data(), sz, round, name_of(s)));
             EXPECT_EQ(out[n * sz], kUntouched) << "wrote past np_group x size";
         }
         std::vector<unsigned char> out(n * 64 + 1);
@@ -182,12 +176,7 @@ TEST_P(Allgather, BufferedInPlace) {
         EXPECT_EQ(r, ACP_REQUEST_NULL) << "a sendbuf across two blocks of recvbuf";
         std::vector<unsigned char> in(64);
         fill_pattern(in.data(), 64, seed_of(me(), 64, 99));
-        r = acp_send_allgather_buffered(h, in.data(), out.data(), 64);
-        ASSERT_NE(r, ACP_REQUEST_NULL);
-        ASSERT_EQ(acp_wait_col(r), 0);
-        for (size_t b = 0; b < n; ++b)
-            EXPECT_EQ(first_mismatch(out.data() + b * 64, 64, seed_of(g[b], 64, 99)), -1)
-                << name_of(s) << " block " << b;
+        ASSERT_NO_FATAL_FAILURE(buffered_round(h, g, in.data(), out.data(), 64, 99, name_of(s)));
         EXPECT_EQ(acp_free_col(h), 0);
     }
     EXPECT_EQ(acp_sync(), 0);
