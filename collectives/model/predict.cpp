@@ -303,9 +303,10 @@ void cost(Step &s, bool inline_round, const Calibration &cal, const Topology *t,
         pairs.emplace_back(m.src, m.dst);
         sizes.push_back(m.bytes);
     }
-    std::vector<uint32_t> on_node;  // copies within the message's node in this step
-    const std::vector<uint32_t> col = collisions(t, pairs, cal.cores, &on_node);
-    const std::vector<uint64_t> shared = shared_bytes(t, pairs, sizes);
+    const StepShares sh = step_shares(t, pairs, sizes, cal.cores);
+    const std::vector<uint32_t> &col = sh.collisions,
+                                &on_node = sh.on_node;  // on_node: copies within the message's node
+    const std::vector<uint64_t> &shared = sh.bytes;
     // Node pairs (from, to) some copy of this step crosses.
     std::set<std::pair<uint32_t, uint32_t>> crossing;
     auto node = [&](uint32_t m) { return t ? t->node_of(m) : 0u; };

@@ -240,75 +240,104 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b) {
 
 namespace {
 
-uint32_t node_of_rank(const Topology *t, uint32_t rank) {
-    return !t ? 0u : rank < t->map.size() ? t->map[rank] : static_cast<uint32_t>(rank % t->nodes());
-}
+// What the messages sharing one port or link put on it.
+struct Load {
+    uint32_t messages = 0;
+    uint64_t bytes = 0;
+    Load &operator+=(const Load &o) {
+        messages += o.messages;
+        bytes += o.bytes;
+        return *this;
+    }
+};
+// Each part's largest (the busiest resource by count and by bytes, which
+// may be two resources).
+Load widest(const Load &a, const Load &b) { return {std::max(a.messages, b.messages), std::max(a.bytes, b.bytes)}; }
 
-// For each message i, the largest sum of weight(j) over the messages j
-// that share its source's port, its destination's port or a link of its
-// route (collisions(): weight 1; shared_bytes(): the bytes).
-template <class T, class Weight>
-std::vector<T> busiest_share(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs, Weight weight) {
-    std::unordered_map<uint32_t, T> sends, recvs;
+// For each message, the widest Load of its source's port, its
+// destination's port and the links of its route (bytes: the messages'
+// sizes; empty, none counted).
+std::vector<Load> busiest_share(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                                const std::vector<uint64_t> &bytes, const std::vector<uint32_t> &node) {
+    auto weight = [&](size_t i) { return Load{1, bytes.empty() ? 0 : bytes[i]}; };
+    std::unordered_map<uint32_t, Load> sends, recvs;
     sends.reserve(msgs.size());
     recvs.reserve(msgs.size());
     for (size_t i = 0; i < msgs.size(); ++i) {
         sends[msgs[i].first] += weight(i);
         recvs[msgs[i].second] += weight(i);
     }
-    std::vector<T> c(msgs.size());
-    for (size_t i = 0; i < msgs.size(); ++i) c[i] = std::max(sends[msgs[i].first], recvs[msgs[i].second]);
+    std::vector<Load> c(msgs.size());
+    for (size_t i = 0; i < msgs.size(); ++i) c[i] = widest(sends[msgs[i].first], recvs[msgs[i].second]);
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over
     // 1,024 members has 500,000 messages, whose routes took 80 MB.
     // Load per link: in an array of every link where the step has
     // messages enough to touch a good part of them (an allgather's), else
     // in a map (a pipeline's step: a few messages on a large network).
-    auto node = [&](uint32_t rank) { return node_of_rank(t, rank); };
     Router r(*t);
     const uint64_t links = t->nodes() * t->dims.size() * 2;
     if (links <= 8 * msgs.size()) {
-        std::vector<T> load(links, 0);
+        std::vector<Load> load(links);
         auto slot = [&](const Link &l) { return (l.node * t->dims.size() + l.dim) * 2 + (l.dir > 0); };
         for (size_t i = 0; i < msgs.size(); ++i)
-            r.each(node(msgs[i].first), node(msgs[i].second), [&](const Link &l) { load[slot(l)] += weight(i); });
+            r.each(node[i * 2], node[i * 2 + 1], [&](const Link &l) { load[slot(l)] += weight(i); });
         for (size_t i = 0; i < msgs.size(); ++i)
-            r.each(node(msgs[i].first), node(msgs[i].second),
-                   [&](const Link &l) { c[i] = std::max(c[i], load[slot(l)]); });
+            r.each(node[i * 2], node[i * 2 + 1], [&](const Link &l) { c[i] = widest(c[i], load[slot(l)]); });
         return c;
     }
-    std::unordered_map<uint64_t, T> load;
+    std::unordered_map<uint64_t, Load> load;
     load.reserve(msgs.size());
     for (size_t i = 0; i < msgs.size(); ++i)
-        r.each(node(msgs[i].first), node(msgs[i].second), [&](const Link &l) { load[link_key(l)] += weight(i); });
+        r.each(node[i * 2], node[i * 2 + 1], [&](const Link &l) { load[link_key(l)] += weight(i); });
     for (size_t i = 0; i < msgs.size(); ++i)
-        r.each(node(msgs[i].first), node(msgs[i].second),
-               [&](const Link &l) { c[i] = std::max(c[i], load.find(link_key(l))->second); });
+        r.each(node[i * 2], node[i * 2 + 1],
+               [&](const Link &l) { c[i] = widest(c[i], load.find(link_key(l))->second); });
     return c;
 }
 
 }  // namespace
 
+StepShares step_shares(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                       const std::vector<uint64_t> &bytes, unsigned cores) {
+    // Each message's source and destination node, looked up once.
+    const uint64_t nodes = t ? t->nodes() : 1;
+    auto node_of = [&](uint32_t rank) {
+        return !t ? 0u : rank < t->map.size() ? t->map[rank] : static_cast<uint32_t>(rank % nodes);
+    };
+    std::vector<uint32_t> node(msgs.size() * 2);
+    std::unordered_map<uint32_t, uint32_t> on_node;
+    for (size_t i = 0; i < msgs.size(); ++i) {
+        node[i * 2] = node_of(msgs[i].first);
+        node[i * 2 + 1] = node_of(msgs[i].second);
+        if (node[i * 2] == node[i * 2 + 1]) ++on_node[node[i * 2]];
+    }
+    const std::vector<Load> loads = busiest_share(t, msgs, bytes, node);
+    StepShares s;
+    s.collisions.resize(msgs.size());
+    s.on_node.assign(msgs.size(), 0);
+    if (!bytes.empty()) s.bytes.resize(msgs.size());
+    for (size_t i = 0; i < msgs.size(); ++i) {
+        s.collisions[i] = loads[i].messages;
+        if (!bytes.empty()) s.bytes[i] = loads[i].bytes;
+        if (node[i * 2] != node[i * 2 + 1]) continue;
+        const uint32_t m = on_node[node[i * 2]];
+        if (cores) s.collisions[i] = std::max(s.collisions[i], (m + cores - 1) / cores);
+        s.on_node[i] = m;
+    }
+    return s;
+}
+
 std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                  unsigned cores, std::vector<uint32_t> *on_node_copies) {
-    std::vector<uint32_t> c = busiest_share<uint32_t>(t, msgs, [](size_t) { return 1u; });
-    std::unordered_map<uint32_t, uint32_t> on_node;
-    for (const auto &[s, d] : msgs)
-        if (node_of_rank(t, s) == node_of_rank(t, d)) ++on_node[node_of_rank(t, s)];
-    if (on_node_copies) on_node_copies->assign(msgs.size(), 0);
-    for (size_t i = 0; i < msgs.size(); ++i) {
-        const auto [s, d] = msgs[i];
-        if (node_of_rank(t, s) != node_of_rank(t, d)) continue;
-        const uint32_t m = on_node[node_of_rank(t, s)];
-        if (cores) c[i] = std::max(c[i], (m + cores - 1) / cores);
-        if (on_node_copies) (*on_node_copies)[i] = m;
-    }
-    return c;
+    StepShares s = step_shares(t, msgs, {}, cores);
+    if (on_node_copies) *on_node_copies = std::move(s.on_node);
+    return std::move(s.collisions);
 }
 
 std::vector<uint64_t> shared_bytes(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                    const std::vector<uint64_t> &bytes) {
-    return busiest_share<uint64_t>(t, msgs, [&](size_t i) { return bytes[i]; });
+    return step_shares(t, msgs, bytes, 0).bytes;
 }
 
 }  // namespace acpx::collectives::model

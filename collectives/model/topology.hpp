@@ -89,4 +89,13 @@ std::vector<uint32_t> collisions(const Topology *t, const std::vector<std::pair<
 std::vector<uint64_t> shared_bytes(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                    const std::vector<uint64_t> &bytes);
 
+// Both of one step from one routing of its messages: collisions() (with
+// its on-node copies) and, where bytes are given, shared_bytes().
+struct StepShares {
+    std::vector<uint32_t> collisions, on_node;
+    std::vector<uint64_t> bytes;  // empty without bytes
+};
+StepShares step_shares(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
+                       const std::vector<uint64_t> &bytes, unsigned cores);
+
 }  // namespace acpx::collectives::model
