@@ -287,10 +287,10 @@ Sliced sliced_members(const Case &c, const Calibration &cal, const Topology *t) 
 // A step costs its slowest message: C collisions cost a copy of C x M
 // bytes (seed 003); between nodes, where the messages that share a link
 // or a port differ in size, a copy of the bytes they carry together
-// (shared_bytes: the small ones end early, then the large one runs at
-// the link's speed; C x the largest overpriced recursive doubling's
-// uneven steps 1.3-2.9x against both simulators:
-// doc/measurements/2026-12-05-placement-seed000.md). On a node, the copies
+// (step_shares: the small ones end early, then the large one runs at
+// the link's speed; C x the largest prices recursive doubling's uneven
+// steps 1.3-2.9x over both simulators:
+// doc/measurements/2026-12-06-model-shared-bytes.md). On a node, the copies
 // beyond its cores wait as collisions too, and copies at once are slower
 // (concurrent_slow); so is a copy between two nodes while the other node
 // copies back (net_pair_slow). A message to or from a time-sliced node
