@@ -18,8 +18,8 @@
 //   sent:N[@R]   the Nth piece of a put by message that the transport
 //                holds to send from the put's source (Transport::send_from
 //                pending: over UCX to another node, once the socket is
-//                full) reports that its send failed when the transport
-//                lets go of it, after its bytes left
+//                full) counts as failed, its bytes sent all the same: the
+//                put fails when the transport lets go of its pieces
 //   piece:N[@R]  the Nth piece of a put by message to be sent from its
 //                source (as sent:N, whether or not the transport would
 //                hold it) cannot be handed to the transport (as on an

@@ -105,7 +105,10 @@ void ask_for_ack(Runtime &rt, int to, Runtime::SignalPeer &p) {
 void acknowledged(Runtime &rt, Runtime::SignalPeer &p, uint64_t count) {
     while (!p.unacked.empty() && p.unacked.front().number <= count) {
         const Runtime::SignalPeer::Unacked &u = p.unacked.front();
-        if (Gma *g = u.last && u.gma ? rt.find_gma(u.gma) : nullptr; g && g->state == GmaState::kInFlight)
+        // (A put with a failed piece ends when the transport lets go of
+        // its pieces: piece_released.)
+        if (Gma *g = u.last && u.gma ? rt.find_gma(u.gma) : nullptr;
+            g && g->state == GmaState::kInFlight && !g->piece_failed)
             g->comp.fn(&g->comp, 0);
         p.unacked.pop_front();
     }
@@ -121,22 +124,19 @@ struct PieceRelease {
     Completion comp;
     Runtime *rt;
     acp_handle_t gma;
-    bool fail = false;  // a test's fault (sent:N): its send reports failure
 };
 void piece_released(Completion *c, int status) {
     auto *r = reinterpret_cast<PieceRelease *>(c);
     Runtime &rt = *r->rt;
     Gma *g = rt.find_gma(r->gma);
-    const bool injected = r->fail && status == 0;
     delete r;
     --rt.sources_held;
     if (!g || g->unreleased == 0) return;
     --g->unreleased;
-    if ((status != 0 || injected) && g->state == GmaState::kInFlight && !g->piece_failed) {
+    if (status != 0 && g->state == GmaState::kInFlight && !g->piece_failed) {
         g->piece_failed = true;
         g->failed = true;
-        g->why = injected ? "fault injected at a piece's send for a test (ACPX_TEST_FAIL sent)"
-                          : "the transport could not send a piece of it";
+        g->why = "the transport could not send a piece of it";
     }
     if (g->unreleased != 0 || g->state != GmaState::kInFlight) return;
     if (g->piece_failed)
@@ -309,7 +309,10 @@ int Runtime::start_signal_put(Gma &g) {
             if (rc == kPending) {
                 ++g.unreleased;
                 ++sources_held;
-                rel->fail = faults.fails_send();
+                if (faults.fails_send() && !g.piece_failed) {  // sent:N: as if this piece's send failed
+                    g.piece_failed = g.failed = true;
+                    g.why = "fault injected at a piece's send for a test (ACPX_TEST_FAIL sent)";
+                }
             } else {
                 delete rel;
             }
