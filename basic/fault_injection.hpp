@@ -15,11 +15,11 @@
 //                failure at its completion, after its bytes left (as when
 //                the connection fails under it): what was issued behind it
 //                went too, and whoever ended a round on it learns late
-//   sent:N[@R]   the Nth piece of a put by message that the transport
-//                holds to send from the put's source (Transport::send_from
-//                pending: over UCX to another node, once the socket is
-//                full) counts as failed, its bytes sent all the same: the
-//                put fails when the transport lets go of its pieces
+//   sent:N[@R]   the Nth piece of a put by message handed to the
+//                transport to send from the put's source (over UCX to
+//                another node) counts as failed, its bytes sent all the
+//                same: the put fails when the transport lets go of its
+//                pieces (at once if it holds none: a socket with room)
 //   piece:N[@R]  the Nth piece of a put by message to be sent from its
 //                source (as sent:N, whether or not the transport would
 //                hold it) cannot be handed to the transport (as on an

@@ -132,8 +132,8 @@ struct Faults {
     bool fails_start(bool data) { return (start_in && --start_in == 0) || (data && data_in && --data_in == 0); }
     // A copy executes here for another rank: does exec:N make it fail?
     bool fails_exec() { return exec_in && --exec_in == 0; }
-    // The transport holds a piece to send from a put's source: does
-    // sent:N make its send fail?
+    // A piece was handed to the transport to send from a put's source:
+    // does sent:N make its send fail?
     bool fails_send() { return sent_in && --sent_in == 0; }
     // A piece is about to be handed to the transport to send from its
     // source: does piece:N make the handover fail at once?

@@ -309,14 +309,16 @@ int Runtime::start_signal_put(Gma &g) {
             if (rc == kPending) {
                 ++g.unreleased;
                 ++sources_held;
-                if (faults.fails_send() && !g.piece_failed) {  // sent:N: as if this piece's send failed
-                    g.piece_failed = g.failed = true;
-                    g.why = "fault injected at a piece's send for a test (ACPX_TEST_FAIL sent)";
-                }
             } else {
                 delete rel;
             }
             sent = rc >= 0;
+            // sent:N: as if this piece's send failed, whether the transport
+            // holds it or finished it at once (a socket with room).
+            if (sent && faults.fails_send() && !g.piece_failed) {
+                g.piece_failed = g.failed = true;
+                g.why = "fault injected at a piece's send for a test (ACPX_TEST_FAIL sent)";
+            }
         } else if (g.by_message && !from_source) {
             sent = send(g.peer, joined(&h, sizeof h, src, n));
         } else if (!g.by_message) {
@@ -338,6 +340,10 @@ int Runtime::start_signal_put(Gma &g) {
         p.unacked.push_back({p.sent, g.handle, Agent::now_ns(), i + 1 == pieces});
     }
     Blob().swap(g.payload);
+    if (g.piece_failed && g.unreleased == 0) {  // failed, and nothing holds its source
+        drop_pieces(p, g.handle);
+        return -1;
+    }
     // Someone waits, or a GMA waits for its order, and this one may be
     // what they wait for: started late (ordered itself), it was not
     // there when they asked.
