@@ -98,9 +98,11 @@
  *                        "recdoubling", "neighbor" (even groups only),
  *                        "hier:tree" (each block's tree hierarchical)
  *   ACP_COL_PLACE        "none" (default), "tac3", "tac3:TRIALS": a bcast's
- *                        create chooses which member plays which place of
- *                        its command lists on ACP_TOPOLOGY's network (the
- *                        root keeps its own), by seed 000's annealing
+ *                        or an allgather's create chooses which member
+ *                        plays which place of its command lists on
+ *                        ACP_TOPOLOGY's network (a bcast's root keeps its
+ *                        own; an allgather's blocks keep their places in
+ *                        the arrays: member m's at m), by seed 000's annealing
  *                        (TRIALS a level, 250 unless given) over the
  *                        model's steps, counting the copies that share a
  *                        link or a port; an error without ACP_TOPOLOGY.

@@ -132,10 +132,10 @@ acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *
         // recvbuf's other blocks are written by the other members while
         // sendbuf is read.
         const auto *send = static_cast<const char *>(in), *recv = static_cast<const char *>(out);
-        const size_t all = size_t{c->plan.members} * size;
-        if (send != recv + size_t{c->plan.me} * size && send < recv + all && recv < send + size)
+        const size_t all = size_t{c->plan.members} * size, own = size_t{c->plan.data_block(c->plan.me)} * size;
+        if (send != recv + own && send < recv + all && recv < send + size)
             return report(fn, "sendbuf", "overlaps recvbuf; in place it must be this member's block, recvbuf + %zu",
-                          size_t{c->plan.me} * size),
+                          own),
                    ACP_REQUEST_NULL;
     }
     c->offset = 0;

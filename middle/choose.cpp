@@ -267,7 +267,7 @@ bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, 
 bool place_members(const char *fn, State &st, const std::vector<int> &group, const Params &p,
                    std::vector<uint32_t> *order, double *predicted_s) {
     order->clear();
-    if (!p.place_trials || p.kind != Kind::kBcast || p.members < 3 || p.hier) return true;
+    if (!p.place_trials || p.kind == Kind::kAllreduce || p.members < 3 || p.hier) return true;
     if (!load_model(fn, st)) return false;
     if (!st.has_topology)
         return report(fn, "ACP_COL_PLACE", "tac3 places members on ACP_TOPOLOGY's network, and none is set");
@@ -280,7 +280,7 @@ bool place_members(const char *fn, State &st, const std::vector<int> &group, con
     const cp::Pattern steps = cp::pattern_of_steps(cm::predict(c, st.calibration, &t).steps, p.members);
     cp::Evaluator ev(t, steps);
     std::vector<uint32_t> pinned(p.members, UINT32_MAX);
-    pinned[c.root] = c.root;
+    if (p.kind == Kind::kBcast) pinned[c.root] = c.root;  // its data is the root's
     cp::AnnealParams a;
     a.trials = p.place_trials;
     a.seed = p.group_hash;

@@ -292,7 +292,7 @@ bool send_choice(const char *fn, State &st, const CreateKey &key, const int *gro
 // A member: takes the coordinator's choice when it too lets the model
 // choose; a forced algorithm it checks itself, and the exchange compares it.
 // *order: the coordinator's placement (empty: the group's order), checked
-// to be one (a permutation keeping the root's index).
+// to be one (a permutation; a bcast's keeps the root's index).
 // *settled: false when it failed only in its own choice (a forced
 // algorithm this member cannot run): it still takes part in the exchange.
 // quiet: this member reported its own bad argument already; one line is enough.
@@ -321,7 +321,8 @@ bool take_choice(const char *fn, State &st, const CreateKey &key, int coordinato
         order->resize(p->members);
         std::memcpy(order->data(), msg.data() + kChoiceOk, p->members * sizeof(uint32_t));
         std::vector<uint8_t> seen(p->members, 0);
-        const uint32_t root = root_index_of(*p, std::vector<int>(group, group + p->members));
+        const uint32_t root = p->kind == Kind::kBcast ? root_index_of(*p, std::vector<int>(group, group + p->members))
+                                                      : UINT32_MAX;  // an allgather has none to keep
         for (uint32_t j = 0; j < p->members; ++j)
             if ((*order)[j] >= p->members || seen[(*order)[j]]++ || (j == root && (*order)[j] != root))
                 return report(fn, "group", "malformed placement from rank %d", coordinator);
@@ -510,6 +511,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         allreduce_plan(*c, me, grp, table);
     else
         c->plan = planner->build(table);
+    // A placed allgather's list block j is the block of the member who plays j.
+    if (p.kind == Kind::kAllgather && !order.empty()) c->plan.data_blocks = order;
     c->id = st.next_id++;
     Col *out = c.get();
     st.cols[c->id] = std::move(c);

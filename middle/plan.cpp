@@ -411,7 +411,7 @@ size_t Plan::bytes() const {
     size_t in_lists = heap(lists);
     for (const auto &l : lists) in_lists += l.heap_bytes();
     return sizeof(Plan) + heap(wait_slots) + heap(wait_from) + heap(ready_targets) + heap(ready_within) + in_lists +
-           heap(data_ga) + heap(ctl_tag) + heap(ctl_at_else) + heap(out);
+           heap(data_ga) + heap(ctl_tag) + heap(ctl_at_else) + heap(out) + heap(data_blocks);
 }
 
 acp_ga_t Plan::ctl_ga(uint32_t member, size_t off) const {

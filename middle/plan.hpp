@@ -278,6 +278,12 @@ struct Plan {
     // Delegated mode.
     std::vector<OutEntry> out;
 
+    // A placed allgather (ACP_COL_PLACE): list block b is group member
+    // data_blocks[b]'s block, whose place in every array and buffer is
+    // data_blocks[b]. Empty: the lists' blocks are the group's (b).
+    std::vector<uint32_t> data_blocks;
+    uint32_t data_block(uint32_t b) const { return data_blocks.empty() ? b : data_blocks[b]; }
+
     const ctl::Layout &layout() const { return lay; }
     size_t ctl_bytes() const { return layout().ready() + n_ready; }
     // Heap bytes this plan holds (capacity, not size), plus the object.

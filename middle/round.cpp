@@ -70,10 +70,12 @@ size_t seg_len(const Col &c) {
 
 // Where block `block` of this segment lies in the array (direct) or
 // buffer (buffered), and its length: an allgather's blocks are the
-// members' arrays side by side; a bcast's are ranges of one (plan.hpp).
+// members' arrays side by side, in the group's order (a placed handle's
+// list block at its member's place: Plan::data_block); a bcast's are
+// ranges of one (plan.hpp).
 collectives::ByteRange block_range(const Col &c, uint32_t block) {
     const size_t base = buffered(c) ? 0 : c.offset;
-    if (c.p.kind == Kind::kAllgather) return {base + size_t{block} * c.p.size, seg_len(c)};
+    if (c.p.kind == Kind::kAllgather) return {base + size_t{c.plan.data_block(block)} * c.p.size, seg_len(c)};
     const auto r = collectives::block_range(seg_len(c), c.plan.lay.n_in, block);
     return {base + r.offset, r.length};
 }
@@ -127,13 +129,17 @@ bool origin_of(const Col &c, uint32_t block) {
 // Buffered: where the bytes of range r of `block` (block_range: in the
 // buffer's layout) are, or go, in this member's arrays: the array it sends
 // from if it is the block's origin, else the one it receives into (an
-// allgather's recvbuf holds block b at b x size).
+// allgather's recvbuf holds member m's block at m x size).
 const char *array_at(const Col &c, uint32_t block, const collectives::ByteRange &r) {
     if (c.p.kind == Kind::kBcast) return (origin_of(c, block) ? c.in : c.out) + seg_pos(c) + r.offset;
-    const size_t within = r.offset - size_t{block} * c.p.size;
+    const size_t place = c.plan.data_block(block);
+    const size_t within = r.offset - place * c.p.size;
     if (origin_of(c, block)) return c.in + seg_pos(c) + within;
-    return c.out + size_t{block} * c.size + seg_pos(c) + within;
+    return c.out + place * c.size + seg_pos(c) + within;
 }
+
+// "block B" in messages: the group's number for it (Plan::data_block).
+std::string block_name(const Col &c, uint32_t block) { return "block " + std::to_string(c.plan.data_block(block)); }
 
 // "a, b, c": sorted, each once.
 std::string listed(std::vector<std::string> what) {
@@ -249,7 +255,7 @@ void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
     if (origin_of(c, block)) {
         if (c.cur.staged) return;
         c.cur.staged = true;
-        const size_t at = c.p.kind == Kind::kBcast ? 0 : size_t{c.plan.me} * c.p.size;
+        const size_t at = c.p.kind == Kind::kBcast ? 0 : size_t{c.plan.data_block(c.plan.me)} * c.p.size;
         basic::copy_bytes(local_data(c) + at, c.in + seg_pos(c), seg_len(c));
     } else if (arrived_in_place(c, block)) {
         basic::copy_bytes(local_data(c) + r.offset, array_at(c, block, r), r.length);
@@ -304,7 +310,7 @@ bool begin_segment(Col &c, const char *fn) {
         const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
         if (receives && !is_inline(c)) publish_place(c);  // a pooled round with no room in the pool goes there too
         // An allgather's own block, straight to recvbuf (in place: there).
-        if (char *own = c.out + size_t{c.plan.me} * c.size;
+        if (char *own = c.out + size_t{c.plan.data_block(c.plan.me)} * c.size;
             c.p.kind == Kind::kAllgather && c.seg == 0 && c.size && own != c.in)
             basic::copy_bytes(own, c.in, c.size);
     }
@@ -464,8 +470,7 @@ std::string why_unsound(const Col &c, uint32_t slot, int32_t from) {
     const uint64_t size = value_of(load_acquire(s));
     const std::string rank = "rank " + std::to_string(from);
     if (size == kFailedSize)
-        return (slot < c.plan.lay.n_in ? "block " + std::to_string(slot) + " from " + rank
-                                       : "the forwards' notice from " + rank) +
+        return (slot < c.plan.lay.n_in ? block_name(c, slot) + " from " + rank : "the forwards' notice from " + rank) +
                " failed on its way here (a copy failed, or a member it passed disagrees: that rank named why)";
     if (size != value_of(c.size))
         return "members' send sizes disagree: " + rank + " sent " + std::to_string(size) + " bytes, this rank " +
@@ -514,16 +519,17 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) return false;
     // Block b at base + b x stride; r.offset is in the buffer's layout,
     // where an allgather's block b starts at b x buffersize.
-    const size_t within = r.offset - (c.p.kind == Kind::kBcast ? 0 : size_t{o.block} * c.p.size);
+    const size_t there = c.plan.data_block(o.block);  // the block's place in the receiver's recvbuf
+    const size_t within = r.offset - (c.p.kind == Kind::kBcast ? 0 : there * c.p.size);
     const uint64_t addr =
-        load_acquire(place + ctl::kPlaceAddr) + o.block * load_acquire(place + ctl::kPlaceStride) + within;
+        load_acquire(place + ctl::kPlaceAddr) + there * load_acquire(place + ctl::kPlaceStride) + within;
     const int rc = basic::layer::write_direct(o.dst_rank, addr, from, r.length, "acp_wait_col");
     if (rc == basic::layer::kNoDirectWrite) return false;
     char *slot = slots + ring_offset(c);
     if (rc == 0) {
         store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kInPlace));
     } else {
-        note_error(c, "a copy this rank issued failed: block " + std::to_string(o.block) + " to rank " +
+        note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
                           std::to_string(o.dst_rank) + " (into its array)");
         store_pair(slot, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
     }
@@ -574,7 +580,7 @@ bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRan
     char *slot = slots + ring_offset(c);
     set_issued(c, j);
     if (basic::layer::injected_fault(o.dst_rank, r.length, "acp_wait_col")) {
-        note_error(c, "a copy this rank issued failed: block " + std::to_string(o.block) + " to rank " +
+        note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
                           std::to_string(o.dst_rank) + " (to be read from here)");
         store_pair(slot, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
         return true;
@@ -643,7 +649,7 @@ void pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collec
         unmark_pulled(c, where);
         return;
     }
-    note_error(c, "block " + std::to_string(block) + " from rank " + std::to_string(from) +
+    note_error(c, block_name(c, block) + " from rank " + std::to_string(from) +
                       (rc != 0 ? " could not be read out of that rank's array (the error above)"
                                : " was withdrawn by that rank while this rank read it (its round had ended there)"));
     store_pair(s, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
@@ -660,7 +666,7 @@ bool pulls_answered(Col &c) {
         const uint64_t n = __atomic_load_n(read_count(c, block), __ATOMIC_ACQUIRE);
         if ((n & (ctl::kPullFailure - 1)) < readers) return false;
         if (n >= ctl::kPullFailure)
-            note_error(c, "a copy this rank issued failed: block " + std::to_string(block) +
+            note_error(c, "a copy this rank issued failed: " + block_name(c, block) +
                               ", read from here by a receiver (it named why)");
         for (size_t k = j; k < c.plan.out.size(); ++k)
             if (awaits_read(c, k) && c.plan.out[k].block == block) c.cur.out_issued[k] = mark(c);
@@ -842,14 +848,14 @@ bool check_arrivals(Col &c) {
             if (const char *body = held_body(c, where, r.length))
                 basic::copy_bytes(to, body, r.length);
             else
-                note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
+                note_error(c, block_name(c, slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
                                   ": its slot names no held bytes of " + std::to_string(r.length) +
                                   " here (overwritten?)");
         } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
                 basic::copy_bytes(to, chunk, r.length);
             else if (!fetch(c, chunk_ga(c, where), r, to))
-                note_error(c, "block " + std::to_string(slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
+                note_error(c, block_name(c, slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
                                   ": the copy out of its eager pool failed");
         } else if (is_inline(c))  // the bytes came in the slot: into place
             basic::copy_bytes(to, c.ctl_base() + where + ctl::kStampBytes, r.length);
@@ -869,9 +875,8 @@ bool send_failure_stamps(Col &c) {
     std::vector<std::string> what;
     for (const auto &n : c.cur.notices)
         if (basic::layer::poll(n.gma) < 0)
-            what.push_back((n.slot == ACP_GA_NULL
-                                ? "its ready signal to rank " + std::to_string(n.to)
-                                : "block " + std::to_string(n.block) + " to rank " + std::to_string(n.to)) +
+            what.push_back((n.slot == ACP_GA_NULL ? "its ready signal to rank " + std::to_string(n.to)
+                                                  : block_name(c, n.block) + " to rank " + std::to_string(n.to)) +
                            " (GMA " + std::to_string(n.gma) + ")");
     if (what.empty()) return false;  // another handle's or the application's GMA
     note_error(c, "a copy this rank issued failed: " + listed(what));
@@ -1076,15 +1081,15 @@ std::string pending(const Col &c) {
     // block (a block's count does not say which of them have read it).
     for (size_t j = 0; j < c.plan.out.size() && c.cur.pulls; ++j)
         if (awaits_read(c, j))
-            what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (to read block " +
-                           std::to_string(c.plan.out[j].block) + " from here)");
+            what.push_back("rank " + std::to_string(c.plan.out[j].dst_rank) + " (to read " +
+                           block_name(c, c.plan.out[j].block) + " from here)");
     if (what.empty()) {
         // Everything was sent: a copy of this rank's is in flight. The first
         // notice not yet complete is the copy waited for (or comes right
         // after it: acp_inquire reports a GMA with those before it).
         for (const auto &n : c.cur.notices)
             if (basic::layer::poll(n.gma) == 1)
-                return (n.slot == ACP_GA_NULL ? "its ready signal" : "its copy of block " + std::to_string(n.block)) +
+                return (n.slot == ACP_GA_NULL ? "its ready signal" : "its copy of " + block_name(c, n.block)) +
                        " to rank " + std::to_string(n.to) + " (GMA " + std::to_string(n.gma) + ") to complete";
         return "this rank's own copies to complete";
     }

@@ -359,3 +359,83 @@ TEST(Choice, PlacedBcastMembersKeepTheRootAndDeliverEverywhere) {
     }
     EXPECT_EQ(acp_sync(), 0);
 }
+
+// ACP_COL_PLACE=tac3 places an allgather's members too. With ranks 1 and
+// 2 on each other's nodes of a line (ACP_TOPOLOGY_MAP), a ring's copies
+// 0 -> 1 and 2 -> 3 share the link from node 1 to node 2 and placing
+// takes them apart (4 members or more). A placed handle's list places are
+// not the group's, yet each member's block lands at its group index in
+// every array: every algorithm, both execution modes, direct (in the
+// inline slots and above them) and buffered (apart and in place, in one
+// segment and in three).
+TEST(Choice, PlacedAllgatherBlocksLandAtTheirMembersPlaces) {
+    const std::vector<int> g = everyone();
+    const int n = static_cast<int>(g.size());
+    if (n < 3) GTEST_SKIP() << "placement starts at 3 members";
+    const std::string map = "/tmp/acpx-choice-map-" + std::to_string(getpid());
+    {
+        std::ofstream f(map);
+        for (int r = 0; r < n; ++r) f << (r == 1 ? 2 : r == 2 ? 1 : r) << "\n";
+    }
+    ScopedEnv line("ACP_TOPOLOGY", "mesh:" + std::to_string(n));
+    ScopedEnv nodes("ACP_TOPOLOGY_MAP", map);
+    ScopedEnv place("ACP_COL_PLACE", "tac3:100");
+    acpx::middle::Params p;
+    p.kind = acpx::middle::Kind::kAllgather;
+    p.algo = static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing);
+    p.members = static_cast<uint32_t>(n);
+    p.size = 1 << 20;
+    p.place_trials = 100;
+    std::vector<uint32_t> order;
+    double predicted = 0;
+    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    if (n >= 4) {
+        ASSERT_EQ(order.size(), static_cast<size_t>(n)) << "the group's order collides: placing gains";
+        EXPECT_EQ(std::set<uint32_t>(order.begin(), order.end()).size(), static_cast<size_t>(n));
+    }
+    const int mine = index_in(g, me());
+    const uint64_t seed = 900;
+    std::vector<const char *> algos = {"tree", "ring", "bruck", "recdoubling"};
+    if (n % 2 == 0) algos.push_back("neighbor");
+    for (const char *algo : algos)
+        for (const char *exec : {"delegated", "root"}) {
+            ScopedEnv a("ACP_COL_ALLGATHER_ALGO", algo);
+            ScopedEnv mode("ACP_COL_EXEC", exec);
+            const std::string what = std::string(algo) + " " + exec;
+            constexpr size_t kBlock = 40000;
+            std::vector<unsigned char> v(n * kBlock);
+            acp_col_t h = acp_create_allgather_direct(n, const_cast<int *>(g.data()), v.data(), kBlock);
+            ASSERT_NE(h, ACP_COL_NULL) << what;
+            for (const size_t size : {size_t{24}, kBlock})
+                for (uint64_t round = 0; round < 2; ++round) {
+                    std::fill(v.begin(), v.end(), 0xEE);
+                    fill_pattern(v.data() + mine * kBlock, size, seed + round * 97 + size + me());
+                    acp_request_t r = acp_send_allgather_direct(h, 0, size);
+                    ASSERT_NE(r, ACP_REQUEST_NULL) << what;
+                    ASSERT_EQ(acp_wait_col(r), 0) << what;
+                    for (int b = 0; b < n; ++b)
+                        EXPECT_EQ(first_mismatch(v.data() + b * kBlock, size, seed + round * 97 + size + g[b]), -1)
+                            << what << " direct, " << size << " B: block " << b;
+                }
+            EXPECT_EQ(acp_free_col(h), 0);
+            constexpr size_t kBuffer = 3000;
+            acp_col_t bh = acp_create_allgather_buffered(n, const_cast<int *>(g.data()), kBuffer);
+            ASSERT_NE(bh, ACP_COL_NULL) << what;
+            for (const size_t size : {size_t{2000}, 3 * kBuffer})
+                for (const bool in_place : {false, true}) {
+                    std::vector<unsigned char> out(n * size, 0xEE), apart(size);
+                    unsigned char *in = in_place ? out.data() + mine * size : apart.data();
+                    fill_pattern(in, size, seed + size + in_place + me());
+                    acp_request_t r = acp_send_allgather_buffered(bh, in, out.data(), size);
+                    ASSERT_NE(r, ACP_REQUEST_NULL) << what;
+                    ASSERT_EQ(acp_wait_col(r), 0) << what;
+                    for (int b = 0; b < n; ++b)
+                        EXPECT_EQ(first_mismatch(out.data() + b * size, size, seed + size + in_place + g[b]), -1)
+                            << what << " buffered" << (in_place ? " in place" : "") << ", " << size << " B: block "
+                            << b;
+                }
+            EXPECT_EQ(acp_free_col(bh), 0);
+        }
+    std::remove(map.c_str());
+    EXPECT_EQ(acp_sync(), 0);
+}
