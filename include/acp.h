@@ -106,8 +106,12 @@
  *                        (TRIALS a level, 250 unless given) over the
  *                        model's steps, counting the copies that share a
  *                        link or a port; an error without ACP_TOPOLOGY.
- *                        It costs create time: at 250 trials, 0.02 s at 64
- *                        members, 0.05 s at 256, 0.2 s at 1024 (2-core VM)
+ *                        It costs create time: at 250 trials, a bcast's
+ *                        0.02 s at 64 members, 0.05 s at 256, 0.2 s at
+ *                        1024; an allgather's 0.9-2.5 s at 64, 8-31 s at
+ *                        256 (2-core VM). The search keeps to a quarter
+ *                        of ACP_TIMEOUT, which the members wait for it,
+ *                        and takes the best placement found by then.
  *   ACP_COL_ALLREDUCE_ALGO "auto" (default: the model picks), "butterfly"
  *                        (recursive doubling, members beyond the largest
  *                        power of two folded in first), "rabenseifner"

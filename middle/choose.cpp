@@ -284,8 +284,17 @@ bool place_members(const char *fn, State &st, const std::vector<int> &group, con
     cp::AnnealParams a;
     a.trials = p.place_trials;
     a.seed = p.group_hash;
+    // The members wait ACP_TIMEOUT for this choice: the search keeps to a
+    // quarter of it (an allgather's steps hold every member's messages:
+    // 250 trials take 8-30 s at 256 members, minutes at 1024).
+    const auto until = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds() / 4);
+    a.out_of_time = [until] { return Clock::now() > until; };
     cp::Eq1Moves cost(ev, true, true);  // priced move by move: the same as ev.with_tiebreak(pi, true)
     const cp::AnnealResult found = cp::anneal(p.members, t.map, cost, a, pinned);
+    if (found.cut && basic::layer::verbose())
+        std::fprintf(stderr,
+                     "acpx: %s: ACP_COL_PLACE's search stopped after %.1f s (ACP_TIMEOUT / 4), at level %zu of %u\n",
+                     fn, basic::layer::timeout_seconds() / 4, found.levels.size(), cp::levels_of(a));
     if (found.cost >= ev.with_tiebreak(t.map, true)) return true;  // the group's own order is as good
     *order = found.slot;
     cm::Topology placed = t;

@@ -80,9 +80,14 @@ AnnealResult anneal(uint32_t tasks, const std::vector<uint32_t> &slots, MoveCost
     const double scale = a.normalize && now > 0 ? 1 / now : 1;
     std::vector<uint32_t> best = r.map, best_at = at;
     double best_cost = now;
-    for (double temp = a.t0; temp > a.tend; temp *= a.factor) {
+    uint32_t until_asked = AnnealParams::kDeadlineEvery;
+    for (double temp = a.t0; temp > a.tend && !r.cut; temp *= a.factor) {
         uint32_t accepted = 0, tried = 0;
         for (uint32_t k = 0; k < a.trials; ++k) {
+            if (a.out_of_time && --until_asked == 0) {
+                until_asked = AnnealParams::kDeadlineEvery;
+                if ((r.cut = a.out_of_time())) break;
+            }
             const auto t = static_cast<uint32_t>(below(rng, tasks));
             const auto s = static_cast<uint32_t>(below(rng, slots.size()));
             const uint32_t from = at[t], other = holder[s];

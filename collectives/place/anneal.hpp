@@ -29,6 +29,11 @@ struct AnnealParams {
     uint32_t trials = 2500;
     uint64_t seed = 1;
     bool normalize = false;
+    // Asked every kDeadlineEvery moves where given: true ends the search
+    // there, with the best placement it passed (a create's coordinator,
+    // whose members wait for its answer; the tools search to the end).
+    std::function<bool()> out_of_time;
+    static constexpr uint32_t kDeadlineEvery = 16;
 };
 
 // "" or why the parameters make no sense.
@@ -49,6 +54,7 @@ struct AnnealResult {
     std::vector<uint32_t> slot;  // task -> its index in slots
     double cost = 0;             // the objective's, not normalised
     std::vector<Level> levels;
+    bool cut = false;  // out_of_time ended it before its last level
 };
 
 // A cost the search updates move by move instead of computing it anew

@@ -419,6 +419,35 @@ TEST(Place, AnnealingKeepsAPinnedTaskAndReturnsSlots) {
     for (uint32_t t = 0; t < 16; ++t) EXPECT_EQ(r.map[t], slots[r.slot[t]]);
 }
 
+// out_of_time ends the search where it says so (asked every
+// kDeadlineEvery moves), with the best placement passed until then: a
+// permutation no worse than the start, the levels run so far; never
+// asked, the search runs every level.
+TEST(Place, AnnealingStopsWhenOutOfTimeWithTheBestSoFar) {
+    cp::Pattern p;
+    std::string why;
+    ASSERT_TRUE(cp::parse_pattern("allgather:ring:16:64K", &p, &why)) << why;
+    cp::Evaluator ev(topo("torus:4x4"), p);
+    std::vector<uint32_t> slots(16);
+    for (uint32_t i = 0; i < 16; ++i) slots[i] = i;
+    cp::AnnealParams a;
+    a.trials = 100;
+    const cp::AnnealResult whole = cp::anneal(
+        16, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a);
+    EXPECT_FALSE(whole.cut);
+    EXPECT_EQ(whole.levels.size(), cp::levels_of(a));
+    uint32_t asked = 0;
+    a.out_of_time = [&] { return ++asked == 20; };  // after 320 moves: in level 4
+    const cp::AnnealResult cut = cp::anneal(
+        16, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a);
+    EXPECT_TRUE(cut.cut);
+    EXPECT_EQ(asked, 20u);
+    EXPECT_EQ(cut.levels.size(), 4u);
+    EXPECT_EQ(std::set<uint32_t>(cut.slot.begin(), cut.slot.end()).size(), 16u);
+    EXPECT_EQ(cut.cost, ev.with_tiebreak(cut.map, true));
+    EXPECT_LE(whole.cost, cut.cost);
+}
+
 // eq1_ports counts in its own arrays what model::collisions() counts: the
 // same value on random placements of patterns whose tasks send and
 // receive several messages a step, one or several tasks a node.

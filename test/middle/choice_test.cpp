@@ -2,6 +2,7 @@
 // with acp_query_col_algorithm, the same on every member; forced by
 // acp_set_col_algorithm, ACP_COL_*_ALGO or the C++ API; members that
 // choose differently, and unusable model inputs, fail create with a reason.
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -438,4 +439,34 @@ TEST(Choice, PlacedAllgatherBlocksLandAtTheirMembersPlaces) {
         }
     std::remove(map.c_str());
     EXPECT_EQ(acp_sync(), 0);
+}
+
+// ACP_COL_PLACE's search keeps to a quarter of ACP_TIMEOUT, for the other
+// members wait that long for the coordinator's choice. A ring allgather's
+// steps hold every member's message: at 256 members on an 8x8x4 torus the
+// whole search (250 trials a level) takes 8 s on the 2-core VM. Here it
+// ends in time, with a permutation or the group's order.
+TEST(PlaceTimeout, TheSearchKeepsToAQuarterOfTheTimeout) {
+    const double timeout = acpx::basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_np2.sh runs it";
+    constexpr uint32_t kMembers = 256;
+    std::vector<int> g(kMembers);  // a pure search: rank r on node r of the torus
+    for (uint32_t i = 0; i < kMembers; ++i) g[i] = static_cast<int>(i);
+    ScopedEnv torus("ACP_TOPOLOGY", "torus:8x8x4");
+    ScopedEnv place("ACP_COL_PLACE", "tac3");
+    acpx::middle::Params p;
+    p.kind = acpx::middle::Kind::kAllgather;
+    p.algo = static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing);
+    p.members = kMembers;
+    p.size = 1 << 20;
+    p.place_trials = 250;
+    std::vector<uint32_t> order;
+    double predicted = 0;
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(took, timeout / 4 + 0.5);
+    if (!order.empty()) {
+        EXPECT_EQ(std::set<uint32_t>(order.begin(), order.end()).size(), size_t{kMembers});
+    }
 }
