@@ -124,8 +124,11 @@
  *                        figures (a 2-core VM's, on this node's CPUs);
  *                        "builtin": those figures, whatever files exist
  *   ACP_TOPOLOGY         the network, for collisions: "torus:4x6x4",
- *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101";
- *                        "switch:16": 16 nodes on one non-blocking switch (a
+ *                        "mesh:8x8", ":order=ZYX" (routing order), ":wrap=101",
+ *                        ":ports=4" (a rank sends and takes in up to 4
+ *                        messages at once at a link's speed; "all": as
+ *                        many as its node has links; default 1, one network
+ *                        interface); "switch:16": 16 nodes on one non-blocking switch (a
  *                        node's messages to others share its port); unset,
  *                        empty or "none": the job's nodes as the runtime finds
  *                        them, on a switch (one node: fully connected)

@@ -139,7 +139,8 @@ int run_simcheck(int argc, char **argv) {
                     "one after another; and as data flows) and SimGrid (steps behind barriers):\n"
                     "DIR/simcheck.csv and simcheck.md (the ratios from 64 KiB, the best algorithm by each).\n"
                     "--ports: in both simulators a node's messages share one injection and one ejection\n"
-                    "         port, as the model assumes (without: only the links are shared)\n");
+                    "         port, as in the model's default (without: only the links are shared, and the\n"
+                    "         model is given ports=all, unless a --topology names its own ports=)\n");
                 return 0;
             default: return fail(std::string("unknown option '") + (argv[optind - 1] ? argv[optind - 1] : "") + "'");
         }
@@ -159,6 +160,9 @@ int run_simcheck(int argc, char **argv) {
         cm::Topology t;
         if (!cm::parse_topology(spec, &t, &why)) return fail("--topology: " + why);
         if (t.nodes() > 1024) return fail("--topology " + spec + ": over 1,024 nodes");
+        // The model is told the simulators' ports: one a node (--ports), or
+        // links only (ports=all), unless the spec names its own.
+        if (t.ports == 1 && spec.find(":ports=") == std::string::npos) t.ports = o.ports ? 1 : cm::Topology::kAllPorts;
         const auto procs = static_cast<uint32_t>(t.nodes());
         for (const std::string &op : o.ops) {
             cm::Case base;
@@ -213,11 +217,12 @@ int run_simcheck(int argc, char **argv) {
           "(issue 64): 0.8-1.25 from 64 KiB, the same best algorithm at >= 90% of the points (the model's pick "
           "counts as the simulator's best when the simulator times it as fast, to 0.1%: two algorithms may tie, as "
           "the per-block tree and Bruck do over 96 nodes). Messages under 64 bytes (SimGrid's barriers') start in 1 "
-          "us. The model counts a rank's sends and receives in a step as sharing its one network port; the "
-          "simulators here "
-       << (o.ports ? "do the same (--ports: a node's injection and ejection ports are links of 5 GB/s)"
+          "us. The simulators here "
+       << (o.ports ? "give a node one injection and one ejection port, links of 5 GB/s (--ports); so does the model "
+                     "(ACP_TOPOLOGY's default, ports=1)"
                    : "share links only (a node's messages to different neighbours run at once, as on a torus "
-                     "whose nodes have several injection engines; --ports gives them one port each)")
+                     "whose nodes have several injection engines; --ports gives them one port each); the model is "
+                     "told so (ACP_TOPOLOGY's ports=all)")
        << ".\n\n"
        << "| topology | op | points >= 64 KiB | in 0.8-1.25 vs flowsim | vs SimGrid | same best as flowsim | as "
           "SimGrid | SimGrid / flowsim |\n|---|---|---|---|---|---|---|---|\n";

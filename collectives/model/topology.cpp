@@ -145,6 +145,7 @@ std::string Topology::describe() const {
     }
     s += " order ";
     for (uint32_t d : order) s += d < 6 ? kDimNames[d] : static_cast<char>('0' + d);
+    if (ports != 1) s += ports == kAllPorts ? " ports all" : " ports " + std::to_string(ports);
     return s;
 }
 
@@ -155,7 +156,7 @@ bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
     if (parts.size() >= 2 && parts[0] == "switch") return parse_switch(parts, out, why);
     if (parts.size() < 2 || (parts[0] != "torus" && parts[0] != "mesh"))
         return *why = "'" + spec +
-                      "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=...), switch:N, "
+                      "': want torus:AxBx... or mesh:AxBx... (then :order=..., :wrap=..., :ports=...), switch:N, "
                       "or none",
                false;
     Topology t;
@@ -193,8 +194,17 @@ bool parse_topology(const std::string &spec, Topology *out, std::string *why) {
             if (w.size() != t.dims.size() || w.find_first_not_of("01") != std::string::npos)
                 return *why = "wrap '" + w + "': one 0 or 1 per dimension", false;
             for (size_t d = 0; d < w.size(); ++d) t.wrap[d] = w[d] == '1';
+        } else if (opt.rfind("ports=", 0) == 0) {
+            const std::string n = opt.substr(6);
+            uint64_t v = 0;
+            if (n == "all")
+                t.ports = Topology::kAllPorts;
+            else if (parse_uint(n, &v) && v >= 1 && v <= 64)
+                t.ports = static_cast<uint32_t>(v);
+            else
+                return *why = "ports '" + n + "': a number in 1..64, or all", false;
         } else {
-            return *why = "'" + opt + "' is not order=... or wrap=...", false;
+            return *why = "'" + opt + "' is not order=..., wrap=... or ports=...", false;
         }
     }
     *out = std::move(t);
@@ -267,8 +277,16 @@ std::vector<Load> busiest_share(const Topology *t, const std::vector<std::pair<u
         sends[msgs[i].first] += weight(i);
         recvs[msgs[i].second] += weight(i);
     }
+    // With P ports a rank's m messages at once go P at a time: each port
+    // carries m / P of them and of their bytes (rounded up).
+    const uint32_t ports = t ? t->ports : 1;
+    auto per_port = [&](const Load &l) {
+        return Load{(l.messages + ports - 1) / ports, (l.bytes + ports - 1) / ports};
+    };
     std::vector<Load> c(msgs.size());
-    for (size_t i = 0; i < msgs.size(); ++i) c[i] = widest(sends[msgs[i].first], recvs[msgs[i].second]);
+    for (size_t i = 0; i < msgs.size(); ++i)
+        c[i] = ports == Topology::kAllPorts ? weight(i)
+                                            : widest(per_port(sends[msgs[i].first]), per_port(recvs[msgs[i].second]));
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over
     // 1,024 members has 500,000 messages, whose routes took 80 MB.

@@ -4,6 +4,13 @@
 //   torus:4x2x8x2x3x2[:order=XYZACB]   every dimension wraps around
 //   mesh:4x4[:order=YX]                 no dimension wraps
 //   ...:wrap=101                        per dimension, 1 wraps (overrides)
+//   ...:ports=4                         a rank sends (and takes in) up to 4
+//                                       messages at once, each at a link's
+//                                       speed (several injection engines,
+//                                       as Tofu's); ports=all: as many as
+//                                       its node has links, so that only
+//                                       links are shared; default 1 (one
+//                                       network interface)
 //   switch:16                           16 nodes on one non-blocking switch
 //                                       (a full fat tree, a crossbar)
 //   none (or unset, or empty)           one fully connected node
@@ -34,6 +41,10 @@ struct Topology {
     std::vector<uint32_t> order;  // routing order: indices into dims
     std::vector<uint32_t> map;    // rank -> node; empty: rank r on node r
     bool switched = false;        // switch:N (dims {N}): no links between nodes but their ports
+    // Messages a rank sends, and takes in, at once at full speed (:ports=);
+    // kAllPorts: no port limit, links only.
+    static constexpr uint32_t kAllPorts = 0;
+    uint32_t ports = 1;
 
     uint64_t nodes() const;
     uint32_t node_of(uint32_t rank) const;
@@ -71,7 +82,8 @@ std::vector<Link> route(const Topology &t, uint64_t a, uint64_t b);
 // pair of nodes has its own link, and only the endpoints are shared.
 // Either way a message also counts the messages its source sends and its
 // destination receives at the same time (one injection and one ejection
-// port per rank), and, between two ranks of one node (every pair without
+// port per rank; with t->ports P, those counts over P, rounded up; none
+// with kAllPorts), and, between two ranks of one node (every pair without
 // a topology), ceil(m / cores) for the m such messages of that node: the
 // node's CPUs do those copies (cores 0: no such limit).
 // on_node_copies, if given: per message, that m of its node (0 for a

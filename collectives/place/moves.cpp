@@ -27,7 +27,7 @@ Eq1Moves::Eq1Moves(Evaluator &ev, bool ports, bool tiebreak) : ev_(ev), ports_(p
             if (ports) ++sends[m.src], ++recvs[m.dst];
         }
         for (const Message &m : msgs) {
-            if (ports) s.port_coll = std::max({s.port_coll, sends[m.src], recvs[m.dst]});
+            if (ports) s.port_coll = std::max(s.port_coll, ev.port_share(std::max(sends[m.src], recvs[m.dst])));
             sends[m.src] = recvs[m.dst] = 0;
         }
         if (!msgs.empty()) s.bytes = msgs.front().bytes;

@@ -66,7 +66,7 @@ uint64_t Evaluator::ccs_cost(size_t c, const std::vector<uint32_t> &pi, bool por
     uint64_t slowest = 0;
     uint32_t here = 1;
     for (const Message &m : ccs) {
-        uint32_t coll = ports ? std::max(sends_[m.src], recvs_[m.dst]) : 1;
+        uint32_t coll = ports ? port_share(std::max(sends_[m.src], recvs_[m.dst])) : 1;
         for (uint32_t l : route(pi[m.src], pi[m.dst])) coll = std::max(coll, load_[l]);
         here = std::max(here, coll);
         slowest = std::max(slowest, m.bytes * coll);

@@ -66,6 +66,11 @@ class Evaluator {
     Scores all(const std::vector<uint32_t> &pi);
 
     const model::Topology &topology() const { return t_; }
+    // Of n messages a task sends (or takes in) in one CCS, how many share
+    // one of its ports (the topology's ports=: n over them, rounded up).
+    uint32_t port_share(uint32_t n) const {
+        return t_.ports == model::Topology::kAllPorts ? 1 : (n + t_.ports - 1) / t_.ports;
+    }
     const Pattern &pattern() const { return p_; }
     double bandwidth() const { return bandwidth_; }
     // Directed links of the network (link indices are below it).

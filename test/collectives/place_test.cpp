@@ -448,35 +448,39 @@ TEST(Place, AnnealingStopsWhenOutOfTimeWithTheBestSoFar) {
     EXPECT_LE(whole.cost, cut.cost);
 }
 
-// eq1_ports counts in its own arrays what model::collisions() counts: the
-// same value on random placements of patterns whose tasks send and
+// eq1_ports (and Eq1Moves) counts in its own arrays what
+// model::collisions() counts, with one port a rank, two, or links only:
+// the same value on random placements of patterns whose tasks send and
 // receive several messages a step, one or several tasks a node.
 TEST(Place, PortsObjectiveIsCollisionsOwnCount) {
     std::mt19937_64 rng(5);
-    for (const char *spec :
-         {"allgather:bruck:16:4K", "bcast:binomial:16", "bcast:knomial:4:16", "allgather:tree:8", "gather"}) {
-        cp::Pattern p;
-        std::string why;
-        if (std::string(spec) == "gather")  // four to one at once, then one to four: each port's count decides
-            p = of_ccs(5, {{{0, 4, 64}, {1, 4, 64}, {2, 4, 64}, {3, 4, 64}}, {{4, 0, 64}, {4, 1, 64}, {4, 2, 64}}});
-        else
-            ASSERT_TRUE(cp::parse_pattern(spec, &p, &why)) << why;
-        cm::Topology t = topo("torus:4x2x2");
-        cp::Evaluator ev(t, p);
-        for (int trial = 0; trial < 20; ++trial) {
-            std::vector<uint32_t> pi(p.tasks);
-            for (uint32_t &n : pi) n = static_cast<uint32_t>(rng() % t.nodes());  // several tasks a node, at times
-            double want = 0;
-            t.map = pi;
-            for (const cp::Ccs &c : p.ccs) {
-                std::vector<std::pair<uint32_t, uint32_t>> msgs;
-                for (const cp::Message &m : c) msgs.emplace_back(m.src, m.dst);
-                const std::vector<uint32_t> coll = cm::collisions(&t, msgs);
-                double slowest = 0;
-                for (size_t i = 0; i < c.size(); ++i) slowest = std::max(slowest, double(c[i].bytes) * coll[i]);
-                want += slowest / cp::kSeedBandwidth;
+    for (const char *net : {"torus:4x2x2", "torus:4x2x2:ports=2", "torus:4x2x2:ports=all"})
+        for (const char *spec :
+             {"allgather:bruck:16:4K", "bcast:binomial:16", "bcast:knomial:4:16", "allgather:tree:8", "gather"}) {
+            cp::Pattern p;
+            std::string why;
+            if (std::string(spec) == "gather")  // four to one at once, then one to four: each port's count decides
+                p = of_ccs(5, {{{0, 4, 64}, {1, 4, 64}, {2, 4, 64}, {3, 4, 64}}, {{4, 0, 64}, {4, 1, 64}, {4, 2, 64}}});
+            else
+                ASSERT_TRUE(cp::parse_pattern(spec, &p, &why)) << why;
+            cm::Topology t = topo(net);
+            cp::Evaluator ev(t, p);
+            cp::Eq1Moves moves(ev, true, false);
+            for (int trial = 0; trial < 20; ++trial) {
+                std::vector<uint32_t> pi(p.tasks);
+                for (uint32_t &n : pi) n = static_cast<uint32_t>(rng() % t.nodes());  // several tasks a node, at times
+                double want = 0;
+                t.map = pi;
+                for (const cp::Ccs &c : p.ccs) {
+                    std::vector<std::pair<uint32_t, uint32_t>> msgs;
+                    for (const cp::Message &m : c) msgs.emplace_back(m.src, m.dst);
+                    const std::vector<uint32_t> coll = cm::collisions(&t, msgs);
+                    double slowest = 0;
+                    for (size_t i = 0; i < c.size(); ++i) slowest = std::max(slowest, double(c[i].bytes) * coll[i]);
+                    want += slowest / cp::kSeedBandwidth;
+                }
+                EXPECT_DOUBLE_EQ(ev.eq1_ports(pi), want) << net << " " << spec << " trial " << trial;
+                EXPECT_DOUBLE_EQ(moves.reset(pi), want) << net << " " << spec << " trial " << trial;
             }
-            EXPECT_DOUBLE_EQ(ev.eq1_ports(pi), want) << spec << " trial " << trial;
         }
-    }
 }

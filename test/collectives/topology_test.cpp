@@ -43,7 +43,8 @@ TEST(TopologySpec, ParsesShapesOrdersAndWraps) {
     Topology bad;
     std::string why;
     for (const char *s : {"ring:4", "torus", "torus:4x0", "torus:4xq", "torus:4x4:order=XZ", "torus:4x4:order=XX",
-                          "torus:4x4:order=Y", "mesh:4x4:wrap=1", "mesh:4x4:speed=fast"})
+                          "torus:4x4:order=Y", "mesh:4x4:wrap=1", "mesh:4x4:speed=fast", "torus:4x4:ports=0",
+                          "torus:4x4:ports=65", "torus:4x4:ports=some", "switch:4:ports=2"})
         EXPECT_FALSE(parse_topology(s, &bad, &why)) << s;
     // "none" (as empty) names no network: the caller costs one fully connected node.
     EXPECT_TRUE(is_no_topology("none"));
@@ -155,6 +156,31 @@ TEST(Collisions, SharedBytesAddTheMessagesOnTheBusiestLinkOrPort) {
     Topology big = topo("switch:100000");
     big.map = {0, 0, 0, 1, 1, 2};  // 0 -> 3, 1 -> 4 leave node 0 together; 2 -> 5 too
     EXPECT_EQ(shared_bytes(&big, {{0, 3}, {1, 4}, {2, 5}}, {10, 20, 30}), (std::vector<uint64_t>{60, 60, 60}));
+}
+
+// ports=P: a rank's messages at once go P at a time through its
+// injection (and ejection) ports; ports=all leaves only the links shared.
+// Rank 5 of a 4x4 torus sends to its four neighbours, each over a link of
+// its own: one port serialises them (4), two halve that, four or all let
+// them go at once; two messages over one link (to 7, two hops away, and
+// to 6 on the way) share it whatever the ports.
+TEST(Collisions, PortsLetARankSendSeveralMessagesAtOnce) {
+    const std::vector<std::pair<uint32_t, uint32_t>> fan = {{5, 4}, {5, 6}, {5, 1}, {5, 9}};
+    const std::vector<uint64_t> kib(4, 1024);
+    for (const auto &[spec, each] : std::vector<std::pair<std::string, uint32_t>>{
+             {"torus:4x4", 4}, {"torus:4x4:ports=2", 2}, {"torus:4x4:ports=4", 1}, {"torus:4x4:ports=all", 1}}) {
+        const Topology t = topo(spec);
+        EXPECT_EQ(collisions(&t, fan), std::vector<uint32_t>(4, each)) << spec;
+        EXPECT_EQ(shared_bytes(&t, fan, kib), std::vector<uint64_t>(4, each * 1024)) << spec;
+    }
+    EXPECT_EQ(topo("torus:4x4:ports=all").describe(), "torus 4x4 order XY ports all");
+    EXPECT_EQ(topo("torus:4x4:ports=3").describe(), "torus 4x4 order XY ports 3");
+    const Topology all = topo("torus:4x4:ports=all");
+    EXPECT_EQ(collisions(&all, {{5, 7}, {5, 6}}), (std::vector<uint32_t>{2, 2}));
+    EXPECT_EQ(shared_bytes(&all, {{5, 7}, {5, 6}}, {1000, 24}), (std::vector<uint64_t>{1024, 1024}));
+    // Into one rank: its ejection ports, likewise.
+    const Topology two = topo("torus:4x4:ports=2");
+    EXPECT_EQ(collisions(&two, {{4, 5}, {6, 5}, {1, 5}, {9, 5}}), std::vector<uint32_t>(4, 2));
 }
 
 TEST(Collisions, SeedFigure3TwoAllocationsOfOneStep) {
