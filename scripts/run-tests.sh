@@ -23,7 +23,8 @@ case "${1:-}" in
 esac
 # Under the sanitizers: each launcher and bootstrap (acprun, PMIx), each
 # transport (UCX shared memory and TCP, libfabric shm and TCP), CMA
-# denied, two nodes, the launcher's faults, the in-process tests, and ACP
+# denied, two nodes (the basic layer's too: a put by message sent from its
+# source in pieces), the launcher's faults, the in-process tests, and ACP
 # programs built by the installed acpcc (a few seconds).
 # The rest repeat those paths at other rank counts or time benchmarks.
 sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_tcp.sh
@@ -31,7 +32,7 @@ sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_t
     test/suites/basic_ofi_shm_np3.sh test/suites/basic_ofi_tcp_np3.sh test/suites/basic_cma_denied_ofi_np3.sh
     test/launcher/launcher_test test/basic/copy_bytes_test test/basic/heap_test test/basic/cma_access_test test/basic/huge_pages_test
     test/basic/ofi_wire_test test/collectives/model_test test/collectives/lists_test
-    test/suites/middle_acprun_np4.sh test/suites/middle_ucx_np4_two_hosts.sh
+    test/suites/middle_acprun_np4.sh test/suites/middle_ucx_np4_two_hosts.sh test/suites/basic_ucx_np4_two_hosts.sh
     test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh test/suites/middle_timeout_np2.sh
     test/suites/middle_timeout_calls_np2.sh
     test/suites/bench_copy_quick.sh test/suites/bench_quiet_check.sh
