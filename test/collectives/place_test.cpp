@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -28,6 +29,15 @@ cp::Pattern of_ccs(uint32_t tasks, std::vector<cp::Ccs> ccs) {
     p.tasks = tasks;
     p.ccs = std::move(ccs);
     p.traffic = cp::traffic_of(tasks, p.ccs);
+    return p;
+}
+
+// A pattern by its spec (pattern.hpp); an empty one, failing the test, if
+// the spec does not parse.
+cp::Pattern parsed(const std::string &spec) {
+    cp::Pattern p;
+    std::string why;
+    if (!cp::parse_pattern(spec, &p, &why)) ADD_FAILURE() << spec << ": " << why;
     return p;
 }
 
@@ -399,10 +409,8 @@ TEST(Place, AnnealingWithIncrementalPricesFindsTheSamePlacement) {
 // A pinned task stays on its slot (a bcast's root on its rank); the slots
 // the search returns are a permutation and give the map.
 TEST(Place, AnnealingKeepsAPinnedTaskAndReturnsSlots) {
-    cp::Pattern p;
-    std::string why;
-    ASSERT_TRUE(cp::parse_pattern("allgather:ring:16:64K", &p, &why)) << why;
-    cp::Evaluator ev(topo("torus:4x4"), p);
+    const cp::Pattern ring = parsed("allgather:ring:16:64K");  // the evaluator keeps a reference
+    cp::Evaluator ev(topo("torus:4x4"), ring);
     std::vector<uint32_t> slots(16);
     for (uint32_t i = 0; i < 16; ++i) slots[i] = 15 - i;  // slot i on node 15 - i
     cp::AnnealParams a;
@@ -424,22 +432,19 @@ TEST(Place, AnnealingKeepsAPinnedTaskAndReturnsSlots) {
 // permutation no worse than the start, the levels run so far; never
 // asked, the search runs every level.
 TEST(Place, AnnealingStopsWhenOutOfTimeWithTheBestSoFar) {
-    cp::Pattern p;
-    std::string why;
-    ASSERT_TRUE(cp::parse_pattern("allgather:ring:16:64K", &p, &why)) << why;
-    cp::Evaluator ev(topo("torus:4x4"), p);
+    const cp::Pattern ring = parsed("allgather:ring:16:64K");  // the evaluator keeps a reference
+    cp::Evaluator ev(topo("torus:4x4"), ring);
     std::vector<uint32_t> slots(16);
-    for (uint32_t i = 0; i < 16; ++i) slots[i] = i;
+    std::iota(slots.begin(), slots.end(), 0u);
     cp::AnnealParams a;
     a.trials = 100;
-    const cp::AnnealResult whole = cp::anneal(
-        16, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a);
+    const auto cost = [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); };
+    const cp::AnnealResult whole = cp::anneal(16, slots, cost, a);
     EXPECT_FALSE(whole.cut);
     EXPECT_EQ(whole.levels.size(), cp::levels_of(a));
     uint32_t asked = 0;
     a.out_of_time = [&] { return ++asked == 20; };  // after 320 moves: in level 4
-    const cp::AnnealResult cut = cp::anneal(
-        16, slots, [&](const std::vector<uint32_t> &pi) { return ev.with_tiebreak(pi, true); }, a);
+    const cp::AnnealResult cut = cp::anneal(16, slots, cost, a);
     EXPECT_TRUE(cut.cut);
     EXPECT_EQ(asked, 20u);
     EXPECT_EQ(cut.levels.size(), 4u);

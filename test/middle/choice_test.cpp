@@ -33,6 +33,22 @@ std::string calibration_file(double latency, double per_byte, cm::Calibration *c
 
 std::vector<int> everyone() { return make_group(Shape::kAll); }
 
+// What the coordinator's place_members chooses at create for a round of
+// 1 MiB of `kind`, forced to `algo`, over group g (root 0 for a bcast):
+// list index j played by member (*order)[j]; empty: the group's order.
+bool placement_of(acpx::middle::Kind kind, uint8_t algo, const std::vector<int> &g, uint32_t trials,
+                  std::vector<uint32_t> *order) {
+    acpx::middle::Params p;
+    p.kind = kind;
+    p.algo = algo;
+    p.members = static_cast<uint32_t>(g.size());
+    p.root = 0;
+    p.size = 1 << 20;
+    p.place_trials = trials;
+    double predicted = 0;
+    return acpx::middle::place_members("test", acpx::middle::State::get(), g, p, order, &predicted);
+}
+
 // The network create models a group on when ACP_TOPOLOGY names none
 // (middle::nodes_of; one node: none).
 const cm::Topology *network(const cm::Topology &nodes) { return nodes.nodes() > 1 ? &nodes : nullptr; }
@@ -298,16 +314,9 @@ TEST(Choice, PlacedBcastMembersKeepTheRootAndDeliverEverywhere) {
     ScopedEnv line("ACP_TOPOLOGY", "mesh:" + std::to_string(n));
     ScopedEnv algo("ACP_COL_BCAST_ALGO", "binomial");
     ScopedEnv place("ACP_COL_PLACE", "tac3:100");
-    acpx::middle::Params p;
-    p.kind = acpx::middle::Kind::kBcast;
-    p.algo = static_cast<uint8_t>(acpx::collectives::BcastAlgo::kBinomial);
-    p.members = static_cast<uint32_t>(n);
-    p.root = 0;
-    p.size = 1 << 20;
-    p.place_trials = 100;
     std::vector<uint32_t> order;
-    double predicted = 0;
-    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    ASSERT_TRUE(placement_of(acpx::middle::Kind::kBcast, static_cast<uint8_t>(acpx::collectives::BcastAlgo::kBinomial),
+                             g, 100, &order));
     if (n >= 4) {
         ASSERT_EQ(order.size(), static_cast<size_t>(n)) << "the group's order collides: placing gains";
         EXPECT_EQ(order[0], 0u);
@@ -381,15 +390,9 @@ TEST(Choice, PlacedAllgatherBlocksLandAtTheirMembersPlaces) {
     ScopedEnv line("ACP_TOPOLOGY", "mesh:" + std::to_string(n));
     ScopedEnv nodes("ACP_TOPOLOGY_MAP", map);
     ScopedEnv place("ACP_COL_PLACE", "tac3:100");
-    acpx::middle::Params p;
-    p.kind = acpx::middle::Kind::kAllgather;
-    p.algo = static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing);
-    p.members = static_cast<uint32_t>(n);
-    p.size = 1 << 20;
-    p.place_trials = 100;
     std::vector<uint32_t> order;
-    double predicted = 0;
-    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    ASSERT_TRUE(placement_of(acpx::middle::Kind::kAllgather,
+                             static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing), g, 100, &order));
     if (n >= 4) {
         ASSERT_EQ(order.size(), static_cast<size_t>(n)) << "the group's order collides: placing gains";
         EXPECT_EQ(std::set<uint32_t>(order.begin(), order.end()).size(), static_cast<size_t>(n));
@@ -454,16 +457,10 @@ TEST(PlaceTimeout, TheSearchKeepsToAQuarterOfTheTimeout) {
     for (uint32_t i = 0; i < kMembers; ++i) g[i] = static_cast<int>(i);
     ScopedEnv torus("ACP_TOPOLOGY", "torus:8x8x4");
     ScopedEnv place("ACP_COL_PLACE", "tac3");
-    acpx::middle::Params p;
-    p.kind = acpx::middle::Kind::kAllgather;
-    p.algo = static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing);
-    p.members = kMembers;
-    p.size = 1 << 20;
-    p.place_trials = 250;
     std::vector<uint32_t> order;
-    double predicted = 0;
     const auto start = std::chrono::steady_clock::now();
-    ASSERT_TRUE(acpx::middle::place_members("test", acpx::middle::State::get(), g, p, &order, &predicted));
+    ASSERT_TRUE(placement_of(acpx::middle::Kind::kAllgather,
+                             static_cast<uint8_t>(acpx::collectives::AllgatherAlgo::kRing), g, 250, &order));
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(took, timeout / 4 + 0.5);
     if (!order.empty()) {
