@@ -40,17 +40,18 @@ collectives::model::Topology nodes_of(const std::vector<int> &ranks);
 bool choose_algorithm(const char *fn, State &st, const std::vector<int> &group, Params *p, double *predicted_s);
 
 // ACP_COL_PLACE=tac3 (p.place_trials > 0), for a bcast or an allgather
-// of 3 or more members on ACP_TOPOLOGY, not hierarchical: which group member plays
-// each member index of the command lists, (*order)[j] (seed 000's
-// "virtual task reassignment"). The model's steps of p's algorithm are
-// the CCS; the annealing (collectives/place/anneal.hpp, p.place_trials a
-// level, seeded by the group) minimises eq. (1) with the ports counted
-// (a bcast's root sends several copies at once), ties broken by
-// hop-bytes; a bcast's root keeps its own index (an allgather's list
-// block j then is member (*order)[j]'s: Plan::data_blocks). *order stays empty (the
-// group's order) where placing gains nothing, or without
-// ACP_COL_PLACE; *predicted_s then becomes the placed round's. False,
-// reported under fn, without a topology to place on.
+// of 3 or more members on ACP_TOPOLOGY, not hierarchical: which group
+// member plays each member index of the command lists, (*order)[j] (seed
+// 000's "virtual task reassignment"). The model's steps of p's algorithm
+// are the CCS; the annealing (collectives/place/anneal.hpp, p.place_trials
+// a level, seeded by the group, cut at a quarter of ACP_TIMEOUT)
+// minimises eq. (1) with the ports counted (a bcast's root sends several
+// copies at once), ties broken by hop-bytes; a bcast's root keeps its own
+// index (an allgather's list block j is then member (*order)[j]'s:
+// Plan::data_blocks). *order stays empty (the group's order) where
+// placing gains nothing, or without ACP_COL_PLACE; *predicted_s then
+// becomes the placed round's. False, reported under fn, without a
+// topology to place on.
 bool place_members(const char *fn, State &st, const std::vector<int> &group, const Params &p,
                    std::vector<uint32_t> *order, double *predicted_s);
 
