@@ -63,6 +63,10 @@ for impl in $ar; do
 done
 grep -q "^## allreduce, 2 processes" "$out/collectives.md" || { echo "no allreduce summary"; exit 1; }
 grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; exit 1; }
+for kind in bcast allgather; do  # the one-call line under each table (issue #65's target)
+    sed -n "/^## $kind, 2 processes/,/^## /p" "$out/collectives.md" |
+        grep -q "^One-call over the explicit buffered handle" || { echo "no one-call line: $kind"; exit 1; }
+done
 # The checked rounds are accounted for; acpx is never among the points left out.
 grep -q -e "^Every point's checked rounds" -e "^\*\*Left out: wrong data" "$out/collectives.md" \
     || { echo "no account of the checked rounds"; exit 1; }
