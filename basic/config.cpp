@@ -92,7 +92,8 @@ constexpr ConfigVar kVars[] = {
     {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},
     {"ACP_COL_PLACE", "none",
      "tac3 (tac3:TRIALS, 250 a level unless given): the group's lowest rank chooses which member plays which "
-     "place of a bcast's lists on ACP_TOPOLOGY, so that the copies of a step collide least (seed 000)",
+     "place of a bcast's or an allgather's lists on ACP_TOPOLOGY, so that the copies of a step collide least "
+     "(seed 000), searching at most a quarter of ACP_TIMEOUT",
      kCreate},
     {"ACP_COL_ALLREDUCE_ALGO", "auto",
      "auto (the model picks per handle), butterfly, rabenseifner, or butterfly:M,L (seed 001's redundancy)", kCreate},
@@ -101,8 +102,8 @@ constexpr ConfigVar kVars[] = {
      "figures",
      kCreate},
     {"ACP_TOPOLOGY", "-",
-     "the network for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101], mesh:8x8, switch:16, "
-     "none",
+     "the network for collision-aware choices: torus:4x6x4[:order=ZYX][:wrap=101][:ports=N|all], mesh:8x8, "
+     "switch:16, none",
      kCreate},
     {"ACP_TOPOLOGY_MAP", "-", "a file of each rank's node index, one per line", kCreate},
 };
