@@ -58,7 +58,7 @@ acp_col_t create(const char *fn, Params p, int root, int np_group, const int *gr
     if (!c && !own_error.empty()) acpx::basic::restore_last_error(own_line, own_arg, own_reason);
     if (!c) return ACP_COL_NULL;
     p = c->p;  // with the algorithm
-    c->algo_label = algo_name(p);
+    c->algo_label = st.name_of(algo_name(p));
     if (acpx::basic::layer::verbose() && (p.kind == Kind::kBcast ? c->rank == root : me == 0))
         std::fprintf(stderr,
                      "acpx: rank %d: %s %s handle %llu: %u members, algorithm %s%s (%s), exec %s, "
@@ -460,7 +460,7 @@ const char *acp_query_col_algorithm(acp_col_t h) try {
     State &st = State::get();
     AppCall call(st.owner);
     Col *c = find_col(st, h, fn);
-    return c ? c->algo_label.c_str() : nullptr;
+    return c ? c->algo_label : nullptr;
 } catch (...) {
     return acpx::basic::report_exception("acp_query_col_algorithm"), nullptr;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,7 +43,7 @@ struct Col {
     int rank = 0;                   // this process
     bool placed = false;            // ACP_COL_PLACE moved members in its lists (create.cpp); in rank's padding
     bool pull = true;               // ACP_COL_PULL at create: receivers on its node read (round.cpp, publish_pull)
-    std::string algo_label;         // acp_query_col_algorithm: "bruck", "knomial:4"
+    const char *algo_label = "";    // acp_query_col_algorithm: "bruck", "knomial:4" (State::name_of)
     std::unique_ptr<Allreduce> ar;  // an allreduce's plan and round (allreduce.hpp); else nullptr
 
     // --- the memory it owns ---
@@ -190,6 +191,11 @@ struct State final : basic::layer::LayerState {
     // The one-call collectives' handle caches (one_call.cpp; its type is
     // its own, so this header does not carry it).
     std::shared_ptr<void> one_call;
+    // Algorithm names, each kept once for the process: a handle holds a
+    // pointer to its own (a string in every handle would grow each by 24
+    // bytes, against the documented bound on a handle's bookkeeping).
+    std::set<std::string> names;
+    const char *name_of(std::string name) { return names.insert(std::move(name)).first->c_str(); }
     // Control blocks of freed handles that receivers on other nodes may
     // still write their last ready byte into (acp_free_col, round.cpp): each
     // goes back once every byte listed reads its round (or the one after).
