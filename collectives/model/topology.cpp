@@ -270,23 +270,24 @@ Load widest(const Load &a, const Load &b) { return {std::max(a.messages, b.messa
 std::vector<Load> busiest_share(const Topology *t, const std::vector<std::pair<uint32_t, uint32_t>> &msgs,
                                 const std::vector<uint64_t> &bytes, const std::vector<uint32_t> &node) {
     auto weight = [&](size_t i) { return Load{1, bytes.empty() ? 0 : bytes[i]}; };
-    std::unordered_map<uint32_t, Load> sends, recvs;
-    sends.reserve(msgs.size());
-    recvs.reserve(msgs.size());
-    for (size_t i = 0; i < msgs.size(); ++i) {
-        sends[msgs[i].first] += weight(i);
-        recvs[msgs[i].second] += weight(i);
-    }
-    // With P ports a rank's m messages at once go P at a time: each port
-    // carries m / P of them and of their bytes (rounded up).
-    const uint32_t ports = t ? t->ports : 1;
-    auto per_port = [&](const Load &l) {
-        return Load{(l.messages + ports - 1) / ports, (l.bytes + ports - 1) / ports};
-    };
     std::vector<Load> c(msgs.size());
-    for (size_t i = 0; i < msgs.size(); ++i)
-        c[i] = ports == Topology::kAllPorts ? weight(i)
-                                            : widest(per_port(sends[msgs[i].first]), per_port(recvs[msgs[i].second]));
+    if (t && t->ports == Topology::kAllPorts) {  // no port shared: each message its own
+        for (size_t i = 0; i < msgs.size(); ++i) c[i] = weight(i);
+    } else {
+        std::unordered_map<uint32_t, Load> sends, recvs;
+        sends.reserve(msgs.size());
+        recvs.reserve(msgs.size());
+        for (size_t i = 0; i < msgs.size(); ++i) {
+            sends[msgs[i].first] += weight(i);
+            recvs[msgs[i].second] += weight(i);
+        }
+        // With P ports a rank's messages at once go P at a time (Topology::per_port).
+        auto per_port = [&](const Load &l) {
+            return !t ? l : Load{static_cast<uint32_t>(t->per_port(l.messages)), t->per_port(l.bytes)};
+        };
+        for (size_t i = 0; i < msgs.size(); ++i)
+            c[i] = widest(per_port(sends[msgs[i].first]), per_port(recvs[msgs[i].second]));
+    }
     if (!t) return c;
     // Routed twice rather than kept: a step of an allgather tree over
     // 1,024 members has 500,000 messages, whose routes took 80 MB.

@@ -45,6 +45,10 @@ struct Topology {
     // kAllPorts: no port limit, links only.
     static constexpr uint32_t kAllPorts = 0;
     uint32_t ports = 1;
+    // Of n messages (or bytes) a rank sends, or takes in, at once, what
+    // one of its ports carries: n over the ports, rounded up. Not for
+    // kAllPorts, where no port is shared.
+    uint64_t per_port(uint64_t n) const { return (n + ports - 1) / ports; }
 
     uint64_t nodes() const;
     uint32_t node_of(uint32_t rank) const;

@@ -67,9 +67,9 @@ class Evaluator {
 
     const model::Topology &topology() const { return t_; }
     // Of n messages a task sends (or takes in) in one CCS, how many share
-    // one of its ports (the topology's ports=: n over them, rounded up).
+    // one of its ports (model::Topology::per_port; with no port limit, 1).
     uint32_t port_share(uint32_t n) const {
-        return t_.ports == model::Topology::kAllPorts ? 1 : (n + t_.ports - 1) / t_.ports;
+        return t_.ports == model::Topology::kAllPorts ? 1 : static_cast<uint32_t>(t_.per_port(n));
     }
     const Pattern &pattern() const { return p_; }
     double bandwidth() const { return bandwidth_; }
