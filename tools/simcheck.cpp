@@ -162,7 +162,7 @@ int run_simcheck(int argc, char **argv) {
         if (t.nodes() > 1024) return fail("--topology " + spec + ": over 1,024 nodes");
         // The model is told the simulators' ports: one a node (--ports), or
         // links only (ports=all), unless the spec names its own.
-        if (t.ports == 1 && spec.find(":ports=") == std::string::npos) t.ports = o.ports ? 1 : cm::Topology::kAllPorts;
+        if (!o.ports && spec.find(":ports=") == std::string::npos) t.ports = cm::Topology::kAllPorts;
         const auto procs = static_cast<uint32_t>(t.nodes());
         for (const std::string &op : o.ops) {
             cm::Case base;
