@@ -286,7 +286,7 @@ bool place_members(const char *fn, State &st, const std::vector<int> &group, con
     a.seed = p.group_hash;
     // The members wait ACP_TIMEOUT for this choice: the search keeps to a
     // quarter of it (an allgather's steps hold every member's messages:
-    // 250 trials take 8-30 s at 256 members, minutes at 1024).
+    // 250 trials take 8-31 s at 256 members, minutes at 1024).
     const auto until = Clock::now() + std::chrono::duration<double>(basic::layer::timeout_seconds() / 4);
     a.out_of_time = [until] { return Clock::now() > until; };
     cp::Eq1Moves cost(ev, true, true);  // priced move by move: the same as ev.with_tiebreak(pi, true)
