@@ -8,6 +8,7 @@
 #include "basic/errors.hpp"
 #include "choose.hpp"
 #include "create.hpp"
+#include "calls.hpp"
 #include "round.hpp"
 
 using namespace acpx::middle;
@@ -114,10 +115,12 @@ acp_request_t send_direct(const char *fn, acp_col_t h, Kind kind, size_t offset,
     return start(fn, *c);
 }
 
-acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out, size_t size) {
-    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
-    State &st = State::get();
-    AppCall call(st.owner);
+}  // namespace
+
+namespace acpx::middle {
+
+acp_request_t send_buffered_on(const char *fn, State &st, acp_col_t h, Kind kind, const void *in, void *out,
+                               size_t size) {
     Col *c = sendable(fn, st, h, Storage::kBuffered, kind);
     if (!c) return ACP_REQUEST_NULL;
     if (size > ctl::kMaxSize)
@@ -143,6 +146,17 @@ acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *
     c->in = static_cast<const char *>(in);
     c->out = static_cast<char *>(out);
     return start(fn, *c);
+}
+
+}  // namespace acpx::middle
+
+namespace {
+
+acp_request_t send_buffered(const char *fn, acp_col_t h, Kind kind, const void *in, void *out, size_t size) {
+    if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
+    State &st = State::get();
+    AppCall call(st.owner);
+    return send_buffered_on(fn, st, h, kind, in, out, size);
 }
 
 // The request's handle and full round number; nullptr (reported) if its
@@ -237,6 +251,38 @@ bool trail_landed(const char *fn, State &st, Col &c) {
 
 }  // namespace
 
+namespace acpx::middle {
+
+acp_request_t send_allreduce_on(const char *fn, State &st, acp_col_t h, const void *sendbuf, void *recvbuf) {
+    Col *c = sendable(fn, st, h, Storage::kBuffered, Kind::kAllreduce);
+    if (!c) return ACP_REQUEST_NULL;
+    const size_t n = c->p.size;
+    if (n && !sendbuf) return report(fn, "sendbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
+    if (n && !recvbuf) return report(fn, "recvbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
+    const auto in = reinterpret_cast<uintptr_t>(sendbuf), out = reinterpret_cast<uintptr_t>(recvbuf);
+    if (n && in != out && in < out + n && out < in + n)
+        return report(fn, "recvbuf", "overlaps sendbuf without being equal to it (in place: pass the same pointer)"),
+               ACP_REQUEST_NULL;
+    c->offset = 0;
+    c->size = n;
+    c->in = static_cast<const char *>(sendbuf);
+    c->out = static_cast<char *>(recvbuf);
+    return start(fn, *c);
+}
+
+int wait_on(const char *fn, State &st, acp_request_t req) {
+    uint64_t r = 0;
+    Col *c = find_request(st, req, fn, &r);
+    if (!c) return -1;
+    for (unsigned idle = 0;;) {
+        idle = progress_all(st) ? 0 : idle + 1;
+        if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
+        pause_if_idle(idle);
+    }
+}
+
+}  // namespace acpx::middle
+
 extern "C" {
 
 acp_col_t acp_create_bcast_direct(int root, int np_group, int *group, void *array, size_t arraysize) try {
@@ -325,20 +371,7 @@ acp_request_t acp_send_allreduce(acp_col_t h, const void *sendbuf, void *recvbuf
     if (!acpx::basic::layer::initialized(fn)) return ACP_REQUEST_NULL;
     State &st = State::get();
     AppCall call(st.owner);
-    Col *c = sendable(fn, st, h, Storage::kBuffered, Kind::kAllreduce);
-    if (!c) return ACP_REQUEST_NULL;
-    const size_t n = c->p.size;
-    if (n && !sendbuf) return report(fn, "sendbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
-    if (n && !recvbuf) return report(fn, "recvbuf", "is NULL but the vector is %zu bytes", n), ACP_REQUEST_NULL;
-    const auto in = reinterpret_cast<uintptr_t>(sendbuf), out = reinterpret_cast<uintptr_t>(recvbuf);
-    if (n && in != out && in < out + n && out < in + n)
-        return report(fn, "recvbuf", "overlaps sendbuf without being equal to it (in place: pass the same pointer)"),
-               ACP_REQUEST_NULL;
-    c->offset = 0;
-    c->size = n;
-    c->in = static_cast<const char *>(sendbuf);
-    c->out = static_cast<char *>(recvbuf);
-    return start(fn, *c);
+    return send_allreduce_on(fn, st, h, sendbuf, recvbuf);
 } catch (...) {
     return acpx::basic::report_exception("acp_send_allreduce"), ACP_REQUEST_NULL;
 }
@@ -386,14 +419,7 @@ int acp_wait_col(acp_request_t req) try {
     if (!acpx::basic::layer::initialized(fn)) return -1;
     State &st = State::get();
     AppCall call(st.owner);
-    uint64_t r = 0;
-    Col *c = find_request(st, req, fn, &r);
-    if (!c) return -1;
-    for (unsigned idle = 0;;) {
-        idle = progress_all(st) ? 0 : idle + 1;
-        if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
-        pause_if_idle(idle);
-    }
+    return wait_on(fn, st, req);
 } catch (...) {
     return acpx::basic::report_exception("acp_wait_col"), -1;
 }

@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <list>
 #include <map>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "basic/config.hpp"
 #include "basic/errors.hpp"
+#include "calls.hpp"
 #include "col.hpp"
 
 using acpx::basic::report;
@@ -108,10 +110,18 @@ Caches &caches(State &st) {
     return *static_cast<Caches *>(st.one_call.get());
 }
 
+bool same_members(const std::vector<int> &members, const int *group, size_t n) {
+    if (members.size() != n) return false;
+    // Most groups are small: a loop here costs less than the call of memcmp.
+    if (n > 16) return std::memcmp(members.data(), group, n * sizeof(int)) == 0;
+    for (size_t i = 0; i < n; ++i)
+        if (members[i] != group[i]) return false;
+    return true;
+}
+
 GroupCache &group_cache(Caches &c, int np_group, const int *group) {
     const auto n = static_cast<size_t>(np_group);
-    if (c.last && c.last_members->size() == n && std::memcmp(c.last_members->data(), group, n * sizeof(int)) == 0)
-        return *c.last;
+    if (c.last && same_members(*c.last_members, group, n)) return *c.last;
     auto it = c.groups.try_emplace(std::vector<int>(group, group + np_group)).first;
     c.last_members = &it->first;
     return *(c.last = &it->second);
@@ -137,9 +147,10 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
                       "handles differ from then on (no message tells them); explicit handles still work",
                       g.unusable.c_str()),
                ACP_COL_NULL;
-    for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
+    if (!g.lru.empty() && g.lru.front().key == key) return g.lru.front().h;  // the same call again
+    for (auto e = std::next(g.lru.begin()); e != g.lru.end(); ++e)
         if (e->key == key) {
-            if (e != g.lru.begin()) g.lru.splice(g.lru.begin(), g.lru, e);
+            g.lru.splice(g.lru.begin(), g.lru, e);
             return e->h;
         }
     // Read at each miss, as the other ACP_COL_* variables at each create:
@@ -187,8 +198,10 @@ std::string why_unusable(State &st, acp_col_t h) {
 // That is what an unusable handle does, so its group's later calls fail
 // at once on this member: the members where the round ended in time fail
 // theirs within ACP_TIMEOUT (a bcast root's may end at once: it runs ahead).
+// The send and the wait are api.cpp's, without their entries (calls.hpp):
+// they report under fn.
 int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) {
-    const int rc = r == ACP_REQUEST_NULL || acp_wait_col(r) != 0 ? (failed(fn), -1) : 0;
+    const int rc = r == ACP_REQUEST_NULL || wait_on(fn, st, r) != 0 ? -1 : 0;
     if (rc != 0 && g.max_entries != 0) {
         if (std::string why = why_unusable(st, h); !why.empty())
             g.unusable = "a round left its handle unusable (" + why + ")";
@@ -229,7 +242,7 @@ int acp_bcast(int root, int np_group, int *group, void *array, size_t size) try 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kBcast, root, buffer_for(size), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, st, *g, h, acp_send_bcast_buffered(h, array, size));
+    return run(fn, st, *g, h, send_buffered_on(fn, st, h, Kind::kBcast, array, array, size));
 } catch (...) {
     return acpx::basic::report_exception("acp_bcast"), -1;
 }
@@ -244,7 +257,7 @@ int acp_allgather(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllgather, -1, buffer_for(blocksize), 0, 0}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, st, *g, h, acp_send_allgather_buffered(h, sendbuf, recvbuf, blocksize));
+    return run(fn, st, *g, h, send_buffered_on(fn, st, h, Kind::kAllgather, sendbuf, recvbuf, blocksize));
 } catch (...) {
     return acpx::basic::report_exception("acp_allgather"), -1;
 }
@@ -262,7 +275,7 @@ int acp_allreduce(int np_group, int *group, const void *sendbuf, void *recvbuf, 
     GroupCache *g = nullptr;
     const acp_col_t h = handle_for(fn, st, np_group, group, {Kind::kAllreduce, -1, count * elem, type, op}, &g);
     if (h == ACP_COL_NULL) return -1;
-    return run(fn, st, *g, h, acp_send_allreduce(h, sendbuf, recvbuf));
+    return run(fn, st, *g, h, send_allreduce_on(fn, st, h, sendbuf, recvbuf));
 } catch (...) {
     return acpx::basic::report_exception("acp_allreduce"), -1;
 }
