@@ -451,7 +451,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         if (own.empty()) own = basic::last_error_arg() + ": " + basic::last_error_reason();
     }
     auto c = std::make_unique<Col>();
-    c->owner = &st.owner;
+    c->st = &st;
     c->p = p;
     c->pull = st.pull;
     c->rank = group[me];

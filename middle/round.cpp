@@ -1169,9 +1169,13 @@ void pause_if_idle(unsigned idle) {
 bool progress_all(State &st) {
     if (!st.parked_ctls.empty()) release_parked(st);
     bool moved = false, off_node = false;
-    for (auto &[id, c] : st.cols) {
-        off_node |= c->active && c->direct.off_node;
-        moved |= c->active && advance(*c);
+    // Backwards: a round that ends here leaves the list, the last handle
+    // taking its place, and that one was advanced already.
+    for (size_t i = st.in_flight.size(); i-- > 0;) {
+        if (i >= st.in_flight.size()) continue;
+        Col *c = st.in_flight[i];
+        off_node |= c->direct.off_node;
+        moved |= advance(*c);
     }
     // Stamps from other nodes may land only in this process's transport calls.
     if (off_node) basic::layer::progress();

@@ -4,9 +4,11 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <thread>
@@ -112,6 +114,68 @@ TEST(Lifecycle, RoundsWorkAfterManyHandles) {
     EXPECT_EQ(acp_wait_col(r), 0) << "a finished round's request stays valid until free";
     EXPECT_EQ(acp_test_col(r), 1);
     EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// Whether the process's list of handles in flight (State::in_flight, what
+// a wait advances) is exactly its handles with a round in flight, each
+// knowing its place in it; "" if so, else what differs.
+std::string in_flight_list_mismatch() {
+    acpx::middle::State &st = acpx::middle::State::get();
+    size_t active = 0;
+    for (const auto &[id, c] : st.cols) {
+        if (!c->active) continue;
+        ++active;
+        if (c->active_at >= st.in_flight.size() || st.in_flight[c->active_at] != c.get())
+            return "handle " + std::to_string(id) + " is in flight but not at its place in the list";
+    }
+    if (active != st.in_flight.size())
+        return std::to_string(st.in_flight.size()) + " listed, " + std::to_string(active) + " in flight";
+    return "";
+}
+
+// A program holds many handles, few with a round in flight: a wait
+// advances those few, which leave the list in whatever order their rounds
+// end. Eight rounds at once among 64 idle handles, waited for in a
+// shuffled order: every wait finds its bytes, and the list is always
+// exactly the handles in flight.
+TEST(Lifecycle, AWaitAdvancesTheHandlesInFlightAmongManyIdleOnes) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<acp_col_t> idle;
+    for (int i = 0; i < 64; ++i) idle.push_back(acp_create_bcast_buffered(g[0], n, g.data(), 64));
+    for (const acp_col_t c : idle) ASSERT_NE(c, ACP_COL_NULL);
+    constexpr int kBusy = 8;
+    std::vector<std::vector<unsigned char>> arrays;
+    std::vector<acp_col_t> busy;
+    for (int i = 0; i < kBusy; ++i) {
+        arrays.emplace_back(100 + 300 * static_cast<size_t>(i));
+        busy.push_back(acp_create_bcast_direct(g[static_cast<size_t>(i) % g.size()], n, g.data(), arrays.back().data(),
+                                               arrays.back().size()));
+        ASSERT_NE(busy.back(), ACP_COL_NULL);
+    }
+    std::vector<size_t> order(kBusy);
+    std::iota(order.begin(), order.end(), 0);
+    for (uint64_t round = 1; round <= 50; ++round) {
+        std::vector<acp_request_t> r;
+        for (size_t i = 0; i < busy.size(); ++i) {
+            if (g[i % g.size()] == me()) fill_pattern(arrays[i].data(), arrays[i].size(), round * 100 + i);
+            r.push_back(acp_send_bcast_direct(busy[i], 0, arrays[i].size()));
+            ASSERT_NE(r.back(), ACP_REQUEST_NULL);
+        }
+        ASSERT_EQ(in_flight_list_mismatch(), "") << "round " << round << ", after the sends";
+        std::rotate(order.begin(), order.begin() + static_cast<long>(round % kBusy), order.end());
+        std::swap(order[0], order[round % kBusy]);
+        for (const size_t i : order) {
+            ASSERT_EQ(acp_wait_col(r[i]), 0) << "handle " << i << " round " << round;
+            ASSERT_EQ(first_mismatch(arrays[i].data(), arrays[i].size(), round * 100 + i), -1)
+                << "handle " << i << " round " << round;
+            ASSERT_EQ(in_flight_list_mismatch(), "") << "round " << round << ", after waiting for handle " << i;
+        }
+    }
+    EXPECT_TRUE(acpx::middle::State::get().in_flight.empty());
+    for (const acp_col_t c : busy) EXPECT_EQ(acp_free_col(c), 0);
+    for (const acp_col_t c : idle) EXPECT_EQ(acp_free_col(c), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
 
