@@ -27,6 +27,7 @@ struct LastError {
 thread_local LastError *tls_last __attribute__((tls_model("initial-exec"))) = nullptr;
 
 LastError &last_for_writing() {
+    detail::tls_error_held = true;
     if (!tls_last) {
         struct Owner {
             LastError e;
@@ -149,13 +150,20 @@ void restore_last_error(const std::string &error, const std::string &arg, const 
     last_for_writing() = {error, arg, reason};
 }
 
-void clear_last_error() {
+namespace detail {
+
+thread_local bool tls_error_held __attribute__((tls_model("initial-exec"))) = false;
+
+void clear_held_error() {
+    tls_error_held = false;
     if (LastError *e = tls_last) {
         e->error.clear();
         e->arg.clear();
         e->reason.clear();
     }
 }
+
+}  // namespace detail
 
 void fatal(const char *fmt, ...) {
     va_list ap;

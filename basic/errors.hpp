@@ -19,7 +19,16 @@ namespace acpx::basic {
 const std::string &last_error();
 const std::string &last_error_arg();
 const std::string &last_error_reason();
-void clear_last_error();
+// Every API call clears it on entry: while there is none to clear, that
+// costs a load of a thread-local flag (initial-exec: a fixed offset from
+// the thread pointer), inline.
+namespace detail {
+extern thread_local bool tls_error_held __attribute__((tls_model("initial-exec")));
+void clear_held_error();
+}  // namespace detail
+inline void clear_last_error() {
+    if (detail::tls_error_held) detail::clear_held_error();
+}
 // Makes a line printed earlier this thread's last error again, without
 // printing it (a call that failed on an argument reported before other
 // calls cleared it).

@@ -10,7 +10,9 @@
 
 namespace acpx::basic::layer {
 
-bool initialized(const char *fn) { return api::need(fn) != nullptr; }
+bool report_uninitialized(const char *fn) {
+    return report(fn, "state", "called before acp_init or after acp_finalize");
+}
 
 bool verbose() {
     Runtime *rt = runtime();

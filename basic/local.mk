@@ -4,7 +4,7 @@ libacpx_la_SOURCES = \
 	basic/errors.cpp basic/errors.hpp basic/copy_bytes.cpp basic/copy_bytes.hpp \
 	basic/config.cpp basic/config.hpp basic/idle.cpp basic/idle.hpp \
 	basic/ga.hpp basic/protocol.hpp \
-	basic/runtime.cpp basic/runtime.hpp basic/wait.ipp \
+	basic/runtime.cpp basic/runtime.hpp basic/current_runtime.hpp basic/wait.ipp \
 	basic/registry.cpp basic/heap.cpp basic/heap.hpp basic/global_memory.cpp basic/huge_pages.cpp basic/huge_pages.hpp \
 	basic/gma.cpp basic/fault_injection.cpp basic/fault_injection.hpp basic/messages.cpp basic/sync.cpp basic/agent.cpp \
 	basic/api_common.hpp basic/api_init.cpp basic/api_memory.cpp basic/api_gma.cpp \

@@ -11,9 +11,10 @@
 #include "onnode/ptrace_access.hpp"
 
 namespace acpx::basic {
-namespace {
 
-Runtime *g_runtime = nullptr;  // the one runtime state object
+Runtime *g_runtime = nullptr;  // the one runtime state object (current_runtime.hpp)
+
+namespace {
 
 // What each rank publishes at start-up.
 struct StartInfo {
@@ -44,7 +45,6 @@ void on_peer_failure(void *arg, int rank, const char *why) {
 
 }  // namespace
 
-Runtime *runtime() { return g_runtime; }
 void set_runtime(Runtime *rt) { g_runtime = rt; }
 
 namespace {

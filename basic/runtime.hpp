@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "current_runtime.hpp"
 #include "acp.h"
 #include "bootstrap/bootstrap.hpp"
 #include "config.hpp"
@@ -470,10 +471,6 @@ class Runtime {
   private:
     Runtime() = default;
 };
-
-// The process's runtime; nullptr outside acp_init .. acp_finalize.
-Runtime *runtime();
-void set_runtime(Runtime *rt);
 
 }  // namespace acpx::basic
 

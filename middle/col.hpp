@@ -231,7 +231,14 @@ struct State final : basic::layer::LayerState {
     // variable, else the model, decides).
     std::string set_bcast, set_allgather, set_allreduce;
 
-    static State &get();  // this runtime's (made on first use)
+    // This runtime's (made on first use). Inline: every call of this
+    // layer starts here, and the runtime's slot is a call away.
+    static State &get() { return current_ ? *current_ : make(); }
+    ~State() override;
+
+  private:
+    static State &make();
+    static inline State *current_ = nullptr;  // the runtime's slot, while it holds this
 };
 
 inline void Col::set_active(bool a) {

@@ -5,14 +5,19 @@
 
 namespace acpx::middle {
 
-State &State::get() {
+State &State::make() {
     // The slot is this layer's alone (only this function sets it): no
-    // type check, as every API call gets here (a dynamic_cast costs an
-    // eighth of a small round on the root; typeid compares names).
-    if (auto *s = basic::layer::state()) return *static_cast<State *>(s);
+    // type check.
+    if (auto *s = basic::layer::state()) return *(current_ = static_cast<State *>(s));
     basic::layer::set_state(std::make_unique<State>());
     if (basic::layer::agent_runs_rounds()) basic::layer::set_agent_work(&agent_work);
-    return *static_cast<State *>(basic::layer::state());
+    return *(current_ = static_cast<State *>(basic::layer::state()));
+}
+
+// The runtime lets its slot go at acp_finalize: the next acp_init's
+// first call makes a new one.
+State::~State() {
+    if (current_ == this) current_ = nullptr;
 }
 
 size_t Col::memory() const {

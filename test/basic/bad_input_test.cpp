@@ -77,6 +77,24 @@ TEST(BadInput, RepeatedErrorsAreThinnedOut) {
         << acpx::acpx_last_error();
 }
 
+// Every call clears the thread's last error on entry (acpx.hpp's
+// exceptions carry the failed call's line, not an older one): a call that
+// works leaves none, in this layer and the middle one, and the next
+// failure is kept again.
+TEST(BadInput, ACallThatWorksClearsTheLastError) {
+    std::string out =
+        stderr_of([&] { EXPECT_EQ(acp_copy(ACP_GA_NULL, ACP_GA_NULL, 8, ACP_HANDLE_NULL), ACP_HANDLE_NULL); });
+    EXPECT_NE(std::string(acpx::acpx_last_error()).find("acpx: acp_copy:"), std::string::npos) << out;
+    EXPECT_EQ(acp_rank(), me());
+    EXPECT_STREQ(acpx::acpx_last_error(), "");
+    out = stderr_of([&] { EXPECT_EQ(acp_free_col(ACP_COL_NULL), -1); });
+    EXPECT_NE(std::string(acpx::acpx_last_error()).find("acpx: acp_free_col: handle:"), std::string::npos) << out;
+    EXPECT_EQ(acp_set_col_algorithm(nullptr, nullptr), 0);
+    EXPECT_STREQ(acpx::acpx_last_error(), "");
+    out = stderr_of([&] { EXPECT_EQ(acp_free_col(ACP_COL_NULL), -1); });
+    EXPECT_NE(std::string(acpx::acpx_last_error()).find("acpx: acp_free_col: handle:"), std::string::npos) << out;
+}
+
 TEST(BadInput, AtomicArguments) {
     SharedBuffer b(64);
     uint64_t out[2] = {0, 0};
