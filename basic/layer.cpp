@@ -28,6 +28,7 @@ bool send(int to, const void *data, size_t n, const char *fn) {
     if (n) std::memcpy(m.data() + 1, data, n);
     if (to == rt->rank) {
         rt->mail.for_layer.push_back(std::move(m));
+        rt->mail.layer_waiting.store(true, std::memory_order_release);
         return true;
     }
     if (!rt->send(to, m)) return report(fn, "rank", "cannot reach rank %d", to);
@@ -45,7 +46,13 @@ std::vector<Bytes> take_messages() {
         out.emplace_back(m.begin() + 1, m.end());
         rt->mail.for_layer.pop_front();
     }
+    rt->mail.layer_waiting.store(false, std::memory_order_relaxed);
     return out;
+}
+
+bool mail_waiting() {
+    Runtime *rt = runtime();
+    return rt && rt->mail.layer_waiting.load(std::memory_order_acquire);
 }
 
 void progress() {

@@ -39,6 +39,10 @@ bool send(int to, const void *data, size_t n, const char *fn);
 
 // Messages that arrived since the last call, oldest first. Makes progress.
 std::vector<Bytes> take_messages();
+// Whether messages wait for take_messages, as far as this process's
+// progress (its calls, its agent) has received them: no lock, no
+// progress, an atomic load, for a check on a fast path.
+bool mail_waiting();
 
 // Makes progress: what peers on other nodes copy into this process may
 // land only in its own transport calls (UCX emulates RMA over TCP by

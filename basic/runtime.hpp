@@ -323,6 +323,8 @@ class Runtime {
     struct Mail {
         std::deque<Blob> inbox;
         std::deque<Blob> for_layer;  // for the upper layer (layer::take_messages)
+        // for_layer holds some: read without the lock (layer::mail_waiting).
+        std::atomic<bool> layer_waiting{false};
         // Signal puts stored as they arrived (store_arriving): their
         // sender and the acknowledgement each carried, for settle_stored.
         std::vector<std::pair<int, uint64_t>> stored;

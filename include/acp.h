@@ -819,13 +819,14 @@ int acp_set_col_allreduce_algorithm(const char *name);
  * round fails returns -1 where acp_wait_col would (a failed copy: its
  * issuer and the members below it) and keeps its handle, whose next round
  * works. A round that timed out (a member not heard from) leaves its
- * handle unusable where it timed out, and the members where it ended in
- * time do not know it (no message tells them): their caches differ from
- * then on. So on a member where a call timed out, every later one-call
- * collective of that group fails at once, naming it; the other members'
- * calls of the group fail within ACP_TIMEOUT (a bcast root's may return 0
- * at once: its part is done when its bytes are sent). Explicit handles
- * and other groups still work.
+ * handle unusable where it timed out, while the members where it ended in
+ * time keep theirs: their caches differ from then on. So on a member
+ * where a call timed out, every later one-call collective of that group
+ * fails at once, naming it, and that member tells the group's other
+ * members (a message): from its arrival their calls of the group fail at
+ * once too, naming the member, and a call of theirs that waits ends then
+ * (before its own ACP_TIMEOUT). Explicit handles and other groups still
+ * work.
  * The first call of a key costs a create (a message exchange
  * through the group); the others cost a buffered round of an explicit
  * handle (2 ranks on one node: bcast 1 B-4 KiB 1.00-1.07x, allgather

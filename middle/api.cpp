@@ -270,12 +270,14 @@ acp_request_t send_allreduce_on(const char *fn, State &st, acp_col_t h, const vo
     return start(fn, *c);
 }
 
-int wait_on(const char *fn, State &st, acp_request_t req) {
+int wait_on(const char *fn, State &st, acp_request_t req, const WaitStop *stop) {
     uint64_t r = 0;
     Col *c = find_request(st, req, fn, &r);
     if (!c) return -1;
     for (unsigned idle = 0;;) {
         idle = progress_all(st) ? 0 : idle + 1;
+        if (stop && idle % kStopPolls == 0 && idle != 0 && c->broken.empty() && !round_done(*c, r))
+            if (std::string why = stop->why(st, stop->arg); !why.empty()) break_handle(*c, why);
         if (const int s = status_of(fn, *c, r); s != 0) return s == 1 ? 0 : -1;
         pause_if_idle(idle);
     }

@@ -7,6 +7,8 @@
 
 #include <acp.h>
 
+#include <string>
+
 #include "col.hpp"
 
 namespace acpx::middle {
@@ -16,7 +18,15 @@ acp_request_t send_buffered_on(const char *fn, State &st, acp_col_t h, Kind kind
                                size_t size);
 // acp_send_allreduce.
 acp_request_t send_allreduce_on(const char *fn, State &st, acp_col_t h, const void *sendbuf, void *recvbuf);
-// acp_wait_col.
-int wait_on(const char *fn, State &st, acp_request_t req);
+// What a wait asks, every kStopPolls polls in a row that moved nothing:
+// a reason to give the round up (it fails with it, and the handle is
+// unusable), or "" to go on.
+struct WaitStop {
+    std::string (*why)(State &st, const void *arg);
+    const void *arg;
+};
+inline constexpr unsigned kStopPolls = 256;
+// acp_wait_col (stop: nullptr).
+int wait_on(const char *fn, State &st, acp_request_t req, const WaitStop *stop = nullptr);
 
 }  // namespace acpx::middle

@@ -24,6 +24,7 @@
 #include "basic/config.hpp"
 #include "basic/errors.hpp"
 #include "choose.hpp"
+#include "one_call.hpp"
 
 namespace acpx::middle {
 namespace {
@@ -91,6 +92,10 @@ Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
 
 void collect_mail(State &st) {
     for (auto &m : basic::layer::take_messages()) {
+        if (!m.empty() && m[0] >= kOneCallMsgFirst) {
+            one_call_mail(st, m);
+            continue;
+        }
         if (!m.empty() && m[0] >= kSegbufMsgFirst) {
             segbuf_mail(st, m);
             continue;

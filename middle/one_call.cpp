@@ -20,12 +20,14 @@
 #include <list>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "basic/config.hpp"
 #include "basic/errors.hpp"
 #include "calls.hpp"
 #include "col.hpp"
+#include "create.hpp"
 
 using acpx::basic::report;
 
@@ -67,10 +69,30 @@ struct GroupCache {
     size_t bytes = 0;
     std::list<Entry> lru;
     // Why this group's calls fail at once here ("" while they work): a
-    // round left its handle unusable (timed out) on this member, whose
-    // cache then differs from the members' where it ended in time.
+    // round left its handle unusable (timed out) on this member, or a
+    // member's message said so of its own (kGaveUp): the caches differ.
     std::string unusable;
+    uint64_t hash = 0;                          // of its members, in order (group_hash)
+    const std::vector<int> *members = nullptr;  // they (the map's key)
 };
+
+// A member whose call of a group timed out sends this to the group's
+// other members: their calls of the group fail from then on, at once, and
+// a call that waits ends (before, each waited out its own ACP_TIMEOUT,
+// and a bcast root's calls kept returning 0 for rounds no member ran).
+// Its bytes: kGaveUp, the group's group_hash (8), the member's rank (4).
+constexpr uint8_t kGaveUp = kOneCallMsgFirst;
+constexpr size_t kGaveUpBytes = 1 + 8 + 4;
+
+uint64_t group_hash(const int *group, size_t n) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the members' bytes
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 4; ++k) {
+            h ^= static_cast<uint8_t>(static_cast<uint32_t>(group[i]) >> (8 * k));
+            h *= 1099511628211ULL;
+        }
+    return h;
+}
 
 // The bound's charge of a handle: the buffer bytes it holds on a member
 // (the same figure on every member, from the key alone).
@@ -103,6 +125,9 @@ struct Caches {
     // members would cost a third of a small round.
     const std::vector<int> *last_members = nullptr;
     GroupCache *last = nullptr;
+    // Groups a member gave up on (its GaveUp message), by group_hash: the
+    // rank. Kept whether or not this member has called the group yet.
+    std::unordered_map<uint64_t, int> gave_up;
 };
 
 Caches &caches(State &st) {
@@ -122,9 +147,38 @@ bool same_members(const std::vector<int> &members, const int *group, size_t n) {
 GroupCache &group_cache(Caches &c, int np_group, const int *group) {
     const auto n = static_cast<size_t>(np_group);
     if (c.last && same_members(*c.last_members, group, n)) return *c.last;
-    auto it = c.groups.try_emplace(std::vector<int>(group, group + np_group)).first;
+    auto [it, made] = c.groups.try_emplace(std::vector<int>(group, group + np_group));
+    if (made) {
+        it->second.hash = group_hash(group, n);
+        it->second.members = &it->first;
+    }
     c.last_members = &it->first;
     return *(c.last = &it->second);
+}
+
+// Files the members' GaveUp messages that arrived (as far as this
+// process's progress has taken them in: a load when none did), and makes
+// g unusable if its group is among them.
+void note_gave_up(State &st, Caches &c, GroupCache &g) {
+    if (basic::layer::mail_waiting()) collect_mail(st);
+    if (!g.unusable.empty() || c.gave_up.empty()) return;
+    if (auto it = c.gave_up.find(g.hash); it != c.gave_up.end())
+        g.unusable = "rank " + std::to_string(it->second) + "'s call of the group timed out (its message said so)";
+}
+
+// This member's call of g timed out: tells the group's other members
+// (GaveUp). Sending is no API call of the user's: the error the call
+// reports stays this thread's last.
+void tell_members(const char *fn, const GroupCache &g) {
+    const std::string line = basic::last_error(), arg = basic::last_error_arg(), reason = basic::last_error_reason();
+    const int32_t me = acp_rank();
+    basic::layer::Bytes b(kGaveUpBytes);
+    b[0] = kGaveUp;
+    std::memcpy(b.data() + 1, &g.hash, 8);
+    std::memcpy(b.data() + 9, &me, 4);
+    for (int r : *g.members)
+        if (r != me) basic::layer::send(r, b.data(), b.size(), fn);  // an unreachable member is reported
+    basic::restore_last_error(line, arg, reason);
 }
 
 // Passes an inner call's failure on under the user's function.
@@ -139,12 +193,14 @@ acp_col_t handle_for(const char *fn, State &st, int np_group, int *group, const 
     if (np_group <= 0 || !group)
         return report(fn, group ? "np_group" : "group", group ? "%d is not a group size" : "is NULL", np_group),
                ACP_COL_NULL;
-    GroupCache &g = group_cache(caches(st), np_group, group);
+    Caches &c = caches(st);
+    GroupCache &g = group_cache(c, np_group, group);
     *cache = &g;
+    note_gave_up(st, c, g);
     if (!g.unusable.empty())
         return report(fn, "group",
                       "its one-call collectives are unusable on this member since %s: the members' caches of "
-                      "handles differ from then on (no message tells them); explicit handles still work",
+                      "handles differ from then on; explicit handles still work",
                       g.unusable.c_str()),
                ACP_COL_NULL;
     if (!g.lru.empty() && g.lru.front().key == key) return g.lru.front().h;  // the same call again
@@ -188,6 +244,14 @@ std::string why_unusable(State &st, acp_col_t h) {
     return !c ? "it was freed" : c->broken;
 }
 
+// What a one-call's wait asks while it waits (calls.hpp): has a member
+// given the group up (note_gave_up)?
+std::string gave_up_on(State &st, const void *arg) {
+    auto *g = static_cast<GroupCache *>(const_cast<void *>(arg));
+    note_gave_up(st, caches(st), *g);
+    return g->unusable;
+}
+
 // Runs one round on h. Frees h after it when the group caches nothing, or
 // when the round left it unusable. A round that failed otherwise (a copy
 // failed) keeps its handle: it failed on the copy's issuer and the
@@ -196,15 +260,19 @@ std::string why_unusable(State &st, acp_col_t h) {
 // would leave the members' caches unlike: the next call would create a
 // handle on some members and run a round of the old one on the others.
 // That is what an unusable handle does, so its group's later calls fail
-// at once on this member: the members where the round ended in time fail
-// theirs within ACP_TIMEOUT (a bcast root's may end at once: it runs ahead).
+// at once on this member, and it tells the other members (GaveUp): their
+// calls of the group fail at once from when the message arrives, and one
+// waiting for this member ends then.
 // The send and the wait are api.cpp's, without their entries (calls.hpp):
 // they report under fn.
 int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) {
-    const int rc = r == ACP_REQUEST_NULL || wait_on(fn, st, r) != 0 ? -1 : 0;
-    if (rc != 0 && g.max_entries != 0) {
-        if (std::string why = why_unusable(st, h); !why.empty())
+    const WaitStop stop{&gave_up_on, &g};
+    const int rc = r == ACP_REQUEST_NULL || wait_on(fn, st, r, g.max_entries != 0 ? &stop : nullptr) != 0 ? -1 : 0;
+    if (rc != 0 && g.max_entries != 0 && g.unusable.empty()) {
+        if (std::string why = why_unusable(st, h); !why.empty()) {
             g.unusable = "a round left its handle unusable (" + why + ")";
+            tell_members(fn, g);
+        }
     }
     if (g.max_entries != 0 && g.unusable.empty()) return rc;
     for (auto e = g.lru.begin(); e != g.lru.end(); ++e)
@@ -225,6 +293,15 @@ size_t cached_handles(int np_group, const int *group) {
     auto &groups = caches(st).groups;
     auto it = groups.find(std::vector<int>(group, group + np_group));
     return it == groups.end() ? 0 : it->second.lru.size();
+}
+
+void one_call_mail(State &st, const basic::layer::Bytes &m) {
+    if (m.size() != kGaveUpBytes || m[0] != kGaveUp) return;  // not one this version sends
+    uint64_t group = 0;
+    int32_t rank = -1;
+    std::memcpy(&group, m.data() + 1, 8);
+    std::memcpy(&rank, m.data() + 9, 4);
+    caches(st).gave_up.emplace(group, rank);
 }
 
 }  // namespace acpx::middle

@@ -198,11 +198,12 @@ TEST(OneCall, BadInputIsReportedAndTheNextCallWorks) {
 }
 
 // A call that times out on a member (the root comes after ACP_TIMEOUT)
-// leaves the members' caches unlike: the root's round ended in time and it
-// keeps the handle, the member's timed out and its handle is unusable.
+// leaves the members' caches unlike: the member's handle is unusable.
 // The member's later calls of the group then fail at once, naming the
 // timeout (before: each waited ACP_TIMEOUT for a create the root never
-// made, call after call); the group's explicit handles still work. Run by
+// made, call after call), and it tells the root, whose calls of the group
+// fail at once too, naming the member (before: they returned 0, for
+// rounds no member ran). The group's explicit handles still work. Run by
 // test/suites/middle_timeout_np2.sh (ACP_TIMEOUT=2); elsewhere it skips.
 TEST(OneCallTimeout, AfterACallTimedOutTheGroupsCallsFailAtOnce) {
     const double timeout = acpx::basic::layer::timeout_seconds();
@@ -222,7 +223,15 @@ TEST(OneCallTimeout, AfterACallTimedOutTheGroupsCallsFailAtOnce) {
         EXPECT_EQ(first_mismatch(a, sizeof a, 1), -1);
         if (me() == 0) {
             std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 0.5));
-            EXPECT_EQ(call(2, &err), 0) << "a bcast root's part ends when its bytes are sent: " << err;
+            for (uint64_t seed = 2; seed <= 3; ++seed) {
+                const auto t0 = std::chrono::steady_clock::now();
+                EXPECT_EQ(call(seed, &err), -1) << "rank 1 gave the group up: nobody runs this round";
+                EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5)
+                    << "call " << seed;
+                EXPECT_NE(err.find("unusable on this member since rank 1's call of the group timed out"),
+                          std::string::npos)
+                    << err;
+            }
         } else {
             EXPECT_EQ(call(2, &err), -1);
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
@@ -244,6 +253,50 @@ TEST(OneCallTimeout, AfterACallTimedOutTheGroupsCallsFailAtOnce) {
         ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, b.size())), 0);
         EXPECT_EQ(first_mismatch(b.data(), b.size(), 9), -1);
         EXPECT_EQ(acp_free_col(h), 0);
+    }
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// Three members, the root late: rank 1 gives up first (it called first),
+// while rank 2, which called a second later, still waits. Rank 1's
+// message ends rank 2's wait then, a second before its own ACP_TIMEOUT
+// would have, naming rank 1; the root's next call fails at once. Run by
+// test/suites/middle_timeout_np3.sh (ACP_TIMEOUT=2); elsewhere it skips.
+TEST(OneCallTimeout, AMemberThatGivesUpEndsTheOthersWaits) {
+    const double timeout = acpx::basic::layer::timeout_seconds();
+    if (timeout > 5) GTEST_SKIP() << "needs ACP_TIMEOUT <= 5: test/suites/middle_timeout_np3.sh runs it";
+    if (np() < 3) GTEST_SKIP() << "needs three ranks";
+    std::vector<int> g = {0, 1, 2};
+    if (me() <= 2) {
+        unsigned char a[8];
+        std::string err;
+        int rc = 0;
+        auto call = [&](uint64_t seed) {
+            if (me() == 0) fill_pattern(a, sizeof a, seed);
+            err = stderr_of([&] { rc = acp_bcast(0, 3, g.data(), a, sizeof a); });
+            return rc;
+        };
+        ASSERT_EQ(call(1), 0) << err;
+        EXPECT_EQ(first_mismatch(a, sizeof a, 1), -1);
+        ASSERT_EQ(acp_sync(), 0);  // the three together again
+        const auto t0 = std::chrono::steady_clock::now();
+        auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+        if (me() == 0) {
+            std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 1.5));
+            EXPECT_EQ(call(2), -1);
+            EXPECT_LT(seconds(), timeout + 2.0) << "at once";
+            EXPECT_NE(err.find("since rank 1's call of the group timed out"), std::string::npos) << err;
+        } else if (me() == 1) {
+            EXPECT_EQ(call(2), -1);
+            EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
+        } else {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            EXPECT_EQ(call(2), -1);
+            EXPECT_LT(seconds(), timeout + 0.7)
+                << "ended by rank 1's message, not at its own timeout (" << timeout + 1 << " s)";
+            EXPECT_NE(err.find("rank 1's call of the group timed out (its message said so)"), std::string::npos) << err;
+        }
+        EXPECT_EQ(call(3), -1) << "every member's calls of the group fail from then on";
     }
     EXPECT_EQ(acp_sync(), 0);
 }
