@@ -136,6 +136,17 @@ Mapped mapped(acp_ga_t ga, size_t size) {
     return out;
 }
 
+bool shared_with_node(acp_ga_t ga) {
+    Runtime *rt = runtime();
+    if (!rt || ga == ACP_GA_NULL) return false;
+    auto lk = rt->lock_api();
+    const ga::Parts p = ga::decode(ga);
+    if (p.rank != static_cast<uint32_t>(rt->rank)) return false;
+    if (p.tag == ga::kStarterTag) return rt->starter_seg.fd >= 0;
+    const LocalReg &r = rt->regs.local[p.tag];
+    return r.live && r.seg.fd >= 0;
+}
+
 namespace {
 // A copy of n bytes to rank that this process issues: does a test's
 // start:N or data:N make it fail (reported as its failure)? Counted as the
@@ -159,7 +170,7 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
     return rc == OnNode::kFallback ? kNoDirectWrite : rc;
 }
 
-int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn) {
+int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn, acp_ga_t ga) {
     Runtime *rt = api::need(fn);
     if (!rt) return -1;
     auto lk = rt->lock_api();
@@ -170,6 +181,16 @@ int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn) {
         return report(fn, "addr", "rank %d: %zu bytes from rank %d: fault injected for a test (ACPX_TEST_FAIL)",
                       rt->rank, n, rank),
                -1;
+    if (ga != ACP_GA_NULL) {
+        // The owner's registration of those bytes: gone (reported) only
+        // if they are no longer the bytes at addr either.
+        api::Target t;
+        if (!api::resolve(*rt, lk, ga, n, fn, "ga", false, &t)) return -1;
+        if (const char *at = t.reg ? rt->on_node.mapped(t.reg->seg, t.raddr) : nullptr) {
+            std::memcpy(dst, at, n);
+            return 0;
+        }
+    }
     const int rc = rt->on_node.read_direct(rank, dst, addr, n);
     return rc == OnNode::kFallback ? kNoDirectWrite : rc;
 }

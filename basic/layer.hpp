@@ -90,6 +90,11 @@ struct Mapped {
     std::shared_ptr<void> keep;
 };
 Mapped mapped(acp_ga_t ga, size_t size);
+// Whether this process's registered memory at `ga` lies in a segment its
+// on-node peers may map (acp_malloc memory, the starter memory, memory of
+// alloc_shared): where mapped() gives them a pointer. False for memory the
+// application registered from its own heap, and for a GA not its own.
+bool shared_with_node(acp_ga_t ga);
 
 // Copies n bytes from this process's `src` to address `addr` in rank's
 // process, memory that need not be registered (a buffered collective's
@@ -104,8 +109,11 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
 // need not be registered) to this process's `dst`, a copy this process
 // executes for that rank (a middle-layer round whose receiver reads its
 // block out of the sender's array). Returns as write_direct; a test's
-// exec:N fails it (basic/fault_injection.hpp).
-int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn);
+// exec:N fails it (basic/fault_injection.hpp). `ga`, if not null, is the
+// same bytes' GA, given where their owner says they are memory its node
+// may map (shared_with_node): where this process maps it, the copy is a
+// memcpy from the mapping, without the system call and its page pinning.
+int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn, acp_ga_t ga = ACP_GA_NULL);
 // Does write_direct / read_direct reach rank (on this node, CMA allowed)?
 bool reaches_direct(int rank);
 // A copy of n bytes to rank that this process issues but another process

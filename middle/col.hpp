@@ -45,6 +45,7 @@ struct Col {
     int rank = 0;                   // this process
     bool placed = false;            // ACP_COL_PLACE moved members in its lists (create.cpp); in rank's padding
     bool pull = true;               // ACP_COL_PULL at create: receivers on its node read (round.cpp, publish_pull)
+    bool array_mapped = false;      // direct: its array is memory on-node peers map (kPullMapped); in the padding
     const char *algo_label = "";    // acp_query_col_algorithm: "bruck", "knomial:4" (State::name_of)
     std::unique_ptr<Allreduce> ar;  // an allreduce's plan and round (allreduce.hpp); else nullptr
 

@@ -484,6 +484,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
             c->mem.array_key = register_array(st, array, array_bytes);
             ok = c->mem.array_key != ACP_ATKEY_NULL;
             if (ok) c->mem.data = acp_query_ga(c->mem.array_key, array);
+            c->array_mapped = ok && basic::layer::shared_with_node(c->mem.data);
         } else {
             c->mem.data = c->mem.ctl.ga;  // nothing to reach; keeps the rank in the GA
         }

@@ -202,7 +202,7 @@ size_t signal_at(const Col &c, uint32_t slot) {
 uint64_t offset_value(const uint8_t *s) { return value_of(load_acquire(s + 8)); }
 // The sender's offset alone.
 uint64_t sent_offset(const uint8_t *s) {
-    return offset_value(s) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld | ctl::kPulled);
+    return offset_value(s) & ~(ctl::kInPlace | ctl::kPooled | ctl::kHeld | ctl::kPulled | ctl::kPullMapped);
 }
 
 // A buffered member's block that arrived (its stamps are here): were its
@@ -593,7 +593,8 @@ bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRan
     if (first) store_release(read_count(c, o.block), 0);
     store_release(slot + ctl::kPullAddr, reinterpret_cast<uintptr_t>(from));
     store_release(slot + ctl::kPullGa, c.mem.data + static_cast<uint64_t>(from - c.mem.array));
-    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kPulled));
+    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp),
+               stamp_of(c.seq, c.offset | ctl::kPulled | (c.array_mapped ? ctl::kPullMapped : 0)));
     c.cur.out_issued[j] |= kPullMark;
     ++c.cur.pulls;
     return true;
@@ -641,7 +642,9 @@ uint64_t count_read(Col &c, const CountAt &to, uint64_t n, uint32_t block) {
 // the block to.
 void pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collectives::ByteRange &r, char *to) {
     uint8_t *s = c.ctl_base() + where;
-    int rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), r.length, "acp_wait_col");
+    // Memory the sender's node maps (kPullMapped): copied out of its mapping here.
+    const acp_ga_t mapped = offset_value(s) & ctl::kPullMapped ? load_acquire(s + ctl::kPullGa) : ACP_GA_NULL;
+    int rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), r.length, "acp_wait_col", mapped);
     if (rc == basic::layer::kNoDirectWrite) rc = fetch(c, load_acquire(s + ctl::kPullGa), r, to) ? 0 : -1;
     const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
     const bool withdrawn = before & ctl::kPullWithdrawn;

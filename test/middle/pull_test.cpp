@@ -115,6 +115,60 @@ TEST(PulledRounds, ReadAndWrittenRoundsDeliverTheSameBytes) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Arrays in acp_malloc memory, which on-node peers map: a receiver copies
+// its block out of the sender's mapping (memcpy, kPullMapped), not by a
+// Cross-Memory-Attach read. Down a chain (each member forwards from its
+// own mapped array) and in an allgather, odd lengths, fresh bytes every
+// round; a read that a test fails (exec:1 at rank 1) fails the round as
+// a CMA read does, and the next rounds are whole. The application's own
+// heap is not memory its node maps; acp_malloc's is.
+TEST(PulledRounds, ArraysOfAcpMallocMemoryAreCopiedOutOfTheirMappings) {
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<unsigned char> heap(64);
+    acp_atkey_t key = acp_register_memory(heap.data(), heap.size(), 0);
+    ASSERT_NE(key, ACP_ATKEY_NULL);
+    EXPECT_FALSE(acpx::basic::layer::shared_with_node(acp_query_ga(key, heap.data())));
+    acp_unregister_memory(key);
+    const acp_ga_t ga = acp_malloc(kBytes * (np() + 1), acp_rank());
+    ASSERT_NE(ga, ACP_GA_NULL);
+    auto *a = static_cast<unsigned char *>(acp_query_address(ga)), *all = a + kBytes;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    acp_col_t h[2] = {acp_create_bcast_direct(0, np(), g.data(), a, kBytes),
+                      acp_create_allgather_direct(np(), g.data(), all, kBytes)};
+    for (acp_col_t c : h) ASSERT_NE(c, ACP_COL_NULL);
+    auto rounds = [&](uint64_t first, uint64_t last) {
+        for (uint64_t round = first; round <= last; ++round) {
+            if (me() == 0) fill_pattern(a, kBytes, round);
+            const size_t part = kBytes - 8 * round;
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h[0], 0, part)), 0) << round;
+            EXPECT_EQ(first_mismatch(a, part, round), -1) << "bcast round " << round;
+            fill_pattern(all + me() * kBytes, part, 100 * round + me());
+            ASSERT_EQ(acp_wait_col(acp_send_allgather_direct(h[1], 0, part)), 0) << round;
+            for (int m = 0; m < np(); ++m)
+                EXPECT_EQ(first_mismatch(all + m * kBytes, part, 100 * round + m), -1)
+                    << "allgather round " << round << ", block " << m;
+        }
+    };
+    rounds(1, 4);
+    if (me() == 0) fill_pattern(a, kBytes, 5);
+    if (me() == 1) {
+        ASSERT_EQ(acpx_test_fail("exec:1"), 0);
+    }
+    int rc = 0;
+    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h[0], 0, kBytes)); });
+    acpx_test_fail("exec:1000000000");  // disarm what was not used
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
+    if (me() == 1) {
+        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
+    }
+    rounds(6, 8);
+    for (acp_col_t c : h) EXPECT_EQ(acp_free_col(c), 0);
+    EXPECT_EQ(acp_sync(), 0);
+    acp_free(ga);
+}
+
 // ACP_COL_PULL other than 0 or 1 fails the create, naming it.
 TEST(PulledRounds, ASettingOtherThanZeroOrOneFailsTheCreate) {
     ScopedEnv bad("ACP_COL_PULL", "yes");
