@@ -44,7 +44,7 @@ if any(sorted(r) != todo for r in reps) or len({r[0] for r in reps}) != 3 or rep
 if compare.rotated([7], 2, 3) != [7] or compare.rotated([], 1, 3) != []:
     sys.exit("rotated: one run or none")
 PY
-expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated acpx-one-call-delegated"
+expect="acpx-direct-delegated acpx-direct-root acpx-buffered-delegated acpx-one-call-delegated acpx-direct-delegated-malloc"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.openmpi" ] && expect="$expect openmpi-MPI_Bcast openmpi-MPIX_Bcast_init"
 [ -x "$ACPX_BUILDDIR/bench/peers/mpi_coll_bench.mpich" ] && expect="$expect mpich-MPI_Bcast mpich-MPI_Bcast_init"
 [ -x "$ACPX_BUILDDIR/bench/peers/shmem_coll_bench" ] && expect="$expect oshmem-shmem_broadcast64"
@@ -66,6 +66,8 @@ grep -q "^## bcast, 2 processes" "$out/collectives.md" || { echo "no summary"; e
 for kind in bcast allgather; do  # the one-call line under each table (issue #65's target)
     sed -n "/^## $kind, 2 processes/,/^## /p" "$out/collectives.md" |
         grep -q "^One-call over the explicit buffered handle" || { echo "no one-call line: $kind"; exit 1; }
+    sed -n "/^## $kind, 2 processes/,/^## /p" "$out/collectives.md" |
+        grep -q "^Direct, arrays in acp_malloc memory" || { echo "no acp_malloc line: $kind"; exit 1; }
 done
 # The checked rounds are accounted for; acpx is never among the points left out.
 grep -q -e "^Every point's checked rounds" -e "^\*\*Left out: wrong data" "$out/collectives.md" \
