@@ -81,6 +81,16 @@ acp_request_t start(const char *fn, Col &c) {
     return reinterpret_cast<acp_request_t>(static_cast<uintptr_t>(c.id << kRoundBits | (c.round & kRoundMask)));
 }
 
+// A round from `in` into `out` (buffered, allreduce): its arguments into
+// c, then start.
+acp_request_t start_from(const char *fn, Col &c, size_t size, const void *in, void *out) {
+    c.offset = 0;
+    c.size = size;
+    c.in = static_cast<const char *>(in);
+    c.out = static_cast<char *>(out);
+    return start(fn, c);
+}
+
 Col *sendable(const char *fn, State &st, acp_col_t h, Storage storage, Kind kind) {
     Col *c = find_col(st, h, fn);
     if (!c) return nullptr;
@@ -141,11 +151,7 @@ acp_request_t send_buffered_on(const char *fn, State &st, acp_col_t h, Kind kind
                           own),
                    ACP_REQUEST_NULL;
     }
-    c->offset = 0;
-    c->size = size;
-    c->in = static_cast<const char *>(in);
-    c->out = static_cast<char *>(out);
-    return start(fn, *c);
+    return start_from(fn, *c, size, in, out);
 }
 
 }  // namespace acpx::middle
@@ -263,11 +269,7 @@ acp_request_t send_allreduce_on(const char *fn, State &st, acp_col_t h, const vo
     if (n && in != out && in < out + n && out < in + n)
         return report(fn, "recvbuf", "overlaps sendbuf without being equal to it (in place: pass the same pointer)"),
                ACP_REQUEST_NULL;
-    c->offset = 0;
-    c->size = n;
-    c->in = static_cast<const char *>(sendbuf);
-    c->out = static_cast<char *>(recvbuf);
-    return start(fn, *c);
+    return start_from(fn, *c, n, sendbuf, recvbuf);
 }
 
 int wait_on(const char *fn, State &st, acp_request_t req, const WaitStop *stop) {

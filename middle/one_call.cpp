@@ -14,6 +14,7 @@
 
 #include <acp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -80,9 +81,10 @@ struct GroupCache {
 // other members: their calls of the group fail from then on, at once, and
 // a call that waits ends (before, each waited out its own ACP_TIMEOUT,
 // and a bcast root's calls kept returning 0 for rounds no member ran).
-// Its bytes: kGaveUp, the group's group_hash (8), the member's rank (4).
+// Its bytes: kGaveUp, the group's group_hash (8), the member's rank (4),
+// then why its handle is unusable there (at most kGaveUpWhy bytes).
 constexpr uint8_t kGaveUp = kOneCallMsgFirst;
-constexpr size_t kGaveUpBytes = 1 + 8 + 4;
+constexpr size_t kGaveUpBytes = 1 + 8 + 4, kGaveUpWhy = 200;
 
 uint64_t group_hash(const int *group, size_t n) {
     uint64_t h = 1469598103934665603ULL;  // FNV-1a over the members' bytes
@@ -125,9 +127,9 @@ struct Caches {
     // members would cost a third of a small round.
     const std::vector<int> *last_members = nullptr;
     GroupCache *last = nullptr;
-    // Groups a member gave up on (its GaveUp message), by group_hash: the
-    // rank. Kept whether or not this member has called the group yet.
-    std::unordered_map<uint64_t, int> gave_up;
+    // Groups a member gave up on (its GaveUp message), by group_hash: what
+    // to say of it. Kept whether or not this member has called the group yet.
+    std::unordered_map<uint64_t, std::string> gave_up;
 };
 
 Caches &caches(State &st) {
@@ -162,20 +164,21 @@ GroupCache &group_cache(Caches &c, int np_group, const int *group) {
 void note_gave_up(State &st, Caches &c, GroupCache &g) {
     if (basic::layer::mail_waiting()) collect_mail(st);
     if (!g.unusable.empty() || c.gave_up.empty()) return;
-    if (auto it = c.gave_up.find(g.hash); it != c.gave_up.end())
-        g.unusable = "rank " + std::to_string(it->second) + "'s call of the group timed out (its message said so)";
+    if (auto it = c.gave_up.find(g.hash); it != c.gave_up.end()) g.unusable = it->second;
 }
 
-// This member's call of g timed out: tells the group's other members
-// (GaveUp). Sending is no API call of the user's: the error the call
-// reports stays this thread's last.
-void tell_members(const char *fn, const GroupCache &g) {
+// A call of g left its handle unusable here (why): tells the group's
+// other members (GaveUp). Sending is no API call of the user's: the error
+// the call reports stays this thread's last.
+void tell_members(const char *fn, const GroupCache &g, const std::string &why) {
     const std::string line = basic::last_error(), arg = basic::last_error_arg(), reason = basic::last_error_reason();
     const int32_t me = acp_rank();
-    basic::layer::Bytes b(kGaveUpBytes);
+    const size_t why_len = std::min(why.size(), kGaveUpWhy);
+    basic::layer::Bytes b(kGaveUpBytes + why_len);
     b[0] = kGaveUp;
     std::memcpy(b.data() + 1, &g.hash, 8);
     std::memcpy(b.data() + 9, &me, 4);
+    std::memcpy(b.data() + kGaveUpBytes, why.data(), why_len);
     for (int r : *g.members)
         if (r != me) basic::layer::send(r, b.data(), b.size(), fn);  // an unreachable member is reported
     basic::restore_last_error(line, arg, reason);
@@ -271,7 +274,7 @@ int run(const char *fn, State &st, GroupCache &g, acp_col_t h, acp_request_t r) 
     if (rc != 0 && g.max_entries != 0 && g.unusable.empty()) {
         if (std::string why = why_unusable(st, h); !why.empty()) {
             g.unusable = "a round left its handle unusable (" + why + ")";
-            tell_members(fn, g);
+            tell_members(fn, g, why);
         }
     }
     if (g.max_entries != 0 && g.unusable.empty()) return rc;
@@ -296,12 +299,16 @@ size_t cached_handles(int np_group, const int *group) {
 }
 
 void one_call_mail(State &st, const basic::layer::Bytes &m) {
-    if (m.size() != kGaveUpBytes || m[0] != kGaveUp) return;  // not one this version sends
+    if (m.size() < kGaveUpBytes || m.size() > kGaveUpBytes + kGaveUpWhy || m[0] != kGaveUp)
+        return;  // not one this version sends
     uint64_t group = 0;
     int32_t rank = -1;
     std::memcpy(&group, m.data() + 1, 8);
     std::memcpy(&rank, m.data() + 9, 4);
-    caches(st).gave_up.emplace(group, rank);
+    const std::string why(m.begin() + kGaveUpBytes, m.end());
+    caches(st).gave_up.emplace(group, "rank " + std::to_string(rank) +
+                                          "'s call of the group left its handle unusable there (" + why +
+                                          "; its message said so)");
 }
 
 }  // namespace acpx::middle

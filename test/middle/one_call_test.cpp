@@ -228,8 +228,10 @@ TEST(OneCallTimeout, AfterACallTimedOutTheGroupsCallsFailAtOnce) {
                 EXPECT_EQ(call(seed, &err), -1) << "rank 1 gave the group up: nobody runs this round";
                 EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5)
                     << "call " << seed;
-                EXPECT_NE(err.find("unusable on this member since rank 1's call of the group timed out"),
-                          std::string::npos)
+                EXPECT_NE(
+                    err.find("unusable on this member since rank 1's call of the group left its handle unusable there "
+                             "(timed out; its message said so)"),
+                    std::string::npos)
                     << err;
             }
         } else {
@@ -285,7 +287,9 @@ TEST(OneCallTimeout, AMemberThatGivesUpEndsTheOthersWaits) {
             std::this_thread::sleep_for(std::chrono::duration<double>(timeout + 1.5));
             EXPECT_EQ(call(2), -1);
             EXPECT_LT(seconds(), timeout + 2.0) << "at once";
-            EXPECT_NE(err.find("since rank 1's call of the group timed out"), std::string::npos) << err;
+            EXPECT_NE(err.find("since rank 1's call of the group left its handle unusable there (timed out"),
+                      std::string::npos)
+                << err;
         } else if (me() == 1) {
             EXPECT_EQ(call(2), -1);
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
@@ -294,7 +298,10 @@ TEST(OneCallTimeout, AMemberThatGivesUpEndsTheOthersWaits) {
             EXPECT_EQ(call(2), -1);
             EXPECT_LT(seconds(), timeout + 0.7)
                 << "ended by rank 1's message, not at its own timeout (" << timeout + 1 << " s)";
-            EXPECT_NE(err.find("rank 1's call of the group timed out (its message said so)"), std::string::npos) << err;
+            EXPECT_NE(
+                err.find("rank 1's call of the group left its handle unusable there (timed out; its message said so)"),
+                std::string::npos)
+                << err;
         }
         EXPECT_EQ(call(3), -1) << "every member's calls of the group fail from then on";
     }
