@@ -182,8 +182,8 @@ int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn, ac
                       rt->rank, n, rank),
                -1;
     if (ga != ACP_GA_NULL) {
-        // The owner's registration of those bytes: gone (reported) only
-        // if they are no longer the bytes at addr either.
+        // The owner's registration of the bytes: if it is gone, so are
+        // the bytes at addr (the read fails, reported).
         api::Target t;
         if (!api::resolve(*rt, lk, ga, n, fn, "ga", false, &t)) return -1;
         if (const char *at = t.reg ? rt->on_node.mapped(t.reg->seg, t.raddr) : nullptr) {
