@@ -70,16 +70,6 @@ struct Choice {
 };
 constexpr size_t kChoiceOk = offsetof(Choice, arg);
 
-uint64_t fnv1a(const int *v, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 4; ++k) {
-            h ^= static_cast<uint8_t>(static_cast<uint32_t>(v[i]) >> (8 * k));
-            h *= 1099511628211ULL;
-        }
-    return h;
-}
-
 template <class T>
 Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
     Bytes b(sizeof(T) + tail_len);
@@ -89,6 +79,16 @@ Bytes bytes_of(const T &v, const void *tail = nullptr, size_t tail_len = 0) {
 }
 
 }  // namespace
+
+uint64_t group_hash(const int *group, size_t n) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ranks' bytes
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 4; ++k) {
+            h ^= static_cast<uint8_t>(static_cast<uint32_t>(group[i]) >> (8 * k));
+            h *= 1099511628211ULL;
+        }
+    return h;
+}
 
 void collect_mail(State &st) {
     for (auto &m : basic::layer::take_messages()) {
@@ -431,7 +431,7 @@ void release(Col &c) {
 Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *group, void *array, size_t array_bytes,
                 const std::string &own_error, double *predicted_s) {
     const uint32_t n = p.members;
-    p.group_hash = fnv1a(group, n);
+    p.group_hash = group_hash(group, n);
     std::vector<int> grp(group, group + n);
     const collectives::model::Topology nodes = nodes_of(grp);
     p.across_nodes = nodes.nodes() > 1;
@@ -442,7 +442,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
         p.held_kib = static_cast<uint8_t>(std::min<size_t>(kHeldEagerMax, basic::layer::held_put_max()) / 1024);
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
-    const uint64_t set_hash = fnv1a(sorted.data(), n);
+    const uint64_t set_hash = group_hash(sorted.data(), n);
     const CreateKey key{set_hash, st.creates_per_set[set_hash]++};
     const int coordinator = sorted[0];
     *predicted_s = 0;

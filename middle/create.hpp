@@ -43,8 +43,13 @@ void release(Col &c);
 // alloc_block) and takes it from the handle.
 void quarantine(State &st, basic::layer::SharedMemory &m);
 
+// A hash of a list of ranks, in their order (Params::group_hash; a
+// create's set, sorted; a one-call group's cache).
+uint64_t group_hash(const int *group, size_t n);
+
 // Files every middle-layer message that arrived: a create's under its
-// create, a channel's in the channel table, a segmented buffer's in its.
+// create, a channel's in the channel table, a segmented buffer's in its,
+// a one-call group's GaveUp in the one-call caches.
 void collect_mail(State &st);
 
 // Polls until done() or ACP_TIMEOUT (false); takes the messages and moves

@@ -73,7 +73,7 @@ struct GroupCache {
     // round left its handle unusable (timed out) on this member, or a
     // member's message said so of its own (kGaveUp): the caches differ.
     std::string unusable;
-    uint64_t hash = 0;                          // of its members, in order (group_hash)
+    uint64_t hash = 0;                          // of its members, in order (create.hpp's group_hash)
     const std::vector<int> *members = nullptr;  // they (the map's key)
 };
 
@@ -85,16 +85,6 @@ struct GroupCache {
 // then why its handle is unusable there (at most kGaveUpWhy bytes).
 constexpr uint8_t kGaveUp = kOneCallMsgFirst;
 constexpr size_t kGaveUpBytes = 1 + 8 + 4, kGaveUpWhy = 200;
-
-uint64_t group_hash(const int *group, size_t n) {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the members' bytes
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 4; ++k) {
-            h ^= static_cast<uint8_t>(static_cast<uint32_t>(group[i]) >> (8 * k));
-            h *= 1099511628211ULL;
-        }
-    return h;
-}
 
 // The bound's charge of a handle: the buffer bytes it holds on a member
 // (the same figure on every member, from the key alone).
