@@ -13,7 +13,7 @@ namespace acpx::basic::api {
 inline Runtime *need(const char *fn) {
     clear_last_error();  // an exception carries this call's message, not an older one
     Runtime *rt = runtime();
-    if (!rt) report(fn, "state", "called before acp_init or after acp_finalize");
+    if (!rt) report_uninitialized(fn);
     return rt;
 }
 

@@ -14,5 +14,7 @@ extern Runtime *g_runtime;
 // The process's runtime; nullptr outside acp_init .. acp_finalize.
 inline Runtime *runtime() { return g_runtime; }
 void set_runtime(Runtime *rt);
+// Reports that fn was called outside acp_init .. acp_finalize; false.
+bool report_uninitialized(const char *fn);
 
 }  // namespace acpx::basic

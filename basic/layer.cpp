@@ -10,10 +10,6 @@
 
 namespace acpx::basic::layer {
 
-bool report_uninitialized(const char *fn) {
-    return report(fn, "state", "called before acp_init or after acp_finalize");
-}
-
 bool verbose() {
     Runtime *rt = runtime();
     return rt && rt->cfg.verbose;
@@ -27,8 +23,7 @@ bool send(int to, const void *data, size_t n, const char *fn) {
     m[0] = static_cast<uint8_t>(proto::Type::kLayer);
     if (n) std::memcpy(m.data() + 1, data, n);
     if (to == rt->rank) {
-        rt->mail.for_layer.push_back(std::move(m));
-        rt->mail.layer_waiting.store(true, std::memory_order_release);
+        rt->mail.file_for_layer(std::move(m));
         return true;
     }
     if (!rt->send(to, m)) return report(fn, "rank", "cannot reach rank %d", to);

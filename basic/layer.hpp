@@ -24,7 +24,6 @@ using Bytes = std::vector<uint8_t>;
 // True inside acp_init .. acp_finalize; else reports that fn was called
 // outside, as every C API function does. Like them, it clears this
 // thread's last error first. Inline: every call of the layers above makes it.
-bool report_uninitialized(const char *fn);
 inline bool initialized(const char *fn) {
     clear_last_error();
     return runtime() != nullptr || report_uninitialized(fn);

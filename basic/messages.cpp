@@ -113,10 +113,7 @@ void Runtime::handle_message(Blob &m) {
             if (it != regs.invalidate_acks.end()) --it->second;
             break;
         }
-        case proto::Type::kLayer:
-            mail.for_layer.push_back(m);
-            mail.layer_waiting.store(true, std::memory_order_release);
-            break;
+        case proto::Type::kLayer: mail.file_for_layer(m); break;
         case proto::Type::kMallocReq:
         case proto::Type::kFreeReq: serve_heap_request(m); break;
         case proto::Type::kHeapReply: {

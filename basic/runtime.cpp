@@ -47,6 +47,10 @@ void on_peer_failure(void *arg, int rank, const char *why) {
 
 void set_runtime(Runtime *rt) { g_runtime = rt; }
 
+bool report_uninitialized(const char *fn) {
+    return report(fn, "state", "called before acp_init or after acp_finalize");
+}
+
 namespace {
 
 // The starter memory: zeroed pages, registration tag 0, in a memfd

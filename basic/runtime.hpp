@@ -325,6 +325,10 @@ class Runtime {
         std::deque<Blob> for_layer;  // for the upper layer (layer::take_messages)
         // for_layer holds some: read without the lock (layer::mail_waiting).
         std::atomic<bool> layer_waiting{false};
+        void file_for_layer(Blob m) {
+            for_layer.push_back(std::move(m));
+            layer_waiting.store(true, std::memory_order_release);
+        }
         // Signal puts stored as they arrived (store_arriving): their
         // sender and the acknowledgement each carried, for settle_stored.
         std::vector<std::pair<int, uint64_t>> stored;

@@ -5,10 +5,9 @@
 
 namespace acpx::middle {
 
+// Called while current_ is null: no State is in the runtime's slot, since
+// only this function fills it and ~State clears current_.
 State &State::make() {
-    // The slot is this layer's alone (only this function sets it): no
-    // type check.
-    if (auto *s = basic::layer::state()) return *(current_ = static_cast<State *>(s));
     basic::layer::set_state(std::make_unique<State>());
     if (basic::layer::agent_runs_rounds()) basic::layer::set_agent_work(&agent_work);
     return *(current_ = static_cast<State *>(basic::layer::state()));
