@@ -166,8 +166,8 @@ struct State final : basic::layer::LayerState {
     Owner owner;  // who moves the rounds: the application or the agent (owner.hpp)
     // The handles with a round in flight here (Col::set_active): a wait
     // advances them alone, not every live handle (a program may hold
-    // hundreds; beside 100 idle ones, a 2-rank 8-byte round took about
-    // twice as long). Before cols: a handle leaves it as it goes.
+    // hundreds, and a walk over 100 idle ones doubles a 2-rank 8-byte
+    // round). Before cols: a handle leaves it as it goes.
     std::vector<Col *> in_flight;
     EagerPool pool;  // where this process's pooled rounds to on-node members go (eager_pool.hpp)
     std::unordered_map<uint64_t, std::unique_ptr<Col>> cols;  // live handles by id

@@ -125,9 +125,10 @@ inline constexpr size_t kHeldRef = 16, kHeldHead = 24;  // kHeldHead: stamps and
 inline constexpr uint64_t kPulled = uint64_t{1} << 36;
 // ... and the sender's array lies in memory its node's processes map
 // (acp_malloc memory: basic::layer::shared_with_node): the receiver copies
-// it out of its mapping with memcpy (basic::layer::mapped), not by a
-// Cross-Memory-Attach read, which costs its page pinning: 1 MiB at 2 ranks
-// 126-135 us -> 41 us (doc/measurements/2026-12-07-pulls-from-mapped-arrays.md).
+// it out of its mapping with memcpy (basic::layer::read_direct given the
+// GA), not by a Cross-Memory-Attach read, which pins every page: at 2
+// ranks a 1 MiB round takes ~38 us so, ~139 us by CMA
+// (doc/measurements/2026-12-07-pulls-from-mapped-arrays.md).
 inline constexpr uint64_t kPullMapped = uint64_t{1} << 35;
 inline constexpr size_t kPullAddr = 16, kPullGa = 24, kPullCount = 32;  // slots are >= 64 bytes where used
 inline constexpr uint64_t kPullFailure = uint64_t{1} << 32, kPullWithdrawn = uint64_t{1} << 63;
