@@ -132,6 +132,14 @@ inline constexpr uint64_t kPulled = uint64_t{1} << 36;
 inline constexpr uint64_t kPullMapped = uint64_t{1} << 35;
 inline constexpr size_t kPullAddr = 16, kPullGa = 24, kPullCount = 32;  // slots are >= 64 bytes where used
 inline constexpr uint64_t kPullFailure = uint64_t{1} << 32, kPullWithdrawn = uint64_t{1} << 63;
+// ... and its sender, which has nothing else to do this round (a bcast's
+// root), writes the block's tail into the receiver's array while the
+// receiver reads the head: two cores copy, each half
+// (round.cpp, split_point). kPullSplit: the head's length (0: no split;
+// kSplitRead set once the receiver read it); kPullWritten: the sender's
+// word on the tail, stamp_of(seq, kTailWritten or kTailFailed).
+inline constexpr size_t kPullSplit = 40, kPullWritten = 48;
+inline constexpr uint64_t kSplitRead = uint64_t{1} << 63, kTailWritten = 1, kTailFailed = 2;
 inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
 inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 

@@ -44,6 +44,7 @@
 #include "shared_words.hpp"
 
 namespace acpx::middle {
+void withdraw_place(Col &c);  // below, beside break_handle
 namespace {
 
 using ctl::kFailedSize;
@@ -265,14 +266,25 @@ void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
 // A buffered member, at a segment too large for its inline slots: where
 // block 0's bytes go in its array, how far apart the blocks are (an
 // allgather's; 0 for a bcast), and the segment's length, for on-node
-// senders to write there (put_in_place). The address first, then the
-// stamp, before its ready bytes: a sender that finds it ready finds all.
+// senders to write there (put_in_place). A direct bcast's receiver
+// (receives_tails): where its round's byte 0 goes in its array, for a
+// root that writes the tails of the blocks it splits (split_point). The
+// address first, then the stamp, before its ready bytes: a sender that
+// finds it ready finds all.
 void publish_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
     const size_t stride = c.p.kind == Kind::kBcast ? 0 : c.size;
-    store_release(ctl + ctl::kPlaceAddr, reinterpret_cast<uintptr_t>(c.out + seg_pos(c)));
+    const char *place = buffered(c) ? c.out + seg_pos(c) : c.mem.array + c.offset;
+    store_release(ctl + ctl::kPlaceAddr, reinterpret_cast<uintptr_t>(place));
     store_release(ctl + ctl::kPlaceStride, stride);
     store_release(ctl + ctl::kPlaceStamp, stamp_of(c.seq, seg_len(c)));
+}
+
+// A direct bcast's delegated receiver at a round its root may split
+// (ctl::kPullSplit): it publishes its place.
+bool receives_tails(const Col &c) {
+    return !buffered(c) && c.pull && c.p.kind == Kind::kBcast && c.p.exec == Exec::kDelegated && c.rank != c.p.root &&
+           !is_eager(c);
 }
 
 bool on_other_node(const Col &c, int64_t rank) {
@@ -306,6 +318,7 @@ bool begin_segment(Col &c, const char *fn) {
     find_ring(c);
     uint8_t *ctl = c.ctl_base();
     store_pair(ctl + ctl::kStamp, stamp_of(c.seq, c.size), stamp_of(c.seq, c.offset));
+    if (receives_tails(c)) publish_place(c);
     if (buffered(c)) {
         const bool receives = c.p.kind == Kind::kAllgather || !origin_of(c, 0);
         if (receives && !is_inline(c)) publish_place(c);  // a pooled round with no room in the pool goes there too
@@ -558,6 +571,63 @@ uint64_t *read_count(const Col &c, uint32_t block) {
     return reinterpret_cast<uint64_t *>(c.ctl_base() + arrive_at(c, block) + ctl::kPullCount);
 }
 
+// Where the sender of a kPulled block splits it: the receiver reads the
+// head, this member writes the tail into the receiver's array (at `to`
+// there) in the meantime, so two cores copy. Only a direct bcast's root
+// with one receiver: a member that receives has its own reads to make,
+// and a root with several receivers would hold the later ones back while
+// it writes. Not below kSplitMin (the tail's system call and the
+// receiver's wait for it cost more than half the copy saves), nor for an
+// array its node maps (the receiver's memcpy outruns the two CMA copies),
+// nor where the receiver has not published its place for this round (it
+// withdrew: its round ended). The handshake is put_in_place's: this
+// member names the receiver in kWriting before it reads the place, and
+// where it splits, clears the word once the tail is written (write_tail).
+constexpr size_t kSplitMin = 16 * 1024;
+struct Tail {
+    size_t head = 0;  // 0: no split
+    uint64_t to = 0;  // where the tail goes, in the receiver
+};
+Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
+    const OutEntry &o = c.plan.out[j];
+    if (c.p.kind != Kind::kBcast || c.rank != c.p.root || c.plan.out.size() != 1 || c.array_mapped ||
+        r.length < kSplitMin)
+        return {};
+    uint8_t *writing = c.ctl_base() + ctl::kWriting;
+    __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    const uint8_t *place = reinterpret_cast<const uint8_t *>(c.direct.out[j].arrive) - at(c).arrive(o.block, 0, 0);
+    const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
+    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) {
+        store_release(writing, 0);
+        return {};
+    }
+    constexpr size_t kPage = 4096;  // the head ends on a page: each side pins its own pages
+    const size_t head = (r.length / 2 + kPage - 1) / kPage * kPage;
+    return {head, load_acquire(place + ctl::kPlaceAddr) + (r.offset - c.offset) + head};
+}
+
+// The tail of a split block (split_point) into the receiver of out entry
+// j, by one Cross-Memory-Attach write (by GMA where CMA turns out to be
+// refused), then its word in the receiver's slot: written or failed; then
+// kWriting back to 0.
+void write_tail(Col &c, size_t j, char *slot, const char *from, const collectives::ByteRange &r, const Tail &t) {
+    const OutEntry &o = c.plan.out[j];
+    const size_t n = r.length - t.head;
+    int rc = basic::layer::write_direct(o.dst_rank, t.to, from + t.head, n, "acp_wait_col");
+    if (rc == basic::layer::kNoDirectWrite) {
+        const uint64_t at = r.offset + t.head;
+        const acp_handle_t h = acp_copy(o.dst_data + at, c.mem.data + at, n, ACP_HANDLE_NULL);
+        if (h != ACP_HANDLE_NULL) acp_complete(h);
+        rc = h != ACP_HANDLE_NULL && acp_inquire(h) == 0 ? 0 : -1;
+    }
+    if (rc != 0)
+        note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
+                          std::to_string(o.dst_rank) + " (its tail, into its array)");
+    store_release(slot + ctl::kPullWritten, stamp_of(c.seq, rc == 0 ? ctl::kTailWritten : ctl::kTailFailed));
+    store_release(c.ctl_base() + ctl::kWriting, 0);
+}
+
 // A direct handle's block (range r, at `from` in this member's array) to
 // the receiver of out entry j on this node, which called send for this
 // segment: the address (and GA) go into the receiver's slot, then the
@@ -579,7 +649,9 @@ bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRan
     if (!c.pull || !slots || !basic::layer::reaches_direct(o.dst_rank)) return false;
     char *slot = slots + ring_offset(c);
     set_issued(c, j);
-    if (basic::layer::injected_fault(o.dst_rank, r.length, "acp_wait_col")) {
+    const Tail tail = split_point(c, j, r);
+    // A split block's tail is the copy a test fails (write_direct counts it).
+    if (!tail.head && basic::layer::injected_fault(o.dst_rank, r.length, "acp_wait_col")) {
         note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
                           std::to_string(o.dst_rank) + " (to be read from here)");
         store_pair(slot, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
@@ -591,12 +663,14 @@ bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRan
     for (size_t k = 0; k < c.plan.out.size() && first; ++k)
         first = !(awaits_read(c, k) && c.plan.out[k].block == o.block);
     if (first) store_release(read_count(c, o.block), 0);
+    store_release(slot + ctl::kPullSplit, tail.head);
     store_release(slot + ctl::kPullAddr, reinterpret_cast<uintptr_t>(from));
     store_release(slot + ctl::kPullGa, c.mem.data + static_cast<uint64_t>(from - c.mem.array));
     store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp),
                stamp_of(c.seq, c.offset | ctl::kPulled | (c.array_mapped ? ctl::kPullMapped : 0)));
     c.cur.out_issued[j] |= kPullMark;
     ++c.cur.pulls;
+    if (tail.head) write_tail(c, j, slot, from, r, tail);
     return true;
 }
 
@@ -633,29 +707,60 @@ uint64_t count_read(Col &c, const CountAt &to, uint64_t n, uint32_t block) {
 }
 
 // The receiver of a kPulled block (signal slot `block`, its stamps at
-// `where`, from rank `from`): reads range r of it out of the sender's
-// array into `to` (by GMA from the sender's registered array where CMA is
-// refused), counts the read at the sender, and clears kPulled here. A
-// read that failed, or whose sender withdrew it (its round ended first:
-// the bytes may be the application's next ones), fails the round here
-// and, by a failed stamp in the slot, at the members this one forwards
-// the block to.
-void pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collectives::ByteRange &r, char *to) {
+// `where`, from rank `from`): reads range r of it (the head where its
+// sender splits it) out of the sender's array into `to` (by GMA from the
+// sender's registered array where CMA is refused), counts the read at the
+// sender, and clears kPulled here once the sender's word says its tail is
+// written: false until then. A read that failed, or whose sender withdrew
+// it (its round ended first: the bytes may be the application's next
+// ones), or a tail that failed, fails the round here and, by a failed
+// stamp in the slot, at the members this one forwards the block to. Not
+// `sound` (not this member's round, named by the caller): counted, not
+// read, passed on as failed.
+bool pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collectives::ByteRange &r, char *to,
+                bool sound) {
     uint8_t *s = c.ctl_base() + where;
-    // Memory the sender's node maps (kPullMapped): copied out of its mapping here.
-    const acp_ga_t mapped = offset_value(s) & ctl::kPullMapped ? load_acquire(s + ctl::kPullGa) : ACP_GA_NULL;
-    int rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), r.length, "acp_wait_col", mapped);
-    if (rc == basic::layer::kNoDirectWrite) rc = fetch(c, load_acquire(s + ctl::kPullGa), r, to) ? 0 : -1;
-    const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
-    const bool withdrawn = before & ctl::kPullWithdrawn;
-    if (rc == 0 && !withdrawn) {
-        unmark_pulled(c, where);
-        return;
+    const uint64_t split = load_acquire(s + ctl::kPullSplit);
+    const size_t head = split & ~ctl::kSplitRead;
+    std::string why;
+    if (!(split & ctl::kSplitRead)) {
+        int rc = 0;
+        if (sound) {
+            // Memory the sender's node maps (kPullMapped): copied out of its mapping here.
+            const acp_ga_t mapped = offset_value(s) & ctl::kPullMapped ? load_acquire(s + ctl::kPullGa) : ACP_GA_NULL;
+            const size_t n = head ? head : r.length;
+            rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), n, "acp_wait_col", mapped);
+            if (rc == basic::layer::kNoDirectWrite)
+                rc = fetch(c, load_acquire(s + ctl::kPullGa), {r.offset, n}, to) ? 0 : -1;
+        }
+        const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
+        if (rc != 0)
+            why = " could not be read out of that rank's array (the error above)";
+        else if (sound && (before & ctl::kPullWithdrawn))
+            why = " was withdrawn by that rank while this rank read it (its round had ended there)";
+        if (head && !why.empty()) {
+            // Its tail may be on its way here still: no writer in the array
+            // once the round ends (the handshake: withdraw_place).
+            note_error(c, block_name(c, block) + " from rank " + std::to_string(from) + why);
+            withdraw_place(c);
+        }
+        if (head && why.empty()) {
+            store_release(s + ctl::kPullSplit, split | ctl::kSplitRead);
+            return false;  // at once: the tail is rarely written by now
+        }
+    } else {
+        const uint64_t tail = load_acquire(s + ctl::kPullWritten);
+        if (!stamp_is(tail, c.seq)) return false;
+        if (sound && value_of(tail) != ctl::kTailWritten)
+            why = ": its tail could not be written into this rank's array by that rank (the error is reported there)";
     }
-    note_error(c, block_name(c, block) + " from rank " + std::to_string(from) +
-                      (rc != 0 ? " could not be read out of that rank's array (the error above)"
-                               : " was withdrawn by that rank while this rank read it (its round had ended there)"));
+    if (why.empty() || !sound) {
+        unmark_pulled(c, where);
+        return true;
+    }
+    note_error(c, block_name(c, block) + " from rank " + std::to_string(from) + why);
     store_pair(s, stamp_of(c.seq, kFailedSize), stamp_of(c.seq, 0));
+    return true;
 }
 
 // Have the receivers of this segment's kPulled blocks read them all? A
@@ -830,11 +935,10 @@ bool check_arrivals(Col &c) {
         }
         const bool block = slot < c.plan.lay.n_in;
         if (block && pulled_at(c, where)) {  // in the sender's array: read it here
-            if (const auto r = block_range(c, slot); sound_at(c, where)) {
-                pull_block(c, slot, where, c.plan.wait_from[i], r, local_data(c) + r.offset);
-            } else {  // not this member's round (named below): counted, not read, passed on as failed
-                count_read(c, count_at(c, c.plan.wait_from[i], slot), 1, slot);
-                unmark_pulled(c, where);
+            const auto r = block_range(c, slot);
+            if (!pull_block(c, slot, where, c.plan.wait_from[i], r, local_data(c) + r.offset, sound_at(c, where))) {
+                all = false;  // its tail is being written here
+                continue;
             }
         }
         c.cur.seen[i] = mark(c);
@@ -1185,15 +1289,16 @@ bool progress_all(State &st) {
     return moved;
 }
 
-// A buffered member whose round ends without its data (timed out,
-// broken) takes back the place it published: the application may free or
-// reuse its array once the wait returns. It withdraws, then waits while an
-// on-node sender's kWriting word names it (put_in_place has the handshake):
-// a copy in progress, one system call. A sender stopped inside it holds
-// the wait at most ACP_TIMEOUT, then it is reported.
+// A member whose round ends without its data (timed out, broken; a
+// split block whose head it could not read) takes back the place it
+// published: the application may free or reuse its array once the wait
+// returns. It withdraws, then waits while an on-node sender's kWriting
+// word names it (put_in_place has the handshake; publish_pull's split the
+// same): a copy in progress, one system call. A sender stopped inside it
+// holds the wait at most ACP_TIMEOUT, then it is reported.
 void withdraw_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
-    if (!buffered(c) || c.ar || !ctl || !stamp_is(load_acquire(ctl + ctl::kPlaceStamp), c.seq)) return;
+    if (c.ar || !ctl || !stamp_is(load_acquire(ctl + ctl::kPlaceStamp), c.seq)) return;
     __atomic_store_n(reinterpret_cast<uint64_t *>(ctl + ctl::kPlaceStamp), 0, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     const uint64_t me = stamp_of(c.seq, static_cast<uint64_t>(c.rank));

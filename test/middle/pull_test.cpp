@@ -83,6 +83,58 @@ TEST(PulledRounds, AFailedReadFailsTheRoundAtTheReaderItsSenderAndBelow) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// A bcast root whose one receiver is on its node writes the tail of the
+// block into the receiver's array while the receiver reads the head
+// (round.cpp, split_point: two cores copy). A tail that fails (data:1 at
+// the root: the tail is the copy it starts) fails the round at the root,
+// naming the tail; at rank 1, which waits for the tail's word rather than
+// ending with the head alone; and below rank 1, all at once. The next
+// rounds are whole at lengths around the page the head ends on.
+TEST(PulledRounds, AFailedTailFailsTheRoundAtTheRootItsReceiverAndBelow) {
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(kBytes);
+    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);  // the first round maps the slots
+    if (me() == 0) {
+        fill_pattern(a.data(), a.size(), 1);
+        ASSERT_EQ(acpx_test_fail("data:1"), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail("data:1000000000");  // disarm what was not used
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
+    if (me() == 0) {
+        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank 1 (its tail, into its array)"),
+                  std::string::npos)
+            << err;
+        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
+    } else if (me() == 1) {
+        EXPECT_NE(err.find("block 0 from rank 0: its tail could not be written into this rank's array"),
+                  std::string::npos)
+            << err;
+    } else {
+        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
+    }
+    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+    const size_t lengths[] = {16 * 1024 + 1, 2 * 4096 * 4 - 1, 2 * 4096 * 4, 2 * 4096 * 4 + 1, kBytes};
+    uint64_t seed = 2;
+    for (size_t len : lengths) {
+        for (int again = 0; again < 2; ++again, ++seed) {
+            if (me() == 0) fill_pattern(a.data(), len, seed);
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, len)), 0) << len;
+            EXPECT_EQ(first_mismatch(a.data(), len, seed), -1) << len << " bytes, round " << seed;
+        }
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 // The same rounds read and forwarded down a chain and in an allgather,
 // with ACP_COL_PULL=0 (written by the senders) in between on other
 // handles over the same arrays: every member holds every byte, round
