@@ -34,7 +34,7 @@ sanitizer_suites="test/suites/basic_acprun_np3.sh test/suites/basic_acprun_np3_t
     test/basic/ofi_wire_test test/collectives/model_test test/collectives/lists_test
     test/suites/middle_acprun_np4.sh test/suites/middle_ucx_np4_two_hosts.sh test/suites/basic_ucx_np4_two_hosts.sh
     test/suites/middle_ofi_tcp_np3.sh test/suites/middle_cma_denied_np3.sh test/suites/middle_timeout_np2.sh
-    test/suites/middle_timeout_calls_np2.sh test/suites/middle_timeout_np3.sh
+    test/suites/middle_timeout_calls_np2.sh test/suites/middle_timeout_np3.sh test/suites/middle_cma_denied_split_np2.sh
     test/suites/bench_copy_quick.sh test/suites/bench_quiet_check.sh
     test/suites/acp_programs.sh test/suites/layers.sh test/suites/config_table.sh"
 # Only with --long: they test a benchmark's own guard, not the runtime,

@@ -88,7 +88,7 @@ TESTS += test/suites/middle_acprun_np1.sh test/suites/middle_acprun_np2.sh \
 	test/suites/middle_mpirun_np3.sh test/suites/middle_ucx_np4_two_hosts.sh \
 	test/suites/middle_mpirun_np4_two_hosts.sh test/suites/middle_timeout_np2.sh \
 	test/suites/middle_cma_denied_np3.sh test/suites/middle_timeout_calls_np2.sh \
-	test/suites/middle_timeout_np3.sh
+	test/suites/middle_timeout_np3.sh test/suites/middle_cma_denied_split_np2.sh
 endif
 
 # In-process: command lists and plans at sizes no job launches.

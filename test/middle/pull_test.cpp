@@ -135,6 +135,37 @@ TEST(PulledRounds, AFailedTailFailsTheRoundAtTheRootItsReceiverAndBelow) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Where Cross-Memory Attach turns out to be refused at the first copy (a
+// seccomp profile; test/suites/middle_cma_denied_split_np2.sh runs this
+// test alone, 2 ranks, so that copy is this round's), the root's tail
+// goes by GMA and rank 1's head through the transport: the round is
+// whole, and the next ones too. In the other suites CMA either works
+// (the split is tested above) or was refused before this test.
+TEST(PulledRounds, WhereCmaIsRefusedASplitBlockGoesThroughTheTransport) {
+    const char *deny = std::getenv("ACPX_TEST_DENY_CMA");
+    if (!deny || std::string(deny) != "1" || np() != 2)
+        GTEST_SKIP() << "needs CMA refused at 2 ranks: test/suites/middle_cma_denied_split_np2.sh";
+    if (acpx::basic::layer::node_id(0) != acpx::basic::layer::node_id(1)) GTEST_SKIP() << "ranks on two nodes";
+    ReadsOn on;
+    std::vector<int> g = {0, 1};
+    std::vector<unsigned char> a(kBytes);
+    acp_col_t h = acp_create_bcast_direct(0, 2, g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        if (me() == 0) fill_pattern(a.data(), a.size(), seed);
+        int rc = 0;
+        const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+        std::fputs(err.c_str(), stderr);  // the suite counts each rank's warning of the refusal
+        ASSERT_EQ(rc, 0) << err;
+        EXPECT_EQ(first_mismatch(a.data(), a.size(), seed), -1) << "round " << seed;
+        if (seed == 1 && me() == 0) {  // the tail's write was the first copy, and refused
+            EXPECT_NE(err.find("Cross-Memory Attach to rank 1 refused"), std::string::npos) << err;
+        }
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 // The same rounds read and forwarded down a chain and in an allgather,
 // with ACP_COL_PULL=0 (written by the senders) in between on other
 // handles over the same arrays: every member holds every byte, round
