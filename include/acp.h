@@ -86,7 +86,8 @@
  *                        faster from 128 KiB); a bcast root with one
  *                        receiver on its node writes the second half into
  *                        the receiver's array meanwhile (about twice as
- *                        fast from 64 KiB); 0: written by the sender
+ *                        fast from 64 KiB; acp_malloc arrays: where both
+ *                        are); 0: written by the sender
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round

@@ -577,22 +577,32 @@ uint64_t *read_count(const Col &c, uint32_t block) {
 // with one receiver: a member that receives has its own reads to make,
 // and a root with several receivers would hold the later ones back while
 // it writes. Not below kSplitMin (the tail's system call and the
-// receiver's wait for it cost more than half the copy saves), nor for an
-// array its node maps (the receiver's memcpy outruns the two CMA copies),
-// nor where the receiver has not published its place for this round (it
+// receiver's wait for it cost more than half the copy saves). From an
+// array its node maps (kPullMapped: the receiver's head is a memcpy) only
+// into a receiver's array mapped here too (the tail a memcpy as well: a
+// CMA write would take longer than the receiver's whole memcpy), and
+// from kSplitMinMapped: below it the memcpy is too short to halve. Not
+// where the receiver has not published its place for this round (it
 // withdrew: its round ended). The handshake is put_in_place's: this
 // member names the receiver in kWriting before it reads the place, and
 // where it splits, clears the word once the tail is written (write_tail).
-constexpr size_t kSplitMin = 16 * 1024;
+constexpr size_t kSplitMin = 16 * 1024, kSplitMinMapped = 64 * 1024;
 struct Tail {
-    size_t head = 0;  // 0: no split
-    uint64_t to = 0;  // where the tail goes, in the receiver
+    size_t head = 0;              // 0: no split
+    uint64_t to = 0;              // where the tail goes, in the receiver
+    basic::layer::Mapped mapped;  // or where it goes here (its array mapped: memcpy)
 };
+constexpr size_t kPage = 4096;  // a split's head ends on a page: each side pins its own pages
 Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
     const OutEntry &o = c.plan.out[j];
-    if (c.p.kind != Kind::kBcast || c.rank != c.p.root || c.plan.out.size() != 1 || c.array_mapped ||
-        r.length < kSplitMin)
-        return {};
+    if (c.p.kind != Kind::kBcast || c.rank != c.p.root || c.plan.out.size() != 1 || r.length < kSplitMin) return {};
+    Tail t;
+    t.head = (r.length / 2 + kPage - 1) / kPage * kPage;
+    if (c.array_mapped) {
+        if (r.length < kSplitMinMapped) return {};
+        t.mapped = basic::layer::mapped(o.dst_data + r.offset + t.head, r.length - t.head);
+        if (!t.mapped.ptr) return {};
+    }
     uint8_t *writing = c.ctl_base() + ctl::kWriting;
     __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -602,19 +612,24 @@ Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
         store_release(writing, 0);
         return {};
     }
-    constexpr size_t kPage = 4096;  // the head ends on a page: each side pins its own pages
-    const size_t head = (r.length / 2 + kPage - 1) / kPage * kPage;
-    return {head, load_acquire(place + ctl::kPlaceAddr) + (r.offset - c.offset) + head};
+    t.to = load_acquire(place + ctl::kPlaceAddr) + (r.offset - c.offset) + t.head;
+    return t;
 }
 
 // The tail of a split block (split_point) into the receiver of out entry
-// j, by one Cross-Memory-Attach write (by GMA where CMA turns out to be
-// refused), then its word in the receiver's slot: written or failed; then
-// kWriting back to 0.
+// j: a memcpy where its array is mapped here, else one Cross-Memory-Attach
+// write (by GMA where CMA turns out to be refused); then its word in the
+// receiver's slot, written or failed; then kWriting back to 0.
 void write_tail(Col &c, size_t j, char *slot, const char *from, const collectives::ByteRange &r, const Tail &t) {
     const OutEntry &o = c.plan.out[j];
     const size_t n = r.length - t.head;
-    int rc = basic::layer::write_direct(o.dst_rank, t.to, from + t.head, n, "acp_wait_col");
+    int rc = 0;
+    if (!t.mapped.ptr)
+        rc = basic::layer::write_direct(o.dst_rank, t.to, from + t.head, n, "acp_wait_col");
+    else if (basic::layer::injected_fault(o.dst_rank, n, "acp_wait_col"))  // counted as write_direct counts
+        rc = -1;
+    else
+        basic::copy_bytes(t.mapped.ptr, from + t.head, n);
     if (rc == basic::layer::kNoDirectWrite) {
         const uint64_t at = r.offset + t.head;
         const acp_handle_t h = acp_copy(o.dst_data + at, c.mem.data + at, n, ACP_HANDLE_NULL);

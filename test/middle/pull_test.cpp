@@ -203,8 +203,9 @@ TEST(PulledRounds, ReadAndWrittenRoundsDeliverTheSameBytes) {
 // Cross-Memory-Attach read. Down a chain (each member forwards from its
 // own mapped array) and in an allgather, odd lengths, fresh bytes every
 // round; a read that a test fails (exec:1 at rank 1) fails the round as
-// a CMA read does, and the next rounds are whole. The application's own
-// heap is not memory its node maps; acp_malloc's is.
+// a CMA read does, and the next rounds are whole. The root writes the
+// tail of its block by memcpy into rank 1's mapped array. The
+// application's own heap is not memory its node maps; acp_malloc's is.
 TEST(PulledRounds, ArraysOfAcpMallocMemoryAreCopiedOutOfTheirMappings) {
     if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
     ReadsOn on;
@@ -247,6 +248,22 @@ TEST(PulledRounds, ArraysOfAcpMallocMemoryAreCopiedOutOfTheirMappings) {
         EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
     }
     rounds(6, 8);
+    // The root's tail, a memcpy into rank 1's mapped array (split_point),
+    // fails as a test says (data:1): the round fails at the root and at
+    // rank 1; the next rounds are whole.
+    if (me() == 0) {
+        fill_pattern(a, kBytes, 9);
+        ASSERT_EQ(acpx_test_fail("data:1"), 0);
+    }
+    const std::string tail_err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h[0], 0, kBytes)); });
+    acpx_test_fail("data:1000000000");
+    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << tail_err;
+    if (me() == 0) {
+        EXPECT_NE(tail_err.find("block 0 to rank 1 (its tail, into its array)"), std::string::npos) << tail_err;
+    } else if (me() == 1) {
+        EXPECT_NE(tail_err.find("its tail could not be written into this rank's array"), std::string::npos) << tail_err;
+    }
+    rounds(10, 11);
     for (acp_col_t c : h) EXPECT_EQ(acp_free_col(c), 0);
     EXPECT_EQ(acp_sync(), 0);
     acp_free(ga);
