@@ -197,6 +197,18 @@ bool reaches_direct(int rank) {
     return rank != rt->rank && rt->on_node.reaches(rank);
 }
 
+bool proven_direct(int rank, acp_ga_t ga) {
+    Runtime *rt = runtime();
+    if (!rt) return false;
+    auto lk = rt->lock_api();
+    if (rank == rt->rank || !rt->on_node.reaches(rank)) return false;
+    if (rt->on_node.direct_worked(rank)) return true;
+    api::Target t;
+    if (!api::resolve(*rt, lk, ga, 1, "acp_wait_col", "ga", false, &t)) return false;
+    char byte = 0;
+    return rt->on_node.read_direct(rank, &byte, t.raddr, 1) == 0;
+}
+
 bool injected_fault(int rank, size_t n, const char *fn) {
     Runtime *rt = runtime();
     if (!rt) return false;

@@ -115,6 +115,12 @@ int write_direct(int rank, uint64_t addr, const void *src, size_t n, const char 
 int read_direct(int rank, void *dst, uint64_t addr, size_t n, const char *fn, acp_ga_t ga = ACP_GA_NULL);
 // Does write_direct / read_direct reach rank (on this node, CMA allowed)?
 bool reaches_direct(int rank);
+// Do they reach it for certain: has one worked? If none has been made
+// yet, reads one byte at `ga` (rank's registered memory) to find out: a
+// refusal then is the one warning write_direct's would have been. For a
+// protocol without a fallback where CMA fails (a buffered round whose
+// receiver reads from the root's unregistered array).
+bool proven_direct(int rank, acp_ga_t ga);
 // A copy of n bytes to rank that this process issues but another process
 // carries out (the receiver's read_direct): true, reported as the copy's
 // failure, when a test's start:N or data:N (basic/fault_injection.hpp)

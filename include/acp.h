@@ -87,7 +87,9 @@
  *                        receiver on its node writes the second half into
  *                        the receiver's array meanwhile (about twice as
  *                        fast from 64 KiB; acp_malloc arrays: where both
- *                        are); 0: written by the sender
+ *                        are; buffered handles: the receiver reads the
+ *                        first half out of the root's array, where CMA has
+ *                        worked between them); 0: written by the sender
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
  *                        and most 64; a power of two from 2; 2: every round

@@ -140,6 +140,11 @@ inline constexpr uint64_t kPullFailure = uint64_t{1} << 32, kPullWithdrawn = uin
 // word on the tail, stamp_of(seq, kTailWritten or kTailFailed).
 inline constexpr size_t kPullSplit = 40, kPullWritten = 48;
 inline constexpr uint64_t kSplitRead = uint64_t{1} << 63, kTailWritten = 1, kTailFailed = 2;
+// A buffered bcast's receiver may read its head too: the root's array is
+// the application's, not registered, so there is no way but CMA, and the
+// receiver says, in its published place's stride (a bcast's is 0), that
+// CMA has worked towards its senders (basic::layer::proven_direct).
+inline constexpr uint64_t kPlaceReads = uint64_t{1} << 63;
 inline constexpr size_t kStampBytes = 16;  // a stamp pair; an arrive slot's inline bytes follow it
 inline constexpr size_t kFwdBytes = 8;     // a forwards' notice: a size stamp
 

@@ -236,7 +236,7 @@ bool pulled_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + 
 // Done with it here (read, or not this member's round): its stamp unmarked.
 void unmark_pulled(Col &c, size_t where) {
     uint8_t *s = c.ctl_base() + where;
-    store_release(s + 8, stamp_of(c.seq, sent_offset(s)));
+    store_release(s + 8, stamp_of(c.seq, sent_offset(s) | (offset_value(s) & ctl::kInPlace)));
 }
 
 // Where this member's bytes of `block` (range r of the segment) are for
@@ -263,6 +263,24 @@ void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
     }
 }
 
+// The sizes from which a bcast root splits a pulled block (split_point).
+constexpr size_t kSplitMin = 16 * 1024, kSplitMinMapped = 64 * 1024, kSplitMinBuffered = 64 * 1024;
+
+// A buffered bcast's receiver at a round its root may split: may it read
+// the head out of the root's array? Only where CMA has worked (the root's
+// array is not registered: no other way), asked of each on-node sender.
+bool reads_heads(const Col &c) {
+    if (!buffered(c) || !c.pull || c.p.kind != Kind::kBcast || c.p.exec != Exec::kDelegated ||
+        seg_len(c) < kSplitMinBuffered)
+        return false;
+    for (size_t i = 0; i < c.plan.ready_targets.size(); ++i) {
+        const acp_ga_t t = c.plan.ready_targets[i];
+        if (c.direct.ready[i] && !basic::layer::proven_direct(static_cast<int>(basic::ga::decode(t).rank), t))
+            return false;
+    }
+    return true;
+}
+
 // A buffered member, at a segment too large for its inline slots: where
 // block 0's bytes go in its array, how far apart the blocks are (an
 // allgather's; 0 for a bcast), and the segment's length, for on-node
@@ -273,7 +291,7 @@ void stage_block(Col &c, uint32_t block, const collectives::ByteRange &r) {
 // finds it ready finds all.
 void publish_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
-    const size_t stride = c.p.kind == Kind::kBcast ? 0 : c.size;
+    const uint64_t stride = c.p.kind != Kind::kBcast ? c.size : reads_heads(c) ? ctl::kPlaceReads : 0;
     const char *place = buffered(c) ? c.out + seg_pos(c) : c.mem.array + c.offset;
     store_release(ctl + ctl::kPlaceAddr, reinterpret_cast<uintptr_t>(place));
     store_release(ctl + ctl::kPlaceStride, stride);
@@ -534,8 +552,8 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     // where an allgather's block b starts at b x buffersize.
     const size_t there = c.plan.data_block(o.block);  // the block's place in the receiver's recvbuf
     const size_t within = r.offset - (c.p.kind == Kind::kBcast ? 0 : there * c.p.size);
-    const uint64_t addr =
-        load_acquire(place + ctl::kPlaceAddr) + there * load_acquire(place + ctl::kPlaceStride) + within;
+    const uint64_t addr = load_acquire(place + ctl::kPlaceAddr) +
+                          there * (load_acquire(place + ctl::kPlaceStride) & ~ctl::kPlaceReads) + within;
     const int rc = basic::layer::write_direct(o.dst_rank, addr, from, r.length, "acp_wait_col");
     if (rc == basic::layer::kNoDirectWrite) return false;
     char *slot = slots + ring_offset(c);
@@ -586,7 +604,6 @@ uint64_t *read_count(const Col &c, uint32_t block) {
 // withdrew: its round ended). The handshake is put_in_place's: this
 // member names the receiver in kWriting before it reads the place, and
 // where it splits, clears the word once the tail is written (write_tail).
-constexpr size_t kSplitMin = 16 * 1024, kSplitMinMapped = 64 * 1024;
 struct Tail {
     size_t head = 0;              // 0: no split
     uint64_t to = 0;              // where the tail goes, in the receiver
@@ -596,6 +613,10 @@ constexpr size_t kPage = 4096;  // a split's head ends on a page: each side pins
 Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
     const OutEntry &o = c.plan.out[j];
     if (c.p.kind != Kind::kBcast || c.rank != c.p.root || c.plan.out.size() != 1 || r.length < kSplitMin) return {};
+    // A buffered root writes by CMA only (its receiver's array is not
+    // registered): where it has worked.
+    if (buffered(c) && (r.length < kSplitMinBuffered || !basic::layer::proven_direct(o.dst_rank, o.dst_arrive)))
+        return {};
     Tail t;
     t.head = (r.length / 2 + kPage - 1) / kPage * kPage;
     if (c.array_mapped) {
@@ -608,11 +629,13 @@ Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     const uint8_t *place = reinterpret_cast<const uint8_t *>(c.direct.out[j].arrive) - at(c).arrive(o.block, 0, 0);
     const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
-    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) {
+    const bool reads = !buffered(c) || (load_acquire(place + ctl::kPlaceStride) & ctl::kPlaceReads);
+    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c) || !reads) {
         store_release(writing, 0);
         return {};
     }
-    t.to = load_acquire(place + ctl::kPlaceAddr) + (r.offset - c.offset) + t.head;
+    // r: a direct round's range in the array, a buffered one's in the segment.
+    t.to = load_acquire(place + ctl::kPlaceAddr) + (buffered(c) ? r.offset : r.offset - c.offset) + t.head;
     return t;
 }
 
@@ -624,13 +647,21 @@ void write_tail(Col &c, size_t j, char *slot, const char *from, const collective
     const OutEntry &o = c.plan.out[j];
     const size_t n = r.length - t.head;
     int rc = 0;
-    if (!t.mapped.ptr)
+    if (t.mapped.ptr) {
+        if (basic::layer::injected_fault(o.dst_rank, n, "acp_wait_col"))  // counted as write_direct counts
+            rc = -1;
+        else
+            basic::copy_bytes(t.mapped.ptr, from + t.head, n);
+    } else {
         rc = basic::layer::write_direct(o.dst_rank, t.to, from + t.head, n, "acp_wait_col");
-    else if (basic::layer::injected_fault(o.dst_rank, n, "acp_wait_col"))  // counted as write_direct counts
-        rc = -1;
-    else
-        basic::copy_bytes(t.mapped.ptr, from + t.head, n);
-    if (rc == basic::layer::kNoDirectWrite) {
+    }
+    if (rc == basic::layer::kNoDirectWrite && buffered(c)) {
+        // A buffered root's bytes are in no registered memory, and CMA had
+        // worked (split_point): not met in practice; said, not taken by another way.
+        rc = (basic::report("acp_wait_col", "handle", "rank %d: Cross-Memory Attach to rank %d no longer works", c.rank,
+                            o.dst_rank),
+              -1);
+    } else if (rc == basic::layer::kNoDirectWrite) {
         const uint64_t at = r.offset + t.head;
         const acp_handle_t h = acp_copy(o.dst_data + at, c.mem.data + at, n, ACP_HANDLE_NULL);
         if (h != ACP_HANDLE_NULL) acp_complete(h);
@@ -661,10 +692,15 @@ void write_tail(Col &c, size_t j, char *slot, const char *from, const collective
 bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
     const OutEntry &o = c.plan.out[j];
     char *slots = c.direct.out[j].arrive;
-    if (!c.pull || !slots || !basic::layer::reaches_direct(o.dst_rank)) return false;
+    // The words behind the stamps need a slot of a line (a buffered
+    // handle's may be the stamps alone: ACP_COL_INLINE=0).
+    if (!c.pull || !slots || at(c).arrive_stride() < 64 || !basic::layer::reaches_direct(o.dst_rank)) return false;
     char *slot = slots + ring_offset(c);
-    set_issued(c, j);
     const Tail tail = split_point(c, j, r);
+    // A buffered root's rounds are read only where split: put_in_place
+    // writes the others whole, with the registered buffers behind it.
+    if (buffered(c) && !tail.head) return false;
+    set_issued(c, j);
     // A split block's tail is the copy a test fails (write_direct counts it).
     if (!tail.head && basic::layer::injected_fault(o.dst_rank, r.length, "acp_wait_col")) {
         note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
@@ -680,9 +716,12 @@ bool publish_pull(Col &c, size_t j, const char *from, const collectives::ByteRan
     if (first) store_release(read_count(c, o.block), 0);
     store_release(slot + ctl::kPullSplit, tail.head);
     store_release(slot + ctl::kPullAddr, reinterpret_cast<uintptr_t>(from));
-    store_release(slot + ctl::kPullGa, c.mem.data + static_cast<uint64_t>(from - c.mem.array));
-    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp),
-               stamp_of(c.seq, c.offset | ctl::kPulled | (c.array_mapped ? ctl::kPullMapped : 0)));
+    // A buffered root's array has no GA; its receiver's head lands in
+    // place, in its array (kInPlace), as put_in_place's blocks do.
+    store_release(slot + ctl::kPullGa,
+                  buffered(c) ? ACP_GA_NULL : c.mem.data + static_cast<uint64_t>(from - c.mem.array));
+    const uint64_t how = ctl::kPulled | (c.array_mapped ? ctl::kPullMapped : 0) | (buffered(c) ? ctl::kInPlace : 0);
+    store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | how));
     c.cur.out_issued[j] |= kPullMark;
     ++c.cur.pulls;
     if (tail.head) write_tail(c, j, slot, from, r, tail);
@@ -745,8 +784,12 @@ bool pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collec
             const acp_ga_t mapped = offset_value(s) & ctl::kPullMapped ? load_acquire(s + ctl::kPullGa) : ACP_GA_NULL;
             const size_t n = head ? head : r.length;
             rc = basic::layer::read_direct(from, to, load_acquire(s + ctl::kPullAddr), n, "acp_wait_col", mapped);
-            if (rc == basic::layer::kNoDirectWrite)
-                rc = fetch(c, load_acquire(s + ctl::kPullGa), {r.offset, n}, to) ? 0 : -1;
+            if (const acp_ga_t ga = load_acquire(s + ctl::kPullGa); rc == basic::layer::kNoDirectWrite && ga)
+                rc = fetch(c, ga, {r.offset, n}, to) ? 0 : -1;
+            else if (rc == basic::layer::kNoDirectWrite)  // a buffered root's array: CMA had worked
+                rc = (basic::report("acp_wait_col", "handle", "rank %d: Cross-Memory Attach to rank %d no longer works",
+                                    c.rank, from),
+                      -1);
         }
         const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
         if (rc != 0)
@@ -900,11 +943,11 @@ bool issue_ready_entries(Col &c, bool *moved) {
         }
         // No room in the pool (or no mapping): into its array or buffer, once it called send.
         if (pooled && !exact_ready(c, j)) continue;
-        if (!small && buffered(c) && put_in_place(c, j, from, r)) {
+        if (!small && !pooled && publish_pull(c, j, from, r)) {
             *moved = true;
             continue;
         }
-        if (!small && !pooled && !buffered(c) && publish_pull(c, j, from, r)) {
+        if (!small && buffered(c) && put_in_place(c, j, from, r)) {
             *moved = true;
             continue;
         }
@@ -951,7 +994,8 @@ bool check_arrivals(Col &c) {
         const bool block = slot < c.plan.lay.n_in;
         if (block && pulled_at(c, where)) {  // in the sender's array: read it here
             const auto r = block_range(c, slot);
-            if (!pull_block(c, slot, where, c.plan.wait_from[i], r, local_data(c) + r.offset, sound_at(c, where))) {
+            char *to = buffered(c) ? const_cast<char *>(array_at(c, slot, r)) : local_data(c) + r.offset;
+            if (!pull_block(c, slot, where, c.plan.wait_from[i], r, to, sound_at(c, where))) {
                 all = false;  // its tail is being written here
                 continue;
             }

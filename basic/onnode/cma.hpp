@@ -38,6 +38,8 @@ class CmaChannel {
     // node[r], pid[r]: every rank's, from the start-up exchange.
     void init(int me, const std::vector<uint64_t> &node, const std::vector<pid_t> &pid, bool enabled);
     bool reaches(int rank) const { return static_cast<size_t>(rank) < pid_.size() && pid_[rank] > 0; }
+    // Has a copy with rank by CMA worked (so the system permits them)?
+    bool worked(int rank) const { return reaches(rank) && worked_[rank]; }
     pid_t pid_of(int rank) const { return reaches(rank) ? pid_[rank] : 0; }
     // 0: done, bytes visible at the destination. kFallback: CMA is not
     // permitted here (now disabled for that rank): use the transport. The

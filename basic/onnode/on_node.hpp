@@ -74,6 +74,8 @@ class OnNode {
     int read_direct(int rank, void *dst, uint64_t raddr, size_t len) {
         return cma_.reaches(rank) ? cma_.read(rank, dst, raddr, len) : kFallback;
     }
+    // Has a direct copy with rank worked?
+    bool direct_worked(int rank) const { return cma_.worked(rank); }
 
   private:
     CmaChannel cma_;

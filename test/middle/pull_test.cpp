@@ -135,6 +135,56 @@ TEST(PulledRounds, AFailedTailFailsTheRoundAtTheRootItsReceiverAndBelow) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// A buffered bcast's root splits its blocks as a direct one's does: rank
+// 1 reads the head out of the root's array (the application's, not
+// registered) straight into its own, while the root writes the tail
+// there. Whole at lengths of one segment and of several (the buffer is
+// kBytes), down a chain; a head that cannot be read (exec:1 at rank 1)
+// and a tail that cannot be written (data:1 at the root) fail the round
+// on every rank, named; the next rounds are whole.
+TEST(PulledRounds, ABufferedRootSplitsItsBlocksAsADirectOneDoes) {
+    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
+    ReadsOn on;
+    std::vector<int> g(np());
+    std::iota(g.begin(), g.end(), 0);
+    std::vector<unsigned char> a(3 * kBytes);
+    acp_col_t h = acp_create_bcast_buffered(0, np(), g.data(), kBytes);
+    ASSERT_NE(h, ACP_COL_NULL);
+    uint64_t seed = 1;
+    auto whole = [&](size_t len) {
+        if (me() == 0) fill_pattern(a.data(), len, seed);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_buffered(h, a.data(), len)), 0) << len;
+        EXPECT_EQ(first_mismatch(a.data(), len, seed), -1) << len << " bytes, round " << seed;
+        ++seed;
+    };
+    for (size_t len : {size_t{40000}, kBytes, 2 * kBytes + 3}) whole(len);
+    struct Fault {
+        const char *spec;
+        int at;
+        const char *root_says, *rank1_says;
+    };
+    for (const Fault &f :
+         {Fault{"exec:1", 1, "a copy this rank issued failed: block 0, read from here by a receiver",
+                "block 0 from rank 0 could not be read out of that rank's array"},
+          Fault{"data:1", 0, "a copy this rank issued failed: block 0 to rank 1 (its tail, into its array)",
+                "block 0 from rank 0: its tail could not be written into this rank's array"}}) {
+        if (me() == 0) fill_pattern(a.data(), kBytes, seed);
+        ++seed;
+        if (me() == f.at) {
+            ASSERT_EQ(acpx_test_fail(f.spec), 0);
+        }
+        int rc = 0;
+        const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBytes)); });
+        acpx_test_fail(f.at == 0 ? "data:1000000000" : "exec:1000000000");  // disarm what was not used
+        EXPECT_EQ(rc, -1) << f.spec << ", rank " << me() << ": " << err;
+        const char *says = me() == 0 ? f.root_says : me() == 1 ? f.rank1_says : "failed on its way here";
+        EXPECT_NE(err.find(says), std::string::npos) << f.spec << ": " << err;
+        for (size_t len : {kBytes, 2 * kBytes + 3}) whole(len);
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 // Where Cross-Memory Attach turns out to be refused at the first copy (a
 // seccomp profile; test/suites/middle_cma_denied_split_np2.sh runs this
 // test alone, 2 ranks, so that copy is this round's), the root's tail
@@ -283,10 +333,12 @@ TEST(PulledRounds, ASettingOtherThanZeroOrOneFailsTheCreate) {
 }
 
 // Ranks 0 and 1 with a bcast handle (root 0) over a_ after one whole
-// round, reads on. Needs a short ACP_TIMEOUT and ACP_PROGRESS=calls (no
-// agent reads for a member that computes): run by
-// test/suites/middle_timeout_calls_np2.sh; elsewhere it skips.
-class PulledRoundsTimeout : public ::testing::Test {
+// round, reads on; the handle direct, or buffered (GetParam(): its root
+// splits the block, rank 1 reading the head out of the root's array).
+// Needs a short ACP_TIMEOUT and ACP_PROGRESS=calls (no agent reads for a
+// member that computes): run by test/suites/middle_timeout_calls_np2.sh;
+// elsewhere it skips.
+class PulledRoundsTimeout : public ::testing::TestWithParam<bool> {
   protected:
     void SetUp() override {
         const char *progress = std::getenv("ACP_PROGRESS");
@@ -295,11 +347,15 @@ class PulledRoundsTimeout : public ::testing::Test {
         if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
         if (me() > 1) return;
         std::vector<int> g = {0, 1};
-        h_ = acp_create_bcast_direct(0, 2, g.data(), a_.data(), a_.size());
+        h_ = GetParam() ? acp_create_bcast_buffered(0, 2, g.data(), a_.size())
+                        : acp_create_bcast_direct(0, 2, g.data(), a_.data(), a_.size());
         ASSERT_NE(h_, ACP_COL_NULL);
         if (me() == 0) fill_pattern(a_.data(), a_.size(), 1);
-        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h_, 0, a_.size())), 0);
+        ASSERT_EQ(acp_wait_col(send()), 0);
         EXPECT_EQ(first_mismatch(a_.data(), a_.size(), 1), -1);
+    }
+    acp_request_t send() {
+        return GetParam() ? acp_send_bcast_buffered(h_, a_.data(), a_.size()) : acp_send_bcast_direct(h_, 0, a_.size());
     }
     const double timeout_ = acpx::basic::layer::timeout_seconds();
     ReadsOn on_;
@@ -313,20 +369,20 @@ class PulledRoundsTimeout : public ::testing::Test {
 // its next bytes into the array at once, as an application may; rank 1's
 // read, when it comes, finds the block withdrawn and fails its round,
 // however whole the bytes it read look.
-TEST_F(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
+TEST_P(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
     if (me() <= 1) {
         std::vector<unsigned char> &a = a_;
         const acp_col_t h = h_;
         if (me() == 0) {
             fill_pattern(a.data(), a.size(), 2);
             int rc = 0;
-            const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            const std::string err = stderr_of([&] { rc = acp_wait_col(send()); });
             EXPECT_EQ(rc, -1);
             EXPECT_NE(err.find("(ACP_TIMEOUT) for rank 1 (to read block 0 from here"), std::string::npos) << err;
             fill_pattern(a.data(), a.size(), 3);  // the application's next bytes
             acp_free_col(h);
         } else {
-            acp_request_t r = acp_send_bcast_direct(h, 0, a.size());
+            acp_request_t r = send();
             ASSERT_NE(r, ACP_REQUEST_NULL);
             std::this_thread::sleep_for(std::chrono::duration<double>(timeout_ + 1));
             int rc = 0;
@@ -344,23 +400,23 @@ TEST_F(PulledRoundsTimeout, ABlockReadAfterItsSenderTimedOutFailsTheRound) {
 // The root is late: rank 1's round times out, and rank 1 writes its next
 // bytes into its array, as an application may once the wait returned.
 // The root's round, when it comes, must not write into that array: rank 1
-// reads its block itself, in its own rounds only, so the root's round
-// times out instead (nobody reads), and rank 1's bytes stay its own.
-// Written by the root (ACP_COL_PULL=0), the late copy would land there.
-TEST_F(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
+// withdrew the place it published, so the root neither splits the block
+// nor (buffered) writes it there whole, and rank 1's bytes stay its own.
+// Written by the root (direct, ACP_COL_PULL=0), the late copy would land there.
+TEST_P(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) {
     if (me() <= 1) {
         std::vector<unsigned char> &a = a_;
         const acp_col_t h = h_;
         if (me() == 1) {
             int rc = 0;
-            const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            const std::string err = stderr_of([&] { rc = acp_wait_col(send()); });
             EXPECT_EQ(rc, -1);
             EXPECT_NE(err.find("(ACP_TIMEOUT)"), std::string::npos) << err;
             fill_pattern(a.data(), a.size(), 3);  // the application's next bytes (the handle not freed yet)
         } else {
             std::this_thread::sleep_for(std::chrono::duration<double>(timeout_ + 0.5));
             fill_pattern(a.data(), a.size(), 2);
-            const std::string err = stderr_of([&] { acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
+            const std::string err = stderr_of([&] { acp_wait_col(send()); });
             acp_free_col(h);
         }
         EXPECT_EQ(acp_sync(), 0);
@@ -372,3 +428,6 @@ TEST_F(PulledRoundsTimeout, ALateRootDoesNotWriteIntoAnArrayWhoseRoundTimedOut) 
         EXPECT_EQ(acp_sync(), 0);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Handle, PulledRoundsTimeout, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &i) { return i.param ? "buffered" : "direct"; });
