@@ -38,14 +38,45 @@ struct ReadsOn {
     ScopedEnv algo{"ACP_COL_BCAST_ALGO", "chain"};  // 0 -> 1 -> 2 ...: rank 2 and on get their bytes through 1
 };
 
+// What ranks 0 and 1 say when rank 1's read of the head fails, and when
+// the root's tail does.
+constexpr const char *kReadFailedAtRoot = "a copy this rank issued failed: block 0, read from here by a receiver";
+constexpr const char *kReadFailedAtRank1 = "block 0 from rank 0 could not be read out of that rank's array";
+constexpr const char *kTailFailedAtRoot =
+    "a copy this rank issued failed: block 0 to rank 1 (its tail, into its array)";
+constexpr const char *kTailFailedAtRank1 = "block 0 from rank 0: its tail could not be written into this rank's array";
+
+// A round (send()) with the fault `spec` (kind:N) armed at rank `at`: it
+// fails on every rank at once, rank 0 saying `root_says`, rank 1
+// `rank1_says`, the rank the fault was armed at that it was injected, the
+// ranks below 1 that the block failed on its way to them.
+template <class Send>
+void expect_failed_round(Send send, int at, const std::string &spec, const char *root_says, const char *rank1_says) {
+    if (me() == at) {
+        ASSERT_EQ(acpx_test_fail(spec.c_str()), 0);
+    }
+    int rc = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string err = stderr_of([&] { rc = acp_wait_col(send()); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    acpx_test_fail((spec.substr(0, spec.find(':')) + ":1000000000").c_str());  // disarm what was not used
+    EXPECT_EQ(rc, -1) << spec << ", rank " << me() << ": " << err;
+    const char *says = me() == 0 ? root_says : me() == 1 ? rank1_says : "failed on its way here";
+    EXPECT_NE(err.find(says), std::string::npos) << spec << ": " << err;
+    if (me() == at) {
+        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << spec << ": " << err;
+    }
+    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+}
+
 }  // namespace
 
 // Rank 1's read of the root's block fails (exec:1: the first copy it
 // carries out for another rank): its round fails naming the read, the
 // root's fails as a copy it issued, and every member below rank 1 gets a
 // failed stamp in place of the bytes, all at once; the next rounds are
-// whole everywhere.
-TEST(PulledRounds, AFailedReadFailsTheRoundAtTheReaderItsSenderAndBelow) {
+// whole everywhere. Then the same for the tail the root writes.
+TEST(PulledRounds, AFailedReadOrTailFailsTheRoundAtTheReaderItsSenderAndBelow) {
     if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
     ReadsOn on;
     std::vector<int> g(np());
@@ -55,82 +86,28 @@ TEST(PulledRounds, AFailedReadFailsTheRoundAtTheReaderItsSenderAndBelow) {
     ASSERT_NE(h, ACP_COL_NULL);
     ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);  // the first round maps the slots
     if (me() == 0) fill_pattern(a.data(), a.size(), 1);
-    if (me() == 1) {
-        ASSERT_EQ(acpx_test_fail("exec:1"), 0);
-    }
-    int rc = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    acpx_test_fail("exec:1000000000");  // disarm what was not used
-    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
-    if (me() == 0) {
-        EXPECT_NE(err.find("a copy this rank issued failed: block 0, read from here by a receiver"), std::string::npos)
-            << err;
-    } else if (me() == 1) {
-        EXPECT_NE(err.find("block 0 from rank 0 could not be read out of that rank's array"), std::string::npos) << err;
-        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
-    } else {
-        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
-    }
-    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
+    expect_failed_round([&] { return acp_send_bcast_direct(h, 0, a.size()); }, 1, "exec:1", kReadFailedAtRoot,
+                        kReadFailedAtRank1);
     for (uint64_t seed = 2; seed <= 3; ++seed) {
         if (me() == 0) fill_pattern(a.data(), a.size(), seed);
         ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);
         EXPECT_EQ(first_mismatch(a.data(), a.size(), seed), -1) << "round " << seed;
     }
-    EXPECT_EQ(acp_free_col(h), 0);
-    EXPECT_EQ(acp_sync(), 0);
-}
-
-// A bcast root whose one receiver is on its node writes the tail of the
-// block into the receiver's array while the receiver reads the head
-// (round.cpp, split_point: two cores copy). A tail that fails (data:1 at
-// the root: the tail is the copy it starts) fails the round at the root,
-// naming the tail; at rank 1, which waits for the tail's word rather than
-// ending with the head alone; and below rank 1, all at once. The next
-// rounds are whole at lengths around the page the head ends on.
-TEST(PulledRounds, AFailedTailFailsTheRoundAtTheRootItsReceiverAndBelow) {
-    if (const std::string why = why_no_reads(); !why.empty()) GTEST_SKIP() << why;
-    ReadsOn on;
-    std::vector<int> g(np());
-    std::iota(g.begin(), g.end(), 0);
-    std::vector<unsigned char> a(kBytes);
-    acp_col_t h = acp_create_bcast_direct(0, np(), g.data(), a.data(), a.size());
-    ASSERT_NE(h, ACP_COL_NULL);
-    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, a.size())), 0);  // the first round maps the slots
-    if (me() == 0) {
-        fill_pattern(a.data(), a.size(), 1);
-        ASSERT_EQ(acpx_test_fail("data:1"), 0);
-    }
-    int rc = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_direct(h, 0, a.size())); });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    acpx_test_fail("data:1000000000");  // disarm what was not used
-    EXPECT_EQ(rc, -1) << "rank " << me() << ": " << err;
-    if (me() == 0) {
-        EXPECT_NE(err.find("a copy this rank issued failed: block 0 to rank 1 (its tail, into its array)"),
-                  std::string::npos)
-            << err;
-        EXPECT_NE(err.find("fault injected for a test"), std::string::npos) << err;
-    } else if (me() == 1) {
-        EXPECT_NE(err.find("block 0 from rank 0: its tail could not be written into this rank's array"),
-                  std::string::npos)
-            << err;
-    } else {
-        EXPECT_NE(err.find("failed on its way here"), std::string::npos) << err;
-    }
-    EXPECT_LT(seconds, 0.5 * np() + 5) << "told at once, not at ACP_TIMEOUT";
-    const size_t lengths[] = {16 * 1024 + 1, 2 * 4096 * 4 - 1, 2 * 4096 * 4, 2 * 4096 * 4 + 1, kBytes};
-    uint64_t seed = 2;
-    for (size_t len : lengths) {
+    // The root writes the tail while rank 1 reads the head (split_point).
+    // A tail that fails (data:1: the tail is the copy the root starts)
+    // fails the round at once everywhere, rank 1 waiting for the tail's
+    // word rather than ending with the head alone.
+    if (me() == 0) fill_pattern(a.data(), a.size(), 4);
+    expect_failed_round([&] { return acp_send_bcast_direct(h, 0, a.size()); }, 0, "data:1", kTailFailedAtRoot,
+                        kTailFailedAtRank1);
+    // Whole at lengths around the page the head ends on.
+    uint64_t seed = 5;
+    for (size_t len : {size_t{16 * 1024 + 1}, size_t{2 * 4096 * 4 - 1}, size_t{2 * 4096 * 4}, size_t{2 * 4096 * 4 + 1}})
         for (int again = 0; again < 2; ++again, ++seed) {
             if (me() == 0) fill_pattern(a.data(), len, seed);
             ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, len)), 0) << len;
             EXPECT_EQ(first_mismatch(a.data(), len, seed), -1) << len << " bytes, round " << seed;
         }
-    }
     EXPECT_EQ(acp_free_col(h), 0);
     EXPECT_EQ(acp_sync(), 0);
 }
@@ -163,22 +140,12 @@ TEST(PulledRounds, ABufferedRootSplitsItsBlocksAsADirectOneDoes) {
         int at;
         const char *root_says, *rank1_says;
     };
-    for (const Fault &f :
-         {Fault{"exec:1", 1, "a copy this rank issued failed: block 0, read from here by a receiver",
-                "block 0 from rank 0 could not be read out of that rank's array"},
-          Fault{"data:1", 0, "a copy this rank issued failed: block 0 to rank 1 (its tail, into its array)",
-                "block 0 from rank 0: its tail could not be written into this rank's array"}}) {
+    for (const Fault &f : {Fault{"exec:1", 1, kReadFailedAtRoot, kReadFailedAtRank1},
+                           Fault{"data:1", 0, kTailFailedAtRoot, kTailFailedAtRank1}}) {
         if (me() == 0) fill_pattern(a.data(), kBytes, seed);
         ++seed;
-        if (me() == f.at) {
-            ASSERT_EQ(acpx_test_fail(f.spec), 0);
-        }
-        int rc = 0;
-        const std::string err = stderr_of([&] { rc = acp_wait_col(acp_send_bcast_buffered(h, a.data(), kBytes)); });
-        acpx_test_fail(f.at == 0 ? "data:1000000000" : "exec:1000000000");  // disarm what was not used
-        EXPECT_EQ(rc, -1) << f.spec << ", rank " << me() << ": " << err;
-        const char *says = me() == 0 ? f.root_says : me() == 1 ? f.rank1_says : "failed on its way here";
-        EXPECT_NE(err.find(says), std::string::npos) << f.spec << ": " << err;
+        expect_failed_round([&] { return acp_send_bcast_buffered(h, a.data(), kBytes); }, f.at, f.spec, f.root_says,
+                            f.rank1_says);
         for (size_t len : {kBytes, 2 * kBytes + 3}) whole(len);
     }
     EXPECT_EQ(acp_free_col(h), 0);
