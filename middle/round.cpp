@@ -27,7 +27,10 @@
 // their arrays (put_in_place): one Cross-Memory-Attach copy, as a direct
 // handle's, where the buffers cost a copy in at the sender and one out at
 // every receiver, in series. The buffers carry what goes through
-// registered memory (other nodes, root mode, CMA refused).
+// registered memory (other nodes, root mode, CMA refused). A bcast root
+// with one receiver on its node splits a large block, direct or
+// buffered: the receiver reads the head while the root writes the tail
+// (split_point), so both cores copy.
 #include "round.hpp"
 
 #include <sched.h>
@@ -284,11 +287,12 @@ bool reads_heads(const Col &c) {
 // A buffered member, at a segment too large for its inline slots: where
 // block 0's bytes go in its array, how far apart the blocks are (an
 // allgather's; 0 for a bcast), and the segment's length, for on-node
-// senders to write there (put_in_place). A direct bcast's receiver
-// (receives_tails): where its round's byte 0 goes in its array, for a
-// root that writes the tails of the blocks it splits (split_point). The
-// address first, then the stamp, before its ready bytes: a sender that
-// finds it ready finds all.
+// senders to write there (put_in_place); a buffered bcast's receiver
+// sets kPlaceReads in the stride where it may read a split block's head
+// (reads_heads). A direct bcast's receiver (receives_tails): where its
+// round's byte 0 goes in its array, for a root that writes the tails of
+// the blocks it splits (split_point). The address first, then the stamp,
+// before its ready bytes: a sender that finds it ready finds all.
 void publish_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
     const uint64_t stride = c.p.kind != Kind::kBcast ? c.size : reads_heads(c) ? ctl::kPlaceReads : 0;
