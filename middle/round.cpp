@@ -525,6 +525,26 @@ acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t l
                                     "acp_wait_col");
 }
 
+// The late-write handshake (put_in_place, split_point): this member names
+// the receiver of out entry j in kWriting, fences, and then reads the
+// place the receiver published. The place, mapped here, where it is
+// published for this segment with this member's length; else nullptr,
+// and kWriting is back to 0. The receiver withdraws before it reads
+// kWriting (withdraw_place): either this member sees the withdrawal, or
+// the receiver sees the write in progress and waits for its end. Whoever
+// writes sets kWriting back to 0 when done.
+const uint8_t *claim_place(Col &c, size_t j) {
+    const OutEntry &o = c.plan.out[j];
+    uint8_t *writing = c.ctl_base() + ctl::kWriting;
+    __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    const uint8_t *place = reinterpret_cast<const uint8_t *>(c.direct.out[j].arrive) - at(c).arrive(o.block, 0, 0);
+    const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
+    if (stamp_is(published, c.seq) && value_of(published) == seg_len(c)) return place;
+    store_release(writing, 0);
+    return nullptr;
+}
+
 // A buffered handle's block (range r, from `from`) to a receiver on this
 // node that published where its array takes this segment (publish_place):
 // written there by one Cross-Memory-Attach copy, then the stamps, marked
@@ -533,25 +553,18 @@ acp_handle_t put_inline(const Col &c, acp_ga_t stamp, const char *from, size_t l
 // reach it; the block goes into its buffer by GMA. A failed copy fails the
 // round here and sends the receiver a failed stamp, as a failed GMA does.
 // The receiver's array is the application's: once its round ended without
-// the data (withdraw_place) nothing may write there. So this member says
-// whom it writes into (kWriting) before it reads the publication, and the
-// receiver withdraws before it reads that word, each with a full fence
-// between: either this member sees the withdrawal, or the receiver sees
-// the write in progress and waits for its end.
+// the data (withdraw_place) nothing may write there, hence the handshake
+// (claim_place).
 bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRange &r) {
     const OutEntry &o = c.plan.out[j];
     char *slots = c.direct.out[j].arrive;
     if (!slots) return false;
-    const uint8_t *place = reinterpret_cast<const uint8_t *>(slots) - at(c).arrive(o.block, 0, 0);
-    uint8_t *writing = c.ctl_base() + ctl::kWriting;
-    __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    const uint8_t *place = claim_place(c, j);
+    if (!place) return false;
     struct Done {  // the word goes back to 0 on every way out
         uint8_t *w;
         ~Done() { store_release(w, 0); }
-    } done{writing};
-    const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
-    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c)) return false;
+    } done{c.ctl_base() + ctl::kWriting};
     // Block b at base + b x stride; r.offset is in the buffer's layout,
     // where an allgather's block b starts at b x buffersize.
     const size_t there = c.plan.data_block(o.block);  // the block's place in the receiver's recvbuf
@@ -572,6 +585,14 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
     return true;
 }
 
+// One GMA, waited for here (on one node: microseconds): did it land?
+bool copy_now(acp_ga_t dst, acp_ga_t src, size_t n) {
+    const acp_handle_t h = acp_copy(dst, src, n, ACP_HANDLE_NULL);
+    if (h == ACP_HANDLE_NULL) return false;
+    acp_complete(h);
+    return acp_inquire(h) == 0;
+}
+
 // A block this member takes by GMA from `src` on this node, where it
 // cannot map or read it there: a pooled block's chunk in a peer that lets
 // none map its memory (while it maps this one's), a kPulled block where
@@ -579,10 +600,7 @@ bool put_in_place(Col &c, size_t j, const char *from, const collectives::ByteRan
 // for here (on one node: microseconds), then into place (`to`) if that is
 // elsewhere. False if it failed.
 bool fetch(Col &c, acp_ga_t src, const collectives::ByteRange &r, char *to) {
-    const acp_handle_t h = acp_copy(c.mem.data + r.offset, src, r.length, ACP_HANDLE_NULL);
-    if (h == ACP_HANDLE_NULL) return false;
-    acp_complete(h);
-    if (acp_inquire(h) != 0) return false;
+    if (!copy_now(c.mem.data + r.offset, src, r.length)) return false;
     if (char *landed = local_data(c) + r.offset; landed != to) basic::copy_bytes(to, landed, r.length);
     return true;
 }
@@ -605,9 +623,8 @@ uint64_t *read_count(const Col &c, uint32_t block) {
 // CMA write would take longer than the receiver's whole memcpy), and
 // from kSplitMinMapped: below it the memcpy is too short to halve. Not
 // where the receiver has not published its place for this round (it
-// withdrew: its round ended). The handshake is put_in_place's: this
-// member names the receiver in kWriting before it reads the place, and
-// where it splits, clears the word once the tail is written (write_tail).
+// withdrew: its round ended), by the handshake (claim_place); where it
+// splits, kWriting goes back to 0 once the tail is written (write_tail).
 struct Tail {
     size_t head = 0;              // 0: no split
     uint64_t to = 0;              // where the tail goes, in the receiver
@@ -628,19 +645,22 @@ Tail split_point(Col &c, size_t j, const collectives::ByteRange &r) {
         t.mapped = basic::layer::mapped(o.dst_data + r.offset + t.head, r.length - t.head);
         if (!t.mapped.ptr) return {};
     }
-    uint8_t *writing = c.ctl_base() + ctl::kWriting;
-    __atomic_store_n(reinterpret_cast<uint64_t *>(writing), stamp_of(c.seq, o.dst_rank), __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    const uint8_t *place = reinterpret_cast<const uint8_t *>(c.direct.out[j].arrive) - at(c).arrive(o.block, 0, 0);
-    const uint64_t published = load_acquire(place + ctl::kPlaceStamp);
-    const bool reads = !buffered(c) || (load_acquire(place + ctl::kPlaceStride) & ctl::kPlaceReads);
-    if (!stamp_is(published, c.seq) || value_of(published) != seg_len(c) || !reads) {
-        store_release(writing, 0);
+    const uint8_t *place = claim_place(c, j);
+    if (!place) return {};
+    if (buffered(c) && !(load_acquire(place + ctl::kPlaceStride) & ctl::kPlaceReads)) {
+        store_release(c.ctl_base() + ctl::kWriting, 0);
         return {};
     }
     // r: a direct round's range in the array, a buffered one's in the segment.
     t.to = load_acquire(place + ctl::kPlaceAddr) + (buffered(c) ? r.offset : r.offset - c.offset) + t.head;
     return t;
+}
+
+// A buffered split's copy (its root's array, its receiver's, neither
+// registered) found CMA refused after it had worked: reported; -1.
+int cma_lost(const Col &c, int peer) {
+    basic::report("acp_wait_col", "handle", "rank %d: Cross-Memory Attach to rank %d no longer works", c.rank, peer);
+    return -1;
 }
 
 // The tail of a split block (split_point) into the receiver of out entry
@@ -662,14 +682,10 @@ void write_tail(Col &c, size_t j, char *slot, const char *from, const collective
     if (rc == basic::layer::kNoDirectWrite && buffered(c)) {
         // A buffered root's bytes are in no registered memory, and CMA had
         // worked (split_point): not met in practice; said, not taken by another way.
-        rc = (basic::report("acp_wait_col", "handle", "rank %d: Cross-Memory Attach to rank %d no longer works", c.rank,
-                            o.dst_rank),
-              -1);
+        rc = cma_lost(c, o.dst_rank);
     } else if (rc == basic::layer::kNoDirectWrite) {
         const uint64_t at = r.offset + t.head;
-        const acp_handle_t h = acp_copy(o.dst_data + at, c.mem.data + at, n, ACP_HANDLE_NULL);
-        if (h != ACP_HANDLE_NULL) acp_complete(h);
-        rc = h != ACP_HANDLE_NULL && acp_inquire(h) == 0 ? 0 : -1;
+        rc = copy_now(o.dst_data + at, c.mem.data + at, n) ? 0 : -1;
     }
     if (rc != 0)
         note_error(c, "a copy this rank issued failed: " + block_name(c, o.block) + " to rank " +
@@ -791,21 +807,16 @@ bool pull_block(Col &c, uint32_t block, size_t where, int32_t from, const collec
             if (const acp_ga_t ga = load_acquire(s + ctl::kPullGa); rc == basic::layer::kNoDirectWrite && ga)
                 rc = fetch(c, ga, {r.offset, n}, to) ? 0 : -1;
             else if (rc == basic::layer::kNoDirectWrite)  // a buffered root's array: CMA had worked
-                rc = (basic::report("acp_wait_col", "handle", "rank %d: Cross-Memory Attach to rank %d no longer works",
-                                    c.rank, from),
-                      -1);
+                rc = cma_lost(c, from);
         }
         const uint64_t before = count_read(c, count_at(c, from, block), 1 + (rc == 0 ? 0 : ctl::kPullFailure), block);
         if (rc != 0)
             why = " could not be read out of that rank's array (the error above)";
         else if (sound && (before & ctl::kPullWithdrawn))
             why = " was withdrawn by that rank while this rank read it (its round had ended there)";
-        if (head && !why.empty()) {
-            // Its tail may be on its way here still: no writer in the array
-            // once the round ends (the handshake: withdraw_place).
-            note_error(c, block_name(c, block) + " from rank " + std::to_string(from) + why);
-            withdraw_place(c);
-        }
+        // Its tail may be on its way here still: no writer in the array
+        // once the round ends (the handshake: withdraw_place).
+        if (head && !why.empty()) withdraw_place(c);
         if (head && why.empty()) {
             store_release(s + ctl::kPullSplit, split | ctl::kSplitRead);
             return false;  // at once: the tail is rarely written by now
@@ -1356,8 +1367,8 @@ bool progress_all(State &st) {
 // split block whose head it could not read) takes back the place it
 // published: the application may free or reuse its array once the wait
 // returns. It withdraws, then waits while an on-node sender's kWriting
-// word names it (put_in_place has the handshake; publish_pull's split the
-// same): a copy in progress, one system call. A sender stopped inside it
+// word names it (claim_place has the handshake): a copy in progress,
+// one system call. A sender stopped inside it
 // holds the wait at most ACP_TIMEOUT, then it is reported.
 void withdraw_place(Col &c) {
     uint8_t *ctl = c.ctl_base();
