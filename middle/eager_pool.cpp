@@ -1,19 +1,33 @@
 // The process's eager pool (eager_pool.hpp).
 #include "eager_pool.hpp"
 
+#include <algorithm>
+
 #include "basic/ga.hpp"
 #include "shared_words.hpp"
 
 namespace acpx::middle {
 
-size_t EagerPool::find(uint64_t col, uint64_t seq, uint32_t block) const {
+size_t EagerPool::take(size_t n, uint64_t col, uint64_t seq, uint32_t block, const uint64_t *mark, bool *fresh) {
     size_t looked = 0;
-    for (auto it = held_.rbegin(); it != held_.rend() && looked < 16; ++it, ++looked)
-        if (it->col == col && it->seq == seq && it->block == block) return it->off;
-    return kNone;
+    for (size_t i = held_.size(); i-- > 0 && looked < 16; ++looked) {
+        Chunk &c = held_.at(i);
+        if (c.col != col) continue;
+        if (c.seq != seq) break;  // an earlier round of the handle: this round's chunks are all newer
+        if (c.block != block) continue;
+        if (c.n_marks < c.first.size())
+            c.first[c.n_marks] = mark;
+        else
+            c.more.push_back(mark);
+        ++c.n_marks;
+        *fresh = false;
+        return c.off;
+    }
+    *fresh = true;
+    return alloc(n, col, seq, block, mark);
 }
 
-size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block) {
+size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block, const uint64_t *mark) {
     if (capacity_ == 0 || failed_) return kNone;
     if (!mem_.base && !basic::layer::alloc_shared(capacity_, "acp_wait_col (ACP_COL_POOL)", &mem_)) {
         failed_ = true;  // reported there; rounds go the non-eager way
@@ -21,34 +35,30 @@ size_t EagerPool::alloc(size_t n, uint64_t col, uint64_t seq, uint32_t block) {
     }
     const size_t len = (n + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
     if (len == 0 || len > mem_.size) return kNone;
+    // Chunks go round the pool's first warm_bytes while those have room,
+    // and beyond only when they have none after a reclaim.
+    const size_t warm = std::min(mem_.size, std::max(kWarmBytes, kWarmChunks * len));
+    bool reclaimed = false;
     for (;;) {
-        size_t at = kNone;
-        if (held_.empty()) {
-            at = 0;
-        } else if (const size_t tail = held_.front().off; head_ > tail) {  // free: [head, end) and [0, tail)
-            at = mem_.size - head_ >= len ? head_ : tail >= len ? 0 : kNone;
-        } else if (head_ < tail) {  // free: [head, tail)
-            at = tail - head_ >= len ? head_ : kNone;
-        }  // head == tail with chunks held: full
+        size_t at = place(len, warm);
+        if (at == kNone && reclaimed) at = place(len, mem_.size);
         if (at != kNone) {
-            held_.push_back({at, col, seq, block, 0, {}, {}});
-            head_ = at + len == mem_.size ? 0 : at + len;
+            held_.push_back({at, col, seq, block, 1, {mark}, {}});
+            head_ = at + len == warm || at + len == mem_.size ? 0 : at + len;
             return at;
         }
-        if (!reclaim()) return kNone;
+        if (reclaimed) return kNone;
+        reclaim();
+        reclaimed = true;
     }
 }
 
-void EagerPool::add_reader(size_t off, const uint64_t *mark) {
-    for (auto it = held_.rbegin(); it != held_.rend(); ++it)  // the newest, nearly always
-        if (it->off == off) {
-            if (it->n_marks < it->first.size())
-                it->first[it->n_marks] = mark;
-            else
-                it->more.push_back(mark);
-            ++it->n_marks;
-            return;
-        }
+size_t EagerPool::place(size_t len, size_t end) const {
+    if (held_.empty()) return len <= end ? 0 : kNone;
+    const size_t tail = held_.front().off;
+    if (head_ > tail) return head_ + len <= end ? head_ : tail >= len ? 0 : kNone;  // free: [head, end) and [0, tail)
+    if (head_ < tail) return tail - head_ >= len ? head_ : kNone;                   // free: [head, tail)
+    return kNone;  // head == tail with chunks held: full
 }
 
 bool EagerPool::consumed(const Chunk &c) const {
@@ -68,15 +78,16 @@ bool EagerPool::reclaim() {
     if (freed && !retained_.empty())
         for (auto it = retained_.begin(); it != retained_.end();) {
             bool used = false;
-            for (const Chunk &c : held_) used |= c.col == it->first;
+            for (size_t i = 0; i < held_.size() && !used; ++i) used = held_.at(i).col == it->first;
             it = used ? std::next(it) : retained_.erase(it);
         }
     return freed;
 }
 
 void EagerPool::retain(uint64_t col, std::vector<std::shared_ptr<void>> &&mappings) {
-    for (const Chunk &c : held_)
-        if (c.col == col) {
+    reclaim();  // its chunks read already need not keep anything
+    for (size_t i = 0; i < held_.size(); ++i)
+        if (held_.at(i).col == col) {
             retained_[col] = std::move(mappings);
             return;
         }

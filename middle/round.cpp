@@ -864,15 +864,13 @@ bool pulls_answered(Col &c) {
 bool put_pooled(Col &c, size_t j, char *slot, const char *from, const collectives::ByteRange &r) {
     EagerPool &pool = State::get().pool;
     const uint32_t block = c.plan.out[j].block;
-    size_t off = pool.find(c.id, c.seq, block);
-    if (off == EagerPool::kNone) {
-        off = pool.alloc(r.length, c.id, c.seq, block);
-        if (off == EagerPool::kNone) return false;
-        basic::copy_bytes(pool.at(off), from, r.length);
-    }
+    bool fresh = false;
+    const size_t off =
+        pool.take(r.length, c.id, c.seq, block, reinterpret_cast<const uint64_t *>(slot + ctl::kChunkGa), &fresh);
+    if (off == EagerPool::kNone) return false;
+    if (fresh) basic::copy_bytes(pool.at(off), from, r.length);
     store_release(slot + ctl::kChunkGa, pool.ga(off));
     store_release(slot + ctl::kPoolBytes, pool.bytes());
-    pool.add_reader(off, reinterpret_cast<const uint64_t *>(slot + ctl::kChunkGa));
     store_pair(slot, load_acquire(c.ctl_base() + ctl::kStamp), stamp_of(c.seq, c.offset | ctl::kPooled));
     set_issued(c, j);
     return true;

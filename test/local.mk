@@ -96,7 +96,7 @@ if HAVE_GTEST
 check_PROGRAMS += test/collectives/lists_test
 test_collectives_lists_test_CXXFLAGS = $(TEST_CXXFLAGS)
 test_collectives_lists_test_SOURCES = test/collectives/lists_test.cpp test/collectives/stored_list_test.cpp \
-	test/middle/plan_memory_test.cpp test/middle/plan_neighbours_test.cpp
+	test/middle/plan_memory_test.cpp test/middle/plan_neighbours_test.cpp test/middle/ring_queue_test.cpp
 test_collectives_lists_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(GTEST_CFLAGS)
 test_collectives_lists_test_LDADD = libacpx.la $(GTEST_LIBS) -lgtest_main
 check_PROGRAMS += test/collectives/model_test
