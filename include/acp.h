@@ -567,15 +567,20 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
  * on-node peers) and stores where into their slots; each receiver copies
  * it out and marks it read at the end of its round. Such a handle's
- * slots are 48 bytes (one cache line with the stamps): 16 a block for a
- * bcast tree (64 for handles of up to 112 bytes), 2 for an allgather;
- * its rounds still go at most the depth above minus one ahead. A round
- * that finds the pool full waits for its receivers' send and goes into
- * their arrays or buffers as a larger round does.
+ * slots are 48 bytes (one cache line with the stamps) whatever its
+ * size: 32 a block for a bcast tree, 2 for an allgather (a 64 KiB
+ * bcast handle queries 3.4 KB, 38 KB without the pool); its rounds over
+ * 48 bytes still go at most the depth above minus one ahead, and at most
+ * 31. A round that finds the pool full waits for its receivers' send and
+ * goes into their arrays or buffers as a larger round does. On 2 ranks
+ * a core each, pooled bcast rounds of 64 B take 1.25-1.45x as long as
+ * through the handle's own slots, 128 B-1 KiB 0.8-1.2x, 2-4 KiB 1.0-1.2x,
+ * 8 KiB 0.7-0.9x (doc/measurements/2026-12-07-eager-pool-warm-lines.md):
+ * hence off by default.
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 64 + depth x (16 + inline) bytes (pooled handles, above: inline
- * 48; bcast trees: inline is the
+ * 48 and depth 32 or 2; bcast trees: inline is the
  * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for

@@ -39,9 +39,11 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
 // A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset: none
-// yet. Pooled rounds of 64 B-1 KiB on one node take 1.2-2x as long as
-// through the per-handle slots (doc/measurements/2026-12-05-eager-pool.md):
-// the pool is for who asks (ACP_COL_POOL=1M) and the suites that set it.
+// yet. Pooled rounds of 64 B on one node take 1.25-1.45x as long as
+// through the per-handle slots, 2-4 KiB up to 1.2x (a receiver reads the
+// slot, then the chunk it names: two lines in turn from the sender's
+// core; doc/measurements/2026-12-07-eager-pool-warm-lines.md): the pool
+// is for who asks (ACP_COL_POOL=1M) and the suites that set it.
 inline constexpr size_t kDefaultPoolBytes = 0;
 // A pooled handle's inline slot (Params::pooled): one cache line with its
 // stamps; it carries the rounds that small, or a pool chunk's address.

@@ -339,15 +339,16 @@ void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint
 
 ctl::Layout layout_of(const Params &p) {
     const uint32_t inl = inline_bytes_for(p), depth = ring_depth_for(p, inl);
-    if (p.pooled && inl > kPooledInline) {
-        // Slots of one line; rounds up to inl through the senders' pools,
-        // as far ahead as the ring of such slots would let them go. A
-        // bcast tree's ring has at least kPooledRingDepth one-line slots,
-        // for its small rounds.
-        const uint32_t small = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
-        ctl::Layout l(slots_of(p), kPooledInline, std::max(depth, small));
+    if (p.pooled && inl > 0) {
+        // The same small ring whatever the handle's size (slots of at most
+        // kPooledInline bytes, a line with their stamps; kPooledRingDepth
+        // a block for a bcast tree, 2 for an allgather): rounds above go
+        // through the senders' pools, as far ahead as slots of the
+        // handle's size would let them go, within that ring.
+        const uint32_t ring = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
+        ctl::Layout l(slots_of(p), std::min(inl, kPooledInline), ring);
         l.eager = inl;
-        l.eager_depth = depth;
+        l.eager_depth = std::min(depth, ring);
         return l;
     }
     uint32_t small_inl = 0, small_depth = 0;

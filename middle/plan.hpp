@@ -404,8 +404,11 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 // (doc/measurements/2026-12-04-small-rounds-on-large-handles.md), not two
 // at a time.
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
-// A pooled handle's ring (Params::pooled): 16 slots of one line, 1 KiB.
-inline constexpr uint32_t kPooledRingDepth = 16;
+// A pooled bcast tree's ring (Params::pooled): 32 slots of one line, 2 KiB
+// a block whatever the handle's size. 16 cost its 8-64 B rounds 1.1-1.2x
+// on a far pair of cores (the root waits for its members sooner); 32 are
+// as fast as 64 (doc/measurements/2026-12-07-eager-pool-warm-lines.md).
+inline constexpr uint32_t kPooledRingDepth = 32;
 // A delegated handle whose group spans nodes sends rounds over its inline
 // slots eagerly to members whose slots it does not map, as held puts
 // (Layout::eager), up to the transport's held_put_max (Params::held_kib:

@@ -196,6 +196,47 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     EXPECT_EQ(layout_of(p).small_depth, 0u);
 }
 
+// With an eager pool (ACP_COL_POOL) a delegated handle on one node keeps
+// the same small ring whatever its size (issue 66: <= 4 KiB a handle):
+// kPooledRingDepth one-line slots a block for a bcast tree, 2 for an
+// allgather; rounds over 48 bytes, up to the slots it would have had, go
+// through the senders' pools, as far ahead as those slots would go.
+TEST(PlanMemory, APooledHandleKeepsTheSameSmallRingWhateverItsSize) {
+    for (const Kind kind : {Kind::kBcast, Kind::kAllgather})
+        for (uint64_t size = 1; size <= (1u << 20); size = size * 3 + 1) {
+            Params p;
+            p.kind = kind;
+            p.members = 4;
+            p.root = kind == Kind::kBcast ? 0 : -1;
+            p.size = size;
+            p.pooled = 1;
+            const uint32_t inl = inline_bytes_for(p), ring = kind == Kind::kBcast ? kPooledRingDepth : 2;
+            const ctl::Layout at = layout_of(p);
+            const std::string what = std::string(name_of(kind)) + " of " + std::to_string(size) + " bytes";
+            ASSERT_EQ(at.inl, std::min(inl, kPooledInline)) << what;
+            ASSERT_EQ(at.depth, ring) << what;
+            ASSERT_EQ(at.arrive_stride(), 64u) << what << ": a slot and its stamps are one line";
+            ASSERT_EQ(at.small_depth, 0u) << what;
+            ASSERT_EQ(at.eager, inl) << what;
+            ASSERT_EQ(at.eager_depth, std::min(ring_depth_for(p, inl), ring)) << what;
+            ASSERT_EQ(at.pools(size), size > kPooledInline && size <= inl) << what;
+            // Stamps and slots, forwards' notices, ready bytes.
+            ASSERT_LE(at.ready(), 64 + at.n_in * ring * (64 + 8)) << what;
+            if (kind == Kind::kBcast) {
+                ASSERT_LE(at.ready(), 2400u) << what;
+            }
+        }
+    // ACP_COL_RING_DEPTH caps the ring.
+    Params p;
+    p.members = 4;
+    p.root = 0;
+    p.size = 4096;
+    p.pooled = 1;
+    p.ring_max = 8;
+    EXPECT_EQ(layout_of(p).depth, 8u);
+    EXPECT_EQ(layout_of(p).eager_depth, 8u);
+}
+
 // ACP_COL_INLINE unset (auto): a group on one node with a core per rank
 // gets slots of up to 8 KiB, where two copies through them beat one
 // through Cross-Memory Attach; on a crowded node and across nodes a bcast tree's go to 64 KiB and an allgather's to

@@ -59,9 +59,10 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 }
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 64 (acp.h), one of 8 KiB 4 (16 across nodes), and one of
-// 1 MiB, rings of 2 for its large rounds and, for rounds up to 48 bytes,
-// of 16 on one node (delegated: its eager pool's ring) and 64 across nodes: its root's waits return while the
+// rings of 64 (acp.h; 32 on one node with an eager pool, delegated: its
+// pool's ring), one of 8 KiB 4 (16 across nodes), and one of 1 MiB,
+// rings of 2 for its large rounds and, for rounds up to 48 bytes, of 64
+// (32 with the pool): its root's waits return while the
 // members have not called send yet, depth - 1 rounds in a row, and the
 // next waits for them. Each member then gets every round's own bytes, in
 // order, though the root's array changed.
@@ -81,9 +82,9 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // nodes) small rounds keep the 64 slots.
     const char *pool = std::getenv("ACP_COL_POOL");
     const bool pooled = pool && std::string(pool) != "0" && std::string(GetParam()) != "root";
-    const uint64_t across = two ? 16 : 4, small = two || !pooled ? 64 : 16;
+    const uint64_t across = two ? 16 : 4, small = two || !pooled ? 64 : 32;
     for (const Ring ring :
-         {Ring{2048, 2048, 16}, Ring{100, 100, 64}, Ring{1 << 20, 8, small}, Ring{8192, 8192, across}})
+         {Ring{2048, 2048, 16}, Ring{100, 100, small}, Ring{1 << 20, 8, small}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             const std::string what =
