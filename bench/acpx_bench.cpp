@@ -78,6 +78,8 @@ void usage(FILE *to) {
                  "                    10000:100); mean, p99, p99.9 (--noise-seed S: the timers' phases)\n"
                  "  --late RANK:US:EVERY  allreduce: RANK spins US us before every EVERY-th send\n"
                  "  --rounds N        allreduce: timed rounds per size with --noise/--late (default 100000)\n"
+                 "  --handle B        bcast, allgather (direct, buffered): each handle of at least B bytes\n"
+                 "                    (a member), its rounds of each size: small rounds on a large handle\n"
                  "  --skew B          copy: rank r's buffer starts r x B bytes past a page boundary\n"
                  "                    (default 0), so copies from rank r to r + 1 run B bytes apart\n"
                  "                    modulo 4096: distances some CPUs copy several times slower\n");

@@ -55,6 +55,12 @@ bool sizes(Options *o) {
     return true;
 }
 
+// A size in bytes (K, M, G suffixes), at most 1 GiB.
+bool size_of(const char *opt, size_t *out) {
+    if (!basic::parse_size(optarg, out) || *out > (size_t{1} << 30)) return bad(opt, "a size up to 1G (e.g. 64K)");
+    return true;
+}
+
 // ucx | ofi[:PROVIDER], set for acp_init in every rank (each parses the
 // same argv).
 bool transport() {
@@ -119,6 +125,7 @@ bool take(int c, Options *o) {
         }
         case 'D': return count("noise-seed", 0, 1L << 30, &n) && (o->noise_seed = static_cast<unsigned>(n), true);
         case 'R': return count("rounds", 1, 1L << 30, &n) && (o->rounds = n, true);
+        case 'H': return size_of("handle", &o->handle);
         default: return false;
     }
 }
@@ -144,6 +151,7 @@ bool parse_options(int argc, char **argv, Options *o) {
                                    {"late", required_argument, nullptr, 'L'},
                                    {"noise-seed", required_argument, nullptr, 'D'},
                                    {"rounds", required_argument, nullptr, 'R'},
+                                   {"handle", required_argument, nullptr, 'H'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
     optind = 1;

@@ -39,6 +39,7 @@ struct Options {
     std::string noise, late;         // --noise PERIOD:LEN, --late RANK:US:EVERY (allreduce; peers/peer_noise.h)
     unsigned noise_seed = 1;         // --noise-seed S: the timers' phases
     long rounds = 0;                 // --rounds N: timed rounds per size (0: the usual counts)
+    size_t handle = 0;               // --handle B: bcast/allgather handles of at least B bytes (0: a round's size)
 };
 
 // Parses the options after the subcommand; false (with a message) on error.
@@ -100,9 +101,10 @@ inline constexpr int kMaxTimedRounds = 100000;
 // Says on rank 0 that `what`'s rounds of `size` bytes (algorithm t.algo)
 // ended with wrong bytes on t.wrong_ranks members; returns false.
 bool wrong_data(const char *what, const RoundTimes &t, size_t size);
-// malloc_arrays: a direct handle's arrays from acp_malloc (--memory malloc).
+// malloc_arrays: a direct handle's arrays from acp_malloc (--memory malloc);
+// handle_bytes: the handle is of max(size, handle_bytes) bytes (--handle).
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
-                 double min_ms = 0, bool malloc_arrays = false);
+                 double min_ms = 0, bool malloc_arrays = false, size_t handle_bytes = 0);
 // Rounds per size: the same counts as the peers (bench/peers/*.c).
 int rounds_for(const Options &o, size_t size);
 // Rounds per size for the model's samples (calibrate) and for what it is

@@ -31,10 +31,10 @@ int rounds_for(const Options &o, size_t size) {
 }
 
 bool time_rounds(bool bcast, bool buffered, std::vector<int> &group, size_t size, int iters, RoundTimes *out,
-                 double min_ms, bool malloc_arrays) {
+                 double min_ms, bool malloc_arrays, size_t handle_bytes) {
     const double t0 = now_us();
     Handle x;
-    create(x, bcast, buffered, group, size, malloc_arrays);
+    create(x, bcast, buffered, group, std::max(size, handle_bytes), malloc_arrays);
     const double t1 = now_us();
     if (x.h == ACP_COL_NULL) return false;
     out->algo = acp_query_col_algorithm(x.h);
@@ -71,7 +71,8 @@ int run_collective(const Options &o, bool bcast) {
     if (!o.exec.empty()) setenv("ACP_COL_EXEC", o.exec.c_str(), 1);
     const char *exec = std::getenv("ACP_COL_EXEC");
     const std::string what = std::string(bcast ? "bcast" : "allgather") + "-" + o.storage + "-" +
-                             (exec && *exec ? exec : "delegated") + (o.malloc_memory ? "-malloc" : "");
+                             (exec && *exec ? exec : "delegated") + (o.malloc_memory ? "-malloc" : "") +
+                             (o.handle ? "-handle" + std::to_string(o.handle) : "");
     std::vector<int> group(np);
     for (int i = 0; i < np; ++i) group[i] = i;
     Csv csv(me == 0 ? o.csv : "");
@@ -86,8 +87,9 @@ int run_collective(const Options &o, bool bcast) {
     for (size_t size : sizes(o)) {
         const int iters = rounds_for(o, size);
         RoundTimes t;
-        if (o.storage == "one-call" ? !time_one_call(bcast, group, size, iters, &t)
-                                    : !time_rounds(bcast, buffered, group, size, iters, &t, 0, o.malloc_memory))
+        if (o.storage == "one-call"
+                ? !time_one_call(bcast, group, size, iters, &t)
+                : !time_rounds(bcast, buffered, group, size, iters, &t, 0, o.malloc_memory, o.handle))
             return 1;
         if (create_us == 0) {
             create_us = t.create_us;

@@ -29,6 +29,7 @@ bool Array::assign(size_t bytes, char value, bool from_malloc) {
 void create(Handle &x, bool bcast, bool buffered, std::vector<int> &group, size_t size, bool malloc_arrays) {
     const int n = static_cast<int>(group.size());
     const size_t bytes = size ? size : 1;
+    x.block = bytes;
     if (bcast) {
         if (!x.array.assign(bytes, 1, malloc_arrays && !buffered)) return;
         x.h = buffered ? acp_create_bcast_buffered(0, n, group.data(), bytes)
@@ -54,7 +55,8 @@ bool checked_round(const Handle &x, bool bcast, bool buffered, const std::vector
                    const std::function<bool()> &run) {
     const int me = acp_rank(), n = static_cast<int>(group.size());
     const int mine = static_cast<int>(std::find(group.begin(), group.end(), me) - group.begin());
-    const size_t block = size ? size : 1;
+    // A direct allgather's blocks are the handle's, a buffered one's the round's.
+    const size_t block = !bcast && !buffered && x.block ? x.block : size ? size : 1;
     char *blocks = nullptr;  // where the round's blocks land, in group order
     if (bcast) {
         char *a = x.array.data();

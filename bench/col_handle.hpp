@@ -33,12 +33,14 @@ class Array {
 
 struct Handle {
     acp_col_t h = ACP_COL_NULL;
+    size_t block = 0;  // bytes a member: a direct allgather's blocks lie this far apart
     Array array;
     std::vector<char> in, out;
 };
 
-// Creates x's handle over `group` (root: group[0]); x.h stays
-// ACP_COL_NULL on failure (acpx said why).
+// Creates x's handle over `group` (root: group[0]) of `size` bytes (a
+// bcast) or bytes a member (an allgather); x.h stays ACP_COL_NULL on
+// failure (acpx said why).
 void create(Handle &x, bool bcast, bool buffered, std::vector<int> &group, size_t size, bool malloc_arrays);
 
 // Starts one round of `size` bytes on x.

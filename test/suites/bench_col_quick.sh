@@ -29,10 +29,22 @@ for kind in bcast allgather; do
 done
 awk -F, 'NR > 1 && ($4 <= 0 || $7 != 3) { bad = 1 } END { exit bad }' "$csv" \
     || { echo "non-positive latency or wrong rank count"; cat "$csv"; exit 1; }
+# Small rounds on a large handle (--handle): rows labelled with it, checked
+# rounds right (a wrong byte fails the run).
+big=$(mktemp)
+trap 'rm -f "$csv" "$big"' EXIT
+for kind in bcast allgather; do
+    "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" $kind --quick --sizes 8:1K --handle 64K --csv "$big" \
+        > /dev/null || { echo "$kind --handle 64K failed"; exit 1; }
+    for size in 8 1024; do
+        grep -q "^$kind,$kind-direct-delegated-handle65536,$size," "$big" \
+            || { echo "missing --handle row $kind $size"; cat "$big"; exit 1; }
+    done
+done
 # A bad argument is reported once, by rank 0, with the usage; acprun names
 # rank 0 as the rank that failed, and the job fails.
 err=$(mktemp)
-trap 'rm -f "$csv" "$err"' EXIT
+trap 'rm -f "$csv" "$big" "$err"' EXIT
 if "$ACPX_BUILDDIR/acprun" -n 3 "$ACPX_BUILDDIR/acpx-bench" bcast --sizes 8:bad > /dev/null 2> "$err"; then
     echo "acpx-bench bcast --sizes 8:bad succeeded"; exit 1
 fi
@@ -44,7 +56,7 @@ fi
 # per size with every figure, without and with the noise, for acpx and for
 # each MPI built; a bad --noise is refused (status 2).
 out=$(mktemp)
-trap 'rm -f "$csv" "$err" "$out"' EXIT
+trap 'rm -f "$csv" "$big" "$err" "$out"' EXIT
 "$ACPX_BUILDDIR/acprun" -n 2 "$ACPX_BUILDDIR/acpx-bench" allreduce --quick --sizes 1:64K --csv "$out" > /dev/null
 for size in 8 65536; do
     grep -q "^allreduce,allreduce-butterfly,$size," "$out" || { echo "no allreduce row $size"; cat "$out"; exit 1; }
