@@ -293,7 +293,7 @@ int run_memory(const Options &o) {
     {
         const PoolBytes pool = measure_pool();
         const char *set = std::getenv("ACP_COL_POOL");
-        const std::string label = std::string("POOL=") + (set && *set ? set : "0");
+        const std::string label = std::string("POOL=") + (set && *set ? set : "default");
         if (me == 0) {
             std::printf("%-20s %-9s %-10s %14s %14s %14.0f %14.0f\n", "eager_pool", label.c_str(), "-", "-", "-",
                         pool.bytes, pool.rss);

@@ -72,12 +72,13 @@
  *                        peers' blocks unless a size is set
  *   ACP_COL_CACHE        one-call collectives: ENTRIES[:BYTES] per group
  *                        (default 16:64M; see acp_bcast)
- *   ACP_COL_POOL         bytes of each process's eager pool (default 0: none;
- *                        1M, say): delegated rounds over 48 bytes to members
- *                        of its node go there before they called send, for
- *                        every handle; a full pool sends the non-eager way;
- *                        to members that map nothing (ACP_CMA=0) they go
- *                        as held puts
+ *   ACP_COL_POOL         bytes of each process's eager pool (default 1M; 0:
+ *                        none): delegated rounds over 48 bytes to members
+ *                        of its node go there before they called send; unset,
+ *                        for handles larger than their inline slots, set,
+ *                        for every handle; a full pool sends the non-eager
+ *                        way; to members that map nothing (ACP_CMA=0) they
+ *                        go as held puts
  *   ACP_COL_PULL         1 (default): a direct handle's delegated rounds above
  *                        the inline slots are read by each receiver on the
  *                        sender's node out of the sender's array (one
@@ -562,7 +563,9 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * holds 39 KB, not 137, and its root runs up to 31 rounds of any size up
  * to that cap ahead.
  *
- * With ACP_COL_POOL set, on one node, delegated (the default), a round
+ * A handle larger than its inline slots would be (on one node, a core per
+ * rank: over 8 KiB), delegated (the default), and with ACP_COL_POOL set any
+ * such handle on one node, does not keep slots for its rounds: a round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
  * on-node peers) and stores where into their slots; each receiver copies
@@ -576,7 +579,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * a core each, pooled bcast rounds of 64 B take 1.25-1.45x as long as
  * through the handle's own slots, 128 B-1 KiB 0.8-1.2x, 2-4 KiB 1.0-1.2x,
  * 8 KiB 0.7-0.9x (doc/measurements/2026-12-07-eager-pool-warm-lines.md):
- * hence off by default.
+ * hence, by default, a handle whose every round fits its slots keeps
+ * them, and the pool serves the smaller rounds of larger handles (their
+ * rounds of the handle's size are read out of the sender's array either
+ * way).
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 64 + depth x (16 + inline) bytes (pooled handles, above: inline
@@ -601,9 +607,9 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * with its node, one registration per arena, not one per handle: create
  * and free cost no segment, registration or message of their own. A
  * member's resident memory also holds the lines of on-node peers' control
- * blocks it writes into (shared pages; with ACP_COL_POOL=1M, 2.3 KB
- * queried, the job's proportional set size grows 3-4 KB per handle per
- * rank at 2-5 ranks). A freed handle's block goes to the next create once
+ * blocks it writes into (shared pages; pooled handles of 2.3 KB queried,
+ * before their rings were 32 deep, grew the job's proportional set size
+ * 3-4 KB per handle per rank at 2-5 ranks). A freed handle's block goes to the next create once
  * no peer can write into it any more: at once on one node (the free saw
  * its receivers' last ready bytes), when the last ready bytes of
  * receivers on other nodes land (they send them at their own free); a

@@ -386,11 +386,13 @@ bool read_choices(const char *fn, Params *p) {
     if (std::string why; !place_trials_from_env(&p->place_trials, &why))
         return report(fn, "ACP_COL_PLACE", "%s", why.c_str());
     size_t pool = 0;
-    if (std::string why; !pool_bytes_from_env(&pool, &why)) return report(fn, "ACP_COL_POOL", "%s", why.c_str());
+    uint8_t pool_mode = kPoolNone;
+    if (std::string why; !pool_bytes_from_env(&pool, &pool_mode, &why))
+        return report(fn, "ACP_COL_POOL", "%s", why.c_str());
     State &st = State::get();
     if (std::string why; !pull_from_env(&st.pull, &why)) return report(fn, "ACP_COL_PULL", "%s", why.c_str());
     st.pool.set_capacity(pool);  // read at each create; the pool is allocated once, at its first chunk
-    p->pooled = pool > 0;        // create_col: only where the group is on one node
+    p->pooled = pool_mode;       // create_col: only where the group is on one node
     return read_algorithm(fn, st, p);
 }
 
@@ -436,7 +438,10 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const collectives::model::Topology nodes = nodes_of(grp);
     p.across_nodes = nodes.nodes() > 1;
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
-    p.pooled = p.pooled && !p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce;
+    if (p.across_nodes || p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce)
+        p.pooled = kPoolNone;
+    else if (p.pooled == kPoolLarge)  // by default only handles larger than their inline slots (params.hpp)
+        p.pooled = p.size > inline_bytes_for(p) ? kPoolEvery : kPoolNone;
     p.alone = p.across_nodes && nodes.nodes() == n;
     if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce)
         p.held_kib = static_cast<uint8_t>(std::min<size_t>(kHeldEagerMax, basic::layer::held_put_max()) / 1024);

@@ -42,8 +42,9 @@ bool inline_max_from_env(uint32_t *out, std::string *why) {
     return true;
 }
 
-bool pool_bytes_from_env(size_t *out, std::string *why) {
+bool pool_bytes_from_env(size_t *out, uint8_t *mode, std::string *why) {
     *out = kDefaultPoolBytes;
+    *mode = kPoolLarge;
     const char *pool = basic::config_env("ACP_COL_POOL");
     if (!pool || !*pool) return true;
     size_t v = 0;
@@ -52,6 +53,7 @@ bool pool_bytes_from_env(size_t *out, std::string *why) {
         return false;
     }
     *out = v;
+    *mode = v > 0 ? kPoolEvery : kPoolNone;
     return true;
 }
 

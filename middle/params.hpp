@@ -38,13 +38,21 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // Params::inline_max when ACP_COL_INLINE is unset or "auto": the caps
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
-// A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset: none
-// yet. Pooled rounds of 64 B on one node take 1.25-1.45x as long as
-// through the per-handle slots, 2-4 KiB up to 1.2x (a receiver reads the
-// slot, then the chunk it names: two lines in turn from the sender's
-// core; doc/measurements/2026-12-07-eager-pool-warm-lines.md): the pool
-// is for who asks (ACP_COL_POOL=1M) and the suites that set it.
-inline constexpr size_t kDefaultPoolBytes = 0;
+// A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset, used
+// then only by handles larger than their inline slots would be (kPoolLarge):
+// their rounds of the handle's size do not go through slots anyway (they
+// are read out of the sender's array), and its smaller rounds take about
+// as long through the pool (64 B-1 KiB 1.05-1.15x, 2-8 KiB 0.7-0.9x),
+// for a handle of 3.4 KB instead of 38. A handle whose every round fits
+// its slots keeps them: its 64 B rounds take 1.25-1.45x as long through
+// the pool (a receiver reads the slot, then the chunk it names: two lines
+// in turn from the sender's core;
+// doc/measurements/2026-12-07-eager-pool-warm-lines.md). ACP_COL_POOL set
+// to a size puts every handle's rounds over 48 bytes there (kPoolEvery).
+inline constexpr size_t kDefaultPoolBytes = size_t{1} << 20;
+// Params::pooled as create reads ACP_COL_POOL, before create_col knows the
+// handle's slots.
+inline constexpr uint8_t kPoolNone = 0, kPoolEvery = 1, kPoolLarge = 2;
 // A pooled handle's inline slot (Params::pooled): one cache line with its
 // stamps; it carries the rounds that small, or a pool chunk's address.
 inline constexpr uint32_t kPooledInline = 48;
@@ -62,9 +70,11 @@ struct Params {
     uint8_t hier = 0;          // 1: hierarchical over the members' nodes ("hier:" names)
     uint8_t across_nodes = 0;  // 1: the group spans nodes (deeper rings: plan.hpp)
     uint8_t crowded = 0;       // 1: on one node whose ranks outnumber its cores
-    // 1: delegated, on one node, ACP_COL_POOL not 0: rounds larger than a
-    // 48-byte inline slot, up to the eager cap, go through the senders'
-    // eager pools (eager_pool.hpp), not the handle's slots (plan.hpp).
+    // 1: delegated, on one node, ACP_COL_POOL not 0 (unset: handles larger
+    // than their inline slots): rounds larger than a 48-byte inline slot,
+    // up to the eager cap, go through the senders' eager pools
+    // (eager_pool.hpp), not the handle's slots (plan.hpp). (kPoolLarge
+    // between create and create_col.)
     uint8_t pooled = 0;
     // ACP_COL_PLACE=tac3[:TRIALS]: the annealing's trials a level when the
     // coordinator places a bcast's members on ACP_TOPOLOGY (choose.hpp,
@@ -102,8 +112,10 @@ bool place_trials_from_env(uint16_t *out, std::string *why);
 bool inline_max_from_env(uint32_t *out, std::string *why);
 // The bytes of a process's eager pool ACP_COL_POOL sets (kDefaultPoolBytes
 // when unset or empty; 0: no pool, every handle has slots as large as its
-// eager rounds); false if it is not a size up to 1 GiB (K, M suffixes).
-bool pool_bytes_from_env(size_t *out, std::string *why);
+// eager rounds), and which handles use it (*mode: kPoolLarge when unset,
+// else kPoolEvery, kPoolNone for 0); false if it is not a size up to 1 GiB
+// (K, M suffixes).
+bool pool_bytes_from_env(size_t *out, uint8_t *mode, std::string *why);
 // Whether ACP_COL_PULL has a direct handle's on-node receivers read their
 // blocks (1, the default when unset) or its senders write them (0); false
 // for any other value.

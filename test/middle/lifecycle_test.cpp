@@ -182,7 +182,7 @@ TEST(Lifecycle, AWaitAdvancesTheHandlesInFlightAmongManyIdleOnes) {
 TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     // One algorithm for both sizes, so they differ by their buffers and
     // inline slots only (acp.h: 32 of 1 KiB for 1000 bytes; 1 MiB: 2 of
-    // 64 KiB across nodes; on one node, delegated, 16 of 48 bytes and the
+    // 64 KiB across nodes; on one node, delegated, 32 of 48 bytes and the
     // eager pool).
     ScopedEnv same("ACP_COL_BCAST_ALGO", "binomial");
     std::vector<int> g = make_group(Shape::kAll);
@@ -199,24 +199,70 @@ TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     const char *inl = std::getenv("ACP_COL_INLINE"), *pool = std::getenv("ACP_COL_POOL"),
                *exec = std::getenv("ACP_COL_EXEC"), *nodes = std::getenv("ACPX_TEST_NODES");
     const bool slots = !(inl && std::string(inl) == "0");
-    // With ACP_COL_POOL, on one node, delegated, rounds over 48 bytes go
-    // through the senders' eager pools: a ring of 32 one-line slots (2 KiB)
-    // and the bookkeeping.
-    const bool pooled = pool && std::string(pool) != "0" && !(exec && std::string(exec) == "root") &&
-                        !(nodes && std::string(nodes) == "2");
-    if (slots && pooled) {
+    // On one node, delegated, rounds over 48 bytes go through the senders'
+    // eager pools (a ring of 32 one-line slots, 2 KiB, and the bookkeeping)
+    // for the 1 MiB handle unless ACP_COL_POOL is 0, and for the 1000-byte
+    // one where it is set (by default a handle whose rounds fit its slots
+    // keeps them).
+    const bool on_node_delegated = !(exec && std::string(exec) == "root") && !(nodes && std::string(nodes) == "2");
+    const bool large_pooled = slots && on_node_delegated && !(pool && std::string(pool) == "0"),
+               small_pooled = slots && on_node_delegated && pool && *pool && std::string(pool) != "0";
+    if (large_pooled) {
         EXPECT_GE(ml, (1u << 20) + 2048) << "its buffer and its ring of one-line slots are counted";
         EXPECT_LE(ml, (1u << 20) + 4096) << "a pooled handle holds at most 4 KiB beyond its buffer";
-        EXPECT_LE(ms, 1000u + 4096) << "a pooled handle holds at most 4 KiB beyond its buffer";
     } else {
-        EXPECT_GE(ms, 1000u + (slots ? 32 * 1024 : 0)) << "its buffer and its ring of inline slots are counted";
         EXPECT_GE(ml, (1u << 20) + (slots ? 32 * 1024 : 0)) << "its buffer and its ring of inline slots are counted";
     }
-    EXPECT_GE(ml - ms, (1u << 20) - 1000u - (pooled ? 4096 : 1024)) << "the buffers make the difference";
+    if (small_pooled)
+        EXPECT_LE(ms, 1000u + 4096) << "a pooled handle holds at most 4 KiB beyond its buffer";
+    else
+        EXPECT_GE(ms, 1000u + (slots ? 32 * 1024 : 0)) << "its buffer and its ring of inline slots are counted";
+    EXPECT_GE(ml - ms, (1u << 20) - 1000u - (small_pooled || large_pooled ? 32 * 1024 + 4096 : 1024))
+        << "the buffers make the difference";
     EXPECT_GE(ma, static_cast<size_t>(n) << 20) << "allgather: np_group buffers";
     EXPECT_EQ(acp_free_col(small), 0);
     EXPECT_EQ(acp_free_col(large), 0);
     EXPECT_EQ(acp_free_col(ag), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+// ACP_COL_POOL unset: a handle larger than its inline slots would be (1 MiB)
+// keeps one-line slots and sends its smaller rounds through the eager
+// pool; one whose rounds all fit (1 KiB) keeps slots as large as they are.
+// ACP_COL_POOL=0: neither uses a pool; set to a size: both do. Each
+// handle's 100-byte round arrives whole every way.
+TEST(Lifecycle, ByDefaultOnlyHandlesLargerThanTheirSlotsUseTheEagerPool) {
+    const char *exec = std::getenv("ACP_COL_EXEC"), *nodes = std::getenv("ACPX_TEST_NODES"),
+               *inl = std::getenv("ACP_COL_INLINE");
+    if ((exec && std::string(exec) == "root") || (nodes && std::string(nodes) == "2") || (inl && *inl))
+        GTEST_SKIP() << "the pool serves delegated handles on one node with the default inline slots";
+    ScopedEnv tree("ACP_COL_BCAST_ALGO", "binomial");  // one block: slots (a pipeline of blocks has none)
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> big(1 << 20), small(1024);
+    struct Want {
+        const char *pool;
+        bool big_pooled, small_pooled;
+    };
+    for (const Want w : {Want{"", true, false}, Want{"0", false, false}, Want{"1M", true, true}}) {
+        ScopedEnv pool("ACP_COL_POOL", w.pool);
+        for (auto *a : {&big, &small}) {
+            const bool pooled = a == &big ? w.big_pooled : w.small_pooled;
+            const std::string what =
+                std::string("ACP_COL_POOL='") + w.pool + "', a handle of " + std::to_string(a->size()) + " bytes";
+            acp_col_t h = acp_create_bcast_direct(g[0], n, g.data(), a->data(), a->size());
+            ASSERT_NE(h, ACP_COL_NULL) << what;
+            const size_t bytes = acp_query_col_memory(h);
+            if (pooled)
+                EXPECT_LE(bytes, 4096u) << what << ": one-line slots";
+            else
+                EXPECT_GE(bytes, size_t{16} << 10) << what << ": slots as large as its rounds";
+            if (me() == g[0]) fill_pattern(a->data(), 100, 7);
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, 100)), 0) << what;
+            EXPECT_EQ(first_mismatch(a->data(), 100, 7), -1) << what;
+            EXPECT_EQ(acp_free_col(h), 0) << what;
+        }
+    }
     EXPECT_EQ(acp_sync(), 0);
 }
 

@@ -59,10 +59,10 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
 }
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 64 (acp.h; 32 on one node with an eager pool, delegated: its
-// pool's ring), one of 8 KiB 4 (16 across nodes), and one of 1 MiB,
+// rings of 64 (acp.h; 32 on one node with ACP_COL_POOL set, delegated:
+// its pool's ring), one of 8 KiB 4 (16 across nodes), and one of 1 MiB,
 // rings of 2 for its large rounds and, for rounds up to 48 bytes, of 64
-// (32 with the pool): its root's waits return while the
+// (32 through the pool, by default on one node): its root's waits return while the
 // members have not called send yet, depth - 1 rounds in a row, and the
 // next waits for them. Each member then gets every round's own bytes, in
 // order, though the root's array changed.
@@ -78,13 +78,17 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // two-host suites: ACPX_TEST_NODES=2).
     const char *nodes = std::getenv("ACPX_TEST_NODES");
     const bool two = nodes && std::string(nodes) == "2";
-    // Without an eager pool (ACP_COL_POOL unset or 0, root mode, across
-    // nodes) small rounds keep the 64 slots.
+    // Without an eager pool (ACP_COL_POOL 0, root mode, across nodes) small
+    // rounds keep the 64 slots; with it, 32: by default the 1 MiB handle's
+    // (larger than its inline slots), with ACP_COL_POOL set the 100-byte
+    // one's too.
     const char *pool = std::getenv("ACP_COL_POOL");
-    const bool pooled = pool && std::string(pool) != "0" && std::string(GetParam()) != "root";
-    const uint64_t across = two ? 16 : 4, small = two || !pooled ? 64 : 32;
-    for (const Ring ring :
-         {Ring{2048, 2048, 16}, Ring{100, 100, small}, Ring{1 << 20, 8, small}, Ring{8192, 8192, across}})
+    const bool may_pool = !two && std::string(GetParam()) != "root";
+    const bool large_pooled = may_pool && !(pool && std::string(pool) == "0"),
+               small_pooled = may_pool && pool && *pool && std::string(pool) != "0";
+    const uint64_t across = two ? 16 : 4;
+    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, small_pooled ? 32u : 64u},
+                            Ring{1 << 20, 8, large_pooled ? 32u : 64u}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             const std::string what =

@@ -91,10 +91,13 @@ awk -F, '$1 == "acpx" && $2 == "acp_malloc" && $3 == "64KiB" && $9 >= 60000 { ok
 # The control blocks' arenas: at least the first one (256 KiB).
 awk -F, '$1 == "acpx" && $2 == "control_arenas" && $8 >= 262144 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
     || { echo "no control_arenas memory row"; cat "$out/memory.csv"; exit 1; }
-# The eager pool: none by default; with ACP_COL_POOL=1M its 1 MiB, and a
-# delegated bcast handle's slots one line each (a few KiB, not tens).
-awk -F, '$1 == "acpx" && $2 == "eager_pool" && $8 == 0 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
+# The eager pool: 1 MiB by default, which handles over their inline slots
+# use (the table's, 64 KiB: a delegated bcast handle's slots one line
+# each, a few KiB, not tens); with ACP_COL_POOL=1M every handle does.
+awk -F, '$1 == "acpx" && $2 == "eager_pool" && $8 == 1048576 { ok = 1 } END { exit !ok }' "$out/memory.csv" \
     || { echo "no default eager_pool row"; cat "$out/memory.csv"; exit 1; }
+awk -F, '$1 == "acpx" && $2 == "bcast-direct" && $4 == "delegated" && $8 > 0 && $8 <= 4096 { ok = 1 }
+         END { exit !ok }' "$out/memory.csv" || { echo "no default bcast row within 4 KiB"; cat "$out/memory.csv"; exit 1; }
 awk -F, '$1 == "acpx ACP_COL_POOL=1M" && $2 == "eager_pool" && $8 == 1048576 { ok = 1 } END { exit !ok }' \
     "$out/memory.csv" || { echo "no pooled eager_pool row"; cat "$out/memory.csv"; exit 1; }
 awk -F, '$1 == "acpx ACP_COL_POOL=1M" && $2 == "bcast-direct" && $4 == "delegated" && $8 > 0 && $8 <= 4096 { ok = 1 }
