@@ -68,7 +68,7 @@ bool EagerPool::consumed(const Chunk &c) const {
     return true;
 }
 
-bool EagerPool::reclaim() {
+void EagerPool::reclaim() {
     bool freed = false;
     while (!held_.empty() && consumed(held_.front())) {
         held_.pop_front();
@@ -81,7 +81,6 @@ bool EagerPool::reclaim() {
             for (size_t i = 0; i < held_.size() && !used; ++i) used = held_.at(i).col == it->first;
             it = used ? std::next(it) : retained_.erase(it);
         }
-    return freed;
 }
 
 void EagerPool::retain(uint64_t col, std::vector<std::shared_ptr<void>> &&mappings) {

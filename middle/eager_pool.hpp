@@ -94,8 +94,8 @@ class EagerPool {
     bool consumed(const Chunk &c) const;
     // Where len bytes go next below the pool's byte `end`, or kNone.
     size_t place(size_t len, size_t end) const;
-    // Gives back the oldest chunks whose readers are done; true if any.
-    bool reclaim();
+    // Gives back the oldest chunks whose readers are done.
+    void reclaim();
 
     size_t capacity_ = 0;
     basic::layer::SharedMemory mem_;

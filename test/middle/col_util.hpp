@@ -80,6 +80,21 @@ class ScopedEnv {
     std::optional<std::string> was_;
 };
 
+// Which of a test's bcast handles on this suite's settings send their
+// rounds over 48 bytes through an eager pool (middle/params.hpp): delegated
+// ones on one node, unless ACP_COL_POOL is 0; by default those larger than
+// their inline slots (`large`), with ACP_COL_POOL set every one (`small`
+// too).
+struct PoolUse {
+    bool large, small;
+};
+inline PoolUse pool_use(bool delegated) {
+    const char *pool = std::getenv("ACP_COL_POOL"), *nodes = std::getenv("ACPX_TEST_NODES");
+    const bool may = delegated && !(nodes && std::string(nodes) == "2");
+    const bool set = pool && *pool, none = set && std::string(pool) == "0";
+    return {may && !none, may && set && !none};
+}
+
 // What a suite runs over: execution mode and algorithm.
 struct ColConfig {
     const char *exec;

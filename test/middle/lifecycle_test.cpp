@@ -196,17 +196,15 @@ TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     const size_t ms = acp_query_col_memory(small), ml = acp_query_col_memory(large), ma = acp_query_col_memory(ag);
     EXPECT_GE(ms, 1000u);
     EXPECT_LT(ms, 64u << 10) << "a 1000-byte buffered handle should hold a few KiB";
-    const char *inl = std::getenv("ACP_COL_INLINE"), *pool = std::getenv("ACP_COL_POOL"),
-               *exec = std::getenv("ACP_COL_EXEC"), *nodes = std::getenv("ACPX_TEST_NODES");
+    const char *inl = std::getenv("ACP_COL_INLINE"), *exec = std::getenv("ACP_COL_EXEC");
     const bool slots = !(inl && std::string(inl) == "0");
     // On one node, delegated, rounds over 48 bytes go through the senders'
     // eager pools (a ring of 32 one-line slots, 2 KiB, and the bookkeeping)
     // for the 1 MiB handle unless ACP_COL_POOL is 0, and for the 1000-byte
     // one where it is set (by default a handle whose rounds fit its slots
     // keeps them).
-    const bool on_node_delegated = !(exec && std::string(exec) == "root") && !(nodes && std::string(nodes) == "2");
-    const bool large_pooled = slots && on_node_delegated && !(pool && std::string(pool) == "0"),
-               small_pooled = slots && on_node_delegated && pool && *pool && std::string(pool) != "0";
+    const PoolUse use = pool_use(!(exec && std::string(exec) == "root"));
+    const bool large_pooled = slots && use.large, small_pooled = slots && use.small;
     if (large_pooled) {
         EXPECT_GE(ml, (1u << 20) + 2048) << "its buffer and its ring of one-line slots are counted";
         EXPECT_LE(ml, (1u << 20) + 4096) << "a pooled handle holds at most 4 KiB beyond its buffer";

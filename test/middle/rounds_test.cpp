@@ -82,13 +82,10 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // rounds keep the 64 slots; with it, 32: by default the 1 MiB handle's
     // (larger than its inline slots), with ACP_COL_POOL set the 100-byte
     // one's too.
-    const char *pool = std::getenv("ACP_COL_POOL");
-    const bool may_pool = !two && std::string(GetParam()) != "root";
-    const bool large_pooled = may_pool && !(pool && std::string(pool) == "0"),
-               small_pooled = may_pool && pool && *pool && std::string(pool) != "0";
+    const PoolUse use = pool_use(std::string(GetParam()) != "root");
     const uint64_t across = two ? 16 : 4;
-    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, small_pooled ? 32u : 64u},
-                            Ring{1 << 20, 8, large_pooled ? 32u : 64u}, Ring{8192, 8192, across}})
+    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, use.small ? 32u : 64u},
+                            Ring{1 << 20, 8, use.large ? 32u : 64u}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             const std::string what =
