@@ -607,9 +607,9 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * with its node, one registration per arena, not one per handle: create
  * and free cost no segment, registration or message of their own. A
  * member's resident memory also holds the lines of on-node peers' control
- * blocks it writes into (shared pages; pooled handles of 2.3 KB queried,
- * before their rings were 32 deep, grew the job's proportional set size
- * 3-4 KB per handle per rank at 2-5 ranks). A freed handle's block goes to the next create once
+ * blocks it writes into (shared pages: a few KB a pooled handle per rank
+ * in the job's proportional set size; figures in
+ * doc/measurements/2026-12-06-control-blocks-in-arenas.md). A freed handle's block goes to the next create once
  * no peer can write into it any more: at once on one node (the free saw
  * its receivers' last ready bytes), when the last ready bytes of
  * receivers on other nodes land (they send them at their own free); a
