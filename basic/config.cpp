@@ -86,7 +86,9 @@ constexpr ConfigVar kVars[] = {
      "out of its sender's array (one Cross-Memory-Attach read); 0: written by the sender",
      kCreate},
     {"ACP_COL_RING_DEPTH", "64",
-     "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two)", kCreate},
+     "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two; a cap: "
+     "on one node a handle of up to 112 bytes has 32)",
+     kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
      kCreate},
     {"ACP_COL_ALLGATHER_ALGO", "auto", "auto or an allgather algorithm (acpx-info lists them)", kCreate},

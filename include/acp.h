@@ -93,7 +93,8 @@
  *                        worked between them); 0: written by the sender
  *   ACP_COL_RING_DEPTH   most small bcast rounds in flight: a root runs up to
  *                        this many minus one ahead of a slow member (default
- *                        and most 64; a power of two from 2; 2: every round
+ *                        and most 64, a cap on each handle's own depth,
+ *                        below; a power of two from 2; 2: every round
  *                        paced by the slowest member, as acpx-bench
  *                        calibrate measures them)
  *   ACP_COL_BCAST_ALGO   "auto" (default: the model picks), "binomial",
@@ -533,12 +534,14 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * nodes or on a node whose ranks outnumber its cores (there a sender
  * runs ahead of members waiting for a core), 64 KiB for bcast trees and
  * 16 KiB for allgathers (an allgather's at most 1 MiB / np_group and at
- * least 256 bytes). A bcast's control blocks hold several such
- * rounds (depth: 64 for handles of up to 512 bytes, 32 up to 1 KiB, 16 up
+ * least 256 bytes; no slot is larger than the handle's size, rounded up
+ * to 64 bytes). A bcast's control blocks hold several such
+ * rounds (depth: 32 for handles of up to 112 bytes on one node, 64 across
+ * nodes; 64 up to 512 bytes, 32 up to 1 KiB, 16 up
  * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
  * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to
- * 32 KiB; and, for handles over 2 KiB, 64 more for rounds of up to 48
- * bytes; at most ACP_COL_RING_DEPTH), so its root's waits
+ * 32 KiB; and, for handles over 1 KiB, 32 more for rounds of up to 48
+ * bytes, 64 across nodes; at most ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
@@ -573,12 +576,14 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * slots are 48 bytes (one cache line with the stamps) whatever its
  * size: 32 a block for a bcast tree, 2 for an allgather (a 64 KiB
  * bcast handle queries 3.4 KB, 38 KB without the pool); its rounds over
- * 48 bytes still go at most the depth above minus one ahead, and at most
- * 31. A round that finds the pool full waits for its receivers' send and
+ * 48 bytes go as far ahead as the ring of a handle of their size would
+ * (31 rounds of up to 512 bytes, 3 of 8 KiB). A round that finds the
+ * pool full waits for its receivers' send and
  * goes into their arrays or buffers as a larger round does. On 2 ranks
- * a core each, pooled bcast rounds of 64 B take 1.25-1.45x as long as
+ * a core each, pooled bcast rounds of 64 B take 1.3-1.45x as long as
  * through the handle's own slots, 128 B-1 KiB 0.8-1.2x, 2-4 KiB 1.0-1.2x,
- * 8 KiB 0.7-0.9x (doc/measurements/2026-12-07-eager-pool-warm-lines.md):
+ * 8 KiB 0.65-0.9x (doc/measurements/2026-12-07-eager-pool-warm-lines.md,
+ * doc/measurements/2026-12-07-rings-of-small-handles.md):
  * hence, by default, a handle whose every round fits its slots keeps
  * them, and the pool serves the smaller rounds of larger handles (their
  * rounds of the handle's size are read out of the sender's array either
@@ -590,9 +595,10 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
- * a delegated bcast whose members are alone on their nodes); over 2 KiB, + 64 x
- * 72 bytes of the small rounds' ring), 64 + 32 x blocks (pipeline, scatter_ring) or
- * 64 + (32 + 2 x inline) x np_group bytes (allgather), plus:
+ * a delegated bcast whose members are alone on their nodes); over 1 KiB, + 32 x
+ * 72 bytes of the small rounds' ring, 64 x 72 across nodes), 64 + 32 x blocks
+ * (pipeline, scatter_ring) or 64 + (32 + 2 x inline) x np_group bytes
+ * (allgather; inline as a bcast tree's, up to its cap), plus:
  *   root mode, bcast root / every allgather member: 11 bytes per member
  *     (GA, control tag, ready byte; 16 more for each member whose control
  *     block lies elsewhere in its arena than most members'), and the command list: binomial and

@@ -44,6 +44,10 @@ inline constexpr size_t kChunkAlign = 64;
 // them. 2 ranks, one node, 128 B-512 B and 8 KiB rounds:
 // doc/measurements/2026-12-07-eager-pool-warm-lines.md.
 inline constexpr size_t kWarmBytes = 65536, kWarmChunks = 128;
+// A receiver asks for up to this many of a chunk's first bytes before it
+// copies the chunk out (round.cpp's copy_out_of_chunk); the copy's own
+// loads and the hardware's stream prefetch take the rest.
+inline constexpr size_t kChunkPrefetch = 2048;
 
 class EagerPool {
   public:

@@ -309,16 +309,18 @@ uint32_t inline_bytes_for(const Params &p) {
     // keep their rounds eager between those members too.)
     if (p.kind == Kind::kBcast && p.held_kib && p.alone && p.inline_max == kInlineAuto)
         cap = std::min(cap, kHeldInlineAcrossNodes);
-    // A bcast's rounds are at most its size: a slot needs no more (rounded
-    // up to 64 bytes; up to 48 bytes 48 and up to 112 112: with their
-    // stamps one and two whole cache lines, Layout::arrive_stride).
+    // A round's block is at most the handle's size (a bcast's array, an
+    // allgather's block): a slot needs no more (rounded up to 64 bytes; up
+    // to 48 bytes 48 and up to 112 112: with their stamps one and two whole
+    // cache lines, Layout::arrive_stride).
     const uint64_t fits = p.size == 0 ? 0 : p.size <= 48 ? 48 : p.size <= 112 ? 112 : (uint64_t{p.size} + 63) / 64 * 64;
-    return p.kind == Kind::kBcast ? static_cast<uint32_t>(std::min<uint64_t>(cap, fits)) : cap;
+    return static_cast<uint32_t>(std::min<uint64_t>(cap, fits));
 }
 
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
-    const uint32_t most = std::min(p.ring_max, kDefaultRingMax);
+    uint32_t most = std::min(p.ring_max, kDefaultRingMax);
+    if (!p.across_nodes && inline_bytes <= kLineRingInline) most = std::min(most, kLineRingDepth);
     uint32_t d = 2;
     while (d < most && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
     // Across nodes, up to kRingDepthAcrossNodes slots within kRingBytesAcrossNodes.
@@ -328,10 +330,17 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     return d;
 }
 
+uint32_t pooled_depth(const ctl::Layout &l, size_t bytes) {
+    const size_t slot = (bytes + 63) / 64 * 64;
+    uint32_t d = 2;
+    while (d < l.eager_depth && 2 * d * slot <= kRingBytes) d *= 2;
+    return std::min(d, l.eager_depth);
+}
+
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth) {
     *small_inline = *small_depth = 0;
-    const uint32_t d = std::min(kSmallRingDepth, p.ring_max);
+    const uint32_t d = std::min(p.across_nodes ? kSmallRingDepth : kLineRingDepth, p.ring_max);
     if (p.kind != Kind::kBcast || slots_of(p) != 1 || inline_bytes <= kSmallRingInline || d <= depth) return;
     *small_inline = kSmallRingInline;
     *small_depth = d;
@@ -344,11 +353,11 @@ ctl::Layout layout_of(const Params &p) {
         // kPooledInline bytes, a line with their stamps; kPooledRingDepth
         // a block for a bcast tree, 2 for an allgather): rounds above go
         // through the senders' pools, as far ahead as slots of the
-        // handle's size would let them go, within that ring.
+        // round's size would let them go (pooled_depth), within that ring.
         const uint32_t ring = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
         ctl::Layout l(slots_of(p), std::min(inl, kPooledInline), ring);
         l.eager = inl;
-        l.eager_depth = std::min(depth, ring);
+        l.eager_depth = ring;
         return l;
     }
     uint32_t small_inl = 0, small_depth = 0;

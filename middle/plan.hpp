@@ -394,16 +394,31 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full
 // Otherwise 2: an allgather member cannot end a round before every member
 // started it, and larger rounds wait for their receivers anyway.
 inline constexpr uint32_t kRingBytes = 32768, kRingBytesAcrossNodes = 131072, kRingDepthAcrossNodes = 16;
+// On one node, slots of one or two cache lines with their stamps (inline
+// up to kLineRingInline bytes) come kLineRingDepth a block, not 64: a
+// handle of up to 48 bytes holds 2 KiB of ring (3.4 KB in all, not 5.7),
+// one of up to 112 bytes 4 KiB (not 8), and their rounds take 1.00-1.04x
+// as long as with 64 slots; 16 slots cost 1.08-1.12x
+// (doc/measurements/2026-12-07-rings-of-small-handles.md).
+inline constexpr uint32_t kLineRingInline = 112, kLineRingDepth = 32;
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
-// A tree bcast whose ring is shallow (its slots are large: depth under
-// kSmallRingDepth) gets a second ring for its small rounds: kSmallRingDepth
-// slots of kSmallRingInline bytes, 4 KiB (at most p.ring_max slots; none
-// where that is not deeper): so a handle over a 1 MiB array runs its
+// A tree bcast whose ring is shallow (its slots are large) gets a second
+// ring for its small rounds: slots of kSmallRingInline bytes, one line
+// with their stamps, as many as a handle of 48 bytes has (kLineRingDepth
+// on one node, 2 KiB; kSmallRingDepth across nodes, 4 KiB; at most
+// p.ring_max; none where that is not deeper): so a handle over a 1 MiB array runs its
 // 8-byte rounds as far ahead as a handle of 8 bytes, and as fast
 // (doc/measurements/2026-12-04-small-rounds-on-large-handles.md), not two
 // at a time.
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
+// How far ahead a pooled round of `bytes` goes (Params::pooled): as far
+// as a ring of slots of its size would let it (ring_depth_for: within
+// kRingBytes), within the handle's ring (Layout::eager_depth): a 64 KiB
+// handle's 64-byte rounds go 31 rounds ahead, not 3 as its 8 KiB rounds
+// do (doc/measurements/2026-12-07-rings-of-small-handles.md); what a
+// handle has in the pool stays within kRingBytes.
+uint32_t pooled_depth(const ctl::Layout &l, size_t bytes);
 // A pooled bcast tree's ring (Params::pooled): 32 slots of one line, 2 KiB
 // a block whatever the handle's size. 16 cost its 8-64 B rounds 1.1-1.2x
 // on a far pair of cores (the root waits for its members sooner); 32 are

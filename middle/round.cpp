@@ -224,6 +224,16 @@ const char *chunk_at(const Col &c, size_t where, size_t len) {
     return State::get().pool.peer_chunk(load_acquire(s + ctl::kChunkGa), load_acquire(s + ctl::kPoolBytes), len);
 }
 
+// A pooled block's bytes out of its sender's chunk. Its first lines are
+// asked for at once before the copy: the chunk lies away from the slot
+// just polled, so no hardware prefetcher has them coming, and lines asked
+// for together arrive together (1 KiB rounds on a far pair of cores: 0.53
+// us, not 0.61; doc/measurements/2026-12-07-rings-of-small-handles.md).
+void copy_out_of_chunk(char *to, const char *chunk, size_t len) {
+    for (size_t o = 0; o < std::min(len, kChunkPrefetch); o += 64) __builtin_prefetch(chunk + o);
+    basic::copy_bytes(to, chunk, len);
+}
+
 // A block that arrived (its stamps at `where`) as a held put: its bytes,
 // which this process holds until give_back_chunks.
 bool held_at(const Col &c, size_t where) { return offset_value(c.ctl_base() + where) & ctl::kHeld; }
@@ -374,12 +384,14 @@ bool begin_segment(Col &c, const char *fn) {
 // seq). Into its inline slots already once it started round seq - depth +
 // 1: it is done with round seq - depth, the last user of these slots.
 // That is what makes small rounds eager. A pooled round writes only the
-// slot (its bytes go to the sender's pool): as far ahead as the ring of
-// slots of its size would have let it (Layout::eager_depth).
+// slot (its bytes go to the sender's pool): as far ahead as a ring of
+// slots of its own size would have let it (pooled_depth), a held put
+// as the handle's ring (Layout::eager_depth).
 bool receiver_ready(const Col &c, uint8_t r) {
     if (ready_implied(c)) return true;
     const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
-    return behind == 0 || (is_inline(c) && behind < ring_depth(c)) || (is_pooled(c) && behind < c.plan.lay.eager_depth);
+    if (behind == 0 || (is_inline(c) && behind < ring_depth(c))) return true;
+    return is_pooled(c) && behind < (c.p.pooled ? pooled_depth(c.plan.lay, seg_len(c)) : c.plan.lay.eager_depth);
 }
 
 // Has a receiver whose ready byte is `r` started round `seq`, this
@@ -1032,7 +1044,7 @@ bool check_arrivals(Col &c) {
                                   " here (overwritten?)");
         } else if (is_pooled(c) && pooled_at(c, where)) {  // in the sender's pool
             if (const char *chunk = chunk_at(c, where, r.length))
-                basic::copy_bytes(to, chunk, r.length);
+                copy_out_of_chunk(to, chunk, r.length);
             else if (!fetch(c, chunk_ga(c, where), r, to))
                 note_error(c, block_name(c, slot) + " from rank " + std::to_string(c.plan.wait_from[i]) +
                                   ": the copy out of its eager pool failed");

@@ -224,6 +224,39 @@ TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
+// Issue 66: a handle costs bytes, not tens of KB. On one node a direct
+// bcast handle of up to 48 bytes holds a ring of 32 one-line slots (2 KiB;
+// it had 64), and an allgather's slots are no larger than its blocks (8
+// bytes: two one-line slots a member; it had two of 8 KiB, 34 KB at 2
+// ranks and 132 KB at 4): each at most 4 KiB in all. Across nodes the bcast
+// keeps 64 slots (a ready byte crosses the network).
+TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
+    std::vector<int> g = make_group(Shape::kAll);
+    const int n = static_cast<int>(g.size());
+    std::vector<unsigned char> a(8 * g.size());
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    const bool two = nodes && std::string(nodes) == "2";
+    acp_col_t b = acp_create_bcast_direct(0, n, g.data(), a.data(), 8);
+    acp_col_t ag = acp_create_allgather_direct(n, g.data(), a.data(), 8);
+    ASSERT_NE(b, ACP_COL_NULL);
+    ASSERT_NE(ag, ACP_COL_NULL);
+    const size_t mb = acp_query_col_memory(b), ma = acp_query_col_memory(ag);
+    if (!two) {
+        EXPECT_LE(mb, 4096u) << "an 8-byte bcast handle";
+    }
+    EXPECT_GE(mb, 32u * 64) << "its ring of 32 one-line slots is counted";
+    EXPECT_LE(ma, 4096u) << "an allgather handle of 8-byte blocks, " << n << " members";
+    EXPECT_GE(ma, size_t{2} * 64 * static_cast<size_t>(n)) << "two one-line slots a member are counted";
+    for (uint64_t round = 1; round <= 3; ++round) {  // and they work
+        fill_pattern(a.data(), 8, round);
+        ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(b, 0, 8)), 0);
+        ASSERT_EQ(first_mismatch(a.data(), 8, round), -1) << "bcast round " << round;
+    }
+    EXPECT_EQ(acp_free_col(b), 0);
+    EXPECT_EQ(acp_free_col(ag), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
 // ACP_COL_POOL unset: a handle larger than its inline slots would be (1 MiB)
 // keeps one-line slots and sends its smaller rounds through the eager
 // pool; one whose rounds all fit (1 KiB) keeps slots as large as they are.

@@ -72,18 +72,21 @@ TEST(PlanMemory, TableOfGroupSizes) {
 
 // A tree bcast's inline slots fit its rounds (its size rounded up to 64
 // B, at most 64 KiB) and come in rings of as many as fit in 32 KiB, 2 to
-// 64: its control block is at most the 131 KB of two full slots, plus the
-// rings' 16 B of signals a slot, and small handles' are far smaller.
+// 64 (on one node 32 for slots of one or two lines with their stamps:
+// kLineRingDepth): its control block is at most the 131 KB of two full
+// slots, plus the rings' 16 B of signals a slot, and small handles' are
+// far smaller.
 TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
     struct Want {
         uint64_t size;
         uint32_t inl, depth;
+        uint32_t across = 0;  // the depth across nodes where it differs (0: depth)
     };
-    for (const Want w :
-         {Want{1, 48, 64}, Want{48, 48, 64}, Want{49, 112, 64}, Want{64, 112, 64}, Want{112, 112, 64},
-          Want{113, 128, 64}, Want{512, 512, 64}, Want{513, 576, 32}, Want{1000, 1024, 32}, Want{2048, 2048, 16},
-          Want{2049, 2112, 8}, Want{4096, 4096, 8}, Want{8192, 8192, 4}, Want{8193, 8256, 2}, Want{16384, 16384, 2},
-          Want{16385, 16448, 2}, Want{65536, 65536, 2}, Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
+    for (const Want w : {Want{1, 48, 32, 64}, Want{48, 48, 32, 64}, Want{49, 112, 32, 64}, Want{64, 112, 32, 64},
+                         Want{112, 112, 32, 64}, Want{113, 128, 64}, Want{512, 512, 64}, Want{513, 576, 32},
+                         Want{1000, 1024, 32}, Want{2048, 2048, 16}, Want{2049, 2112, 8}, Want{4096, 4096, 8},
+                         Want{8192, 8192, 4}, Want{8193, 8256, 2}, Want{16384, 16384, 2}, Want{16385, 16448, 2},
+                         Want{65536, 65536, 2}, Want{65537, 65536, 2}, Want{1u << 20, 65536, 2}}) {
         Params p;
         p.kind = Kind::kBcast;
         p.members = 5;
@@ -102,7 +105,7 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         const uint32_t deep = ring_depth_for(p, inline_bytes_for(p));
         uint32_t fits = 2;
         while (fits < 16 && size_t{2 * fits} * w.inl <= kRingBytesAcrossNodes) fits *= 2;
-        EXPECT_EQ(deep, std::max(fits, w.depth)) << w.size;
+        EXPECT_EQ(deep, std::max(fits, w.across ? w.across : w.depth)) << w.size;
         EXPECT_LE(size_t{deep} * w.inl, std::max<size_t>(kRingBytesAcrossNodes, 2 * w.inl)) << w.size;
     }
     for (const auto &[size, depth] : {std::pair<uint64_t, uint32_t>{4096, 16},
@@ -146,15 +149,16 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         // Slots are found by seq & (depth - 1).
         ASSERT_EQ(at.depth & (at.depth - 1), 0u) << size;
         ASSERT_EQ(at.small_depth & (at.small_depth - 1), 0u) << size;
-        // A ring under 16 deep (slots over 2 KiB) has a small ring beside it.
-        ASSERT_EQ(at.small_depth, at.depth < kSmallRingDepth ? kSmallRingDepth : 0u) << size;
+        // A ring under 32 deep (slots over 1 KiB) has a small ring of 32
+        // (on one node) beside it.
+        ASSERT_EQ(at.small_depth, at.depth < kLineRingDepth ? kLineRingDepth : 0u) << size;
         ASSERT_LE(at.ready(), before + 16 * at.depth + small_ring + 8 * at.small_depth) << size;
         if (size > 48 && size <= 112) {  // two lines a slot with its stamps
             ASSERT_EQ(at.arrive(0, 0, size) % 64, 0u);
             ASSERT_EQ(at.arrive_stride(), 128u);
         }
         if (size <= 48) {  // a line a slot with its stamps, and a fwd stamp
-            ASSERT_EQ(at.ready(), 64 + 64 * (64 + 8)) << size;
+            ASSERT_EQ(at.ready(), 64 + kLineRingDepth * (64 + 8)) << size;
             ASSERT_EQ(at.arrive(0, 0, size) % 64, 0u) << "the slot is one whole line";
             ASSERT_EQ(at.arrive_stride(), 64u);
         }
@@ -177,11 +181,11 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
             ASSERT_FALSE(at.in_small(kSmallRingInline + 1));
             ASSERT_FALSE(at.in_small(0)) << "a round of no bytes carries no inline bytes";
             ASSERT_EQ(at.arrive(0, 0, 8), at.small_base());
-            ASSERT_EQ(at.arrive(0, kSmallRingDepth, 8), at.small_base());
-            ASSERT_EQ(at.arrive(0, kSmallRingDepth - 1, 8) + at.small_stride(), at.fwd(0, 0));
+            ASSERT_EQ(at.arrive(0, at.small_depth, 8), at.small_base());
+            ASSERT_EQ(at.arrive(0, at.small_depth - 1, 8) + at.small_stride(), at.fwd(0, 0));
             ASSERT_EQ(at.arrive_other(0, 3, 8), at.arrive(0, 3, big));
             ASSERT_EQ(at.arrive_other(0, 3, big), at.arrive(0, 3, 8));
-            ASSERT_EQ(at.depth_for(8), kSmallRingDepth);
+            ASSERT_EQ(at.depth_for(8), at.small_depth);
             ASSERT_EQ(at.depth_for(big), at.depth);
         }
         ASSERT_EQ(at.fwd(0, 0), at.signal(1, 0, big));  // block 1 (fwd, n_in = 1)
@@ -218,7 +222,24 @@ TEST(PlanMemory, APooledHandleKeepsTheSameSmallRingWhateverItsSize) {
             ASSERT_EQ(at.arrive_stride(), 64u) << what << ": a slot and its stamps are one line";
             ASSERT_EQ(at.small_depth, 0u) << what;
             ASSERT_EQ(at.eager, inl) << what;
-            ASSERT_EQ(at.eager_depth, std::min(ring_depth_for(p, inl), ring)) << what;
+            ASSERT_EQ(at.eager_depth, ring) << what;
+            // A pooled round goes as far ahead as slots of its own size
+            // would let it, whatever the handle's size: its chunks in the
+            // pool stay within 32 KiB (or two chunks).
+            for (size_t round = kPooledInline + 1; round <= inl; round = round * 2 + 7) {
+                const uint32_t d = pooled_depth(at, round);
+                ASSERT_EQ(d & (d - 1), 0u) << what << ", a round of " << round;
+                ASSERT_LE(d, ring) << what << ", a round of " << round;
+                ASSERT_LE(size_t{d} * ((round + 63) / 64 * 64),
+                          std::max<size_t>(kRingBytes, 2 * ((round + 63) / 64 * 64)))
+                    << what << ", a round of " << round;
+                const uint32_t slots_of_its_size = std::min(ring_depth_for(p, (round + 63) / 64 * 64), ring);
+                ASSERT_EQ(d, std::max(slots_of_its_size, 2u)) << what << ", a round of " << round;
+            }
+            if (kind == Kind::kBcast && inl >= 8192) {
+                EXPECT_EQ(pooled_depth(at, 64), kPooledRingDepth) << what << ": small rounds go 31 ahead";
+                EXPECT_EQ(pooled_depth(at, 8192), 4u) << what;
+            }
             ASSERT_EQ(at.pools(size), size > kPooledInline && size <= inl) << what;
             // Stamps and slots, forwards' notices, ready bytes.
             ASSERT_LE(at.ready(), 64 + at.n_in * ring * (64 + 8)) << what;
@@ -235,13 +256,17 @@ TEST(PlanMemory, APooledHandleKeepsTheSameSmallRingWhateverItsSize) {
     p.ring_max = 8;
     EXPECT_EQ(layout_of(p).depth, 8u);
     EXPECT_EQ(layout_of(p).eager_depth, 8u);
+    EXPECT_EQ(pooled_depth(layout_of(p), 64), 8u);
 }
 
 // ACP_COL_INLINE unset (auto): a group on one node with a core per rank
 // gets slots of up to 8 KiB, where two copies through them beat one
 // through Cross-Memory Attach; on a crowded node and across nodes a bcast tree's go to 64 KiB and an allgather's to
 // 16 KiB (a round and its stamp are one network message). A set value
-// is the cap wherever the group runs, within the kind's.
+// is the cap wherever the group runs, within the kind's. Below the cap a
+// slot holds the handle's size, as a bcast's does (an allgather of 64-byte
+// blocks: 112, two lines with the stamps; it had 8 KiB slots, 132 KB at 4
+// ranks).
 TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
     struct Want {
         Kind kind;
@@ -256,7 +281,9 @@ TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
           Want{Kind::kBcast, 65536, false, 65536, 65536}, Want{Kind::kBcast, 65536, true, 4096, 4096},
           Want{Kind::kBcast, 65536, false, 0, 0}, Want{Kind::kAllgather, 65536, false, kInlineAuto, 8192},
           Want{Kind::kAllgather, 65536, true, kInlineAuto, 16384}, Want{Kind::kAllgather, 65536, false, 65536, 16384},
-          Want{Kind::kAllgather, 64, false, kInlineAuto, 8192}}) {
+          Want{Kind::kAllgather, 64, false, kInlineAuto, 112}, Want{Kind::kAllgather, 8, true, kInlineAuto, 48},
+          Want{Kind::kAllgather, 1000, false, kInlineAuto, 1024},
+          Want{Kind::kAllgather, 8193, false, kInlineAuto, 8192}}) {
         Params p;
         p.kind = w.kind;
         p.members = 4;

@@ -58,14 +58,51 @@ TEST_P(Rounds, ThousandBcastRoundsKeepTheirData) {
     }
 }
 
+namespace {
+
+// A bcast handle over `array` bytes whose root sends rounds of `round`
+// bytes: the root's waits return while the members have not called send
+// yet, depth - 1 rounds in a row, and the next waits for them. Each
+// member then gets every round's own bytes, in order, though the root's
+// array changed.
+void root_runs_ahead(size_t array, size_t round_bytes, uint64_t depth, const std::string &what) {
+    std::vector<int> g = make_group(Shape::kPermuted);
+    const int root = g[g.size() / 2];
+    std::vector<unsigned char> a(array);
+    acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
+    ASSERT_NE(h, ACP_COL_NULL);
+    if (me() == root) {
+        for (uint64_t round = 1; round < depth; ++round) {
+            fill_pattern(a.data(), round_bytes, round);
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, round_bytes)), 0) << what << ", round " << round;
+        }
+        fill_pattern(a.data(), round_bytes, depth);
+        acp_request_t r = acp_send_bcast_direct(h, 0, round_bytes);
+        ASSERT_NE(r, ACP_REQUEST_NULL);
+        for (int i = 0; i < 2000; ++i)
+            ASSERT_EQ(acp_test_col(r), 0) << what << ": round " << depth << " overran the members' slots";
+        ASSERT_EQ(acp_sync(), 0);  // lets the members send
+        ASSERT_EQ(acp_wait_col(r), 0);
+    } else {
+        ASSERT_EQ(acp_sync(), 0);
+        for (uint64_t round = 1; round <= depth; ++round) {
+            ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, round_bytes)), 0) << what << ", round " << round;
+            ASSERT_EQ(first_mismatch(a.data(), round_bytes, round), -1) << what << ", round " << round;
+        }
+    }
+    EXPECT_EQ(acp_free_col(h), 0);
+    EXPECT_EQ(acp_sync(), 0);
+}
+
+}  // namespace
+
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 64 (acp.h; 32 on one node with ACP_COL_POOL set, delegated:
-// its pool's ring), one of 8 KiB 4 (16 across nodes), and one of 1 MiB,
-// rings of 2 for its large rounds and, for rounds up to 48 bytes, of 64
-// (32 through the pool, by default on one node): its root's waits return while the
-// members have not called send yet, depth - 1 rounds in a row, and the
-// next waits for them. Each member then gets every round's own bytes, in
-// order, though the root's array changed.
+// rings of 32 on one node (acp.h; its pool's ring, where ACP_COL_POOL is
+// set, is as deep) and 64 across nodes, one of 8 KiB 4 (16 across nodes),
+// and one of 1 MiB, rings of 2 for its large rounds and, for rounds up to
+// 48 bytes, of 32 on one node (its own small ring, or the pool's ring)
+// and 64 across nodes: its root runs that many rounds minus one ahead of
+// members that have not called send (root_runs_ahead).
 TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     if (const char *inl = std::getenv("ACP_COL_INLINE"); inl && std::string(inl) == "0")
@@ -78,45 +115,29 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // two-host suites: ACPX_TEST_NODES=2).
     const char *nodes = std::getenv("ACPX_TEST_NODES");
     const bool two = nodes && std::string(nodes) == "2";
-    // Without an eager pool (ACP_COL_POOL 0, root mode, across nodes) small
-    // rounds keep the 64 slots; with it, 32: by default the 1 MiB handle's
-    // (larger than its inline slots), with ACP_COL_POOL set the 100-byte
-    // one's too.
-    const PoolUse use = pool_use(std::string(GetParam()) != "root");
-    const uint64_t across = two ? 16 : 4;
-    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, use.small ? 32u : 64u},
-                            Ring{1 << 20, 8, use.large ? 32u : 64u}, Ring{8192, 8192, across}})
+    // Rounds of one or two lines: 32 slots on one node, through the pool or
+    // not; 64 across nodes.
+    const uint64_t across = two ? 16 : 4, lines = two ? 64 : 32;
+    for (const Ring ring :
+         {Ring{2048, 2048, 16}, Ring{100, 100, lines}, Ring{1 << 20, 8, lines}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
-            const std::string what =
-                std::string(algo) + ", " + std::to_string(ring.round) + " of " + std::to_string(ring.array) + " bytes";
-            std::vector<int> g = make_group(Shape::kPermuted);
-            const int root = g[g.size() / 2];
-            std::vector<unsigned char> a(ring.array);
-            acp_col_t h = acp_create_bcast_direct(root, static_cast<int>(g.size()), g.data(), a.data(), a.size());
-            ASSERT_NE(h, ACP_COL_NULL);
-            if (me() == root) {
-                for (uint64_t round = 1; round < ring.depth; ++round) {
-                    fill_pattern(a.data(), ring.round, round);
-                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, ring.round)), 0) << what << ", round " << round;
-                }
-                fill_pattern(a.data(), ring.round, ring.depth);
-                acp_request_t r = acp_send_bcast_direct(h, 0, ring.round);
-                ASSERT_NE(r, ACP_REQUEST_NULL);
-                for (int i = 0; i < 2000; ++i)
-                    ASSERT_EQ(acp_test_col(r), 0) << what << ": round " << ring.depth << " overran the members' slots";
-                ASSERT_EQ(acp_sync(), 0);  // lets the members send
-                ASSERT_EQ(acp_wait_col(r), 0);
-            } else {
-                ASSERT_EQ(acp_sync(), 0);
-                for (uint64_t round = 1; round <= ring.depth; ++round) {
-                    ASSERT_EQ(acp_wait_col(acp_send_bcast_direct(h, 0, ring.round)), 0) << what << ", round " << round;
-                    ASSERT_EQ(first_mismatch(a.data(), ring.round, round), -1) << what << ", round " << round;
-                }
-            }
-            EXPECT_EQ(acp_free_col(h), 0);
-            EXPECT_EQ(acp_sync(), 0);
+            root_runs_ahead(
+                ring.array, ring.round, ring.depth,
+                std::string(algo) + ", " + std::to_string(ring.round) + " of " + std::to_string(ring.array) + " bytes");
         }
+}
+
+// Rounds through the eager pool go as far ahead as slots of their own
+// size would let them, not the handle's: on a 64 KiB handle (8 KiB
+// slots: 4 deep), 64-byte rounds 31 ahead, 1 KiB ones 31, 8 KiB ones 3.
+TEST_P(Rounds, PooledRoundsGoAsFarAheadAsSlotsOfTheirSize) {
+    if (np() < 2) GTEST_SKIP() << "needs two ranks";
+    ScopedEnv pool("ACP_COL_POOL", "1M"), inl("ACP_COL_INLINE", "8K"), tree("ACP_COL_BCAST_ALGO", "binomial");
+    if (!pool_use(std::string(GetParam()) != "root").large)
+        GTEST_SKIP() << "no eager pool: root mode or a group across nodes";
+    for (const auto &[round, depth] : {std::pair<size_t, uint64_t>{64, 32}, {1024, 32}, {8192, 4}})
+        root_runs_ahead(65536, round, depth, std::to_string(round) + "-byte rounds of a 64 KiB handle");
 }
 
 TEST_P(Rounds, ThousandAllgatherRoundsKeepTheirData) {
