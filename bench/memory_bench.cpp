@@ -2,7 +2,9 @@
 //  1. Measured, in this job: for each handle type, algorithm and execution
 //     mode, 100 handles over every rank (64 KiB per array or block; the
 //     user arrays are shared, so they are not counted; an allreduce of
-//     64 KiB of doubles), by role (bcast: the root, rank 0, and the
+//     64 KiB of doubles; then the default bcast and allgather handles
+//     of 8 B to 8 KiB, whose slots follow their size), by role (bcast:
+//     the root, rank 0, and the
 //     largest other member; allgather and allreduce: the largest member):
 //     acp_query_col_memory of one handle, and the growth
 //     of the process's RSS per handle. Then channels (100 from rank 0 to
@@ -44,22 +46,27 @@ struct Config {
     Op op;
     bool buffered;
     const char *algo, *exec;
+    size_t bytes = kBlock;  // per array (bcast) or block (allgather)
     bool bcast() const { return op == Op::kBcast; }
 };
 
+// "bcast-direct", and the size where it is not kBlock: "bcast-direct-8B".
 std::string name_of(const Config &c) {
     if (c.op == Op::kAllreduce) return "allreduce";
-    return std::string(c.bcast() ? "bcast" : "allgather") + "-" + (c.buffered ? "buffered" : "direct");
+    std::string name = std::string(c.bcast() ? "bcast" : "allgather") + "-" + (c.buffered ? "buffered" : "direct");
+    if (c.bytes != kBlock)
+        name += "-" + (c.bytes % 1024 ? std::to_string(c.bytes) + "B" : std::to_string(c.bytes / 1024) + "KiB");
+    return name;
 }
 
 acp_col_t create(const Config &c, std::vector<int> &group, std::vector<char> &array) {
     const int n = static_cast<int>(group.size());
-    if (c.op == Op::kAllreduce) return acp_create_allreduce(n, group.data(), kBlock / 8, ACP_TYPE_DOUBLE, ACP_OP_SUM);
+    if (c.op == Op::kAllreduce) return acp_create_allreduce(n, group.data(), c.bytes / 8, ACP_TYPE_DOUBLE, ACP_OP_SUM);
     if (c.bcast())
-        return c.buffered ? acp_create_bcast_buffered(0, n, group.data(), kBlock)
-                          : acp_create_bcast_direct(0, n, group.data(), array.data(), kBlock);
-    return c.buffered ? acp_create_allgather_buffered(n, group.data(), kBlock)
-                      : acp_create_allgather_direct(n, group.data(), array.data(), kBlock);
+        return c.buffered ? acp_create_bcast_buffered(0, n, group.data(), c.bytes)
+                          : acp_create_bcast_direct(0, n, group.data(), array.data(), c.bytes);
+    return c.buffered ? acp_create_allgather_buffered(n, group.data(), c.bytes)
+                      : acp_create_allgather_direct(n, group.data(), array.data(), c.bytes);
 }
 
 struct Measured {
@@ -239,13 +246,27 @@ void model_table(FILE *csv) {
 int run_memory(const Options &o) {
     const int me = acp_rank(), np = acp_procs();
     static const Config kConfigs[] = {
-        {Op::kBcast, false, "binomial", "delegated"},     {Op::kBcast, false, "binomial", "root"},
-        {Op::kBcast, false, "binary", "delegated"},       {Op::kBcast, false, "binary", "root"},
-        {Op::kBcast, true, "binomial", "delegated"},      {Op::kBcast, true, "binomial", "root"},
-        {Op::kAllgather, false, "tree", "delegated"},     {Op::kAllgather, false, "tree", "root"},
-        {Op::kAllgather, false, "ring", "delegated"},     {Op::kAllgather, false, "ring", "root"},
-        {Op::kAllgather, true, "tree", "delegated"},      {Op::kAllgather, true, "tree", "root"},
+        {Op::kBcast, false, "binomial", "delegated"},
+        {Op::kBcast, false, "binomial", "root"},
+        {Op::kBcast, false, "binary", "delegated"},
+        {Op::kBcast, false, "binary", "root"},
+        {Op::kBcast, true, "binomial", "delegated"},
+        {Op::kBcast, true, "binomial", "root"},
+        {Op::kAllgather, false, "tree", "delegated"},
+        {Op::kAllgather, false, "tree", "root"},
+        {Op::kAllgather, false, "ring", "delegated"},
+        {Op::kAllgather, false, "ring", "root"},
+        {Op::kAllgather, true, "tree", "delegated"},
+        {Op::kAllgather, true, "tree", "root"},
         {Op::kAllreduce, true, "butterfly", "delegated"},
+        // Smaller handles: the default ones, which keep slots of their size
+        // where every round fits them (acp.h: memory per handle).
+        {Op::kBcast, false, "binomial", "delegated", 8},
+        {Op::kBcast, false, "binomial", "delegated", 64},
+        {Op::kBcast, false, "binomial", "delegated", 1024},
+        {Op::kBcast, false, "binomial", "delegated", 8192},
+        {Op::kAllgather, false, "tree", "delegated", 8},
+        {Op::kAllgather, false, "tree", "delegated", 1024},
     };
     FILE *csv = nullptr;
     if (me == 0) {
