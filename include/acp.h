@@ -567,7 +567,9 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * to that cap ahead.
  *
  * A handle larger than its inline slots would be (on one node, a core per
- * rank: over 8 KiB), delegated (the default), and with ACP_COL_POOL set any
+ * rank: over 8 KiB; a bcast on a node whose ranks outnumber its cores, too:
+ * there its rounds of 4-64 KiB are as fast through the pool), delegated
+ * (the default), and with ACP_COL_POOL set any
  * such handle on one node, does not keep slots for its rounds: a round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by

@@ -440,8 +440,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
     if (p.across_nodes || p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce)
         p.pooled = kPoolNone;
-    else if (p.pooled == kPoolLarge)  // by default only handles larger than their inline slots (params.hpp)
-        p.pooled = p.size > inline_bytes_for(p) ? kPoolEvery : kPoolNone;
+    else if (p.pooled == kPoolLarge)  // by default only handles larger than their inline slots (plan.hpp)
+        p.pooled = pools_by_default(p) ? kPoolEvery : kPoolNone;
     p.alone = p.across_nodes && nodes.nodes() == n;
     if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce)
         p.held_kib = static_cast<uint8_t>(std::min<size_t>(kHeldEagerMax, basic::layer::held_put_max()) / 1024);

@@ -39,7 +39,8 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
 // A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset, used
-// then only by handles larger than their inline slots would be (kPoolLarge):
+// then only by handles larger than their inline slots would be (kPoolLarge,
+// pools_by_default in plan.hpp):
 // their rounds of the handle's size do not go through slots anyway (they
 // are read out of the sender's array), and its smaller rounds take about
 // as long through the pool (64 B-1 KiB 1.05-1.15x, 2-8 KiB 0.7-0.9x),

@@ -317,6 +317,13 @@ uint32_t inline_bytes_for(const Params &p) {
     return static_cast<uint32_t>(std::min<uint64_t>(cap, fits));
 }
 
+bool pools_by_default(const Params &p) {
+    uint64_t own = inline_bytes_for(p);
+    if (p.kind == Kind::kBcast && p.crowded && p.inline_max == kInlineAuto)
+        own = std::min<uint64_t>(own, kOnNodeInlineMax);
+    return p.size > own;
+}
+
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t most = std::min(p.ring_max, kDefaultRingMax);

@@ -379,6 +379,17 @@ uint32_t inline_bytes_for(const Params &p);
 // nodes or its node is crowded (Params::across_nodes || crowded).
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full_caps, uint32_t inline_max);
 
+// ACP_COL_POOL unset (kPoolLarge): does a delegated handle on one node
+// send its rounds over 48 bytes through the eager pool? Where it is larger
+// than its inline slots (its rounds of its size are read out of the
+// sender's array either way). A bcast on a node whose ranks outnumber its
+// cores, whose slots would go to 64 KiB, does from 8 KiB (ACP_COL_INLINE
+// unset): there its 4-64 KiB rounds take 0.91-0.99x as long through the
+// pool, and a 64 KiB handle holds 3.5 KB, not 137 (an allgather's 8-16
+// KiB rounds take 1.1x: it keeps its slots;
+// doc/measurements/2026-12-07-rings-of-small-handles.md).
+bool pools_by_default(const Params &p);
+
 // Slots per block: a bcast with inline slots gets as many as fit in 32
 // KiB (a power of two from 2 to 64: 64 for slots up to 512 B, 16 for 2
 // KiB, 2 for 16 KiB), so its root runs up to depth - 1 small rounds ahead

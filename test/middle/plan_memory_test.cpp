@@ -313,6 +313,38 @@ TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
     EXPECT_EQ(inline_bytes_for(Kind::kBcast, 2, 8, true, kInlineAuto), 0u) << "multi-block bcasts have none";
 }
 
+// ACP_COL_POOL unset: a delegated handle on one node pools its rounds
+// over 48 bytes where it is larger than its slots; a bcast on a crowded
+// node, whose slots go to 64 KiB, from 8 KiB already (ACP_COL_INLINE
+// unset); an allgather there keeps slots up to its 16 KiB.
+TEST(PlanMemory, ByDefaultHandlesLargerThanTheirSlotsPool) {
+    struct Want {
+        Kind kind;
+        uint64_t size;
+        bool crowded;
+        uint32_t inline_max;
+        bool pools;
+    };
+    for (const Want w :
+         {Want{Kind::kBcast, 8192, false, kInlineAuto, false}, Want{Kind::kBcast, 8193, false, kInlineAuto, true},
+          Want{Kind::kBcast, 8192, true, kInlineAuto, false}, Want{Kind::kBcast, 8193, true, kInlineAuto, true},
+          Want{Kind::kBcast, 65536, true, kInlineAuto, true}, Want{Kind::kBcast, 65536, true, 65536, false},
+          Want{Kind::kBcast, 65536, false, 65536, false}, Want{Kind::kBcast, 48, false, kInlineAuto, false},
+          Want{Kind::kAllgather, 8193, false, kInlineAuto, true},
+          Want{Kind::kAllgather, 16384, true, kInlineAuto, false},
+          Want{Kind::kAllgather, 16385, true, kInlineAuto, true}}) {
+        Params p;
+        p.kind = w.kind;
+        p.members = 4;
+        p.root = w.kind == Kind::kBcast ? 0 : -1;
+        p.size = w.size;
+        p.crowded = w.crowded;
+        p.inline_max = w.inline_max;
+        EXPECT_EQ(pools_by_default(p), w.pools)
+            << name_of(w.kind) << " of " << w.size << (w.crowded ? ", crowded" : "") << ", inline_max " << w.inline_max;
+    }
+}
+
 // The configuration table (basic/config.cpp, which acpx-info prints and
 // the README documents) states middle/'s defaults as text.
 TEST(PlanMemory, TheConfigurationTableStatesTheDefaults) {
