@@ -75,7 +75,8 @@
  *   ACP_COL_POOL         bytes of each process's eager pool (default 1M; 0:
  *                        none): delegated rounds over 48 bytes to members
  *                        of its node go there before they called send; unset,
- *                        for handles larger than their inline slots, set,
+ *                        for bcast handles over 4 KiB and allgather ones
+ *                        over 1 KiB (where those are as fast), set,
  *                        for every handle; a full pool sends the non-eager
  *                        way; to members that map nothing (ACP_CMA=0) they
  *                        go as held puts
@@ -566,10 +567,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * holds 39 KB, not 137, and its root runs up to 31 rounds of any size up
  * to that cap ahead.
  *
- * A handle larger than its inline slots would be (on one node, a core per
- * rank: over 8 KiB; a bcast on a node whose ranks outnumber its cores, too:
- * there its rounds of 4-64 KiB are as fast through the pool), delegated
- * (the default), and with ACP_COL_POOL set any
+ * A delegated (the default) handle on one node larger than its inline
+ * slots would be (with a core per rank: over 8 KiB) or, ACP_COL_INLINE
+ * unset, a bcast over 4 KiB or an allgather over 1 KiB (on a node whose
+ * ranks outnumber its cores: a bcast over 4 KiB, an allgather over its
+ * slots), and with ACP_COL_POOL set any
  * such handle on one node, does not keep slots for its rounds: a round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
@@ -584,12 +586,11 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * goes into their arrays or buffers as a larger round does. On 2 ranks
  * a core each, pooled bcast rounds of 64 B take 1.3-1.45x as long as
  * through the handle's own slots, 128 B-1 KiB 0.8-1.2x, 2-4 KiB 1.0-1.2x,
- * 8 KiB 0.65-0.9x (doc/measurements/2026-12-07-eager-pool-warm-lines.md,
- * doc/measurements/2026-12-07-rings-of-small-handles.md):
- * hence, by default, a handle whose every round fits its slots keeps
- * them, and the pool serves the smaller rounds of larger handles (their
- * rounds of the handle's size are read out of the sender's array either
- * way).
+ * 8 KiB 0.65-0.9x; allgather rounds of 256 B-2 KiB 0.86-1.04x, 4-8 KiB
+ * 0.8-0.93x (doc/measurements/2026-12-07-eager-pool-warm-lines.md,
+ * doc/measurements/2026-12-07-rings-of-small-handles.md): hence the
+ * sizes above; a smaller handle keeps its slots (an 8 B bcast handle
+ * queries 3.4 KB, a 64 B one 5.4 KB, 1-4 KiB 34-36 KB).
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 64 + depth x (16 + inline) bytes (pooled handles, above: inline

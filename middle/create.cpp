@@ -440,7 +440,7 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
     if (p.across_nodes || p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce)
         p.pooled = kPoolNone;
-    else if (p.pooled == kPoolLarge)  // by default only handles larger than their inline slots (plan.hpp)
+    else if (p.pooled == kPoolLarge)  // by default the larger handles (plan.hpp)
         p.pooled = pools_by_default(p) ? kPoolEvery : kPoolNone;
     p.alone = p.across_nodes && nodes.nodes() == n;
     if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce)

@@ -39,15 +39,11 @@ inline constexpr uint32_t kOnNodeInlineMax = 8192;
 // above, by where the group runs.
 inline constexpr uint32_t kInlineAuto = UINT32_MAX;
 // A process's eager pool (eager_pool.hpp) when ACP_COL_POOL is unset, used
-// then only by handles larger than their inline slots would be (kPoolLarge,
-// pools_by_default in plan.hpp):
-// their rounds of the handle's size do not go through slots anyway (they
-// are read out of the sender's array), and its smaller rounds take about
-// as long through the pool (64 B-1 KiB 1.05-1.15x, 2-8 KiB 0.7-0.9x),
-// for a handle of 3.4 KB instead of 38. A handle whose every round fits
-// its slots keeps them: its 64 B rounds take 1.25-1.45x as long through
-// the pool (a receiver reads the slot, then the chunk it names: two lines
-// in turn from the sender's core;
+// then by the handles whose rounds are as fast through it (kPoolLarge:
+// pools_by_default in plan.hpp says which and why). A smaller handle keeps
+// its slots: its 64 B rounds take 1.3-1.45x as long through the pool (a
+// receiver reads the slot, then the chunk it names: two lines in turn
+// from the sender's core;
 // doc/measurements/2026-12-07-eager-pool-warm-lines.md). ACP_COL_POOL set
 // to a size puts every handle's rounds over 48 bytes there (kPoolEvery).
 inline constexpr size_t kDefaultPoolBytes = size_t{1} << 20;

@@ -318,10 +318,10 @@ uint32_t inline_bytes_for(const Params &p) {
 }
 
 bool pools_by_default(const Params &p) {
-    uint64_t own = inline_bytes_for(p);
-    if (p.kind == Kind::kBcast && p.crowded && p.inline_max == kInlineAuto)
-        own = std::min<uint64_t>(own, kOnNodeInlineMax);
-    return p.size > own;
+    const uint64_t slots = inline_bytes_for(p);
+    if (p.inline_max != kInlineAuto) return p.size > slots;  // a cap the user set
+    const uint64_t above = p.kind == Kind::kBcast ? kBcastPoolAbove : p.crowded ? slots : kAllgatherPoolAbove;
+    return p.size > std::min(slots, above);
 }
 
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {

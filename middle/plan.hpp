@@ -382,12 +382,16 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full
 // ACP_COL_POOL unset (kPoolLarge): does a delegated handle on one node
 // send its rounds over 48 bytes through the eager pool? Where it is larger
 // than its inline slots (its rounds of its size are read out of the
-// sender's array either way). A bcast on a node whose ranks outnumber its
-// cores, whose slots would go to 64 KiB, does from 8 KiB (ACP_COL_INLINE
-// unset): there its 4-64 KiB rounds take 0.91-0.99x as long through the
-// pool, and a 64 KiB handle holds 3.5 KB, not 137 (an allgather's 8-16
-// KiB rounds take 1.1x: it keeps its slots;
-// doc/measurements/2026-12-07-rings-of-small-handles.md).
+// sender's array either way), and, ACP_COL_INLINE unset, where it is
+// larger than kBcastPoolAbove (a bcast) or kAllgatherPoolAbove (an
+// allgather on a node with a core per rank): rounds of those sizes take
+// as long or less through the pool (2 ranks: a bcast's 8 KiB 0.65-0.92x,
+// an allgather's 2-8 KiB 0.81-1.04x; on a crowded node, where a bcast's
+// slots go to 64 KiB, its 8-64 KiB 0.91-0.99x), for handles of 1.4-3.5
+// KB instead of 16-137. A bcast's 2-4 KiB rounds take 1.0-1.18x and an
+// allgather's 8-16 KiB on a crowded node 1.1x: those keep their slots
+// (doc/measurements/2026-12-07-rings-of-small-handles.md).
+inline constexpr uint64_t kBcastPoolAbove = 4096, kAllgatherPoolAbove = 1024;
 bool pools_by_default(const Params &p);
 
 // Slots per block: a bcast with inline slots gets as many as fit in 32

@@ -82,9 +82,9 @@ class ScopedEnv {
 
 // Which of a test's bcast handles on this suite's settings send their
 // rounds over 48 bytes through an eager pool (middle/params.hpp): delegated
-// ones on one node, unless ACP_COL_POOL is 0; by default those larger than
-// their inline slots (`large`), with ACP_COL_POOL set every one (`small`
-// too).
+// ones on one node, unless ACP_COL_POOL is 0; by default bcasts over 4 KiB
+// (`large`: the tests' 1 MiB handles), with ACP_COL_POOL set every one
+// (`small` too).
 struct PoolUse {
     bool large, small;
 };

@@ -259,12 +259,13 @@ TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
-// ACP_COL_POOL unset: a handle larger than its inline slots would be (1 MiB)
-// keeps one-line slots and sends its smaller rounds through the eager
-// pool; one whose rounds all fit (1 KiB) keeps slots as large as they are.
-// ACP_COL_POOL=0: neither uses a pool; set to a size: both do. Each
-// handle's 100-byte round arrives whole every way.
-TEST(Lifecycle, ByDefaultOnlyHandlesLargerThanTheirSlotsUseTheEagerPool) {
+// ACP_COL_POOL unset: a bcast handle over 4 KiB (1 MiB, larger than its
+// inline slots; 8 KiB, which they would hold) keeps one-line slots and
+// sends its rounds over 48 bytes through the eager pool; a smaller one
+// (1 KiB) keeps slots as large as its rounds. ACP_COL_POOL=0: none uses a
+// pool; set to a size: all do. Each handle's 100-byte round arrives whole
+// every way.
+TEST(Lifecycle, ByDefaultBcastHandlesOverFourKiBUseTheEagerPool) {
     const char *exec = std::getenv("ACP_COL_EXEC"), *nodes = std::getenv("ACPX_TEST_NODES"),
                *inl = std::getenv("ACP_COL_INLINE");
     if ((exec && std::string(exec) == "root") || (nodes && std::string(nodes) == "2") || (inl && *inl))
@@ -272,15 +273,15 @@ TEST(Lifecycle, ByDefaultOnlyHandlesLargerThanTheirSlotsUseTheEagerPool) {
     ScopedEnv tree("ACP_COL_BCAST_ALGO", "binomial");  // one block: slots (a pipeline of blocks has none)
     std::vector<int> g = make_group(Shape::kAll);
     const int n = static_cast<int>(g.size());
-    std::vector<unsigned char> big(1 << 20), small(1024);
+    std::vector<unsigned char> big(1 << 20), mid(8192), small(1024);
     struct Want {
         const char *pool;
-        bool big_pooled, small_pooled;
+        bool big_pooled, mid_pooled, small_pooled;
     };
-    for (const Want w : {Want{"", true, false}, Want{"0", false, false}, Want{"1M", true, true}}) {
+    for (const Want w : {Want{"", true, true, false}, Want{"0", false, false, false}, Want{"1M", true, true, true}}) {
         ScopedEnv pool("ACP_COL_POOL", w.pool);
-        for (auto *a : {&big, &small}) {
-            const bool pooled = a == &big ? w.big_pooled : w.small_pooled;
+        for (auto *a : {&big, &mid, &small}) {
+            const bool pooled = a == &big ? w.big_pooled : a == &mid ? w.mid_pooled : w.small_pooled;
             const std::string what =
                 std::string("ACP_COL_POOL='") + w.pool + "', a handle of " + std::to_string(a->size()) + " bytes";
             acp_col_t h = acp_create_bcast_direct(g[0], n, g.data(), a->data(), a->size());

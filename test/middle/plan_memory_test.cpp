@@ -314,10 +314,10 @@ TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
 }
 
 // ACP_COL_POOL unset: a delegated handle on one node pools its rounds
-// over 48 bytes where it is larger than its slots; a bcast on a crowded
-// node, whose slots go to 64 KiB, from 8 KiB already (ACP_COL_INLINE
-// unset); an allgather there keeps slots up to its 16 KiB.
-TEST(PlanMemory, ByDefaultHandlesLargerThanTheirSlotsPool) {
+// over 48 bytes where it is larger than its slots or, ACP_COL_INLINE
+// unset, than 4 KiB (bcast, crowded node or not) or 1 KiB (allgather,
+// with a core per rank; on a crowded node it keeps slots up to its 16 KiB).
+TEST(PlanMemory, ByDefaultTheLargerHandlesPool) {
     struct Want {
         Kind kind;
         uint64_t size;
@@ -326,11 +326,13 @@ TEST(PlanMemory, ByDefaultHandlesLargerThanTheirSlotsPool) {
         bool pools;
     };
     for (const Want w :
-         {Want{Kind::kBcast, 8192, false, kInlineAuto, false}, Want{Kind::kBcast, 8193, false, kInlineAuto, true},
-          Want{Kind::kBcast, 8192, true, kInlineAuto, false}, Want{Kind::kBcast, 8193, true, kInlineAuto, true},
-          Want{Kind::kBcast, 65536, true, kInlineAuto, true}, Want{Kind::kBcast, 65536, true, 65536, false},
-          Want{Kind::kBcast, 65536, false, 65536, false}, Want{Kind::kBcast, 48, false, kInlineAuto, false},
-          Want{Kind::kAllgather, 8193, false, kInlineAuto, true},
+         {Want{Kind::kBcast, 4096, false, kInlineAuto, false}, Want{Kind::kBcast, 4097, false, kInlineAuto, true},
+          Want{Kind::kBcast, 4096, true, kInlineAuto, false}, Want{Kind::kBcast, 4097, true, kInlineAuto, true},
+          Want{Kind::kBcast, 8192, false, 8192, false}, Want{Kind::kAllgather, 1024, false, kInlineAuto, false},
+          Want{Kind::kAllgather, 1025, false, kInlineAuto, true},
+          Want{Kind::kAllgather, 8192, true, kInlineAuto, false}, Want{Kind::kBcast, 65536, true, kInlineAuto, true},
+          Want{Kind::kBcast, 65536, true, 65536, false}, Want{Kind::kBcast, 65536, false, 65536, false},
+          Want{Kind::kBcast, 48, false, kInlineAuto, false}, Want{Kind::kAllgather, 8193, false, kInlineAuto, true},
           Want{Kind::kAllgather, 16384, true, kInlineAuto, false},
           Want{Kind::kAllgather, 16385, true, kInlineAuto, true}}) {
         Params p;
