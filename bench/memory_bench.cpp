@@ -2,8 +2,8 @@
 //  1. Measured, in this job: for each handle type, algorithm and execution
 //     mode, 100 handles over every rank (64 KiB per array or block; the
 //     user arrays are shared, so they are not counted; an allreduce of
-//     64 KiB of doubles; then the default bcast and allgather handles
-//     of 8 B to 8 KiB, whose slots follow their size), by role (bcast:
+//     64 KiB of doubles; then default bcast and allgather handles of 8 B
+//     to 8 KiB), by role (bcast:
 //     the root, rank 0, and the
 //     largest other member; allgather and allreduce: the largest member):
 //     acp_query_col_memory of one handle, and the growth
@@ -259,14 +259,17 @@ int run_memory(const Options &o) {
         {Op::kAllgather, true, "tree", "delegated"},
         {Op::kAllgather, true, "tree", "root"},
         {Op::kAllreduce, true, "butterfly", "delegated"},
-        // Smaller handles: the default ones, which keep slots of their size
-        // where every round fits them (acp.h: memory per handle).
+        // Smaller handles, by default: up to 4 KiB (bcast) and 1 KiB
+        // (allgather) they keep slots of their size; above, the pool's
+        // one-line slots (acp.h: memory per handle).
         {Op::kBcast, false, "binomial", "delegated", 8},
         {Op::kBcast, false, "binomial", "delegated", 64},
         {Op::kBcast, false, "binomial", "delegated", 1024},
+        {Op::kBcast, false, "binomial", "delegated", 4096},
         {Op::kBcast, false, "binomial", "delegated", 8192},
         {Op::kAllgather, false, "tree", "delegated", 8},
         {Op::kAllgather, false, "tree", "delegated", 1024},
+        {Op::kAllgather, false, "tree", "delegated", 4096},
     };
     FILE *csv = nullptr;
     if (me == 0) {
