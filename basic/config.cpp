@@ -87,7 +87,7 @@ constexpr ConfigVar kVars[] = {
      kCreate},
     {"ACP_COL_RING_DEPTH", "64",
      "most small bcast rounds in flight: the root runs that many minus one ahead (2-64, powers of two; a cap: "
-     "on one node a handle of up to 112 bytes has 32)",
+     "a handle of up to 112 bytes on one node with a core per rank has 32)",
      kCreate},
     {"ACP_COL_BCAST_ALGO", "auto", "auto (the model picks per handle) or a bcast algorithm (acpx-info lists them)",
      kCreate},

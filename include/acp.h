@@ -537,12 +537,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 16 KiB for allgathers (an allgather's at most 1 MiB / np_group and at
  * least 256 bytes; no slot is larger than the handle's size, rounded up
  * to 64 bytes). A bcast's control blocks hold several such
- * rounds (depth: 32 for handles of up to 112 bytes on one node, 64 across
- * nodes; 64 up to 512 bytes, 32 up to 1 KiB, 16 up
+ * rounds (depth: 32 for handles of up to 112 bytes on one node with a
+ * core per rank, else 64; 64 up to 512 bytes, 32 up to 1 KiB, 16 up
  * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
  * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to
  * 32 KiB; and, for handles over 1 KiB, 32 more for rounds of up to 48
- * bytes, 64 across nodes; at most ACP_COL_RING_DEPTH), so its root's waits
+ * bytes, 64 across nodes or on a crowded node; at most ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
@@ -599,7 +599,7 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
  * a delegated bcast whose members are alone on their nodes); over 1 KiB, + 32 x
- * 72 bytes of the small rounds' ring, 64 x 72 across nodes), 64 + 32 x blocks
+ * 72 bytes of the small rounds' ring, 64 x 72 across nodes or crowded), 64 + 32 x blocks
  * (pipeline, scatter_ring) or 64 + (32 + 2 x inline) x np_group bytes
  * (allgather; inline as a bcast tree's, up to its cap), plus:
  *   root mode, bcast root / every allgather member: 11 bytes per member

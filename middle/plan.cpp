@@ -327,7 +327,7 @@ bool pools_by_default(const Params &p) {
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t most = std::min(p.ring_max, kDefaultRingMax);
-    if (!p.across_nodes && inline_bytes <= kLineRingInline) most = std::min(most, kLineRingDepth);
+    if (!p.across_nodes && !p.crowded && inline_bytes <= kLineRingInline) most = std::min(most, kLineRingDepth);
     uint32_t d = 2;
     while (d < most && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
     // Across nodes, up to kRingDepthAcrossNodes slots within kRingBytesAcrossNodes.
@@ -347,7 +347,7 @@ uint32_t pooled_depth(const ctl::Layout &l, size_t bytes) {
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
                     uint32_t *small_depth) {
     *small_inline = *small_depth = 0;
-    const uint32_t d = std::min(p.across_nodes ? kSmallRingDepth : kLineRingDepth, p.ring_max);
+    const uint32_t d = std::min(p.across_nodes || p.crowded ? kSmallRingDepth : kLineRingDepth, p.ring_max);
     if (p.kind != Kind::kBcast || slots_of(p) != 1 || inline_bytes <= kSmallRingInline || d <= depth) return;
     *small_inline = kSmallRingInline;
     *small_depth = d;

@@ -409,19 +409,21 @@ bool pools_by_default(const Params &p);
 // Otherwise 2: an allgather member cannot end a round before every member
 // started it, and larger rounds wait for their receivers anyway.
 inline constexpr uint32_t kRingBytes = 32768, kRingBytesAcrossNodes = 131072, kRingDepthAcrossNodes = 16;
-// On one node, slots of one or two cache lines with their stamps (inline
-// up to kLineRingInline bytes) come kLineRingDepth a block, not 64: a
-// handle of up to 48 bytes holds 2 KiB of ring (3.4 KB in all, not 5.7),
-// one of up to 112 bytes 4 KiB (not 8), and their rounds take 1.00-1.04x
-// as long as with 64 slots; 16 slots cost 1.08-1.12x
-// (doc/measurements/2026-12-07-rings-of-small-handles.md).
+// On one node with a core per rank, slots of one or two cache lines with
+// their stamps (inline up to kLineRingInline bytes) come kLineRingDepth a
+// block, not 64: a handle of up to 48 bytes holds 2 KiB of ring (3.4 KB
+// in all, not 5.7), one of up to 112 bytes 4 KiB (not 8), and their
+// rounds take 1.00-1.04x as long as with 64 slots; 16 slots cost
+// 1.08-1.12x. On a node whose ranks outnumber its cores 32 cost 1.25x
+// (a root that runs fewer rounds ahead waits for a member's core sooner):
+// 64 stay there (doc/measurements/2026-12-07-rings-of-small-handles.md).
 inline constexpr uint32_t kLineRingInline = 112, kLineRingDepth = 32;
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 
 // A tree bcast whose ring is shallow (its slots are large) gets a second
 // ring for its small rounds: slots of kSmallRingInline bytes, one line
 // with their stamps, as many as a handle of 48 bytes has (kLineRingDepth
-// on one node, 2 KiB; kSmallRingDepth across nodes, 4 KiB; at most
+// on one node with a core per rank, 2 KiB; else kSmallRingDepth, 4 KiB; at most
 // p.ring_max; none where that is not deeper): so a handle over a 1 MiB array runs its
 // 8-byte rounds as far ahead as a handle of 8 bytes, and as fast
 // (doc/measurements/2026-12-04-small-rounds-on-large-handles.md), not two

@@ -24,6 +24,18 @@ size_t bytes_held(Kind kind, Exec exec, uint8_t algo, uint32_t n, uint32_t me) {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+// A handle of 4 members (a bcast's root member 0) of `size` bytes, its
+// inline cap ACP_COL_INLINE's `inline_max`.
+Params four_members(Kind kind, uint64_t size, uint32_t inline_max) {
+    Params p;
+    p.kind = kind;
+    p.members = 4;
+    p.root = kind == Kind::kBcast ? 0 : -1;
+    p.size = size;
+    p.inline_max = inline_max;
+    return p;
+}
+
 }  // namespace
 
 // Its list is a formula (collectives/stored_list.hpp): what is left is
@@ -98,6 +110,11 @@ TEST(PlanMemory, BcastInlineRingsFitTheHandle) {
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), 2u) << w.size;
         p.ring_max = 8;
         EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), std::min(w.depth, 8u)) << w.size;
+        // A crowded node keeps 64 for slots of one or two lines, as across nodes.
+        p.ring_max = kDefaultRingMax;
+        p.crowded = 1;
+        EXPECT_EQ(ring_depth_for(p, inline_bytes_for(p)), w.across ? w.across : w.depth) << w.size << " crowded";
+        p.crowded = 0;
         // A group across nodes: at least 16 as fit in 128 KiB, no more
         // than the two slots a 64 KiB handle has.
         p.ring_max = kDefaultRingMax;
@@ -284,13 +301,8 @@ TEST(PlanMemory, TheDefaultInlineCapFollowsWhereTheGroupRuns) {
           Want{Kind::kAllgather, 64, false, kInlineAuto, 112}, Want{Kind::kAllgather, 8, true, kInlineAuto, 48},
           Want{Kind::kAllgather, 1000, false, kInlineAuto, 1024},
           Want{Kind::kAllgather, 8193, false, kInlineAuto, 8192}}) {
-        Params p;
-        p.kind = w.kind;
-        p.members = 4;
-        p.root = w.kind == Kind::kBcast ? 0 : -1;
-        p.size = w.size;
+        Params p = four_members(w.kind, w.size, w.inline_max);
         p.across_nodes = w.across;
-        p.inline_max = w.inline_max;
         EXPECT_EQ(inline_bytes_for(p), w.inl) << name_of(w.kind) << " " << w.size << (w.across ? " across" : "");
         EXPECT_EQ(layout_of(p).inl, w.inl);
     }
@@ -335,13 +347,8 @@ TEST(PlanMemory, ByDefaultTheLargerHandlesPool) {
           Want{Kind::kBcast, 48, false, kInlineAuto, false}, Want{Kind::kAllgather, 8193, false, kInlineAuto, true},
           Want{Kind::kAllgather, 16384, true, kInlineAuto, false},
           Want{Kind::kAllgather, 16385, true, kInlineAuto, true}}) {
-        Params p;
-        p.kind = w.kind;
-        p.members = 4;
-        p.root = w.kind == Kind::kBcast ? 0 : -1;
-        p.size = w.size;
+        Params p = four_members(w.kind, w.size, w.inline_max);
         p.crowded = w.crowded;
-        p.inline_max = w.inline_max;
         EXPECT_EQ(pools_by_default(p), w.pools)
             << name_of(w.kind) << " of " << w.size << (w.crowded ? ", crowded" : "") << ", inline_max " << w.inline_max;
     }

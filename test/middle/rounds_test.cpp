@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "basic/layer.hpp"
 #include "col_util.hpp"
 
 using namespace acpx::test;
@@ -97,12 +98,13 @@ void root_runs_ahead(size_t array, size_t round_bytes, uint64_t depth, const std
 }  // namespace
 
 // A bcast handle of 2 KiB has rings of 16 inline slots, one of 100 bytes
-// rings of 32 on one node (acp.h; its pool's ring, where ACP_COL_POOL is
-// set, is as deep) and 64 across nodes, one of 8 KiB 4 (16 across nodes),
-// and one of 1 MiB, rings of 2 for its large rounds and, for rounds up to
-// 48 bytes, of 32 on one node (its own small ring, or the pool's ring)
-// and 64 across nodes: its root runs that many rounds minus one ahead of
-// members that have not called send (root_runs_ahead).
+// rings of 32 on one node with a core per rank (acp.h; its pool's ring,
+// where ACP_COL_POOL is set, is as deep) and 64 across nodes or on a
+// crowded node, one of 8 KiB 4 (16 across nodes), and one of 1 MiB, rings
+// of 2 for its large rounds and, for rounds up to 48 bytes, the pool's
+// ring of 32 (by default on one node, delegated) or a small ring of 32 or
+// 64 as the 100-byte one's: its root runs that many rounds minus one
+// ahead of members that have not called send (root_runs_ahead).
 TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     if (const char *inl = std::getenv("ACP_COL_INLINE"); inl && std::string(inl) == "0")
@@ -115,11 +117,12 @@ TEST_P(Rounds, BcastRootRunsAsManySmallRoundsAheadAsItsRingsHold) {
     // two-host suites: ACPX_TEST_NODES=2).
     const char *nodes = std::getenv("ACPX_TEST_NODES");
     const bool two = nodes && std::string(nodes) == "2";
-    // Rounds of one or two lines: 32 slots on one node, through the pool or
-    // not; 64 across nodes.
-    const uint64_t across = two ? 16 : 4, lines = two ? 64 : 32;
-    for (const Ring ring :
-         {Ring{2048, 2048, 16}, Ring{100, 100, lines}, Ring{1 << 20, 8, lines}, Ring{8192, 8192, across}})
+    // Rounds of one or two lines: 32 slots through the pool, 32 on one node
+    // with a core per rank, else 64.
+    const PoolUse use = pool_use(std::string(GetParam()) != "root");
+    const uint64_t across = two ? 16 : 4, lines = two || acpx::basic::layer::node_crowded() ? 64 : 32;
+    for (const Ring ring : {Ring{2048, 2048, 16}, Ring{100, 100, use.small ? 32 : lines},
+                            Ring{1 << 20, 8, use.large ? 32 : lines}, Ring{8192, 8192, across}})
         for (const char *algo : {"binomial", "chain"}) {
             ScopedEnv force("ACP_COL_BCAST_ALGO", algo);
             root_runs_ahead(
