@@ -122,6 +122,9 @@ TEST(Lifecycle, RoundsWorkAfterManyHandles) {
 // knowing its place in it; "" if so, else what differs.
 std::string in_flight_list_mismatch() {
     acpx::middle::State &st = acpx::middle::State::get();
+    // The progress agent moves rounds between calls (ACP_PROGRESS=agent):
+    // the list is read as a call of the layer would, with the handles owned.
+    acpx::middle::AppCall call(st.owner);
     size_t active = 0;
     for (const auto &[id, c] : st.cols) {
         if (!c->active) continue;
@@ -224,12 +227,13 @@ TEST(Lifecycle, MemoryQueryCountsWhatTheHandleOwns) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
-// Issue 66: a handle costs bytes, not tens of KB. On one node a direct
-// bcast handle of up to 48 bytes holds a ring of 32 one-line slots (2 KiB;
-// it had 64), and an allgather's slots are no larger than its blocks (8
-// bytes: two one-line slots a member; it had two of 8 KiB, 34 KB at 2
-// ranks and 132 KB at 4): each at most 4 KiB in all. Across nodes the bcast
-// keeps 64 slots (a ready byte crosses the network).
+// Issue 66: a handle costs bytes, not tens of KB. On one node with a core
+// per rank a direct bcast handle of up to 48 bytes holds a ring of 32
+// one-line slots (2 KiB; it had 64, as it still has across nodes, where a
+// ready byte crosses the network, and on a crowded node), and an
+// allgather's slots are no larger than its blocks (8 bytes: two one-line
+// slots a member; it had two of 8 KiB, 34 KB at 2 ranks and 132 KB at 4):
+// each at most 4 KiB in all.
 TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
     std::vector<int> g = make_group(Shape::kAll);
     const int n = static_cast<int>(g.size());
@@ -241,7 +245,7 @@ TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
     ASSERT_NE(b, ACP_COL_NULL);
     ASSERT_NE(ag, ACP_COL_NULL);
     const size_t mb = acp_query_col_memory(b), ma = acp_query_col_memory(ag);
-    if (!two) {
+    if (!two && !acpx::basic::layer::node_crowded()) {  // else 64 slots
         EXPECT_LE(mb, 4096u) << "an 8-byte bcast handle";
     }
     EXPECT_LE(ma, 4096u) << "an allgather handle of 8-byte blocks, " << n << " members";
