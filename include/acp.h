@@ -542,7 +542,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * to 2 KiB, 8 up to 4 KiB, 4 up to 8 KiB, else 2; for a group across
  * nodes at least 16, as many as fit in 128 KiB: 8 up to 16 KiB, 4 up to
  * 32 KiB; and, for handles over 1 KiB, 32 more for rounds of up to 48
- * bytes, 64 across nodes or on a crowded node; at most ACP_COL_RING_DEPTH), so its root's waits
+ * bytes, across nodes or on a crowded node 64 for handles over 512
+ * bytes; at most ACP_COL_RING_DEPTH), so its root's waits
  * return while members are up to depth - 1 rounds behind; the next
  * round's wait then waits for the slowest. A member that never calls send
  * is named by the wait of round depth, or by acp_free_col.
@@ -567,12 +568,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * holds 39 KB, not 137, and its root runs up to 31 rounds of any size up
  * to that cap ahead.
  *
- * A delegated (the default) handle on one node larger than its inline
- * slots would be (with a core per rank: over 8 KiB) or, ACP_COL_INLINE
- * unset, a bcast over 4 KiB or an allgather over 1 KiB (on a node whose
- * ranks outnumber its cores: a bcast over 4 KiB, an allgather over its
- * slots), and with ACP_COL_POOL set any
- * such handle on one node, does not keep slots for its rounds: a round
+ * A delegated (the default) handle whose group is on one node does not
+ * keep slots for its rounds where, ACP_COL_POOL unset, it is larger than
+ * its inline slots would be (with a core per rank: over 8 KiB) or,
+ * ACP_COL_INLINE unset, a bcast over 4 KiB or an allgather over 1 KiB (on
+ * a node whose ranks outnumber its cores: an allgather only over its
+ * slots); with ACP_COL_POOL set to a size, none keeps them. A round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
  * on-node peers) and stores where into their slots; each receiver copies
@@ -599,7 +600,8 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
  * a delegated bcast whose members are alone on their nodes); over 1 KiB, + 32 x
- * 72 bytes of the small rounds' ring, 64 x 72 across nodes or crowded), 64 + 32 x blocks
+ * 72 bytes of the small rounds' ring, over 512 bytes 64 x 72 across nodes or
+ * crowded), 64 + 32 x blocks
  * (pipeline, scatter_ring) or 64 + (32 + 2 x inline) x np_group bytes
  * (allgather; inline as a bcast tree's, up to its cap), plus:
  *   root mode, bcast root / every allgather member: 11 bytes per member

@@ -396,7 +396,8 @@ bool pools_by_default(const Params &p);
 
 // Slots per block: a bcast with inline slots gets as many as fit in 32
 // KiB (a power of two from 2 to 64: 64 for slots up to 512 B, 16 for 2
-// KiB, 2 for 16 KiB), so its root runs up to depth - 1 small rounds ahead
+// KiB, 2 for 16 KiB; 32 for slots of one or two lines on one node with a
+// core per rank, kLineRingDepth), so its root runs up to depth - 1 small rounds ahead
 // of a member that is slow to call send (ready bytes count rounds mod
 // 256: depth must stay under 128), at most p.ring_max (ACP_COL_RING_DEPTH).
 // A group across nodes gets at least kRingDepthAcrossNodes, as many as
