@@ -3,9 +3,8 @@
 //     mode, 100 handles over every rank (64 KiB per array or block; the
 //     user arrays are shared, so they are not counted; an allreduce of
 //     64 KiB of doubles; then default bcast and allgather handles of 8 B
-//     to 8 KiB), by role (bcast:
-//     the root, rank 0, and the
-//     largest other member; allgather and allreduce: the largest member):
+//     to 8 KiB), by role (bcast: the root, rank 0, and the largest other
+//     member; allgather and allreduce: the largest member):
 //     acp_query_col_memory of one handle, and the growth
 //     of the process's RSS per handle. Then channels (100 from rank 0 to
 //     rank 1, a message through each: RSS growth per channel at each end) and acp_malloc blocks

@@ -105,6 +105,10 @@ struct Col {
     struct Segment {
         bool issued = false;  // root mode: this segment's list is issued
         bool staged = false;  // a buffered bcast's root: its array's bytes of the segment are in its buffer
+        // How far ahead of a receiver it may go when over the inline slots
+        // but eager: pooled_depth, or Layout::eager_depth for held puts
+        // (in padding; set by begin_segment, as depth below).
+        uint32_t eager_depth = 2;
         // Per plan.out entry (delegated) / plan.wait_slots entry: the
         // segment (Col::seq, low 32 bits) that issued / saw it last, so a
         // new segment clears nothing (every entry is marked before a

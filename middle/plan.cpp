@@ -324,24 +324,28 @@ bool pools_by_default(const Params &p) {
     return p.size > std::min(slots, above);
 }
 
+namespace {
+
+// d doubled while under `most` and twice as many slots of `slot` bytes fit in `budget`.
+uint32_t deepen(uint32_t d, uint32_t most, size_t slot, size_t budget) {
+    while (d < most && size_t{2} * d * slot <= budget) d *= 2;
+    return d;
+}
+
+}  // namespace
+
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t most = std::min(p.ring_max, kDefaultRingMax);
     if (!p.across_nodes && !p.crowded && inline_bytes <= kLineRingInline) most = std::min(most, kLineRingDepth);
-    uint32_t d = 2;
-    while (d < most && size_t{2 * d} * inline_bytes <= kRingBytes) d *= 2;
+    uint32_t d = deepen(2, most, inline_bytes, kRingBytes);
     // Across nodes, up to kRingDepthAcrossNodes slots within kRingBytesAcrossNodes.
-    while (p.across_nodes && d < std::min(most, kRingDepthAcrossNodes) &&
-           size_t{2 * d} * inline_bytes <= kRingBytesAcrossNodes)
-        d *= 2;
+    if (p.across_nodes) d = deepen(d, std::min(most, kRingDepthAcrossNodes), inline_bytes, kRingBytesAcrossNodes);
     return d;
 }
 
 uint32_t pooled_depth(const ctl::Layout &l, size_t bytes) {
-    const size_t slot = (bytes + 63) / 64 * 64;
-    uint32_t d = 2;
-    while (d < l.eager_depth && 2 * d * slot <= kRingBytes) d *= 2;
-    return std::min(d, l.eager_depth);
+    return std::min(deepen(2, l.eager_depth, (bytes + 63) / 64 * 64, kRingBytes), l.eager_depth);
 }
 
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,

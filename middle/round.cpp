@@ -180,11 +180,12 @@ size_t ring_offset(const Col &c) { return c.cur.turn; }
 // control block.
 size_t arrive_at(const Col &c, uint32_t block) { return at(c).arrive(block, 0, 0) + ring_offset(c); }
 
-// Sets the segment's ring (Col::Segment::depth, turn).
+// Sets the segment's ring (Col::Segment::depth, eager_depth, turn).
 void find_ring(Col &c) {
     const ctl::Layout &l = at(c);
     const size_t len = seg_len(c);
     c.cur.depth = l.depth_for(len);
+    c.cur.eager_depth = c.p.pooled ? pooled_depth(l, len) : l.eager_depth;
     c.cur.turn = l.arrive(0, c.seq, len) - l.arrive(0, 0, 0);
 }
 
@@ -386,12 +387,11 @@ bool begin_segment(Col &c, const char *fn) {
 // That is what makes small rounds eager. A pooled round writes only the
 // slot (its bytes go to the sender's pool): as far ahead as a ring of
 // slots of its own size would have let it (pooled_depth), a held put
-// as the handle's ring (Layout::eager_depth).
+// as the handle's ring (Layout::eager_depth); find_ring says which.
 bool receiver_ready(const Col &c, uint8_t r) {
     if (ready_implied(c)) return true;
     const auto behind = static_cast<uint8_t>(static_cast<uint8_t>(c.seq) - r);
-    if (behind == 0 || (is_inline(c) && behind < ring_depth(c))) return true;
-    return is_pooled(c) && behind < (c.p.pooled ? pooled_depth(c.plan.lay, seg_len(c)) : c.plan.lay.eager_depth);
+    return behind == 0 || (is_inline(c) && behind < ring_depth(c)) || (is_pooled(c) && behind < c.cur.eager_depth);
 }
 
 // Has a receiver whose ready byte is `r` started round `seq`, this
