@@ -78,8 +78,8 @@
  *                        for bcast handles over 4 KiB and allgather ones
  *                        over 1 KiB (where those are as fast), set,
  *                        for every handle; a full pool sends the non-eager
- *                        way; to members that map nothing (ACP_CMA=0) they
- *                        go as held puts
+ *                        way; to members that map nothing (ACP_CMA=0) or
+ *                        on other nodes (bcasts) they go as held puts
  *   ACP_COL_PULL         1 (default): a direct handle's delegated rounds above
  *                        the inline slots are read by each receiver on the
  *                        sender's node out of the sender's array (one
@@ -560,29 +560,31 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * own, not the handle's: at most depth - 1 rounds' blocks per sender and
  * handle, while the receiver lags) until the receiver copies it into its
  * array in its own calls; such rounds go as far ahead as the ring above
- * lets them.
+ * lets them (a pooled handle's: below).
  * (An allgather's blocks of 16-64 KiB so no longer wait for each
- * receiver's send, a network message, every round.) A delegated bcast
- * whose members are each alone on their nodes (one rank per node) so has
- * slots of 1 KiB only (32 deep, ACP_COL_INLINE unset): a 64 KiB handle
- * holds 39 KB, not 137, and its root runs up to 31 rounds of any size up
- * to that cap ahead.
+ * receiver's send, a network message, every round.)
  *
- * A delegated (the default) handle whose group is on one node does not
+ * A delegated (the default) handle, an allgather's on one node, does not
  * keep slots for its rounds where, ACP_COL_POOL unset, it is larger than
  * its inline slots would be (with a core per rank: over 8 KiB) or,
  * ACP_COL_INLINE unset, a bcast over 4 KiB or an allgather over 1 KiB (on
  * a node whose ranks outnumber its cores: an allgather only over its
- * slots); with ACP_COL_POOL set to a size, none keeps them. A round
+ * slots), or a bcast over 48 bytes whose members are each alone on
+ * their nodes (one rank per node); with ACP_COL_POOL set to a size, none
+ * keeps them. A round
  * over 48 bytes does not go into the receivers' slots: its sender copies it once into its
  * process's eager pool (ACP_COL_POOL, shared by every handle, mapped by
  * on-node peers) and stores where into their slots; each receiver copies
- * it out and marks it read at the end of its round. Such a handle's
+ * it out and marks it read at the end of its round. To members on other
+ * nodes it goes as a held put (above), up to that cap. Such a handle's
  * slots are 48 bytes (one cache line with the stamps) whatever its
  * size: 32 a block for a bcast tree, 2 for an allgather (a 64 KiB
- * bcast handle queries 3.4 KB, 38 KB without the pool); its rounds over
+ * bcast handle queries 3.4 KB, on one node or across, where it held 38
+ * KB and 137 KB without the pool); its rounds over
  * 48 bytes go as far ahead as the ring of a handle of their size would
- * (31 rounds of up to 512 bytes, 3 of 8 KiB). A round that finds the
+ * (31 rounds of up to 512 bytes, 3 of 8 KiB; across nodes 15 of 8 KiB,
+ * 3 of 32 KiB; where the members are alone on their nodes, 31 of any
+ * size). A round that finds the
  * pool full waits for its receivers' send and
  * goes into their arrays or buffers as a larger round does. On 2 ranks
  * a core each, pooled bcast rounds of 64 B take 1.3-1.45x as long as
@@ -599,7 +601,7 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * handle's size rounded up to 64 bytes (up to 48 bytes 48 and up to 112
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
- * a delegated bcast whose members are alone on their nodes); over 1 KiB, + 32 x
+ * a delegated bcast whose members are alone on their nodes, ACP_COL_POOL=0); over 1 KiB, + 32 x
  * 72 bytes of the small rounds' ring, over 512 bytes 64 x 72 across nodes or
  * crowded), 64 + 32 x blocks
  * (pipeline, scatter_ring) or 64 + (32 + 2 x inline) x np_group bytes

@@ -438,13 +438,16 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     const collectives::model::Topology nodes = nodes_of(grp);
     p.across_nodes = nodes.nodes() > 1;
     p.crowded = !p.across_nodes && basic::layer::node_crowded();  // one node: every member sees the same
-    if (p.across_nodes || p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce)
-        p.pooled = kPoolNone;
-    else if (p.pooled == kPoolLarge)  // by default the larger handles (plan.hpp)
-        p.pooled = pools_by_default(p) ? kPoolEvery : kPoolNone;
     p.alone = p.across_nodes && nodes.nodes() == n;
     if (p.across_nodes && p.exec == Exec::kDelegated && p.kind != Kind::kAllreduce)
         p.held_kib = static_cast<uint8_t>(std::min<size_t>(kHeldEagerMax, basic::layer::held_put_max()) / 1024);
+    // Across nodes a pooled bcast sends to the members of other nodes as
+    // held puts (round.cpp), to those of its own through the pool; an
+    // allgather keeps its slots there (plan.hpp: kHeldInlineAcrossNodes).
+    if (p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce || (p.across_nodes && p.kind != Kind::kBcast))
+        p.pooled = kPoolNone;
+    else if (p.pooled == kPoolLarge)  // by default the larger handles (plan.hpp)
+        p.pooled = pools_by_default(p) ? kPoolEvery : kPoolNone;
     std::vector<int> sorted(group, group + n);
     std::sort(sorted.begin(), sorted.end());
     const uint64_t set_hash = group_hash(sorted.data(), n);

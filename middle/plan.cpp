@@ -319,7 +319,8 @@ uint32_t inline_bytes_for(const Params &p) {
 
 bool pools_by_default(const Params &p) {
     const uint64_t slots = inline_bytes_for(p);
-    if (p.inline_max != kInlineAuto) return p.size > slots;  // a cap the user set
+    if (p.inline_max != kInlineAuto) return p.size > slots;                              // a cap the user set
+    if (p.kind == Kind::kBcast && p.alone && p.held_kib) return p.size > kPooledInline;  // held puts only
     const uint64_t above = p.kind == Kind::kBcast ? kBcastPoolAbove : p.crowded ? slots : kAllgatherPoolAbove;
     return p.size > std::min(slots, above);
 }
@@ -344,8 +345,9 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     return d;
 }
 
-uint32_t pooled_depth(const ctl::Layout &l, size_t bytes) {
-    return std::min(deepen(2, l.eager_depth, (bytes + 63) / 64 * 64, kRingBytes), l.eager_depth);
+uint32_t pooled_depth(const ctl::Layout &l, size_t bytes, bool across_nodes) {
+    const size_t budget = across_nodes ? kRingBytesAcrossNodes : kRingBytes;
+    return std::min(deepen(2, l.eager_depth, (bytes + 63) / 64 * 64, budget), l.eager_depth);
 }
 
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
@@ -368,6 +370,8 @@ ctl::Layout layout_of(const Params &p) {
         const uint32_t ring = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
         ctl::Layout l(slots_of(p), std::min(inl, kPooledInline), ring);
         l.eager = inl;
+        // Across nodes: up to what a held put carries (as below).
+        if (p.held_kib) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
         l.eager_depth = ring;
         return l;
     }

@@ -379,8 +379,13 @@ uint32_t inline_bytes_for(const Params &p);
 // nodes or its node is crowded (Params::across_nodes || crowded).
 uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full_caps, uint32_t inline_max);
 
-// ACP_COL_POOL unset (kPoolLarge): does a delegated handle on one node
-// send its rounds over 48 bytes through the eager pool? Where it is larger
+// ACP_COL_POOL unset (kPoolLarge): does a delegated handle (an allgather
+// on one node; create_col) send its rounds over 48 bytes through the
+// eager pool (across nodes: to members of other nodes as held puts)?
+// A bcast whose members are each alone on their nodes: every round over
+// 48 bytes (held puts only; 64 B-2 KiB rounds take 1.01-1.05x as long as
+// through its 1 KiB slots, and a handle holds 3.4 KB, not 39:
+// doc/measurements/2026-12-07-pooled-bcasts-across-nodes.md). Else where it is larger
 // than its inline slots (its rounds of its size are read out of the
 // sender's array either way), and, ACP_COL_INLINE unset, where it is
 // larger than kBcastPoolAbove (a bcast) or kAllgatherPoolAbove (an
@@ -432,11 +437,14 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes);
 inline constexpr uint32_t kSmallRingDepth = 64, kSmallRingInline = 48;
 // How far ahead a pooled round of `bytes` goes (Params::pooled): as far
 // as a ring of slots of its size would let it (ring_depth_for: within
-// kRingBytes), within the handle's ring (Layout::eager_depth): a 64 KiB
+// kRingBytes, across nodes kRingBytesAcrossNodes, as those rings have),
+// within the handle's ring (Layout::eager_depth): a 64 KiB
 // handle's 64-byte rounds go 31 rounds ahead, not 3 as its 8 KiB rounds
 // do (doc/measurements/2026-12-07-rings-of-small-handles.md); what a
-// handle has in the pool stays within kRingBytes.
-uint32_t pooled_depth(const ctl::Layout &l, size_t bytes);
+// handle has in the pool stays within that budget. (A bcast whose members
+// are alone on their nodes puts nothing there: its held rounds go as far
+// as its ring, round.cpp find_ring.)
+uint32_t pooled_depth(const ctl::Layout &l, size_t bytes, bool across_nodes = false);
 // A pooled bcast tree's ring (Params::pooled): 32 slots of one line, 2 KiB
 // a block whatever the handle's size. 16 cost its 8-64 B rounds 1.1-1.2x
 // on a far pair of cores (the root waits for its members sooner); 32 are
@@ -449,7 +457,8 @@ inline constexpr uint32_t kPooledRingDepth = 32;
 // basic/signal_put.cpp): an allgather's blocks of 16-64 KiB no longer wait
 // for their receiver's ready byte a round, which crosses the network.
 inline constexpr uint32_t kHeldEagerMax = 65536;
-// A bcast whose members are each alone on their nodes (Params::alone)
+// With ACP_COL_POOL=0 (else it pools: pools_by_default), a bcast whose
+// members are each alone on their nodes (Params::alone)
 // has slots for rounds of up to 1 KiB (32 deep: its root runs
 // up to 31 rounds ahead, held puts too): on the two-host bed its 2-64 KiB
 // rounds as held puts took 0.65-0.96 and, over libfabric, 0.79-0.95 of

@@ -185,7 +185,9 @@ void find_ring(Col &c) {
     const ctl::Layout &l = at(c);
     const size_t len = seg_len(c);
     c.cur.depth = l.depth_for(len);
-    c.cur.eager_depth = c.p.pooled ? pooled_depth(l, len) : l.eager_depth;
+    // A bcast whose members are alone on their nodes sends nothing through
+    // the pool: its held puts go as far ahead as its ring (as unpooled).
+    c.cur.eager_depth = c.p.pooled && !c.p.alone ? pooled_depth(l, len, c.p.across_nodes) : l.eager_depth;
     c.cur.turn = l.arrive(0, c.seq, len) - l.arrive(0, 0, 0);
 }
 
@@ -334,14 +336,17 @@ bool ready_implied(const Col &c) { return c.p.kind == Kind::kAllgather && c.p.ex
 
 // Is this segment's ready byte sent to executors on other nodes? Not for
 // every small segment: the executor needs this member to have started
-// seq - depth + 1 only (receiver_ready), so one in every depth / 4 keeps
+// seq - depth + 1 only (receiver_ready; a pooled or held round's depth
+// is its own, Segment::eager_depth), so one in every depth / 4 keeps
 // it up to 3/4 of its ring ahead, and a bcast's small rounds across nodes
 // cost one network message each, not two. A larger segment's executor
 // waits for its exact byte: always. The last one goes at acp_free_col
 // (say_ready); the executor's freed control block waits, parked, for it
 // (State::parked_ctls).
 bool ready_due(const Col &c) {
-    const uint32_t every = std::max<uint32_t>(1, ring_depth(c) / 4);
+    // How far ahead the executor may go: the ring, or a pooled round's own depth.
+    const uint32_t ahead = is_inline(c) ? ring_depth(c) : c.cur.eager_depth;
+    const uint32_t every = std::max<uint32_t>(1, ahead / 4);
     return !is_eager(c) || (!ready_implied(c) && (c.seq & (every - 1)) == 0);
 }
 

@@ -81,16 +81,16 @@ class ScopedEnv {
 };
 
 // Which of a test's bcast handles on this suite's settings send their
-// rounds over 48 bytes through an eager pool (middle/params.hpp): delegated
-// ones on one node, unless ACP_COL_POOL is 0; by default bcasts over 4 KiB
-// (`large`: the tests' 1 MiB handles), with ACP_COL_POOL set every one
-// (`small` too).
+// rounds over 48 bytes through an eager pool (middle/params.hpp; across
+// nodes, to members of other nodes, as held puts): delegated ones, unless
+// ACP_COL_POOL is 0; by default bcasts over 4 KiB (`large`: the tests' 1
+// MiB handles), with ACP_COL_POOL set every one (`small` too).
 struct PoolUse {
     bool large, small;
 };
 inline PoolUse pool_use(bool delegated) {
-    const char *pool = std::getenv("ACP_COL_POOL"), *nodes = std::getenv("ACPX_TEST_NODES");
-    const bool may = delegated && !(nodes && std::string(nodes) == "2");
+    const char *pool = std::getenv("ACP_COL_POOL");
+    const bool may = delegated;
     const bool set = pool && *pool, none = set && std::string(pool) == "0";
     return {may && !none, may && set && !none};
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "basic/config.hpp"
 #include "basic/ga.hpp"
@@ -352,6 +353,57 @@ TEST(PlanMemory, ByDefaultTheLargerHandlesPool) {
         EXPECT_EQ(pools_by_default(p), w.pools)
             << name_of(w.kind) << " of " << w.size << (w.crowded ? ", crowded" : "") << ", inline_max " << w.inline_max;
     }
+}
+
+// Across nodes a bcast pools by the same rule (its rounds to members of
+// other nodes go as held puts); one whose members are each alone on their
+// nodes, every handle over 48 bytes (nothing goes through the pool: held
+// puts only), where the transport has held puts and ACP_COL_INLINE is
+// unset. Its pooled rounds go as far ahead as a ring across nodes of
+// their size would (within 128 KiB), not 32 KiB's worth.
+TEST(PlanMemory, ABcastAcrossNodesPoolsAndItsRoundsGoAsFarAsRingsThere) {
+    struct Want {
+        uint64_t size;
+        bool alone;
+        uint8_t held_kib;
+        uint32_t inline_max;
+        bool pools;
+    };
+    for (const Want w : {Want{48, true, 64, kInlineAuto, false}, Want{49, true, 64, kInlineAuto, true},
+                         Want{1024, true, 64, kInlineAuto, true}, Want{1024, true, 0, kInlineAuto, false},
+                         Want{1024, true, 64, 1024, false}, Want{1024, false, 64, kInlineAuto, false},
+                         Want{4096, false, 64, kInlineAuto, false}, Want{4097, false, 64, kInlineAuto, true},
+                         Want{65536, true, 32, kInlineAuto, true}}) {
+        Params p = four_members(Kind::kBcast, w.size, w.inline_max);
+        p.across_nodes = true;
+        p.alone = w.alone;
+        p.held_kib = w.held_kib;
+        EXPECT_EQ(pools_by_default(p), w.pools) << w.size << " bytes, alone " << w.alone << ", held " << int{w.held_kib}
+                                                << " KiB, inline_max " << w.inline_max;
+    }
+    Params p = four_members(Kind::kBcast, 65536, kInlineAuto);
+    p.across_nodes = true;
+    p.held_kib = 64;
+    p.pooled = 1;
+    const ctl::Layout at = layout_of(p);
+    EXPECT_EQ(at.depth, kPooledRingDepth);
+    EXPECT_EQ(at.arrive_stride(), 64u);
+    EXPECT_EQ(at.eager, 65536u) << "up to what a held put carries";
+    for (const auto &[round, one_node, across] : {std::tuple<size_t, uint32_t, uint32_t>{64, 32, 32},
+                                                  {1024, 32, 32},
+                                                  {8192, 4, 16},
+                                                  {32768, 2, 4},
+                                                  {65536, 2, 2}}) {
+        EXPECT_EQ(pooled_depth(at, round), one_node) << round;
+        EXPECT_EQ(pooled_depth(at, round, true), across) << round << " across nodes";
+        EXPECT_EQ(pooled_depth(at, round, true), std::min(ring_depth_for(p, static_cast<uint32_t>(round)), at.depth))
+            << round << ": as deep as a ring of its size across nodes";
+    }
+    // Where the transport holds at most 32 KiB (libfabric), so far.
+    p.held_kib = 32;
+    p.size = 1024;
+    p.alone = 1;
+    EXPECT_EQ(layout_of(p).eager, 32768u);
 }
 
 // The configuration table (basic/config.cpp, which acpx-info prints and
