@@ -578,13 +578,14 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * it out and marks it read at the end of its round. To members on other
  * nodes it goes as a held put (above), up to that cap. Such a handle's
  * slots are 48 bytes (one cache line with the stamps) whatever its
- * size: 32 a block for a bcast tree, 2 for an allgather (a 64 KiB
- * bcast handle queries 3.4 KB, on one node or across, where it held 38
- * KB and 137 KB without the pool); its rounds over
+ * size: 32 a block for a bcast tree (64 across nodes, as a small
+ * handle's there), 2 for an allgather (a 64 KiB bcast handle queries
+ * 3.4 KB on one node, 5.7 KB across nodes; without the pool 38 KB and
+ * 137 KB); its rounds over
  * 48 bytes go as far ahead as the ring of a handle of their size would
- * (31 rounds of up to 512 bytes, 3 of 8 KiB; across nodes 15 of 8 KiB,
- * 3 of 32 KiB; where the members are alone on their nodes, 31 of any
- * size). A round that finds the
+ * (31 rounds of up to 512 bytes, 3 of 8 KiB; across nodes 63 of up to
+ * 512 bytes, 15 of 8 KiB, 3 of 32 KiB; where the members are alone on
+ * their nodes, 31 of any size). A round that finds the
  * pool full waits for its receivers' send and
  * goes into their arrays or buffers as a larger round does. On 2 ranks
  * a core each, pooled bcast rounds of 64 B take 1.3-1.45x as long as

@@ -346,8 +346,10 @@ uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
 }
 
 uint32_t pooled_depth(const ctl::Layout &l, size_t bytes, bool across_nodes) {
-    const size_t budget = across_nodes ? kRingBytesAcrossNodes : kRingBytes;
-    return std::min(deepen(2, l.eager_depth, (bytes + 63) / 64 * 64, budget), l.eager_depth);
+    const size_t slot = (bytes + 63) / 64 * 64;
+    uint32_t d = deepen(2, l.eager_depth, slot, kRingBytes);
+    if (across_nodes) d = deepen(d, std::min(l.eager_depth, kRingDepthAcrossNodes), slot, kRingBytesAcrossNodes);
+    return std::min(d, l.eager_depth);
 }
 
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
@@ -364,15 +366,20 @@ ctl::Layout layout_of(const Params &p) {
     if (p.pooled && inl > 0) {
         // The same small ring whatever the handle's size (slots of at most
         // kPooledInline bytes, a line with their stamps; kPooledRingDepth
-        // a block for a bcast tree, 2 for an allgather): rounds above go
+        // a block for a bcast tree, across nodes kSmallRingDepth as a
+        // small handle's there; 2 for an allgather): rounds above go
         // through the senders' pools, as far ahead as slots of the
         // round's size would let them go (pooled_depth), within that ring.
-        const uint32_t ring = p.kind == Kind::kBcast ? std::min(kPooledRingDepth, p.ring_max) : 2;
+        const uint32_t most = p.across_nodes ? kSmallRingDepth : kPooledRingDepth;
+        const uint32_t ring = p.kind == Kind::kBcast ? std::min(most, p.ring_max) : 2;
         ctl::Layout l(slots_of(p), std::min(inl, kPooledInline), ring);
         l.eager = inl;
-        // Across nodes: up to what a held put carries (as below).
-        if (p.held_kib) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
         l.eager_depth = ring;
+        // Across nodes: up to what a held put carries (as below); where
+        // every member is alone on its node (held puts only), 31 ahead
+        // at any size, as with its slots of 1 KiB (ACP_COL_POOL=0).
+        if (p.held_kib) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
+        if (p.alone) l.eager_depth = std::min(ring, kPooledRingDepth);
         return l;
     }
     uint32_t small_inl = 0, small_depth = 0;

@@ -383,8 +383,8 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full
 // on one node; create_col) send its rounds over 48 bytes through the
 // eager pool (across nodes: to members of other nodes as held puts)?
 // A bcast whose members are each alone on their nodes: every round over
-// 48 bytes (held puts only; 64 B-2 KiB rounds take 1.01-1.05x as long as
-// through its 1 KiB slots, and a handle holds 3.4 KB, not 39:
+// 48 bytes (held puts only; 64 B-1 KiB rounds take 1.01-1.08x as long as
+// through its 1 KiB slots, and a handle holds 5.7 KB, not 39:
 // doc/measurements/2026-12-07-pooled-bcasts-across-nodes.md). Else where it is larger
 // than its inline slots (its rounds of its size are read out of the
 // sender's array either way), and, ACP_COL_INLINE unset, where it is
@@ -449,6 +449,11 @@ uint32_t pooled_depth(const ctl::Layout &l, size_t bytes, bool across_nodes = fa
 // a block whatever the handle's size. 16 cost its 8-64 B rounds 1.1-1.2x
 // on a far pair of cores (the root waits for its members sooner); 32 are
 // as fast as 64 (doc/measurements/2026-12-07-eager-pool-warm-lines.md).
+// Across nodes kSmallRingDepth, as a small handle's there (a ready byte
+// crosses the network: 32 cost 8-32 B rounds up to 1.1x at 2 ranks and
+// 1.2-1.5x at 4 on the two-host bed,
+// doc/measurements/2026-12-07-pooled-bcasts-across-nodes.md); an alone
+// bcast's held rounds still go at most 31 ahead (Layout::eager_depth).
 inline constexpr uint32_t kPooledRingDepth = 32;
 // A delegated handle whose group spans nodes sends rounds over its inline
 // slots eagerly to members whose slots it does not map, as held puts

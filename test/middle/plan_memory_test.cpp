@@ -359,8 +359,10 @@ TEST(PlanMemory, ByDefaultTheLargerHandlesPool) {
 // other nodes go as held puts); one whose members are each alone on their
 // nodes, every handle over 48 bytes (nothing goes through the pool: held
 // puts only), where the transport has held puts and ACP_COL_INLINE is
-// unset. Its pooled rounds go as far ahead as a ring across nodes of
-// their size would (within 128 KiB), not 32 KiB's worth.
+// unset. Its ring is 64 one-line slots, as a small handle's there, and
+// its pooled rounds go as far ahead as a ring across nodes of their size
+// would (at least 16 within 128 KiB), not 32 KiB's worth; an alone
+// bcast's, 31 at any size.
 TEST(PlanMemory, ABcastAcrossNodesPoolsAndItsRoundsGoAsFarAsRingsThere) {
     struct Want {
         uint64_t size;
@@ -386,23 +388,27 @@ TEST(PlanMemory, ABcastAcrossNodesPoolsAndItsRoundsGoAsFarAsRingsThere) {
     p.held_kib = 64;
     p.pooled = 1;
     const ctl::Layout at = layout_of(p);
-    EXPECT_EQ(at.depth, kPooledRingDepth);
+    EXPECT_EQ(at.depth, kSmallRingDepth);
+    EXPECT_EQ(at.eager_depth, kSmallRingDepth);
     EXPECT_EQ(at.arrive_stride(), 64u);
     EXPECT_EQ(at.eager, 65536u) << "up to what a held put carries";
-    for (const auto &[round, one_node, across] : {std::tuple<size_t, uint32_t, uint32_t>{64, 32, 32},
+    for (const auto &[round, one_node, across] : {std::tuple<size_t, uint32_t, uint32_t>{64, 64, 64},
                                                   {1024, 32, 32},
                                                   {8192, 4, 16},
                                                   {32768, 2, 4},
                                                   {65536, 2, 2}}) {
         EXPECT_EQ(pooled_depth(at, round), one_node) << round;
         EXPECT_EQ(pooled_depth(at, round, true), across) << round << " across nodes";
-        EXPECT_EQ(pooled_depth(at, round, true), std::min(ring_depth_for(p, static_cast<uint32_t>(round)), at.depth))
+        EXPECT_EQ(pooled_depth(at, round, true), ring_depth_for(p, static_cast<uint32_t>(round)))
             << round << ": as deep as a ring of its size across nodes";
     }
-    // Where the transport holds at most 32 KiB (libfabric), so far.
+    // Every member alone on its node: held rounds 31 ahead at any size,
+    // up to what the transport's held puts carry (libfabric: 32 KiB).
     p.held_kib = 32;
     p.size = 1024;
     p.alone = 1;
+    EXPECT_EQ(layout_of(p).depth, kSmallRingDepth);
+    EXPECT_EQ(layout_of(p).eager_depth, kPooledRingDepth);
     EXPECT_EQ(layout_of(p).eager, 32768u);
 }
 
