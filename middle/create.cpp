@@ -444,7 +444,8 @@ Col *create_col(const char *fn, State &st, Params p, uint32_t me, const int *gro
     // Across nodes a pooled bcast sends to the members of other nodes as
     // held puts (round.cpp), to those of its own through the pool; an
     // allgather keeps its slots there (plan.hpp: kHeldInlineAcrossNodes).
-    if (p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce || (p.across_nodes && p.kind != Kind::kBcast))
+    const bool held_across = p.kind == Kind::kBcast && p.held_kib;
+    if (p.exec != Exec::kDelegated || p.kind == Kind::kAllreduce || (p.across_nodes && !held_across))
         p.pooled = kPoolNone;
     else if (p.pooled == kPoolLarge)  // by default the larger handles (plan.hpp)
         p.pooled = pools_by_default(p) ? kPoolEvery : kPoolNone;

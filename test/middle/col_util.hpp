@@ -90,9 +90,8 @@ struct PoolUse {
 };
 inline PoolUse pool_use(bool delegated) {
     const char *pool = std::getenv("ACP_COL_POOL");
-    const bool may = delegated;
     const bool set = pool && *pool, none = set && std::string(pool) == "0";
-    return {may && !none, may && set && !none};
+    return {delegated && !none, delegated && set && !none};
 }
 
 // What a suite runs over: execution mode and algorithm.

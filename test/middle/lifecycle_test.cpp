@@ -271,8 +271,8 @@ TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
 // sends its rounds over 48 bytes through the eager pool; a smaller one
 // (1 KiB) keeps slots as large as its rounds. ACP_COL_POOL=0: none uses a
 // pool; set to a size: all do. Across nodes the same (their rounds to
-// members of other nodes go as held puts; 64 one-line slots, not 32). Each handle's 100-byte round
-// arrives whole every way.
+// members of other nodes go as held puts; 64 one-line slots, not 32).
+// Each handle's 100-byte round arrives whole every way.
 TEST(Lifecycle, ByDefaultBcastHandlesOverFourKiBUseTheEagerPool) {
     const char *exec = std::getenv("ACP_COL_EXEC"), *inl = std::getenv("ACP_COL_INLINE"),
                *nodes = std::getenv("ACPX_TEST_NODES");
