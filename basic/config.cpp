@@ -77,9 +77,11 @@ constexpr ConfigVar kVars[] = {
      "cached handles and BYTES of their buffers (ENTRIES[:BYTES]; 0: a handle per call, freed after it); "
      "read at a group's first call",
      kCreate},
-    {"ACP_COL_POOL", "0",
-     "bytes of this process's eager pool (1M, say): rounds over 48 bytes to members on its node go there before "
-     "they are ready, and handles hold one-line slots (0: per-handle slots as large as the eager rounds)",
+    {"ACP_COL_POOL", "auto",
+     "bytes of this process's eager pool: a delegated handle's rounds over 48 bytes to members on its node go "
+     "there before they are ready (a bcast's to other nodes as held puts), and it holds one-line slots; auto: "
+     "1M, for bcast handles over 4 KiB and allgather ones over 1 KiB; a size: for every handle; 0: none "
+     "(per-handle slots as large as the eager rounds)",
      kCreate},
     {"ACP_COL_PULL", "1",
      "1: a direct handle's rounds above the inline slots between ranks of a node are read by each receiver "

@@ -72,9 +72,10 @@
  *                        peers' blocks unless a size is set
  *   ACP_COL_CACHE        one-call collectives: ENTRIES[:BYTES] per group
  *                        (default 16:64M; see acp_bcast)
- *   ACP_COL_POOL         bytes of each process's eager pool (default 1M; 0:
- *                        none): delegated rounds over 48 bytes to members
- *                        of its node go there before they called send; unset,
+ *   ACP_COL_POOL         bytes of each process's eager pool ("auto", the
+ *                        default: 1M; 0: none): delegated rounds over 48
+ *                        bytes to members of its node go there before they
+ *                        called send; "auto" or unset,
  *                        for bcast handles over 4 KiB and allgather ones
  *                        over 1 KiB (where those are as fast), set,
  *                        for every handle; a full pool sends the non-eager

@@ -46,7 +46,7 @@ bool pool_bytes_from_env(size_t *out, uint8_t *mode, std::string *why) {
     *out = kDefaultPoolBytes;
     *mode = kPoolLarge;
     const char *pool = basic::config_env("ACP_COL_POOL");
-    if (!pool || !*pool) return true;
+    if (!pool || !*pool || std::string(pool) == "auto") return true;  // unset: the larger handles
     size_t v = 0;
     if (!basic::parse_size(pool, &v) || v > (size_t{1} << 30)) {
         *why = "'" + std::string(pool) + "' is not a size from 0 to 1G bytes (K, M suffixes allowed)";

@@ -266,7 +266,7 @@ TEST(Lifecycle, SmallDirectHandlesHoldAtMostFourKiB) {
     EXPECT_EQ(acp_sync(), 0);
 }
 
-// ACP_COL_POOL unset: a bcast handle over 4 KiB (1 MiB, larger than its
+// ACP_COL_POOL unset or auto: a bcast handle over 4 KiB (1 MiB, larger than its
 // inline slots; 8 KiB, which they would hold) keeps one-line slots and
 // sends its rounds over 48 bytes through the eager pool; a smaller one
 // (1 KiB) keeps slots as large as its rounds. ACP_COL_POOL=0: none uses a
@@ -288,7 +288,8 @@ TEST(Lifecycle, ByDefaultBcastHandlesOverFourKiBUseTheEagerPool) {
         const char *pool;
         bool big_pooled, mid_pooled, small_pooled;
     };
-    for (const Want w : {Want{"", true, true, false}, Want{"0", false, false, false}, Want{"1M", true, true, true}}) {
+    for (const Want w : {Want{"", true, true, false}, Want{"auto", true, true, false}, Want{"0", false, false, false},
+                         Want{"1M", true, true, true}}) {
         ScopedEnv pool("ACP_COL_POOL", w.pool);
         for (auto *a : {&big, &mid, &small}) {
             const bool pooled = a == &big ? w.big_pooled : a == &mid ? w.mid_pooled : w.small_pooled;
