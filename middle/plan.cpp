@@ -333,23 +333,25 @@ uint32_t deepen(uint32_t d, uint32_t most, size_t slot, size_t budget) {
     return d;
 }
 
+// A ring of slots of `slot` bytes, at most `most` deep: as many as fit in
+// kRingBytes and, across nodes, at least kRingDepthAcrossNodes within
+// kRingBytesAcrossNodes (plan.hpp).
+uint32_t depth_within_budget(uint32_t most, size_t slot, bool across_nodes) {
+    const uint32_t d = deepen(2, most, slot, kRingBytes);
+    return across_nodes ? deepen(d, std::min(most, kRingDepthAcrossNodes), slot, kRingBytesAcrossNodes) : d;
+}
+
 }  // namespace
 
 uint32_t ring_depth_for(const Params &p, uint32_t inline_bytes) {
     if (p.kind != Kind::kBcast || inline_bytes == 0) return 2;
     uint32_t most = std::min(p.ring_max, kDefaultRingMax);
     if (!p.across_nodes && !p.crowded && inline_bytes <= kLineRingInline) most = std::min(most, kLineRingDepth);
-    uint32_t d = deepen(2, most, inline_bytes, kRingBytes);
-    // Across nodes, up to kRingDepthAcrossNodes slots within kRingBytesAcrossNodes.
-    if (p.across_nodes) d = deepen(d, std::min(most, kRingDepthAcrossNodes), inline_bytes, kRingBytesAcrossNodes);
-    return d;
+    return depth_within_budget(most, inline_bytes, p.across_nodes);
 }
 
 uint32_t pooled_depth(const ctl::Layout &l, size_t bytes, bool across_nodes) {
-    const size_t slot = (bytes + 63) / 64 * 64;
-    uint32_t d = deepen(2, l.eager_depth, slot, kRingBytes);
-    if (across_nodes) d = deepen(d, std::min(l.eager_depth, kRingDepthAcrossNodes), slot, kRingBytesAcrossNodes);
-    return std::min(d, l.eager_depth);
+    return std::min(depth_within_budget(l.eager_depth, (bytes + 63) / 64 * 64, across_nodes), l.eager_depth);
 }
 
 void small_ring_for(const Params &p, uint32_t inline_bytes, uint32_t depth, uint32_t *small_inline,
