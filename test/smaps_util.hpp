@@ -1,6 +1,6 @@
-// What /proc/self/smaps says of the mapping holding an address: how many
-// KiB of it sit on transparent huge pages. And the 2 MiB block arithmetic
-// the huge-page tests share.
+// What /proc/self/smaps says of mappings: how many KiB of the one holding
+// an address sit on transparent huge pages, and the like. And the 2 MiB
+// block arithmetic the huge-page tests share.
 #pragma once
 
 #include <sys/mman.h>
@@ -20,20 +20,30 @@ inline T *align_up_2m(void *p) {
     return reinterpret_cast<T *>((reinterpret_cast<uintptr_t>(p) + kHugeBlock - 1) & ~(kHugeBlock - 1));
 }
 
-// AnonHugePages of the mapping that holds `addr` (KiB), or -1 if none does.
-inline long huge_kib_at(const void *addr) {
+// The sum of field `field` ("Rss:", say; KiB) over the mappings for which
+// picks(lo, hi, header line) is true, or -1 if none is.
+template <typename Picks>
+inline long smaps_kib(const std::string &field, Picks picks) {
     std::ifstream in("/proc/self/smaps");
-    const auto a = reinterpret_cast<uintptr_t>(addr);
-    bool inside = false;
+    bool inside = false, any = false;
+    long kib = 0;
     for (std::string line; std::getline(in, line);) {
         unsigned long lo = 0, hi = 0;
         if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-            inside = a >= lo && a < hi;
+            inside = picks(lo, hi, line);
+            any = any || inside;
             continue;
         }
-        if (inside && line.rfind("AnonHugePages:", 0) == 0) return std::strtol(line.c_str() + 14, nullptr, 10);
+        if (inside && line.rfind(field, 0) == 0) kib += std::strtol(line.c_str() + field.size(), nullptr, 10);
     }
-    return -1;
+    return any ? kib : -1;
+}
+
+// AnonHugePages of the mapping that holds `addr` (KiB), or -1 if none does.
+inline long huge_kib_at(const void *addr) {
+    const auto a = reinterpret_cast<uintptr_t>(addr);
+    return smaps_kib("AnonHugePages:",
+                     [a](unsigned long lo, unsigned long hi, const std::string &) { return a >= lo && a < hi; });
 }
 
 // Whether this kernel collapses anonymous memory onto huge pages on

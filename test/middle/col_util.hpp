@@ -80,6 +80,13 @@ class ScopedEnv {
     std::optional<std::string> was_;
 };
 
+// Whether this suite runs on the two-host bed (test/run-two-hosts.sh sets
+// ACPX_TEST_NODES=2).
+inline bool on_two_hosts() {
+    const char *nodes = std::getenv("ACPX_TEST_NODES");
+    return nodes && std::string(nodes) == "2";
+}
+
 // Which of a test's bcast handles on this suite's settings send their
 // rounds over 48 bytes through an eager pool (middle/params.hpp; across
 // nodes, to members of other nodes, as held puts): delegated ones, unless

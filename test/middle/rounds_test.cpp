@@ -148,8 +148,7 @@ TEST_P(Rounds, PooledRoundsGoAsFarAheadAsSlotsOfTheirSize) {
     if (np() < 2) GTEST_SKIP() << "needs two ranks";
     ScopedEnv pool("ACP_COL_POOL", "1M"), inl("ACP_COL_INLINE", "8K"), tree("ACP_COL_BCAST_ALGO", "binomial");
     if (!pool_use(std::string(GetParam()) != "root").large) GTEST_SKIP() << "no eager pool: root mode";
-    const char *nodes = std::getenv("ACPX_TEST_NODES");
-    const bool two = nodes && std::string(nodes) == "2";
+    const bool two = on_two_hosts();
     std::vector<std::pair<size_t, uint64_t>> rings{{64, two ? 64 : 32}, {1024, 32}, {8192, two ? 16 : 4}};
     if (two) rings.emplace_back(32768, 4);
     for (const auto &[round, depth] : rings)
