@@ -63,20 +63,22 @@ bool load_model(const char *fn, State &st) {
     std::vector<int> everyone(static_cast<size_t>(acp_procs()));
     for (size_t r = 0; r < everyone.size(); ++r) everyone[r] = static_cast<int>(r);
     const uint64_t nodes = nodes_of(everyone).nodes();
-    // A job across nodes priced with curves of one node: its picks may be
-    // far off. Said once a process, by rank 0, whatever ACP_VERBOSE says.
-    const bool no_net = nodes > 1 && st.calibration.comm_net.empty();
+    // A job across nodes priced with curves of another network (the
+    // built-in ones: the reference VM's emulated hosts): its picks may be
+    // off. Said once a process, by rank 0, whatever ACP_VERBOSE says.
+    const bool no_net = nodes > 1 && st.calibration.net_source == cm::kBuiltinSource;
     if (no_net && acp_rank() == 0 && !std::exchange(st.warned_no_net, true))
         basic::warn(fn, "ACP_CALIBRATION",
-                    "the job spans %llu nodes but calibration %s has no curves between nodes: the collectives' "
-                    "algorithms are chosen as if the network were this node's memory (run acpx-bench calibrate "
-                    "with 2 ranks on two nodes to add them)",
+                    "the job spans %llu nodes but calibration %s has no curves of this network: the collectives' "
+                    "algorithms are chosen by the built-in ones, of two emulated hosts joined by TCP (run "
+                    "acpx-bench calibrate with 2 ranks on two nodes to measure this network)",
                     static_cast<unsigned long long>(nodes), st.calibration.source.c_str());
     if (basic::layer::verbose() && acp_rank() == 0) {
         const std::string none = nodes > 1 ? "none: the job's " + std::to_string(nodes) + " nodes on a switch"
                                            : "none (one fully connected node)";
         std::fprintf(stderr, "acpx: collectives model: calibration %s%s%s, %s; topology %s\n",
-                     st.calibration.source.c_str(), no_net ? " (no curves between nodes)" : "",
+                     st.calibration.source.c_str(),
+                     no_net ? " (between nodes the built-in curves, of two emulated hosts)" : "",
                      st.calibration.source != cm::kBuiltinSource ? ""
                      : cm::builtin_asked(basic::config_env("ACP_CALIBRATION"))
                          ? " (ACP_CALIBRATION=builtin)"

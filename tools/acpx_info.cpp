@@ -149,8 +149,9 @@ void print_variables() {
             "this machine\n",
             cal.machine.c_str(), cm::cores_in_use(cal, cm::online_cores()).c_str());
     else
-        std::printf("  calibration: %s (%s, %s, %s)\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str(),
-                    cm::cores_in_use(cal, cm::online_cores()).c_str());
+        std::printf("  calibration: %s (%s, %s, %s)%s\n", cal.source.c_str(), cal.machine.c_str(), cal.created.c_str(),
+                    cm::cores_in_use(cal, cm::online_cores()).c_str(),
+                    cal.net_source == cm::kBuiltinSource ? "; between nodes the built-in curves" : "");
 }
 
 int main(int argc, char **argv) {

@@ -181,7 +181,7 @@ Calibration builtin_calibration() {
         std::fprintf(stderr, "acpx: internal error: share/acpx/builtin-calibration.json: %s\n", why.c_str());
         std::abort();
     }
-    c.source = kBuiltinSource;
+    c.source = c.net_source = kBuiltinSource;
     return c;
 }
 
@@ -327,6 +327,19 @@ namespace {
 bool parse_file(const std::string &path, const std::string &json, Calibration *out, std::string *why) {
     if (!parse_calibration(json, out, why)) return *why = path + ": " + *why, false;
     out->source = path;
+    out->net_source = out->comm_net.empty() ? "" : path;
+    return true;
+}
+
+// A file's calibration as the library uses it: the built-in curves
+// between nodes where it has none.
+bool with_net_curves(bool parsed, Calibration *c) {
+    if (!parsed || !c->comm_net.empty()) return parsed;
+    const Calibration b = builtin_calibration();
+    c->comm_net = b.comm_net;
+    c->comm_net_stream = b.comm_net_stream;
+    c->comm_net_pair = b.comm_net_pair;
+    c->net_source = kBuiltinSource;
     return true;
 }
 
@@ -339,11 +352,12 @@ bool read_calibration(const std::string &path, Calibration *out, std::string *wh
 }
 
 bool load_calibration(Calibration *out, std::string *why, unsigned node_cores, const char *setting) {
-    if (setting && *setting && !builtin_asked(setting)) return read_calibration(setting, out, why);
+    if (setting && *setting && !builtin_asked(setting))
+        return with_net_curves(read_calibration(setting, out, why), out);
     std::string json;
     if (!builtin_asked(setting))
         for (const std::string &path : {user_calibration_path(), std::string(ACPX_DATADIR "/calibration.json")})
-            if (!path.empty() && read_file(path, &json)) return parse_file(path, json, out, why);
+            if (!path.empty() && read_file(path, &json)) return with_net_curves(parse_file(path, json, out, why), out);
     *out = builtin_calibration_for(node_cores ? node_cores : online_cores());
     return true;
 }

@@ -187,6 +187,10 @@ struct Calibration {
     double pair_ns = 0;
     std::string machine, created, transport;
     std::string source;  // the file it came from, or "built-in defaults"
+    // Where the _net curves came from: `source`, kBuiltinSource where
+    // load_calibration took the built-in ones for a file without them, or
+    // "" (none: a job across nodes is priced as on one node).
+    std::string net_source;
 };
 
 // What a block of `block` bytes adds in a stream beyond its share of
@@ -213,7 +217,11 @@ inline constexpr char kBuiltinName[] = "builtin";
 bool builtin_asked(const char *setting);
 
 // Figures measured on the reference VM (2 cores, UCX, user arrays through
-// Cross-Memory Attach): what the model uses when no file is found.
+// Cross-Memory Attach): what the model uses when no file is found. Its
+// curves between nodes are the VM's two emulated hosts' (one rank each,
+// TCP over a veth pair): a network priced as one, even if not this one,
+// picks far better than one priced as the node's memory (at 2 + 2 ranks,
+// 128-256 KiB bcasts took 4x longer so).
 Calibration builtin_calibration();
 // The same figures on a node of `node_cores` cores (0: unknown, the
 // reference's 2), what load_calibration gives without a file: there a
@@ -253,7 +261,8 @@ bool read_calibration(const std::string &path, Calibration *out, std::string *wh
 // exists but does not parse is an error (false, *why). The built-in
 // defaults take node_cores (builtin_calibration_for; 0: this machine's
 // online_cores); a file's "cores" are the cores it was measured on, kept
-// as written.
+// as written. A file without curves between nodes (calibrated on one
+// node) gets the built-in ones (net_source says so).
 bool load_calibration(Calibration *out, std::string *why, unsigned node_cores, const char *setting);
 // This machine's online CPUs (sysconf), 0 if unknown: what
 // load_calibration fits the built-in defaults to.

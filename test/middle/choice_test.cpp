@@ -20,10 +20,12 @@ namespace cm = acpx::collectives::model;
 namespace {
 
 // A calibration where every copy costs `latency` plus `per_byte` a byte,
-// written to a file of this rank's own (no two ranks write one file), named
-// after its figures (the library reloads when ACP_CALIBRATION changes).
+// within a node and between nodes (a file without the network's curves
+// would get the built-in ones), written to a file of this rank's own (no
+// two ranks write one file), named after its figures (the library
+// reloads when ACP_CALIBRATION changes).
 std::string calibration_file(double latency, double per_byte, cm::Calibration *cal) {
-    cal->comm = cm::Samples({{0, latency}, {1 << 20, latency + per_byte * (1 << 20)}});
+    cal->comm = cal->comm_net = cm::Samples({{0, latency}, {1 << 20, latency + per_byte * (1 << 20)}});
     cal->memcpy = cm::Samples({{0, 0}, {1 << 20, 1e-4}});
     const std::string path = testing::TempDir() + "acpx_choice_" + std::to_string(me()) + "_" +
                              std::to_string(getpid()) + "_" + std::to_string(latency) + ".json";

@@ -5,8 +5,9 @@
 # model's choice for a job across nodes. 10,000 creates are left to the
 # suites on one node (each create is an exchange over the network here).
 GTEST_FILTER='-Lifecycle.TenThousandCreateFreeCyclesLeakNothing'; export GTEST_FILTER
-# The built-in calibration has no curves between nodes: rank 0 says so,
-# once, at the first create that asks the model.
+# The built-in calibration's curves between nodes are the reference VM's
+# emulated hosts', not this network's: rank 0 says so, once, at the
+# first create that asks the model.
 set -u
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
@@ -14,5 +15,5 @@ trap 'rm -f "$err"' EXIT
 rc=$?
 cat "$err" >&2
 [ "$rc" -eq 0 ] || exit "$rc"
-n=$(grep -c 'warning: the job spans 2 nodes but calibration .* has no curves between nodes' "$err")
-[ "$n" -eq 1 ] || { echo "middle_ucx_np4_two_hosts: want one warning of no curves between nodes, got $n"; exit 1; }
+n=$(grep -c 'warning: the job spans 2 nodes but calibration .* has no curves of this network: .* the built-in ones' "$err")
+[ "$n" -eq 1 ] || { echo "middle_ucx_np4_two_hosts: want one warning of no curves of this network, got $n"; exit 1; }
