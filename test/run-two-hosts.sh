@@ -30,9 +30,8 @@ mpirun)
     for v in ACP_TIMEOUT ACPX_TEST_NODES ACPX_TEST_NP ACP_TRANSPORT FI_PROVIDER GTEST_FILTER UCX_TLS; do
         eval "[ -n \"\${$v+set}\" ]" && xs="$xs -x $v"
     done
-    # --bind-to none: each host's daemon would bind its first rank to core
-    # 0, and the two hosts share this machine's cores, so two ranks would
-    # share one core (a large bcast then stalled 8 ms a round).
+    # --bind-to none: a host's ranks share its cores (two_hosts.sh gives
+    # each host half of them) as acprun's do, unbound.
     # shellcheck disable=SC2086  # $xs is a list of options
     sh "$hosts" net "$bed" a "$mpirun" --host "acpx-host-a:$half,acpx-host-b:$((np - half))" -np "$np" --bind-to none \
         --mca plm_rsh_agent "sh $hosts rsh $bed" $xs "$@" ;;

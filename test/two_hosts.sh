@@ -1,11 +1,15 @@
 #!/bin/sh
 # Two emulated hosts on this machine, for the suites that run a job across
 # nodes: two network namespaces joined by a veth pair with private
-# addresses, each host with its own host name (UTS namespace) and boot id
+# addresses, each host with its own host name (UTS namespace), boot id
 # (a mount namespace where /proc/sys/kernel/random/boot_id is a file of its
-# own). acpx takes them for two nodes, and so does UCX, which tells
+# own) and CPUs (half of this process's each, where it has two or more).
+# acpx takes them for two nodes, and so does UCX, which tells
 # machines apart by boot id: with a shared one it uses shared memory
-# between the "hosts" (and each operation waits ~100 ms).
+# between the "hosts" (and each operation waits ~100 ms). Hosts that
+# shared every CPU would each count a core per rank at 2 + 2 ranks on 2
+# CPUs, and the ranks would spin for what their peers, descheduled, had
+# yet to send: 2 + 2 allgathers took 360-500 us, not 47-60.
 #   two_hosts.sh up DIR        makes the hosts; their state lives in DIR
 #   two_hosts.sh down DIR      removes them (whatever state is left)
 #   two_hosts.sh rank DIR PROGRAM [ARGS...]
@@ -39,18 +43,27 @@ shift 2
 tag=$(basename "$dir" | tr -cd 'a-zA-Z0-9' | tail -c 8)
 ns_a="acpx-$tag-a" ns_b="acpx-$tag-b"
 
-enter() {  # enter a|b PROGRAM [ARGS...]: the host's names, boot id and network
+enter() {  # enter a|b PROGRAM [ARGS...]: the host's names, boot id, network and CPUs
     h=$1; shift
     eval ns=\$ns_"$h"
     # ip netns exec remounts /sys for the network namespace (UCX lists its
     # devices there); it runs in the host's mount namespace, so the boot
-    # id stays bound.
-    exec nsenter --mount="$dir/mnt.$h" --uts="$dir/uts.$h" --wd="$PWD" -- ip netns exec "$ns" "$@"
+    # id stays bound. taskset, like the others, execs what it runs.
+    set -- nsenter --mount="$dir/mnt.$h" --uts="$dir/uts.$h" --wd="$PWD" -- ip netns exec "$ns" "$@"
+    cpus=$(cat "$dir/cpus.$h" 2>/dev/null || true)
+    if [ -n "$cpus" ]; then exec taskset -c "$cpus" "$@"; else exec "$@"; fi
+}
+
+# This process's CPUs as a list taskset takes ("0-3,6"), one a line.
+own_cpus() {
+    taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | while IFS=- read -r lo hi; do
+        seq "$lo" "${hi:-$lo}"
+    done
 }
 
 case "$cmd" in
 up)
-    for tool in ip unshare nsenter; do
+    for tool in ip unshare nsenter taskset; do
         command -v "$tool" >/dev/null 2>&1 || { echo "two_hosts.sh: $tool not found"; exit 77; }
     done
     mkdir -p "$dir"
@@ -66,6 +79,12 @@ up)
         unshare --mount="$dir/mnt.$h" --propagation private \
             mount --bind "$dir/boot_id.$h" /proc/sys/kernel/random/boot_id
     done
+    # Each host its half of the CPUs (with one, both share it).
+    n=$(own_cpus | wc -l)
+    if [ "$n" -ge 2 ]; then
+        own_cpus | head -n $((n / 2)) | paste -sd, - > "$dir/cpus.a"
+        own_cpus | tail -n $((n - n / 2)) | paste -sd, - > "$dir/cpus.b"
+    fi
     # DIR/rsh: the remote shell as one program, for launchers that take a
     # path (MPICH's -launcher-exec) as well as those that take a command.
     printf '#!/bin/sh\nexec sh "%s" rsh "%s" "$@"\n' "$(cd "$(dirname "$0")" && pwd)/two_hosts.sh" "$dir" > "$dir/rsh"
