@@ -581,7 +581,7 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * slots are 48 bytes (one cache line with the stamps) whatever its
  * size: 32 a block for a bcast tree (64 across nodes, as a small
  * handle's there), 2 for an allgather (a 64 KiB bcast handle queries
- * 3.4 KB on one node, 5.7 KB across nodes; without the pool 38 KB and
+ * 3.1 KB on one node, 5.2 KB across nodes; without the pool 38 KB and
  * 137 KB); its rounds over
  * 48 bytes go as far ahead as the ring of a handle of their size would
  * (31 rounds of up to 512 bytes, 3 of 8 KiB; across nodes 63 of up to
@@ -595,7 +595,7 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 0.8-0.93x (doc/measurements/2026-12-07-eager-pool-warm-lines.md,
  * doc/measurements/2026-12-07-rings-of-small-handles.md): hence the
  * sizes above; a smaller handle keeps its slots (an 8 B bcast handle
- * queries 3.4 KB, a 64 B one 5.4 KB, 1-4 KiB 34-36 KB).
+ * queries 3.1 KB, a 64 B one 5.2 KB, 1-4 KiB 34-36 KB).
  *
  * Memory per handle (acp_query_col_memory tells it exactly): a control
  * block of 64 + depth x (16 + inline) bytes (pooled handles, above: inline
@@ -604,10 +604,12 @@ acp_handle_t acp_query_failed(acp_handle_t first, acp_handle_t last);
  * 112: one and two cache lines with the 16), at most the cap above, and depth x inline
  * at most 32 KiB where depth > 2, 128 KiB across nodes (1 KiB x 32 for
  * a delegated bcast whose members are alone on their nodes, ACP_COL_POOL=0); over 1 KiB, + 32 x
- * 72 bytes of the small rounds' ring, over 512 bytes 64 x 72 across nodes or
+ * 64 bytes of the small rounds' ring, over 512 bytes 64 x 64 across nodes or
  * crowded), 64 + 32 x blocks
  * (pipeline, scatter_ring) or 64 + (32 + 2 x inline) x np_group bytes
  * (allgather; inline as a bcast tree's, up to its cap), plus:
+ *   root mode, every member: 8 bytes a slot of its deepest ring a block
+ *     (the executor's notices that copies from it are done);
  *   root mode, bcast root / every allgather member: 11 bytes per member
  *     (GA, control tag, ready byte; 16 more for each member whose control
  *     block lies elsewhere in its arena than most members'), and the command list: binomial and

@@ -382,11 +382,13 @@ ctl::Layout layout_of(const Params &p) {
         // at any size, as with its slots of 1 KiB (ACP_COL_POOL=0).
         if (p.held_kib) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
         if (p.alone) l.eager_depth = std::min(ring, kPooledRingDepth);
+        l.fwd_ring = p.exec == Exec::kRoot;
         return l;
     }
     uint32_t small_inl = 0, small_depth = 0;
     small_ring_for(p, inl, depth, &small_inl, &small_depth);
     ctl::Layout l(slots_of(p), inl, depth, small_inl, small_depth);
+    l.fwd_ring = p.exec == Exec::kRoot;
     // Held puts need the slot's first 8 inline bytes (ctl::kHeldRef).
     if (p.held_kib && inl >= 8) l.eager = std::max(inl, std::min(kHeldEagerMax, uint32_t{p.held_kib} * 1024));
     return l;

@@ -37,7 +37,8 @@
 //                    (plan.cpp, small_ring_for); none elsewhere
 //   [fwd(0, 0)]      fwd[n_in][fwd_depth] (8 bytes: a size stamp): root
 //                    mode, copies reading block b from this member are
-//                    complete (it may reuse its array)
+//                    complete (it may reuse its array); none in
+//                    delegated mode (Layout::fwd_ring)
 //   [ready()]        ready[n_ready]: receivers' "I called send" bytes
 // n_in is the number of blocks (slots_of): np_group for allgather, 1 for
 // a bcast tree, more for the multi-block bcasts (pipeline, scatter_ring).
@@ -181,6 +182,9 @@ struct Layout {
     uint32_t eager_depth = 2;  // see eager
     size_t small_inl = 0;      // bytes of a small ring's slot (0: no small ring)
     uint32_t small_depth = 0;  // its slots a block
+    // Whether the fwd notices have a ring: only root mode's executor
+    // writes them (512 bytes of a handle whose ring is 64 deep).
+    bool fwd_ring = true;
 
     // From one round's arrive stamps of a block to the next: the stamp
     // pair and the inline slot behind it, so a small round's bytes and
@@ -236,10 +240,11 @@ struct Layout {
     size_t small_base() const { return kSlots + arrive_stride() * depth * n_in; }
     // Forwards' notices come in rings as deep as the deepest arrive ring:
     // the executor runs as many rounds ahead of a forwarder.
-    uint32_t fwd_depth() const { return std::max(depth, small_depth); }
+    uint32_t fwd_depth() const { return fwd_ring ? std::max(depth, small_depth) : 0; }
     size_t fwd(uint32_t block, uint64_t seq) const {
+        const uint32_t d = fwd_depth();
         return small_base() + small_stride() * small_depth * n_in +
-               kFwdBytes * (size_t{fwd_depth()} * block + (seq & (fwd_depth() - 1)));
+               (d ? kFwdBytes * (size_t{d} * block + (seq & (d - 1))) : 0);
     }
     size_t ready() const { return fwd(0, 0) + kFwdBytes * fwd_depth() * n_in; }
 
