@@ -221,7 +221,7 @@ bool builtin_asked(const char *setting);
 // curves between nodes are the VM's two emulated hosts' (one rank each,
 // TCP over a veth pair): a network priced as one, even if not this one,
 // picks far better than one priced as the node's memory (at 2 + 2 ranks,
-// 128-256 KiB bcasts took 4x longer so).
+// 128-256 KiB bcasts took 2-4x longer so).
 Calibration builtin_calibration();
 // The same figures on a node of `node_cores` cores (0: unknown, the
 // reference's 2), what load_calibration gives without a file: there a
