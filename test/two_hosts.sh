@@ -9,7 +9,7 @@
 # between the "hosts" (and each operation waits ~100 ms). Hosts that
 # shared every CPU would each count a core per rank at 2 + 2 ranks on 2
 # CPUs, and the ranks would spin for what their peers, descheduled, had
-# yet to send: 2 + 2 allgathers took 360-500 us, not 47-60.
+# yet to send: 2 + 2 allgathers of 8 B-4 KiB took 390-570 us, not 50-85.
 #   two_hosts.sh up DIR        makes the hosts; their state lives in DIR
 #   two_hosts.sh down DIR      removes them (whatever state is left)
 #   two_hosts.sh rank DIR PROGRAM [ARGS...]
@@ -54,7 +54,7 @@ enter() {  # enter a|b PROGRAM [ARGS...]: the host's names, boot id, network and
     if [ -n "$cpus" ]; then exec taskset -c "$cpus" "$@"; else exec "$@"; fi
 }
 
-# This process's CPUs as a list taskset takes ("0-3,6"), one a line.
+# This process's CPUs, one a line (taskset lists them as "0-3,6").
 own_cpus() {
     taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | while IFS=- read -r lo hi; do
         seq "$lo" "${hi:-$lo}"
