@@ -125,4 +125,7 @@ for impl in $expect; do
         || { echo "--two-hosts: no row: bcast $impl"; cat "$out/hosts/collectives.csv" "$out/hosts.txt"; exit 1; }
 done
 grep -q "^Across two emulated hosts" "$out/hosts/collectives.md" || { echo "--two-hosts: not said"; exit 1; }
+# Its memory table: acpx's handles measured on the two hosts.
+grep -q '^acpx,bcast-direct,binomial,delegated,2,' "$out/hosts/memory.csv" \
+    || { echo "--two-hosts: no memory row for acpx"; cat "$out/hosts/memory.csv" "$out/hosts.txt"; exit 1; }
 echo "bench_compare_tiny: ok ($expect)"
