@@ -389,7 +389,7 @@ uint32_t inline_bytes_for(Kind kind, uint32_t members, uint32_t slots, bool full
 // eager pool (across nodes: to members of other nodes as held puts)?
 // A bcast whose members are each alone on their nodes: every round over
 // 48 bytes (held puts only; 64 B-1 KiB rounds take 1.01-1.08x as long as
-// through its 1 KiB slots, and a handle holds 5.7 KB, not 39:
+// through its 1 KiB slots, and a handle holds 5.2 KB, not 39:
 // doc/measurements/2026-12-07-pooled-bcasts-across-nodes.md). Else where it is larger
 // than its inline slots (its rounds of its size are read out of the
 // sender's array either way), and, ACP_COL_INLINE unset, where it is

@@ -80,10 +80,11 @@ up)
             mount --bind "$dir/boot_id.$h" /proc/sys/kernel/random/boot_id
     done
     # Each host its half of the CPUs (with one, both share it).
-    n=$(own_cpus | wc -l)
+    cpus=$(own_cpus)
+    n=$(printf '%s\n' "$cpus" | wc -l)
     if [ "$n" -ge 2 ]; then
-        own_cpus | head -n $((n / 2)) | paste -sd, - > "$dir/cpus.a"
-        own_cpus | tail -n $((n - n / 2)) | paste -sd, - > "$dir/cpus.b"
+        printf '%s\n' "$cpus" | head -n $((n / 2)) | paste -sd, - > "$dir/cpus.a"
+        printf '%s\n' "$cpus" | tail -n $((n - n / 2)) | paste -sd, - > "$dir/cpus.b"
     fi
     # DIR/rsh: the remote shell as one program, for launchers that take a
     # path (MPICH's -launcher-exec) as well as those that take a command.

@@ -519,9 +519,9 @@ TEST(Lifecycle, FreedControlBlocksGoToTheNextCreates) {
 // handles does not keep what their rounds touched. Measured on the arenas
 // (arena_rss_bytes): the process's RSS also holds the transport's
 // buffers. libfabric's tcp;ofi_rxm allocates ~100 MB of pools at
-// acp_init (six of 17 MB) and touches their pages as its buffers cycle:
-// on the two-host bed +0.5 KB a handle over 12,000 create-round-frees,
-// and once +16 MiB at a time, while acpx's heap stayed flat.
+// acp_init (six of 17 MB) and touches their pages as its buffers cycle
+// (on the two-host bed about 0.5 KB a create-round-free, at times 16 MiB
+// at once), while acpx's heap stays flat.
 TEST(Lifecycle, FreedHandlesGiveTheirPagesBack) {
     constexpr int kHandles = 300;
     std::vector<int> g = make_group(Shape::kAll);

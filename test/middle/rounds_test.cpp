@@ -374,7 +374,7 @@ TEST_P(Rounds, AFullEagerPoolSendsTheNonEagerWay) {
 // receiver's transport layer holds its bytes until the receiver takes
 // them. So a bcast root runs up to 31 rounds of 8 KiB (across nodes,
 // members alone on their nodes: a ring of 64 one-line slots, every round
-// over 48 bytes a held put, 5.7 KB a handle; on one node
+// over 48 bytes a held put, 5.2 KB a handle; on one node
 // ACP_COL_INLINE=1024 and 1 KiB rounds, the pooled handle's eager cap,
 // its ring of 32) ahead of a member that has not called send,
 // and the member then gets every round's own bytes; an allgather's 32 KiB
